@@ -1,0 +1,141 @@
+"""Building one op from Python values: convert inputs, infer type attrs, name it, add it."""
+
+from flowloom.framework import dtypes
+from flowloom.framework import op_def as op_registry
+from flowloom.framework.graph import _graph_of, get_default_graph
+from flowloom.framework.ops import Tensor, convert_to_tensor
+
+
+def apply_op(op_type, inputs=(), name=None, **attrs):
+    """Adds an op of type `op_type` to the graph of its inputs and returns the Operation.
+
+    `inputs` follows the op's signature: one value per input argument, a list for list
+    arguments. Type attrs (`T`, `N`, ...) are inferred from the inputs, as TF's op
+    library does; other attrs are taken from `attrs` or the op's defaults.
+    """
+    opdef = op_registry._REGISTRY.get(op_type)
+    if opdef is None:
+        raise ValueError(f"Op type not registered '{op_type}'")
+    args = opdef.input_args
+    if len(inputs) != len(args):
+        raise TypeError(f"{op_type} takes {len(args)} inputs, got {len(inputs)}")
+    # Fast path: every input is already a tensor of one graph (most calls).
+    graph = None
+    for v in inputs:
+        if isinstance(v, Tensor):
+            graph = v._op._graph
+            break
+    else:
+        graph = _graph_of([x for v in inputs for x in (v if isinstance(v, (list, tuple)) else [v])]) \
+            if inputs else get_default_graph()
+    flat = []
+    source = {}  # type attr -> the argument that set it, for error messages
+    for arg, value in zip(args, inputs):
+        if arg.number_attr is not None:
+            if not isinstance(value, (list, tuple)):
+                raise TypeError(f"Expected list for '{arg.name}' argument to '{op_type}' Op, not "
+                                f"{value!r}.")
+            dt = attrs.get(arg.type_attr)
+            ts = []
+            for v in value:
+                t = _convert(v, dt, arg, op_type, source)
+                if dt is None:
+                    dt = t._dtype.base_dtype
+                ts.append(t)
+            for t in ts:
+                if t._dtype.base_dtype != dt:
+                    raise TypeError(
+                        f"Tensors in list passed to '{arg.name}' of '{op_type}' Op have types "
+                        f"[{', '.join(x._dtype.name for x in ts)}] that don't all match.")
+            attrs[arg.number_attr] = len(ts)
+            if arg.type_attr is not None and dt is not None:
+                attrs[arg.type_attr] = dt
+            flat.extend(ts)
+        elif arg.type_list_attr is not None:
+            ts = [convert_to_tensor(v) for v in value]
+            attrs[arg.type_list_attr] = [t._dtype.base_dtype for t in ts]
+            flat.extend(ts)
+        else:
+            want = arg.fixed_dtype if arg.fixed_dtype is not None else attrs.get(arg.type_attr)
+            t = _convert(value, want, arg, op_type, source)
+            if arg.type_attr is not None and arg.type_attr not in attrs:
+                attrs[arg.type_attr] = t._dtype.base_dtype
+                source[arg.type_attr] = arg.name
+            flat.append(t)
+    for k, v in opdef.attr_defaults.items():
+        if k not in attrs:
+            attrs[k] = v
+    allowed = opdef.allowed_types
+    if allowed:
+        for k, types in allowed.items():
+            if k in attrs and attrs[k] not in types:
+                raise TypeError(
+                    f"Value passed to parameter '{_arg_of_attr(opdef, k)}' has DataType "
+                    f"{attrs[k].name} not in list of allowed values: "
+                    f"{', '.join(t.name for t in types)}")
+    out_dtypes = _output_dtypes(opdef, attrs, flat)
+    if name and name[-1] == "/":
+        op_name = name[:-1]
+    else:
+        op_name = graph.unique_name(name or op_type)
+    return graph._create_op_internal(opdef, flat, out_dtypes, attrs, op_name)
+
+
+def _arg_of_attr(opdef, attr):
+    for a in opdef.input_args:
+        if a.type_attr == attr:
+            return a.name
+    return attr
+
+
+def _convert(value, dtype, arg, op_type, source):
+    if isinstance(value, Tensor):
+        if arg.is_ref:
+            if not value._dtype.is_ref_dtype:
+                raise TypeError(f"'{op_type}' Op requires that input '{arg.name}' be a mutable "
+                                "tensor (e.g.: a tf.Variable)")
+        if dtype is not None and value._dtype.base_dtype != dtype:
+            raise TypeError(
+                f"Input '{arg.name}' of '{op_type}' Op has type {value._dtype.base_dtype.name} "
+                f"that does not match {_expected(dtype, arg, source)}.")
+        return value
+    try:
+        t = convert_to_tensor(value, dtype=dtype, as_ref=arg.is_ref)
+    except (TypeError, ValueError) as e:
+        if dtype is not None:
+            raise TypeError(
+                f"Expected {dtype.name} passed to parameter '{arg.name}' of op '{op_type}', "
+                f"got {value!r} of type '{type(value).__name__}' instead. Error: {e}") from None
+        raise
+    if arg.is_ref and not t._dtype.is_ref_dtype:
+        raise TypeError(f"'{op_type}' Op requires that input '{arg.name}' be a mutable tensor "
+                        "(e.g.: a tf.Variable)")
+    return t
+
+
+def _expected(dtype, arg, source):
+    if arg.type_attr in source:
+        return f"type {dtype.name} of argument '{source[arg.type_attr]}'"
+    return f"expected type of {dtype.name}"
+
+
+def _output_dtypes(opdef, attrs, inputs):
+    out = []
+    for arg in opdef.output_args:
+        if arg.type_list_attr is not None:
+            out.extend(dtypes.as_dtype(d) for d in attrs[arg.type_list_attr])
+            continue
+        if arg.fixed_dtype is not None:
+            dt = arg.fixed_dtype
+        else:
+            dt = attrs.get(arg.type_attr)
+            if dt is None:
+                raise ValueError(f"{opdef.type}: attr '{arg.type_attr}' is not set")
+            dt = dtypes.as_dtype(dt)
+        if arg.is_ref:
+            dt = dt._as_ref
+        if arg.number_attr is not None:
+            out.extend([dt] * attrs[arg.number_attr])
+        else:
+            out.append(dt)
+    return out

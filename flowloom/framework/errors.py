@@ -1,0 +1,109 @@
+"""TensorFlow's error classes and codes (`tf.errors`)."""
+
+OK = 0
+CANCELLED = 1
+UNKNOWN = 2
+INVALID_ARGUMENT = 3
+DEADLINE_EXCEEDED = 4
+NOT_FOUND = 5
+ALREADY_EXISTS = 6
+PERMISSION_DENIED = 7
+RESOURCE_EXHAUSTED = 8
+FAILED_PRECONDITION = 9
+ABORTED = 10
+OUT_OF_RANGE = 11
+UNIMPLEMENTED = 12
+INTERNAL = 13
+UNAVAILABLE = 14
+DATA_LOSS = 15
+UNAUTHENTICATED = 16
+
+
+class OpError(Exception):
+    """A run-time error in an op, as TensorFlow reports it.
+
+    Attributes:
+      node_def: the NodeDef-like view of the failing op (or None).
+      op: the failing `Operation` (or None).
+      message: the message, without the op context.
+      error_code: one of the integer codes in `tf.errors`.
+    """
+
+    def __init__(self, node_def, op, message, error_code=UNKNOWN):
+        super().__init__(message)
+        self._node_def = node_def
+        self._op = op
+        self._message = message
+        self._error_code = error_code
+
+    @property
+    def message(self):
+        return self._message
+
+    @property
+    def op(self):
+        return self._op
+
+    @property
+    def node_def(self):
+        return self._node_def
+
+    @property
+    def error_code(self):
+        return self._error_code
+
+    def __str__(self):
+        return self._message
+
+    def __reduce__(self):
+        return (type(self), (self._node_def, None, self._message, self._error_code))
+
+
+def _make(name, code):
+    def __init__(self, node_def=None, op=None, message="", *args):
+        OpError.__init__(self, node_def, op, message, code)
+
+    return type(name, (OpError,), {"__init__": __init__, "__doc__": f"TF error code {code}."})
+
+
+CancelledError = _make("CancelledError", CANCELLED)
+UnknownError = _make("UnknownError", UNKNOWN)
+InvalidArgumentError = _make("InvalidArgumentError", INVALID_ARGUMENT)
+DeadlineExceededError = _make("DeadlineExceededError", DEADLINE_EXCEEDED)
+NotFoundError = _make("NotFoundError", NOT_FOUND)
+AlreadyExistsError = _make("AlreadyExistsError", ALREADY_EXISTS)
+PermissionDeniedError = _make("PermissionDeniedError", PERMISSION_DENIED)
+ResourceExhaustedError = _make("ResourceExhaustedError", RESOURCE_EXHAUSTED)
+FailedPreconditionError = _make("FailedPreconditionError", FAILED_PRECONDITION)
+AbortedError = _make("AbortedError", ABORTED)
+OutOfRangeError = _make("OutOfRangeError", OUT_OF_RANGE)
+UnimplementedError = _make("UnimplementedError", UNIMPLEMENTED)
+InternalError = _make("InternalError", INTERNAL)
+UnavailableError = _make("UnavailableError", UNAVAILABLE)
+DataLossError = _make("DataLossError", DATA_LOSS)
+UnauthenticatedError = _make("UnauthenticatedError", UNAUTHENTICATED)
+
+_CODE_TO_CLASS = {
+    code: cls
+    for code, cls in [
+        (CANCELLED, CancelledError), (UNKNOWN, UnknownError),
+        (INVALID_ARGUMENT, InvalidArgumentError), (DEADLINE_EXCEEDED, DeadlineExceededError),
+        (NOT_FOUND, NotFoundError), (ALREADY_EXISTS, AlreadyExistsError),
+        (PERMISSION_DENIED, PermissionDeniedError), (RESOURCE_EXHAUSTED, ResourceExhaustedError),
+        (FAILED_PRECONDITION, FailedPreconditionError), (ABORTED, AbortedError),
+        (OUT_OF_RANGE, OutOfRangeError), (UNIMPLEMENTED, UnimplementedError),
+        (INTERNAL, InternalError), (UNAVAILABLE, UnavailableError), (DATA_LOSS, DataLossError),
+        (UNAUTHENTICATED, UnauthenticatedError),
+    ]
+}
+
+
+def exception_type_from_error_code(error_code):
+    return _CODE_TO_CLASS[error_code]
+
+
+def error_code_from_exception_type(cls):
+    for code, c in _CODE_TO_CLASS.items():
+        if c is cls:
+            return code
+    raise KeyError(cls)

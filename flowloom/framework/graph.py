@@ -1,0 +1,682 @@
+"""The Graph: ops by name, unique names, and the scope stacks that shape new ops."""
+
+import contextlib
+import re
+import threading
+
+from flowloom.framework import dtypes
+from flowloom.framework import op_def as op_registry
+from flowloom.framework.ops import Operation, Tensor
+
+_VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
+_VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
+
+
+class GraphKeys:
+    """Standard names for graph collections (`tf.GraphKeys`)."""
+
+    GLOBAL_VARIABLES = "variables"
+    LOCAL_VARIABLES = "local_variables"
+    METRIC_VARIABLES = "metric_variables"
+    MODEL_VARIABLES = "model_variables"
+    TRAINABLE_VARIABLES = "trainable_variables"
+    SUMMARIES = "summaries"
+    QUEUE_RUNNERS = "queue_runners"
+    TABLE_INITIALIZERS = "table_initializer"
+    ASSET_FILEPATHS = "asset_filepaths"
+    MOVING_AVERAGE_VARIABLES = "moving_average_variables"
+    REGULARIZATION_LOSSES = "regularization_losses"
+    CONCATENATED_VARIABLES = "concatenated_variables"
+    SAVERS = "savers"
+    WEIGHTS = "weights"
+    BIASES = "biases"
+    ACTIVATIONS = "activations"
+    UPDATE_OPS = "update_ops"
+    LOSSES = "losses"
+    SAVEABLE_OBJECTS = "saveable_objects"
+    RESOURCES = "resources"
+    LOCAL_RESOURCES = "local_resources"
+    TRAINABLE_RESOURCE_VARIABLES = "trainable_resource_variables"
+    INIT_OP = "init_op"
+    LOCAL_INIT_OP = "local_init_op"
+    READY_OP = "ready_op"
+    READY_FOR_LOCAL_INIT_OP = "ready_for_local_init_op"
+    SUMMARY_OP = "summary_op"
+    GLOBAL_STEP = "global_step"
+    EVAL_STEP = "eval_step"
+    TRAIN_OP = "train_op"
+    COND_CONTEXT = "cond_context"
+    WHILE_CONTEXT = "while_context"
+    VARIABLES = GLOBAL_VARIABLES
+
+
+class Graph:
+    """A TensorFlow computation: Operations (nodes) joined by Tensors (edges).
+
+    Ops are added by the `tf.*` functions to the default graph; `with g.as_default():`
+    makes `g` the default for the block.
+    """
+
+    def __init__(self):
+        self._ops_by_name = {}
+        self._ops = []
+        self._names_in_use = {}
+        self._name_stack = ""
+        self._control_dependencies_stack = []  # list of _ControlDependenciesController
+        self._device_function_stack = []  # callables op -> device string
+        self._colocation_stack = []  # Operations
+        self._attr_scope_map = {}
+        self._collections = {}
+        self._finalized = False
+        self._version = 0
+        self._seed = None
+        self._lock = threading.RLock()
+        self._unfeedable = set()
+        self._unfetchable = set()
+        self._gradient_override_map = {}
+        self._building_function = False
+        self._graph_def_versions = None
+
+    # -- default-graph handling ---------------------------------------------
+    def as_default(self):
+        """Returns a context manager that makes this graph the default graph."""
+        return _default_graph_stack.get_controller(self)
+
+    @property
+    def seed(self):
+        return self._seed
+
+    @seed.setter
+    def seed(self, seed):
+        self._seed = seed
+
+    @property
+    def finalized(self):
+        return self._finalized
+
+    def finalize(self):
+        """Makes this graph read-only: adding an op afterwards raises RuntimeError."""
+        self._finalized = True
+
+    def _unsafe_unfinalize(self):
+        self._finalized = False
+
+    @property
+    def version(self):
+        return len(self._ops)
+
+    @property
+    def building_function(self):
+        return False
+
+    # -- names ----------------------------------------------------------------
+    def get_name_scope(self):
+        return self._name_stack
+
+    def unique_name(self, name, mark_as_used=True):
+        """Returns `name` under the current name scope, made unique as TF does (`x_1`)."""
+        if self._name_stack:
+            name = self._name_stack + "/" + name
+        key = name.lower()
+        i = self._names_in_use.get(key, 0)
+        if mark_as_used:
+            self._names_in_use[key] = i + 1
+        if i > 0:
+            base_key = key
+            while key in self._names_in_use:
+                key = "%s_%d" % (base_key, i)
+                i += 1
+            if mark_as_used:
+                self._names_in_use[key] = 1
+            name = "%s_%d" % (name, i - 1)
+        return name
+
+    @contextlib.contextmanager
+    def name_scope(self, name):
+        """Opens a name scope; yields its name with a trailing '/' ("" at the root)."""
+        if name:
+            if isinstance(name, Tensor) or not isinstance(name, str):
+                raise TypeError(f"name for name_scope must be a string, got {name!r}")
+            if self._name_stack:
+                if not _VALID_SCOPE_NAME.match(name):
+                    raise ValueError(f"'{name}' is not a valid scope name")
+            elif not _VALID_OP_NAME.match(name):
+                raise ValueError(f"'{name}' is not a valid scope name")
+        old_stack = self._name_stack
+        if not name:
+            new_stack = ""
+            returned = ""
+        elif name[-1] == "/":
+            new_stack = name[:-1]
+            returned = name
+        else:
+            new_stack = self.unique_name(name)
+            returned = new_stack + "/"
+        self._name_stack = new_stack
+        try:
+            yield returned
+        finally:
+            self._name_stack = old_stack
+
+    # -- op creation ----------------------------------------------------------
+    def _check_not_finalized(self):
+        if self._finalized:
+            raise RuntimeError("Graph is finalized and cannot be modified.")
+
+    def create_op(self, op_type, inputs, dtypes=None, input_types=None, name=None, attrs=None,
+                  op_def=None, compute_shapes=True, compute_device=True):
+        """Adds an op of registered type `op_type` (TF1's low-level `Graph.create_op`)."""
+        opdef = op_registry.get(op_type)
+        if opdef is None:
+            raise ValueError(f"Op type not registered '{op_type}' in binary.")
+        name = self.unique_name(name or op_type) if not (name and name.endswith("/")) \
+            else name[:-1]
+        return self._create_op_internal(opdef, list(inputs), list(dtypes or []), dict(attrs or {}),
+                                        name)
+
+    def _create_op_internal(self, opdef, inputs, output_dtypes, attrs, name):
+        if self._finalized:
+            raise RuntimeError("Graph is finalized and cannot be modified.")
+        if name in self._ops_by_name:
+            raise ValueError(f"Duplicate node name in graph: '{name}'")
+        for t in inputs:
+            if t._op._graph is not self:
+                raise ValueError(
+                    f"Tensor {t!r} must be from the same graph as the op being created "
+                    f"({name}).")
+        control_inputs = self._current_control_inputs(inputs)
+        if self._attr_scope_map:
+            for k, v in self._attr_scope_map.items():
+                attrs.setdefault(k, v)
+        if self._colocation_stack:
+            attrs["_class"] = ["loc:@" + self._colocation_stack[-1]._name]
+        op = Operation(self, name, opdef, inputs, output_dtypes, attrs, control_inputs, "")
+        for t in inputs:
+            t._consumers.append(op)
+        for c in control_inputs:
+            c._control_outputs.append(op)
+        if self._colocation_stack:
+            op._device = self._colocation_stack[-1]._device
+        elif self._device_function_stack:
+            op._device = self._apply_device_functions(op)
+        for controller in self._control_dependencies_stack:
+            controller.ops_created.add(op)
+        self._ops_by_name[name] = op
+        self._ops.append(op)
+        op._id = len(self._ops)
+        if opdef.shape_fn is not None:
+            _set_shapes(op, opdef)
+        return op
+
+    def _apply_device_functions(self, op):
+        device = ""
+        for fn in reversed(self._device_function_stack):
+            if fn is None:
+                break
+            device = fn(op, device)
+        return device
+
+    # -- control dependencies ---------------------------------------------------
+    def _current_control_inputs(self, inputs):
+        if not self._control_dependencies_stack:
+            return []
+        ret = []
+        input_ops = None
+        for controller in self._control_dependencies_stack:
+            dominated = False
+            if input_ops is None:
+                input_ops = {t._op for t in inputs}
+            for op in input_ops:
+                if op in controller.ops_created:
+                    dominated = True
+                    break
+            if not dominated:
+                for c in controller.control_inputs:
+                    if c not in ret and c not in input_ops:
+                        ret.append(c)
+        return ret
+
+    def control_dependencies(self, control_inputs):
+        """Ops created in the block run only after all of `control_inputs` have run.
+
+        Only ops *created* inside the block get the dependency: `y = x` inside it adds
+        nothing, `y = tf.identity(x)` does. `None` clears the dependencies of outer blocks.
+        """
+        if control_inputs is None:
+            return _ControlDependenciesController(self, None)
+        ops = []
+        for c in control_inputs:
+            if callable(c) and not isinstance(c, (Tensor, Operation)) and \
+                    not hasattr(c, "_as_graph_element"):
+                c = c()
+            c = self.as_graph_element(c)
+            if isinstance(c, Tensor):
+                c = c._op
+            if c not in ops:
+                ops.append(c)
+        return _ControlDependenciesController(self, ops)
+
+    # -- devices ------------------------------------------------------------------
+    def device(self, device_name_or_function):
+        """Sets the device for ops created in the block (a string, DeviceSpec, function or None)."""
+        from flowloom.framework import device as device_lib
+
+        return _StackPush(self._device_function_stack,
+                          device_lib.device_function_for(device_name_or_function))
+
+    @contextlib.contextmanager
+    def colocate_with(self, op, ignore_existing=False):
+        """Places ops created in the block with `op` (a Tensor, Operation or Variable)."""
+        if op is None:
+            saved = self._colocation_stack
+            self._colocation_stack = []
+            try:
+                yield
+            finally:
+                self._colocation_stack = saved
+            return
+        op = _as_operation(self.as_graph_element(op))
+        saved_devices = self._device_function_stack
+        self._device_function_stack = []
+        saved_coloc = self._colocation_stack
+        if ignore_existing:
+            self._colocation_stack = []
+        self._colocation_stack = self._colocation_stack + [_colocation_root(op)]
+        try:
+            yield
+        finally:
+            self._device_function_stack = saved_devices
+            self._colocation_stack = saved_coloc
+
+    @contextlib.contextmanager
+    def _attr_scope(self, attr_map):
+        saved = dict(self._attr_scope_map)
+        self._attr_scope_map.update(attr_map)
+        try:
+            yield
+        finally:
+            self._attr_scope_map = saved
+
+    @contextlib.contextmanager
+    def gradient_override_map(self, op_type_map):
+        """Uses the gradient registered as `map[op_type]` for ops created in the block."""
+        saved = dict(self._gradient_override_map)
+        self._gradient_override_map.update(op_type_map)
+        try:
+            yield
+        finally:
+            self._gradient_override_map = saved
+
+    # -- lookup ---------------------------------------------------------------------
+    def as_graph_element(self, obj, allow_tensor=True, allow_operation=True):
+        """Returns the Tensor or Operation that `obj` (object or name) refers to."""
+        if hasattr(obj, "_as_graph_element") and not isinstance(obj, (Tensor, Operation)):
+            obj = obj._as_graph_element()
+        if isinstance(obj, Tensor):
+            if not allow_tensor:
+                raise TypeError(f"Can not convert a Tensor into a Operation.")
+            if obj.graph is not self:
+                raise ValueError(f"Tensor {obj} is not an element of this graph.")
+            return obj
+        if isinstance(obj, Operation):
+            if not allow_operation:
+                raise TypeError(f"Can not convert a Operation into a Tensor.")
+            if obj._graph is not self:
+                raise ValueError(f"Operation {obj} is not an element of this graph.")
+            return obj
+        if isinstance(obj, str):
+            if ":" in obj and allow_tensor:
+                op_name, _, idx = obj.rpartition(":")
+                try:
+                    idx = int(idx)
+                except ValueError:
+                    raise ValueError(
+                        f"The name {obj!r} looks a like a Tensor name, but is not a valid one. "
+                        "Tensor names must be of the form \"<op_name>:<output_index>\".") from None
+                if op_name not in self._ops_by_name:
+                    raise KeyError(
+                        f"The name {obj!r} refers to a Tensor which does not exist. The "
+                        f"operation, {op_name!r}, does not exist in the graph.")
+                op = self._ops_by_name[op_name]
+                if idx >= len(op._outputs) or idx < 0:
+                    raise KeyError(
+                        f"The name {obj!r} refers to a Tensor which does not exist. The "
+                        f"operation, {op_name!r}, exists but only has {len(op._outputs)} "
+                        "outputs.")
+                return op._outputs[idx]
+            if ":" in obj:
+                raise ValueError(f"Name {obj!r} appears to refer to a Tensor, not a Operation.")
+            if obj not in self._ops_by_name:
+                if allow_operation:
+                    raise KeyError(f"The name {obj!r} refers to an Operation not in the graph.")
+            if not allow_operation:
+                raise ValueError(
+                    f"The name {obj!r} appears to refer to an Operation, not a Tensor. Tensor "
+                    "names must be of the form \"<op_name>:<output_index>\".")
+            return self._ops_by_name[obj]
+        types = "Tensor or Operation" if allow_tensor and allow_operation else (
+            "Tensor" if allow_tensor else "Operation")
+        raise TypeError(f"Can not convert a {type(obj).__name__} into a {types}.")
+
+    def get_operation_by_name(self, name):
+        if not isinstance(name, str):
+            raise TypeError(f"Operation names are strings (or similar), not {type(name).__name__}.")
+        return self.as_graph_element(name, allow_tensor=False, allow_operation=True)
+
+    def get_tensor_by_name(self, name):
+        if not isinstance(name, str):
+            raise TypeError(f"Tensor names are strings (or similar), not {type(name).__name__}.")
+        return self.as_graph_element(name, allow_tensor=True, allow_operation=False)
+
+    def get_operations(self):
+        return list(self._ops)
+
+    def _get_operation_by_name_unsafe(self, name):
+        return self._ops_by_name[name]
+
+    def __contains__(self, name):
+        return name in self._ops_by_name
+
+    # -- collections --------------------------------------------------------------------
+    def add_to_collection(self, name, value):
+        self._check_not_finalized()
+        self._collections.setdefault(name, []).append(value)
+
+    def add_to_collections(self, names, value):
+        names = (names,) if isinstance(names, str) else set(names)
+        for name in names:
+            self.add_to_collection(name, value)
+
+    def get_collection_ref(self, name):
+        return self._collections.setdefault(name, [])
+
+    def get_collection(self, name, scope=None):
+        items = self._collections.get(name, [])
+        if scope is None:
+            return list(items)
+        regex = re.compile(scope)
+        return [i for i in items if hasattr(i, "name") and regex.match(i.name)]
+
+    def get_all_collection_keys(self):
+        return [k for k, v in self._collections.items() if isinstance(v, list)]
+
+    def clear_collection(self, name):
+        self._collections.pop(name, None)
+
+    # -- feeding --------------------------------------------------------------------------
+    def prevent_feeding(self, tensor):
+        self._unfeedable.add(tensor)
+
+    def is_feedable(self, tensor):
+        return tensor not in self._unfeedable
+
+    def prevent_fetching(self, op):
+        self._unfetchable.add(op)
+
+    def is_fetchable(self, tensor_or_op):
+        op = tensor_or_op.op if isinstance(tensor_or_op, Tensor) else tensor_or_op
+        return op not in self._unfetchable
+
+    # -- export ---------------------------------------------------------------------------
+    def as_graph_def(self, from_version=None, add_shapes=False):
+        from flowloom.framework.graph_def import graph_to_graph_def
+
+        return graph_to_graph_def(self, add_shapes=add_shapes)
+
+    @property
+    def graph_def_versions(self):
+        from flowloom.framework.graph_def import versions_def
+
+        return versions_def()
+
+    def __repr__(self):
+        return f"<flowloom.Graph object at {id(self):#x}>"
+
+
+def _as_operation(x):
+    return x._op if isinstance(x, Tensor) else x
+
+
+def _colocation_root(op):
+    """The op that `op` is itself colocated with (a variable's Assign → the variable)."""
+    cls = op._attrs.get("_class")
+    if cls:
+        target = cls[0]
+        target = target.decode() if isinstance(target, bytes) else target
+        if target.startswith("loc:@"):
+            root = op._graph._ops_by_name.get(target[5:])
+            if root is not None:
+                return root
+    return op
+
+
+def _set_shapes(op, opdef):
+    try:
+        shapes = opdef.shape_fn(op)
+    except ValueError as e:
+        raise ValueError(shape_error_message(op, str(e))) from None
+    if shapes is None:
+        return
+    from flowloom.framework.tensor_shape import TensorShape, as_shape
+
+    if isinstance(shapes, TensorShape) or not isinstance(shapes, (list, tuple)) or (
+            shapes and not isinstance(shapes[0], (TensorShape, list, tuple, type(None)))):
+        shapes = [shapes]
+    for t, s in zip(op._outputs, shapes):
+        if s is not None:
+            t._shape = as_shape(s)
+
+
+def shape_error_message(op, message):
+    def fmt(s):
+        return "?" if s.ndims is None else "[%s]" % ",".join(
+            "?" if d is None else str(d) for d in s.as_list())
+
+    attrs = ", ".join(
+        f"{k}={_attr_str(v)}" for k, v in sorted(op._attrs.items())
+        if not k.startswith("_") and k not in ("value",))
+    ins = ", ".join(t._op._name if t._value_index == 0 else t.name for t in op._inputs)
+    shapes = ", ".join(fmt(t._shape) for t in op._inputs)
+    return (f"{message} for '{{{{node {op._name}}}}} = {op._type}[{attrs}]({ins})' with input "
+            f"shapes: {shapes}.")
+
+
+def _attr_str(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, dtypes.DType):
+        return "DT_" + {"float32": "FLOAT", "float64": "DOUBLE"}.get(v.name, v.name.upper())
+    return str(v)
+
+
+class _ControlDependenciesController:
+    """The context of one `control_dependencies` block."""
+
+    def __init__(self, graph, control_inputs):
+        self._graph = graph
+        self.control_inputs = control_inputs if control_inputs is not None else []
+        self._new_stack = control_inputs is None
+        self.ops_created = set()
+
+    def __enter__(self):
+        g = self._graph
+        if self._new_stack:
+            self._old_stack = g._control_dependencies_stack
+            g._control_dependencies_stack = []
+        g._control_dependencies_stack.append(self)
+        self._old_create = None
+        return self
+
+    def __exit__(self, *exc):
+        g = self._graph
+        g._control_dependencies_stack.remove(self)
+        if self._new_stack:
+            g._control_dependencies_stack = self._old_stack
+        return False
+
+
+class _StackPush:
+    def __init__(self, stack, item):
+        self._stack = stack
+        self._item = item
+
+    def __enter__(self):
+        self._stack.append(self._item)
+
+    def __exit__(self, *exc):
+        self._stack.pop()
+        return False
+
+
+class _DefaultGraphStack(threading.local):
+    def __init__(self):
+        super().__init__()
+        self.stack = []
+        self._global_default = None
+
+    def get_default(self):
+        if self.stack:
+            return self.stack[-1]
+        if _global_default_graph[0] is None:
+            _global_default_graph[0] = Graph()
+        return _global_default_graph[0]
+
+    @contextlib.contextmanager
+    def get_controller(self, graph):
+        self.stack.append(graph)
+        try:
+            yield graph
+        finally:
+            if self.stack and self.stack[-1] is graph:
+                self.stack.pop()
+            elif graph in self.stack:
+                self.stack.remove(graph)
+
+    def reset(self):
+        if self.stack:
+            raise AssertionError("Do not use tf.reset_default_graph() to clear nested graphs. "
+                                 "If you need a cleared graph, exit the nesting and create a "
+                                 "new graph.")
+        _global_default_graph[0] = None
+
+
+_global_default_graph = [None]
+_default_graph_stack = _DefaultGraphStack()
+
+
+def get_default_graph():
+    """Returns the default graph of the current thread."""
+    return _default_graph_stack.get_default()
+
+
+def reset_default_graph():
+    """Clears the default graph stack and resets the global default graph."""
+    from flowloom.runtime import session as session_lib
+
+    if session_lib._default_session_stack.stack:
+        raise AssertionError("Do not use tf.reset_default_graph() to clear nested graphs. If "
+                             "you need a cleared graph, exit the nesting and create a new graph.")
+    _default_graph_stack.reset()
+
+
+def get_name_scope():
+    return get_default_graph().get_name_scope()
+
+
+def _graph_of(values):
+    """The graph that `values` (Tensors, Operations, Variables...) belong to, or the default."""
+    graph = None
+    for v in values:
+        g = None
+        if isinstance(v, (Tensor, Operation)):
+            g = v.graph
+        elif hasattr(v, "graph") and hasattr(v, "_as_graph_element"):
+            g = v.graph
+        if g is not None:
+            if graph is None:
+                graph = g
+            elif g is not graph:
+                raise ValueError(f"{v!r} must be from the same graph as {values[0]!r}.")
+    return graph or get_default_graph()
+
+
+class name_scope:  # noqa: N801 - TF's spelling
+    """`tf.name_scope(name, default_name=None, values=None)`: a context that prefixes op names.
+
+    Example:
+      with tf.name_scope('hidden') as scope:
+          a = tf.constant(5, name='alpha')   # a.name == 'hidden/alpha:0'
+    """
+
+    def __init__(self, name, default_name=None, values=None):
+        if not (default_name is None or isinstance(default_name, str)):
+            raise TypeError(f"`default_name` type ({type(default_name)}) is not a string type. "
+                            "You likely meant to pass this into the `values` kwarg.")
+        self._name = default_name if name is None else name
+        self._default_name = default_name
+        self._values = values
+
+    @property
+    def name(self):
+        return self._name
+
+    def __enter__(self):
+        if self._name is None and self._values is not None:
+            raise ValueError(f"At least one of name ({self._name}) and default_name "
+                             f"({self._default_name}) must be provided.")
+        g = _graph_of(self._values) if self._values else get_default_graph()
+        if self._values and g is not get_default_graph():
+            self._graph_ctx = g.as_default()
+            self._graph_ctx.__enter__()
+        else:
+            self._graph_ctx = None
+        self._scope_ctx = g.name_scope(self._name)
+        return self._scope_ctx.__enter__()
+
+    def __exit__(self, *exc):
+        self._scope_ctx.__exit__(*exc)
+        if self._graph_ctx is not None:
+            self._graph_ctx.__exit__(*exc)
+        return False
+
+
+def control_dependencies(control_inputs):
+    """`tf.control_dependencies`: the default graph's `control_dependencies`."""
+    return get_default_graph().control_dependencies(control_inputs)
+
+
+def device(device_name_or_function):
+    """`tf.device`: sets the device of ops created in the block."""
+    return get_default_graph().device(device_name_or_function)
+
+
+def colocate_with(op, ignore_existing=False):
+    return get_default_graph().colocate_with(op, ignore_existing)
+
+
+def add_to_collection(name, value):
+    get_default_graph().add_to_collection(name, value)
+
+
+def add_to_collections(names, value):
+    get_default_graph().add_to_collections(names, value)
+
+
+def get_collection(key, scope=None):
+    return get_default_graph().get_collection(key, scope)
+
+
+def get_collection_ref(key):
+    return get_default_graph().get_collection_ref(key)
+
+
+@contextlib.contextmanager
+def init_scope():
+    """Lifts op creation out of control-dependency blocks (TF's `init_scope`)."""
+    g = get_default_graph()
+    saved = g._control_dependencies_stack
+    g._control_dependencies_stack = []
+    try:
+        yield
+    finally:
+        g._control_dependencies_stack = saved

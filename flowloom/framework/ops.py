@@ -1,0 +1,354 @@
+"""Operation and Tensor: the nodes and edges of a graph."""
+
+import os
+import sys
+
+import numpy as np
+
+from flowloom.framework import dtypes
+from flowloom.framework import tensor_shape
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _user_frame():
+    """The (file, line, function) of the first caller frame outside flowloom."""
+    f = sys._getframe(2)
+    while f is not None and f.f_code.co_filename.startswith(_PACKAGE_DIR):
+        f = f.f_back
+    if f is None:
+        return None
+    return (f.f_code.co_filename, f.f_lineno, f.f_code.co_name)
+
+
+class Operation:
+    """A node in the graph: an instance of an op type with inputs, attrs and a device."""
+
+    __slots__ = ("_graph", "_name", "_type", "_opdef", "_inputs", "_control_inputs", "_outputs",
+                 "_attrs", "_device", "_traceback", "_id", "_control_outputs", "__weakref__")
+
+    def __init__(self, graph, name, opdef, inputs, output_dtypes, attrs, control_inputs, device):
+        self._graph = graph
+        self._name = name
+        self._type = opdef.type
+        self._opdef = opdef
+        self._inputs = inputs
+        self._control_inputs = control_inputs
+        self._attrs = attrs
+        self._device = device
+        self._traceback = _user_frame()
+        self._control_outputs = []
+        self._outputs = [Tensor(self, i, dt) for i, dt in enumerate(output_dtypes)]
+
+    # -- the public TF1 API -------------------------------------------------
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def type(self):
+        return self._type
+
+    @property
+    def graph(self):
+        return self._graph
+
+    @property
+    def inputs(self):
+        return tuple(self._inputs)
+
+    @property
+    def outputs(self):
+        return list(self._outputs)
+
+    @property
+    def control_inputs(self):
+        return list(self._control_inputs)
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def op_def(self):
+        return self._opdef
+
+    @property
+    def traceback(self):
+        return [self._traceback] if self._traceback else []
+
+    @property
+    def values(self):
+        return tuple(self._outputs)
+
+    @property
+    def node_def(self):
+        from flowloom.framework.graph_def import node_def_from_op
+
+        return node_def_from_op(self)
+
+    def get_attr(self, name):
+        if name not in self._attrs:
+            raise ValueError(f"Operation '{self._name}' has no attr named '{name}'.")
+        return self._attrs[name]
+
+    @property
+    def attrs(self):
+        return dict(self._attrs)
+
+    def _set_attr(self, name, value):
+        self._attrs[name] = value
+        self._graph._version += 1
+
+    def _set_device(self, device):
+        self._device = device
+        self._graph._version += 1
+
+    def _add_control_input(self, op):
+        if op not in self._control_inputs:
+            self._control_inputs.append(op)
+            op._control_outputs.append(self)
+            self._graph._version += 1
+
+    def _add_control_inputs(self, ops):
+        for op in ops:
+            self._add_control_input(op)
+
+    def colocation_groups(self):
+        cls = self._attrs.get("_class")
+        if cls:
+            return [c.encode() if isinstance(c, str) else c for c in cls]
+        return [("loc:@" + self._name).encode()]
+
+    def run(self, feed_dict=None, session=None):
+        """Runs this operation in `session` (or the default session)."""
+        from flowloom.runtime.session import _session_for
+
+        _session_for(session, self._graph).run(self, feed_dict)
+
+    def user_location(self):
+        """`File "x.py", line 3, in f` for the user's line that created this op."""
+        if not self._traceback:
+            return "<unknown>"
+        return 'File "%s", line %d, in %s' % self._traceback
+
+    def __repr__(self):
+        return f"<tf.Operation '{self._name}' type={self._type}>"
+
+    def __str__(self):
+        from flowloom.framework.graph_def import node_def_from_op
+
+        return str(node_def_from_op(self))
+
+
+class Tensor:
+    """One output of an Operation: a symbolic handle to a value computed at run time."""
+
+    __slots__ = ("_op", "_value_index", "_dtype", "_shape", "_consumers", "__weakref__")
+
+    # Lets numpy defer to our operators (`np.float32(2) * t`).
+    __array_priority__ = 100
+
+    def __init__(self, op, value_index, dtype):
+        self._op = op
+        self._value_index = value_index
+        self._dtype = dtype
+        self._shape = tensor_shape.unknown_shape()
+        self._consumers = []
+
+    @property
+    def op(self):
+        return self._op
+
+    @property
+    def value_index(self):
+        return self._value_index
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def graph(self):
+        return self._op._graph
+
+    @property
+    def name(self):
+        return "%s:%d" % (self._op._name, self._value_index)
+
+    @property
+    def device(self):
+        return self._op._device
+
+    @property
+    def shape(self):
+        return self._shape
+
+    def get_shape(self):
+        return self._shape
+
+    def set_shape(self, shape):
+        """Merges `shape` into this tensor's static shape (ValueError if incompatible)."""
+        self._shape = self._shape.merge_with(tensor_shape.as_shape(shape))
+
+    def consumers(self):
+        return list(self._consumers)
+
+    def eval(self, feed_dict=None, session=None):
+        """Evaluates this tensor in `session` (or the default session)."""
+        from flowloom.runtime.session import _session_for
+
+        return _session_for(session, self.graph).run(self, feed_dict)
+
+    def _as_node_def_input(self):
+        return self._op._name if self._value_index == 0 else self.name
+
+    def __repr__(self):
+        return "<tf.Tensor '%s' shape=%s dtype=%s>" % (self.name, self._shape, self._dtype.name)
+
+    def __str__(self):
+        return 'Tensor("%s", shape=%s, dtype=%s)' % (self.name, self._shape, self._dtype.name)
+
+    def __hash__(self):
+        return id(self)
+
+    def __bool__(self):
+        raise TypeError(
+            "Using a `tf.Tensor` as a Python `bool` is not allowed. Use `if t is not None:` "
+            "instead of `if t:` to test if a tensor is defined, and use TensorFlow ops such as "
+            "tf.cond to execute subgraphs conditioned on the value of a tensor.")
+
+    __nonzero__ = __bool__
+
+    def __iter__(self):
+        shape = self._shape
+        if shape.ndims is None or shape.ndims == 0 or shape[0].value is None:
+            raise TypeError(
+                "Tensor objects are only iterable when the first dimension is known. "
+                f"'{self.name}' has shape {shape}.")
+        return (self[i] for i in range(shape[0].value))
+
+    def __len__(self):
+        raise TypeError(
+            f"len is not well defined for symbolic Tensors. ({self.name}) Please call "
+            "`x.shape` rather than `len(x)` for shape information.")
+
+    def __array__(self, dtype=None):
+        raise NotImplementedError(
+            f"Cannot convert a symbolic Tensor ({self.name}) to a numpy array.")
+
+    # Tensors compare by identity, as in TF1 graph mode.
+    __eq__ = object.__eq__
+    __ne__ = object.__ne__
+
+    @classmethod
+    def _override_operator(cls, operator, func):
+        setattr(cls, operator, func)
+
+
+# ---------------------------------------------------------------------------
+# Conversion of Python values, numpy arrays and Tensor-likes to Tensors.
+
+_conversion_functions = []  # (type, fn)
+
+
+def register_tensor_conversion_function(base_type, conversion_func, priority=100):
+    """Registers `conversion_func(value, dtype=None, name=None, as_ref=False)` for a type."""
+    _conversion_functions.append((priority, base_type, conversion_func))
+    _conversion_functions.sort(key=lambda e: e[0])
+
+
+def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref=False,
+                      dtype_hint=None):
+    """Converts `value` (Tensor, Variable, numpy array, Python value) to a Tensor."""
+    if isinstance(value, Tensor):
+        if dtype is not None:
+            dtype = dtypes.as_dtype(dtype)
+            if not dtype.is_compatible_with(value._dtype):
+                raise ValueError(
+                    f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
+                    f"{value._dtype.name}: {value!s}")
+        return value
+    if dtype is not None:
+        dtype = dtypes.as_dtype(dtype)
+    for _, base_type, fn in _conversion_functions:
+        if isinstance(value, base_type):
+            return fn(value, dtype=dtype, name=name, as_ref=as_ref)
+    preferred_dtype = preferred_dtype or dtype_hint
+    if dtype is None and preferred_dtype is not None:
+        from flowloom.ops import array_ops
+
+        try:
+            return array_ops.constant(value, dtype=preferred_dtype, name=name or "Const")
+        except (TypeError, ValueError):
+            pass
+    from flowloom.ops import array_ops
+
+    return array_ops.constant(value, dtype=dtype, name=name or "Const")
+
+
+def convert_n_to_tensor(values, dtype=None, name=None, preferred_dtype=None):
+    return [convert_to_tensor(v, dtype=dtype, preferred_dtype=preferred_dtype) for v in values]
+
+
+def convert_to_tensor_or_indexed_slices(value, dtype=None, name=None):
+    if hasattr(value, "indices") and hasattr(value, "values") and hasattr(value, "dense_shape"):
+        return value
+    return convert_to_tensor(value, dtype=dtype, name=name)
+
+
+def is_dense_tensor_like(t):
+    return isinstance(t, Tensor)
+
+
+def tensor_value_to_numpy(value, dtype):
+    """Converts a Python/numpy value to an array of `dtype` (a DType), TF's way."""
+    npt = dtype.as_numpy_dtype
+    if dtype.base_dtype is dtypes.string:
+        arr = np.asarray(value, dtype=object)
+        flat = arr.reshape(-1)
+        for i, v in enumerate(flat):
+            if isinstance(v, str):
+                flat[i] = v.encode("utf-8")
+            elif not isinstance(v, bytes):
+                raise TypeError(f"Expected string, got {v!r} of type '{type(v).__name__}' instead.")
+        return arr
+    if isinstance(value, np.ndarray) and value.dtype == npt:
+        return value
+    arr = np.asarray(value)
+    if arr.dtype.kind in "OUS":
+        raise TypeError(f"Expected {dtype.name}, got {value!r} of type '{type(value).__name__}' "
+                        "instead.")
+    if dtype.is_integer or dtype.is_bool:
+        if arr.dtype.kind == "f" or arr.dtype.kind == "c":
+            if not np.all(np.equal(np.mod(arr, 1), 0)) if arr.dtype.kind == "f" else True:
+                raise TypeError(f"Expected {dtype.name}, got {value!r} of type "
+                                f"'{type(value).__name__}' instead.")
+    if dtype.is_bool and arr.dtype.kind != "b":
+        raise TypeError(f"Expected bool, got {value!r} of type '{type(value).__name__}' instead.")
+    if dtype.is_integer and arr.dtype.kind in "iu" and arr.size:
+        info = np.iinfo(npt)
+        if arr.min() < info.min or arr.max() > info.max:
+            raise ValueError(f"Value {value!r} is out of range for {dtype.name}")
+    return arr.astype(npt)
+
+
+def infer_dtype(value):
+    """TF's dtype for a Python value: int → int32, float → float32, str → string."""
+    if isinstance(value, np.ndarray) or isinstance(value, np.generic):
+        return dtypes.as_dtype(value.dtype)
+    arr = np.asarray(value)
+    kind = arr.dtype.kind
+    if kind == "b":
+        return dtypes.bool_
+    if kind in "iu":
+        if arr.size and (arr.max() > 2**31 - 1 or arr.min() < -2**31):
+            return dtypes.int64
+        return dtypes.int32
+    if kind == "f":
+        return dtypes.float32
+    if kind == "c":
+        return dtypes.complex128
+    if kind in "USO":
+        return dtypes.string
+    raise TypeError(f"Cannot infer a TensorFlow dtype for {value!r}")
