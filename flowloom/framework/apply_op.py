@@ -28,6 +28,34 @@ def apply_op(op_type, inputs=(), name=None, **attrs):
     else:
         graph = _graph_of([x for v in inputs for x in (v if isinstance(v, (list, tuple)) else [v])]) \
             if inputs else get_default_graph()
+    if name and name[-1] == "/":
+        op_name = name[:-1]
+    else:
+        op_name = graph.unique_name(name or op_type)
+    # Python values become Const ops named after their argument, inside the op's scope
+    # (`add/y`), as TF names them.
+    saved_stack = graph._name_stack
+    graph._name_stack = op_name
+    try:
+        flat = _convert_inputs(op_type, opdef, args, inputs, attrs)
+    finally:
+        graph._name_stack = saved_stack
+    for k, v in opdef.attr_defaults.items():
+        if k not in attrs:
+            attrs[k] = v
+    allowed = opdef.allowed_types
+    if allowed:
+        for k, types in allowed.items():
+            if k in attrs and attrs[k] not in types:
+                raise TypeError(
+                    f"Value passed to parameter '{_arg_of_attr(opdef, k)}' has DataType "
+                    f"{attrs[k].name} not in list of allowed values: "
+                    f"{', '.join(t.name for t in types)}")
+    out_dtypes = _output_dtypes(opdef, attrs, flat)
+    return graph._create_op_internal(opdef, flat, out_dtypes, attrs, op_name)
+
+
+def _convert_inputs(op_type, opdef, args, inputs, attrs):
     flat = []
     source = {}  # type attr -> the argument that set it, for error messages
     for arg, value in zip(args, inputs):
@@ -52,7 +80,7 @@ def apply_op(op_type, inputs=(), name=None, **attrs):
                 attrs[arg.type_attr] = dt
             flat.extend(ts)
         elif arg.type_list_attr is not None:
-            ts = [convert_to_tensor(v) for v in value]
+            ts = [convert_to_tensor(v, name=arg.name) for v in value]
             attrs[arg.type_list_attr] = [t._dtype.base_dtype for t in ts]
             flat.extend(ts)
         else:
@@ -62,23 +90,7 @@ def apply_op(op_type, inputs=(), name=None, **attrs):
                 attrs[arg.type_attr] = t._dtype.base_dtype
                 source[arg.type_attr] = arg.name
             flat.append(t)
-    for k, v in opdef.attr_defaults.items():
-        if k not in attrs:
-            attrs[k] = v
-    allowed = opdef.allowed_types
-    if allowed:
-        for k, types in allowed.items():
-            if k in attrs and attrs[k] not in types:
-                raise TypeError(
-                    f"Value passed to parameter '{_arg_of_attr(opdef, k)}' has DataType "
-                    f"{attrs[k].name} not in list of allowed values: "
-                    f"{', '.join(t.name for t in types)}")
-    out_dtypes = _output_dtypes(opdef, attrs, flat)
-    if name and name[-1] == "/":
-        op_name = name[:-1]
-    else:
-        op_name = graph.unique_name(name or op_type)
-    return graph._create_op_internal(opdef, flat, out_dtypes, attrs, op_name)
+    return flat
 
 
 def _arg_of_attr(opdef, attr):
@@ -100,7 +112,7 @@ def _convert(value, dtype, arg, op_type, source):
                 f"that does not match {_expected(dtype, arg, source)}.")
         return value
     try:
-        t = convert_to_tensor(value, dtype=dtype, as_ref=arg.is_ref)
+        t = convert_to_tensor(value, dtype=dtype, as_ref=arg.is_ref, name=arg.name)
     except (TypeError, ValueError) as e:
         if dtype is not None:
             raise TypeError(

@@ -1,0 +1,167 @@
+"""flowloom: TensorFlow 1.x graph mode on NumPy.  `import flowloom as tf`."""
+
+import sys as _sys
+import types as _types
+
+from flowloom.framework import dtypes as _dtypes
+from flowloom.framework import errors
+from flowloom.framework.dtypes import (DType, as_dtype, bfloat16, bool_ as bool, complex64,
+                                       complex128, double, float16, float32, float64, half,
+                                       int8, int16, int32, int64, resource, string, uint8,
+                                       uint16, uint32, uint64, variant, float32_ref, float64_ref,
+                                       int32_ref, int64_ref, bool_ref)
+from flowloom.framework.device import DeviceSpec
+from flowloom.framework.graph import (Graph, GraphKeys, add_to_collection, add_to_collections,
+                                      colocate_with, control_dependencies, device, get_collection,
+                                      get_collection_ref, get_default_graph, get_name_scope,
+                                      init_scope, name_scope, reset_default_graph)
+from flowloom.framework.op_def import NotDifferentiable
+from flowloom.framework.ops import (Operation, Tensor, convert_to_tensor,
+                                    convert_to_tensor_or_indexed_slices,
+                                    register_tensor_conversion_function)
+from flowloom.framework.tensor_shape import Dimension, TensorShape, dimension_value
+from flowloom.ops.array_ops import (boolean_mask, concat, constant, expand_dims, fill, gather,
+                                    identity, newaxis, ones, ones_like, placeholder,
+                                    placeholder_with_default, rank, reshape, shape, size, slice,
+                                    squeeze, stack, stop_gradient, strided_slice, transpose,
+                                    unstack, where, zeros, zeros_like)
+from flowloom.ops.check_ops import (assert_equal, assert_greater, assert_greater_equal,
+                                    assert_less, assert_less_equal, assert_negative,
+                                    assert_non_negative, assert_non_positive, assert_none_equal,
+                                    assert_positive, assert_rank, assert_scalar, assert_type)
+from flowloom.ops.control_flow_ops import group, no_op, tuple, with_dependencies
+from flowloom.ops.init_ops import (constant_initializer, glorot_normal_initializer,
+                                   glorot_uniform_initializer, ones_initializer,
+                                   random_normal_initializer, random_uniform_initializer,
+                                   truncated_normal_initializer, variance_scaling_initializer,
+                                   zeros_initializer)
+from flowloom.ops.logging_ops import Assert_ as Assert
+from flowloom.ops.logging_ops import Print_ as Print
+from flowloom.ops.logging_ops import check_numerics
+from flowloom.ops.logging_ops import print_v2 as print  # noqa: A001 - tf.print
+from flowloom.ops.math_ops import (abs, acos, add, add_n, asin, atan, atan2, cast, ceil, cos,
+                                   cosh, count_nonzero, div, div_no_nan, divide, equal, erf, exp,
+                                   expm1, floor, floordiv, floormod, greater, greater_equal,
+                                   is_finite, is_inf, is_nan, less, less_equal, log, log1p,
+                                   logical_and, logical_not, logical_or, logical_xor, matmul,
+                                   maximum, minimum, mod, multiply, negative, not_equal, pow,
+                                   realdiv, reciprocal, reduce_all, reduce_any, reduce_max,
+                                   reduce_mean, reduce_min, reduce_prod, reduce_sum, rint, round,
+                                   rsqrt, saturate_cast, sigmoid, sign, sin, sinh, sqrt, square,
+                                   squared_difference, subtract, tan, tanh, to_float, to_int32,
+                                   to_int64, truediv, truncatediv, truncatemod)
+from flowloom.ops.math_ops import range_ as range  # noqa: A001 - tf.range
+from flowloom.ops.random_ops import (random_normal, random_uniform, set_random_seed,
+                                     truncated_normal)
+from flowloom.ops.state_ops import assign, assign_add, assign_sub
+from flowloom.runtime.session import (InteractiveSession, Session, get_default_session)
+from flowloom.variable_scope import (AUTO_REUSE, VariableScope, get_local_variable,
+                                     get_variable, get_variable_scope, variable_op_scope,
+                                     variable_scope)
+from flowloom.variables import (Variable, all_variables, global_variables,
+                                global_variables_initializer, initialize_all_variables,
+                                initialize_local_variables, is_variable_initialized,
+                                local_variables, local_variables_initializer, model_variables,
+                                moving_average_variables, report_uninitialized_variables,
+                                trainable_variables, variables_initializer)
+
+__version__ = "0.1.0"
+
+# Aliases TF1 programs use.
+dtypes = _dtypes
+mul = multiply
+sub = subtract
+neg = negative
+random_normal_initializer = random_normal_initializer
+AttrValue = None
+
+
+def disable_v2_behavior():
+    """Accepted and ignored: flowloom is graph mode only."""
+
+
+def disable_eager_execution():
+    """Accepted and ignored: flowloom is graph mode only."""
+
+
+def enable_v2_behavior():
+    raise NotImplementedError("flowloom implements TF1 graph mode only (enable_v2_behavior)")
+
+
+def enable_eager_execution(*args, **kwargs):
+    raise NotImplementedError("flowloom implements TF1 graph mode only (eager execution)")
+
+
+def executing_eagerly():
+    return False
+
+
+def disable_resource_variables():
+    """Accepted: flowloom's variables are classic (ref) variables."""
+
+
+def disable_v2_tensorshape():
+    """Accepted: flowloom's TensorShape is TF1's."""
+
+
+def disable_control_flow_v2():
+    """Accepted: flowloom builds TF1 dataflow control flow."""
+
+
+def disable_tensor_equality():
+    """Accepted: tensors compare by identity, as in TF1."""
+
+
+def get_seed(op_seed):
+    from flowloom.ops.random_ops import get_seed as _get_seed
+
+    return _get_seed(op_seed)
+
+
+class _ConfigStandIn:
+    """ConfigProto/RunOptions/RunMetadata until the protobuf schemas are installed."""
+
+    def __init__(self, **kwargs):
+        self.__dict__.update(kwargs)
+
+
+def _lazy_protos():
+    try:
+        from flowloom.proto import config_pb2
+    except ImportError:
+        return None
+    return config_pb2
+
+
+def __getattr__(name):
+    if name in ("ConfigProto", "RunOptions", "RunMetadata", "GPUOptions", "GraphOptions",
+                "OptimizerOptions"):
+        protos = _lazy_protos()
+        if protos is None:
+            raise NotImplementedError(f"tf.{name} needs flowloom.proto (protobuf schemas)")
+        return getattr(protos, name)
+    raise AttributeError(f"module 'flowloom' has no attribute '{name}'")
+
+
+# tf.compat.v1 is flowloom itself.
+compat = _types.ModuleType("flowloom.compat")
+compat.v1 = _sys.modules[__name__]
+compat.as_bytes = lambda s, encoding="utf-8": s if isinstance(s, bytes) else s.encode(encoding)
+compat.as_text = lambda s, encoding="utf-8": s.decode(encoding) if isinstance(s, bytes) else s
+compat.as_str = compat.as_text
+_sys.modules["flowloom.compat"] = compat
+_sys.modules["flowloom.compat.v1"] = compat.v1
+
+initializers = _types.ModuleType("flowloom.initializers")
+for _n in ("constant", "zeros", "ones", "random_normal", "random_uniform", "truncated_normal",
+           "glorot_uniform", "glorot_normal", "variance_scaling"):
+    setattr(initializers, _n, globals()[_n + "_initializer"])
+initializers.global_variables = global_variables_initializer
+initializers.local_variables = local_variables_initializer
+initializers.variables = variables_initializer
+
+debugging = _types.ModuleType("flowloom.debugging")
+for _n in ("assert_equal", "assert_less", "assert_greater", "assert_rank", "check_numerics",
+           "assert_none_equal", "assert_less_equal", "assert_greater_equal", "assert_positive",
+           "assert_non_negative", "assert_type", "Assert"):
+    setattr(debugging, _n, globals()[_n])

@@ -1,0 +1,47 @@
+"""Shape functions shared by many op types."""
+
+from flowloom.framework import tensor_shape
+from flowloom.framework.tensor_shape import TensorShape
+
+
+def unchanged(op):
+    """Output 0 has the shape of input 0 (elementwise unary ops, Identity...)."""
+    return op._inputs[0]._shape
+
+
+def broadcast(a, b):
+    """The static shape of `a op b` under NumPy/TF broadcasting; ValueError if impossible."""
+    if a._dims is None or b._dims is None:
+        return tensor_shape.unknown_shape()
+    x, y = a._dims, b._dims
+    if len(x) < len(y):
+        x = (1,) * (len(y) - len(x)) + x
+    else:
+        y = (1,) * (len(x) - len(y)) + y
+    out = []
+    for i, j in zip(x, y):
+        if i == j:
+            out.append(i)
+        elif i == 1:
+            out.append(j)
+        elif j == 1:
+            out.append(i)
+        elif i is None:
+            out.append(j if j is not None and j > 1 else None)
+        elif j is None:
+            out.append(i if i > 1 else None)
+        else:
+            raise ValueError(f"Dimensions must be equal, but are {i} and {j}")
+    return TensorShape._from_values(tuple(out))
+
+
+def binary_broadcast(op):
+    return broadcast(op._inputs[0]._shape, op._inputs[1]._shape)
+
+
+def scalar_shape(op):
+    return tensor_shape.scalar()
+
+
+def no_outputs(op):
+    return []

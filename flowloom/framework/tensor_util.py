@@ -1,0 +1,99 @@
+"""Static values and shapes: what can be known about a tensor before running it."""
+
+import numpy as np
+
+from flowloom.framework import tensor_shape
+from flowloom.framework.ops import Tensor
+
+
+def constant_value(tensor, partial=False):
+    """The value of `tensor` if it can be computed at graph-construction time, else None."""
+    if not isinstance(tensor, Tensor):
+        return np.asarray(tensor) if tensor is not None else None
+    op = tensor._op
+    t = op._type
+    if t == "Const":
+        return op._attrs["value"]
+    if t == "Shape":
+        s = op._inputs[0]._shape
+        if s.is_fully_defined():
+            return np.array(s.as_list(), dtype=op._attrs["out_type"].as_numpy_dtype)
+        return None
+    if t == "Size":
+        s = op._inputs[0]._shape
+        if s.is_fully_defined():
+            return np.array(s.num_elements(), dtype=op._attrs["out_type"].as_numpy_dtype)
+        return None
+    if t == "Rank":
+        s = op._inputs[0]._shape
+        return None if s.ndims is None else np.array(s.ndims, dtype=np.int32)
+    if t == "Pack":
+        vals = [constant_value(x) for x in op._inputs]
+        if any(v is None for v in vals):
+            return None
+        return np.stack(vals, axis=op._attrs["axis"])
+    if t in ("Identity", "StopGradient"):
+        return constant_value(op._inputs[0])
+    if t == "Cast":
+        v = constant_value(op._inputs[0])
+        return None if v is None else v.astype(op._attrs["DstT"].as_numpy_dtype)
+    if t == "ConcatV2":
+        vals = [constant_value(x) for x in op._inputs]
+        if any(v is None for v in vals):
+            return None
+        return np.concatenate(vals[:-1], axis=int(vals[-1]))
+    if t == "Fill":
+        dims, value = (constant_value(x) for x in op._inputs)
+        if dims is None or value is None:
+            return None
+        return np.full(dims, value)
+    if t == "Range":
+        vals = [constant_value(x) for x in op._inputs]
+        if any(v is None for v in vals):
+            return None
+        return np.arange(*vals).astype(op._outputs[0]._dtype.as_numpy_dtype)
+    if t == "StridedSlice":
+        # shape(x)[i] is common in user code: evaluate on the constant input when possible.
+        vals = [constant_value(x) for x in op._inputs]
+        if any(v is None for v in vals):
+            return None
+        from flowloom.ops.array_ops import strided_slice_np
+
+        return strided_slice_np(np, *vals, **{k: op._attrs[k] for k in (
+            "begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")})
+    return None
+
+
+def constant_value_as_shape(tensor):
+    """A TensorShape from a 1-D shape tensor, with unknown dims where values are unknown."""
+    v = constant_value(tensor)
+    if v is not None:
+        return tensor_shape.TensorShape([None if d == -1 else int(d) for d in np.ravel(v)])
+    op = tensor._op
+    if op._type == "Pack":
+        dims = []
+        for x in op._inputs:
+            xv = constant_value(x)
+            dims.append(None if xv is None or int(xv) == -1 else int(xv))
+        return tensor_shape.TensorShape(dims)
+    if op._type == "Shape":
+        return op._inputs[0]._shape
+    if op._type == "ConcatV2":
+        s = tensor_shape.scalar()
+        for x in op._inputs[:-1]:
+            s = s.concatenate(constant_value_as_shape(x))
+        return s
+    n = tensor._shape[0].value if tensor._shape.ndims == 1 else None
+    return tensor_shape.unknown_shape(n)
+
+
+def make_ndarray(tensor_proto):
+    from flowloom.framework.tensor_proto import to_numpy
+
+    return to_numpy(tensor_proto)
+
+
+def make_tensor_proto(values, dtype=None, shape=None):
+    from flowloom.framework.tensor_proto import from_numpy
+
+    return from_numpy(values, dtype=dtype, shape=shape)

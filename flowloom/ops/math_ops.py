@@ -1,0 +1,697 @@
+"""Math ops: elementwise arithmetic, comparisons, logic, casts, matmul, reductions, ranges."""
+
+import builtins
+
+import numpy as np
+
+from flowloom.framework import common_shapes
+from flowloom.framework import dtypes
+from flowloom.framework import errors
+from flowloom.framework.apply_op import apply_op
+from flowloom.framework.graph import name_scope
+from flowloom.framework.op_def import defop
+from flowloom.framework.ops import Tensor, convert_to_tensor
+from flowloom.framework.tensor_shape import TensorShape, unknown_shape
+from flowloom.framework.tensor_util import constant_value
+from flowloom.ops import array_ops
+
+
+def _incompatible(x, y):
+    return errors.InvalidArgumentError(
+        None, None, "Incompatible shapes: [%s] vs. [%s]" % (
+            ",".join(map(str, np.shape(x))), ",".join(map(str, np.shape(y)))))
+
+
+def _binary_kernel(fn):
+    def kernel(xp, x, y):
+        try:
+            return fn(xp, x, y)
+        except ValueError:
+            if np.broadcast_shapes is not None:
+                try:
+                    np.broadcast_shapes(np.shape(x), np.shape(y))
+                except ValueError:
+                    raise _incompatible(x, y) from None
+            raise
+    return kernel
+
+
+def _int_div(x, y):
+    if np.any(y == 0):
+        raise errors.InvalidArgumentError(None, None, "Integer division by zero")
+
+
+def _floordiv(xp, x, y):
+    if x.dtype.kind in "iu":
+        _int_div(x, y)
+    return xp.floor_divide(x, y)
+
+
+def _floormod(xp, x, y):
+    if x.dtype.kind in "iu":
+        _int_div(x, y)
+    return xp.mod(x, y)
+
+
+def _truncatediv(xp, x, y):
+    if x.dtype.kind in "iu":
+        _int_div(x, y)
+        q = np.abs(x) // np.abs(y)
+        return (q * np.sign(x) * np.sign(y)).astype(x.dtype)
+    return xp.trunc(x / y)
+
+
+def _div(xp, x, y):
+    # TF1's Div: C-style truncation for integers, true division for floats.
+    if x.dtype.kind in "iu":
+        return _truncatediv(xp, x, y)
+    return xp.true_divide(x, y).astype(x.dtype, copy=False)
+
+
+def _pow(xp, x, y):
+    if x.dtype.kind in "iu" and np.any(y < 0):
+        raise errors.InvalidArgumentError(None, None,
+                                          "Integers to negative integer powers are not allowed")
+    return xp.power(x, y)
+
+
+def _same_dtype(fn):
+    # numpy promotes float32 * 0-d float32 correctly, but guard against float64 creeping in.
+    def k(xp, x, y):
+        r = fn(x, y)
+        if r.dtype != x.dtype and x.dtype.kind != "b":
+            r = r.astype(x.dtype)
+        return r
+    return k
+
+
+# One row per binary op: TF type, kernel, output dtype (None = T).
+_BINARY = [
+    ("AddV2", _same_dtype(np.add), None), ("Add", _same_dtype(np.add), None),
+    ("Sub", _same_dtype(np.subtract), None), ("Mul", _same_dtype(np.multiply), None),
+    ("RealDiv", _same_dtype(np.true_divide), None), ("Div", _div, None),
+    ("FloorDiv", _floordiv, None), ("FloorMod", _floormod, None),
+    ("TruncateDiv", _truncatediv, None), ("TruncateMod", lambda xp, x, y: np.fmod(x, y), None),
+    ("Maximum", _same_dtype(np.maximum), None), ("Minimum", _same_dtype(np.minimum), None),
+    ("Pow", _pow, None), ("SquaredDifference", _same_dtype(lambda x, y: (x - y) * (x - y)), None),
+    ("Atan2", _same_dtype(np.arctan2), None), ("DivNoNan", _same_dtype(
+        lambda x, y: np.where(y == 0, 0, x / np.where(y == 0, 1, y))), None),
+    ("Equal", lambda xp, x, y: xp.equal(x, y), dtypes.bool_),
+    ("NotEqual", lambda xp, x, y: xp.not_equal(x, y), dtypes.bool_),
+    ("Less", lambda xp, x, y: xp.less(x, y), dtypes.bool_),
+    ("LessEqual", lambda xp, x, y: xp.less_equal(x, y), dtypes.bool_),
+    ("Greater", lambda xp, x, y: xp.greater(x, y), dtypes.bool_),
+    ("GreaterEqual", lambda xp, x, y: xp.greater_equal(x, y), dtypes.bool_),
+    ("LogicalAnd", lambda xp, x, y: xp.logical_and(x, y), dtypes.bool_),
+    ("LogicalOr", lambda xp, x, y: xp.logical_or(x, y), dtypes.bool_),
+]
+
+BINARY_OPS = {}
+for _type, _fn, _out in _BINARY:
+    _in_t = "bool" if _type in ("LogicalAnd", "LogicalOr") else "T"
+    _od = defop(_type, inputs=[f"x: {_in_t}", f"y: {_in_t}"],
+                outputs=["z: bool" if _out is dtypes.bool_ else f"z: {_in_t}"],
+                attrs={"incompatible_shape_error": True} if _type in ("Equal", "NotEqual")
+                else None)
+    _od.shape(common_shapes.binary_broadcast)
+    _od.kernel(_binary_kernel(_fn))
+    BINARY_OPS[_type] = _od
+
+
+def _erf(x):
+    from math import erf
+
+    return np.vectorize(erf, otypes=[x.dtype])(x) if x.size else x.copy()
+
+
+# One row per unary op: TF type, kernel.
+_UNARY = [
+    ("Neg", np.negative), ("Abs", np.abs), ("Sign", np.sign), ("Square", np.square),
+    ("Sqrt", np.sqrt), ("Rsqrt", lambda x: 1 / np.sqrt(x)), ("Exp", np.exp), ("Expm1", np.expm1),
+    ("Log", np.log), ("Log1p", np.log1p), ("Sin", np.sin), ("Cos", np.cos), ("Tan", np.tan),
+    ("Asin", np.arcsin), ("Acos", np.arccos), ("Atan", np.arctan), ("Sinh", np.sinh),
+    ("Cosh", np.cosh), ("Tanh", np.tanh), ("Sigmoid", lambda x: _sigmoid(x)),
+    ("Erf", _erf), ("Floor", np.floor), ("Ceil", np.ceil), ("Round", np.round),
+    ("Rint", np.rint), ("Reciprocal", lambda x: 1 / x), ("Inv", lambda x: 1 / x),
+    ("IsNan", np.isnan), ("IsInf", np.isinf), ("IsFinite", np.isfinite),
+    ("LogicalNot", np.logical_not), ("Softplus", lambda x: np.logaddexp(0, x)),
+    ("Softsign", lambda x: x / (1 + np.abs(x))),
+]
+
+
+def _sigmoid(x):
+    with np.errstate(over="ignore"):
+        return (1 / (1 + np.exp(-x))).astype(x.dtype, copy=False)
+
+
+def _unary_kernel(fn, keep_dtype):
+    if keep_dtype:
+        def kernel(xp, x):
+            with np.errstate(all="ignore"):
+                r = fn(x)
+            return r if r.dtype == x.dtype else r.astype(x.dtype)
+        return kernel
+
+    def kernel_bool(xp, x):
+        return fn(x)
+    return kernel_bool
+
+
+UNARY_OPS = {}
+for _type, _fn in _UNARY:
+    _bool_out = _type in ("IsNan", "IsInf", "IsFinite")
+    _in = "x: bool" if _type == "LogicalNot" else "x: T"
+    _out = "y: bool" if _bool_out or _type == "LogicalNot" else "y: T"
+    _od = defop(_type, inputs=[_in], outputs=[_out])
+    _od.shape(common_shapes.unchanged)
+    _od.kernel(_unary_kernel(_fn, not (_bool_out or _type == "LogicalNot")))
+    UNARY_OPS[_type] = _od
+
+
+def _unary(op_type, default_name):
+    def fn(x, name=None):
+        return apply_op(op_type, (x,), name=name or default_name).outputs[0]
+    fn.__name__ = default_name
+    fn.__doc__ = f"Elementwise {op_type} (op type `{op_type}`)."
+    return fn
+
+
+negative = _unary("Neg", "Neg")
+abs = _unary("Abs", "Abs")  # noqa: A001
+sign = _unary("Sign", "Sign")
+square = _unary("Square", "Square")
+sqrt = _unary("Sqrt", "Sqrt")
+rsqrt = _unary("Rsqrt", "Rsqrt")
+exp = _unary("Exp", "Exp")
+expm1 = _unary("Expm1", "Expm1")
+log = _unary("Log", "Log")
+log1p = _unary("Log1p", "Log1p")
+sin = _unary("Sin", "Sin")
+cos = _unary("Cos", "Cos")
+tan = _unary("Tan", "Tan")
+asin = _unary("Asin", "Asin")
+acos = _unary("Acos", "Acos")
+atan = _unary("Atan", "Atan")
+sinh = _unary("Sinh", "Sinh")
+cosh = _unary("Cosh", "Cosh")
+tanh = _unary("Tanh", "Tanh")
+sigmoid = _unary("Sigmoid", "Sigmoid")
+erf = _unary("Erf", "Erf")
+floor = _unary("Floor", "Floor")
+ceil = _unary("Ceil", "Ceil")
+rint = _unary("Rint", "Rint")
+reciprocal = _unary("Reciprocal", "Reciprocal")
+is_nan = _unary("IsNan", "IsNan")
+is_inf = _unary("IsInf", "IsInf")
+is_finite = _unary("IsFinite", "IsFinite")
+logical_not = _unary("LogicalNot", "LogicalNot")
+softplus = _unary("Softplus", "Softplus")
+softsign = _unary("Softsign", "Softsign")
+
+
+def round(x, name=None):  # noqa: A001
+    """Rounds half to even, as TF does."""
+    return apply_op("Round", (x,), name=name or "Round").outputs[0]
+
+
+def _binary(op_type, default_name):
+    def fn(x, y, name=None):
+        return apply_op(op_type, (x, y), name=name or default_name).outputs[0]
+    fn.__name__ = default_name
+    fn.__doc__ = f"Elementwise {op_type} with broadcasting (op type `{op_type}`)."
+    return fn
+
+
+add = _binary("AddV2", "Add")
+subtract = _binary("Sub", "Sub")
+multiply = _binary("Mul", "Mul")
+maximum = _binary("Maximum", "Maximum")
+minimum = _binary("Minimum", "Minimum")
+pow = _binary("Pow", "Pow")  # noqa: A001
+squared_difference = _binary("SquaredDifference", "SquaredDifference")
+floormod = mod = _binary("FloorMod", "FloorMod")
+truncatediv = _binary("TruncateDiv", "TruncateDiv")
+truncatemod = _binary("TruncateMod", "TruncateMod")
+realdiv = _binary("RealDiv", "RealDiv")
+atan2 = _binary("Atan2", "Atan2")
+div_no_nan = _binary("DivNoNan", "div_no_nan")
+equal = _binary("Equal", "Equal")
+not_equal = _binary("NotEqual", "NotEqual")
+less = _binary("Less", "Less")
+less_equal = _binary("LessEqual", "LessEqual")
+greater = _binary("Greater", "Greater")
+greater_equal = _binary("GreaterEqual", "GreaterEqual")
+logical_and = _binary("LogicalAnd", "LogicalAnd")
+logical_or = _binary("LogicalOr", "LogicalOr")
+sub = subtract
+mul = multiply
+neg = negative
+
+
+def logical_xor(x, y, name="LogicalXor"):
+    with name_scope(name, "LogicalXor", [x, y]) as scope:
+        return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=scope)
+
+
+def floordiv(x, y, name=None):
+    with name_scope(name, "floordiv", [x, y]) as scope:
+        return apply_op("FloorDiv", (x, y), name=scope).outputs[0]
+
+
+def _truediv_dtype(dt):
+    return {dtypes.int8: dtypes.float32, dtypes.uint8: dtypes.float32,
+            dtypes.int16: dtypes.float32, dtypes.uint16: dtypes.float32,
+            dtypes.int32: dtypes.float64, dtypes.int64: dtypes.float64}.get(dt)
+
+
+def truediv(x, y, name=None):
+    """x / y with Python 3 semantics: integers are cast to floats first."""
+    with name_scope(name, "truediv", [x, y]) as scope:
+        x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+        if x.dtype.base_dtype != y.dtype.base_dtype:
+            raise TypeError(f"x and y must have the same dtype, got {x.dtype!r} != {y.dtype!r}")
+        target = _truediv_dtype(x.dtype.base_dtype)
+        if target is not None:
+            x = cast(x, target)
+            y = cast(y, target)
+        return apply_op("RealDiv", (x, y), name=scope).outputs[0]
+
+
+def divide(x, y, name=None):
+    if name is not None:
+        return truediv(x, y, name=name)
+    return truediv(x, y)
+
+
+def div(x, y, name=None):
+    """TF1's `tf.div`: Python 2 semantics (floor division for integers)."""
+    with name_scope(name, "div", [x, y]) as scope:
+        x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+        if x.dtype.is_integer:
+            return apply_op("FloorDiv", (x, y), name=scope).outputs[0]
+        return apply_op("RealDiv", (x, y), name=scope).outputs[0]
+
+
+# -- Cast -----------------------------------------------------------------------------------
+Cast = defop("Cast", inputs=["x: SrcT"], outputs=["y: DstT"], attrs={"Truncate": False})
+Cast.shape(common_shapes.unchanged)
+
+
+@Cast.kernel
+def _(xp, x, *, DstT):
+    npt = DstT.as_numpy_dtype
+    if x.dtype.kind == "f" and np.dtype(npt).kind in "iu":
+        with np.errstate(invalid="ignore"):
+            return np.trunc(x).astype(npt)
+    return x.astype(npt)
+
+
+def cast(x, dtype, name=None):
+    """Casts `x` to `dtype` (returns `x` itself when it already has that type)."""
+    dtype = dtypes.as_dtype(dtype).base_dtype
+    if hasattr(x, "dense_shape") and hasattr(x, "indices"):
+        raise NotImplementedError("tf.cast of SparseTensor/IndexedSlices is not implemented")
+    x = convert_to_tensor(x, name="x") if not isinstance(x, Tensor) else x
+    if x.dtype.base_dtype == dtype:
+        return x
+    with name_scope(name, "Cast", [x]) as scope:
+        return apply_op("Cast", (x,), name=scope, SrcT=x.dtype.base_dtype, DstT=dtype).outputs[0]
+
+
+def to_float(x, name="ToFloat"):
+    return cast(x, dtypes.float32, name=name)
+
+
+def to_int32(x, name="ToInt32"):
+    return cast(x, dtypes.int32, name=name)
+
+
+def to_int64(x, name="ToInt64"):
+    return cast(x, dtypes.int64, name=name)
+
+
+def saturate_cast(value, dtype, name=None):
+    return cast(value, dtype, name=name)
+
+
+# -- MatMul ------------------------------------------------------------------------------------
+MatMul = defop("MatMul", inputs=["a: T", "b: T"], outputs=["product: T"],
+               attrs={"transpose_a": False, "transpose_b": False})
+
+
+@MatMul.shape
+def _(op):
+    a, b = (t._shape for t in op._inputs)
+    if a.ndims is not None and a.ndims != 2:
+        raise ValueError(f"Shape must be rank 2 but is rank {a.ndims}")
+    if b.ndims is not None and b.ndims != 2:
+        raise ValueError(f"Shape must be rank 2 but is rank {b.ndims}")
+    ad = a.as_list() if a.ndims is not None else [None, None]
+    bd = b.as_list() if b.ndims is not None else [None, None]
+    if op._attrs["transpose_a"]:
+        ad = ad[::-1]
+    if op._attrs["transpose_b"]:
+        bd = bd[::-1]
+    if ad[1] is not None and bd[0] is not None and ad[1] != bd[0]:
+        raise ValueError(f"Dimensions must be equal, but are {ad[1]} and {bd[0]}")
+    return TensorShape([ad[0], bd[1]])
+
+
+@MatMul.kernel
+def matmul_kernel(xp, a, b, *, transpose_a, transpose_b):
+    if transpose_a:
+        a = a.T
+    if transpose_b:
+        b = b.T
+    if a.shape[1] != b.shape[0]:
+        raise errors.InvalidArgumentError(
+            None, None, f"Matrix size-incompatible: In[0]: [{a.shape[0]},{a.shape[1]}], "
+            f"In[1]: [{b.shape[0]},{b.shape[1]}]")
+    return xp.matmul(a, b)
+
+
+BatchMatMulV2 = defop("BatchMatMulV2", inputs=["x: T", "y: T"], outputs=["output: T"],
+                      attrs={"adj_x": False, "adj_y": False})
+
+
+@BatchMatMulV2.shape
+def _(op):
+    a, b = (t._shape for t in op._inputs)
+    if a.ndims is None or b.ndims is None:
+        return unknown_shape()
+    ad, bd = a.as_list(), b.as_list()
+    if op._attrs["adj_x"]:
+        ad[-2:] = ad[-2:][::-1]
+    if op._attrs["adj_y"]:
+        bd[-2:] = bd[-2:][::-1]
+    if ad[-1] is not None and bd[-2] is not None and ad[-1] != bd[-2]:
+        raise ValueError(f"Dimensions must be equal, but are {ad[-1]} and {bd[-2]}")
+    batch = common_shapes.broadcast(TensorShape(ad[:-2]), TensorShape(bd[:-2]))
+    return batch.concatenate([ad[-2], bd[-1]])
+
+
+@BatchMatMulV2.kernel
+def _(xp, x, y, *, adj_x, adj_y):
+    if adj_x:
+        x = xp.swapaxes(x, -1, -2).conj()
+    if adj_y:
+        y = xp.swapaxes(y, -1, -2).conj()
+    return xp.matmul(x, y)
+
+
+def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
+           a_is_sparse=False, b_is_sparse=False, name=None):
+    """Matrix product `a @ b` (batched when the inputs have rank > 2)."""
+    with name_scope(name, "MatMul", [a, b]) as scope:
+        a = convert_to_tensor(a, name="a")
+        b = convert_to_tensor(b, name="b", dtype=a.dtype.base_dtype)
+        ra, rb = a._shape.ndims, b._shape.ndims
+        if (ra is not None and ra > 2) or (rb is not None and rb > 2):
+            return apply_op("BatchMatMulV2", (a, b), name=scope,
+                            adj_x=transpose_a or adjoint_a,
+                            adj_y=transpose_b or adjoint_b).outputs[0]
+        return apply_op("MatMul", (a, b), name=scope, transpose_a=transpose_a or adjoint_a,
+                        transpose_b=transpose_b or adjoint_b).outputs[0]
+
+
+# -- Reductions ---------------------------------------------------------------------------------
+def _reduction_shape(op):
+    x, axes = op._inputs
+    keep = op._attrs["keep_dims"]
+    av = constant_value(axes)
+    s = x._shape
+    if s.ndims is None:
+        return unknown_shape()
+    if av is None:
+        return unknown_shape(s.ndims if keep else None)
+    nd = s.ndims
+    dims = s.as_list()
+    axes_set = set()
+    for a in np.ravel(av):
+        a = int(a)
+        if a < -nd or a >= nd:
+            raise ValueError(f"Invalid reduction dimension {a} for input with {nd} dimensions.")
+        axes_set.add(a % nd if nd else a)
+    if keep:
+        return TensorShape([1 if i in axes_set else d for i, d in enumerate(dims)])
+    return TensorShape([d for i, d in enumerate(dims) if i not in axes_set])
+
+
+def _reducer(fn, cast_back=True):
+    def kernel(xp, x, axes, *, keep_dims):
+        axis = tuple(int(a) for a in np.ravel(axes))
+        nd = x.ndim
+        for a in axis:
+            if a < -nd or a >= nd:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Invalid reduction dimension ({a} for input with {nd} "
+                    "dimension(s)")
+        r = fn(x, axis=axis, keepdims=keep_dims)
+        r = np.asarray(r)
+        if cast_back and r.dtype != x.dtype:
+            r = r.astype(x.dtype)
+        return r
+    return kernel
+
+
+def _mean(x, axis, keepdims):
+    if x.dtype.kind in "iu":
+        n = int(np.prod([x.shape[a] for a in axis])) if axis else 1
+        s = np.sum(x, axis=axis, keepdims=keepdims)
+        return s // n if n else s
+    return np.mean(x, axis=axis, keepdims=keepdims)
+
+
+def _extreme(fn):
+    def r(x, axis, keepdims):
+        if x.size == 0:
+            ident = -np.inf if fn is np.max else np.inf
+            if x.dtype.kind in "iu":
+                info = np.iinfo(x.dtype)
+                ident = info.min if fn is np.max else info.max
+            shape = [1 if i in [a % x.ndim for a in axis] else d for i, d in enumerate(x.shape)]
+            out = np.full(shape, ident, dtype=x.dtype)
+            return out if keepdims else np.squeeze(out, axis=axis)
+        return fn(x, axis=axis, keepdims=keepdims)
+    return r
+
+
+_REDUCTIONS = [
+    ("Sum", np.sum, "T"), ("Mean", _mean, "T"), ("Prod", np.prod, "T"),
+    ("Max", _extreme(np.max), "T"), ("Min", _extreme(np.min), "T"),
+    ("Any", np.any, "bool"), ("All", np.all, "bool"),
+]
+for _type, _fn, _t in _REDUCTIONS:
+    _od = defop(_type, inputs=[f"input: {_t}", "reduction_indices: Tidx"],
+                outputs=[f"output: {_t}"], attrs={"keep_dims": False, "Tidx": dtypes.int32})
+    _od.shape(_reduction_shape)
+    _od.kernel(_reducer(_fn))
+
+
+def _reduction_dims(x, axis):
+    if axis is not None:
+        return axis
+    r = x._shape.ndims
+    if r is not None:
+        return constant(np.arange(r, dtype=np.int32), name="Const")
+    return range_(0, array_ops.rank(x), 1)
+
+
+def constant(value, dtype=None, name="Const"):
+    return array_ops.constant(value, dtype=dtype, name=name)
+
+
+def _reduce(op_type, default_name):
+    def fn(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+           keep_dims=None):
+        if axis is not None and reduction_indices is not None:
+            raise ValueError("Cannot specify both 'axis' and 'reduction_indices'.")
+        axis = axis if axis is not None else reduction_indices
+        keep = bool(keepdims if keepdims is not None else (keep_dims or False))
+        with name_scope(name, default_name, [input_tensor]) as scope:
+            x = convert_to_tensor(input_tensor)
+            return apply_op(op_type, (x, _reduction_dims(x, axis)), name=scope,
+                            keep_dims=keep).outputs[0]
+    fn.__name__ = f"reduce_{default_name.lower()}"
+    fn.__doc__ = f"Reduces `input_tensor` along `axis` with {op_type} (all axes when None)."
+    return fn
+
+
+reduce_sum = _reduce("Sum", "Sum")
+reduce_mean = _reduce("Mean", "Mean")
+reduce_prod = _reduce("Prod", "Prod")
+reduce_max = _reduce("Max", "Max")
+reduce_min = _reduce("Min", "Min")
+reduce_any = _reduce("Any", "Any")
+reduce_all = _reduce("All", "All")
+
+
+def count_nonzero(input_tensor, axis=None, keepdims=None, dtype=dtypes.int64, name=None,
+                  reduction_indices=None, keep_dims=None):
+    with name_scope(name, "count_nonzero", [input_tensor]):
+        x = convert_to_tensor(input_tensor)
+        zero = array_ops.zeros([], dtype=x.dtype)
+        return cast(reduce_sum(cast(not_equal(x, zero), dtypes.int64), axis=axis,
+                               keepdims=keepdims, reduction_indices=reduction_indices,
+                               keep_dims=keep_dims), dtype)
+
+
+# -- AddN, Range ------------------------------------------------------------------------------
+AddN = defop("AddN", inputs=["inputs: N * T"], outputs=["sum: T"])
+
+
+@AddN.shape
+def _(op):
+    s = unknown_shape()
+    for t in op._inputs:
+        s = s.merge_with(t._shape)
+    return s
+
+
+@AddN.kernel
+def _(xp, *inputs):
+    out = inputs[0].copy() if len(inputs) > 1 else inputs[0]
+    for x in inputs[1:]:
+        out += x
+    return out
+
+
+def add_n(inputs, name=None):
+    """Adds all input tensors elementwise."""
+    if not inputs or not isinstance(inputs, (list, tuple)):
+        raise ValueError("inputs must be a list of at least one Tensor/IndexedSlices with the "
+                         "same dtype and shape")
+    if len(inputs) == 1:
+        if name:
+            return array_ops.identity(inputs[0], name=name)
+        return convert_to_tensor(inputs[0])
+    return apply_op("AddN", (list(inputs),), name=name).outputs[0]
+
+
+Range = defop("Range", inputs=["start: Tidx", "limit: Tidx", "delta: Tidx"],
+              outputs=["output: Tidx"])
+
+
+@Range.shape
+def _(op):
+    vals = [constant_value(t) for t in op._inputs]
+    if any(v is None for v in vals):
+        return unknown_shape(1)
+    start, limit, delta = (v.item() for v in vals)
+    if delta == 0:
+        raise ValueError("Requires delta != 0")
+    n = int(np.ceil((limit - start) / delta))
+    return TensorShape([builtins.max(n, 0)])
+
+
+@Range.kernel
+def _(xp, start, limit, delta):
+    if delta == 0:
+        raise errors.InvalidArgumentError(None, None, "Requires delta != 0: 0")
+    return xp.arange(start, limit, delta, dtype=start.dtype)
+
+
+def range_(start, limit=None, delta=1, dtype=None, name="range"):
+    """A sequence of numbers from `start` (inclusive) to `limit` (exclusive)."""
+    if limit is None:
+        start, limit = 0, start
+    with name_scope(name, "Range", [start, limit, delta]) as scope:
+        vals = [convert_to_tensor(v, dtype=dtype, name=n) if isinstance(v, Tensor) or dtype
+                else None for v, n in ((start, "start"), (limit, "limit"), (delta, "delta"))]
+        if dtype is None:
+            order = [dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64]
+            found = []
+            for v, raw in zip(vals, (start, limit, delta)):
+                found.append(v.dtype.base_dtype if v is not None else
+                             array_ops.infer_dtype(raw))
+            dtype = builtins.max(found, key=lambda d: order.index(d) if d in order else 0)
+        ts = [v if v is not None and v.dtype.base_dtype == dtype else
+              (cast(v, dtype) if v is not None else convert_to_tensor(raw, dtype=dtype, name=n))
+              for v, raw, n in zip(vals, (start, limit, delta), ("start", "limit", "delta"))]
+        return apply_op("Range", tuple(ts), name=scope).outputs[0]
+
+
+# -- Python operators on Tensors ------------------------------------------------------------------
+def _binary_operator(op_type, default_name, py_name):
+    def binary_op_wrapper(x, y):
+        with name_scope(None, default_name, [x, y]) as scope:
+            if not isinstance(y, Tensor):
+                try:
+                    y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+                except TypeError:
+                    if hasattr(y, "__r%s__" % py_name):
+                        return NotImplemented
+                    raise
+            return apply_op(op_type, (x, y), name=scope).outputs[0]
+
+    def r_binary_op_wrapper(y, x):
+        with name_scope(None, default_name, [x, y]) as scope:
+            x = convert_to_tensor(x, dtype=y.dtype.base_dtype, name="x")
+            return apply_op(op_type, (x, y), name=scope).outputs[0]
+
+    return binary_op_wrapper, r_binary_op_wrapper
+
+
+def _truediv_operator(x, y):
+    return truediv(x, y)
+
+
+def _rtruediv_operator(y, x):
+    with name_scope(None, "truediv", [x, y]):
+        return truediv(convert_to_tensor(x, dtype=y.dtype.base_dtype, name="x"), y)
+
+
+def _floordiv_operator(x, y):
+    return floordiv(x, convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+                    if not isinstance(y, Tensor) else y)
+
+
+def _rfloordiv_operator(y, x):
+    return floordiv(convert_to_tensor(x, dtype=y.dtype.base_dtype, name="x"), y)
+
+
+def _matmul_operator(x, y):
+    return matmul(x, y)
+
+
+def _rmatmul_operator(y, x):
+    return matmul(x, y)
+
+
+def _register_operators():
+    for py, op_type, default in [("add", "AddV2", "add"), ("sub", "Sub", "sub"),
+                                 ("mul", "Mul", "mul"), ("mod", "FloorMod", "mod"),
+                                 ("pow", "Pow", "pow")]:
+        fwd, rev = _binary_operator(op_type, default, py)
+        Tensor._override_operator(f"__{py}__", fwd)
+        Tensor._override_operator(f"__r{py}__", rev)
+    for py, op_type, default in [("lt", "Less", "Less"), ("le", "LessEqual", "LessEqual"),
+                                 ("gt", "Greater", "Greater"),
+                                 ("ge", "GreaterEqual", "GreaterEqual")]:
+        fwd, _ = _binary_operator(op_type, default, py)
+
+        def cmp(x, y, _op_type=op_type, _default=default):
+            with name_scope(None, _default, [x, y]) as scope:
+                y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+                return apply_op(_op_type, (x, y), name=scope).outputs[0]
+        Tensor._override_operator(f"__{py}__", cmp)
+    for py, op_type, default in [("and", "LogicalAnd", "and"), ("or", "LogicalOr", "or")]:
+        fwd, rev = _binary_operator(op_type, default, py)
+        Tensor._override_operator(f"__{py}__", fwd)
+        Tensor._override_operator(f"__r{py}__", rev)
+    Tensor._override_operator("__xor__", lambda x, y: logical_xor(x, y, name="xor"))
+    Tensor._override_operator("__truediv__", _truediv_operator)
+    Tensor._override_operator("__rtruediv__", _rtruediv_operator)
+    Tensor._override_operator("__div__", _truediv_operator)
+    Tensor._override_operator("__floordiv__", _floordiv_operator)
+    Tensor._override_operator("__rfloordiv__", _rfloordiv_operator)
+    Tensor._override_operator("__matmul__", _matmul_operator)
+    Tensor._override_operator("__rmatmul__", _rmatmul_operator)
+    Tensor._override_operator("__neg__", lambda x: negative(x, name="Neg"))
+    Tensor._override_operator("__abs__", lambda x: abs(x, name="Abs"))
+    Tensor._override_operator("__invert__", lambda x: logical_not(x, name="LogicalNot"))
+
+
+_register_operators()

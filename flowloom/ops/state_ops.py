@@ -1,0 +1,149 @@
+"""Variable ops: VariableV2 holds a buffer; Assign, AssignAdd and AssignSub update it."""
+
+import numpy as np
+
+from flowloom.framework import dtypes
+from flowloom.framework import errors
+from flowloom.framework.apply_op import apply_op
+from flowloom.framework.op_def import defop
+from flowloom.framework.tensor_shape import unknown_shape
+from flowloom.runtime.executor import Ref
+
+VariableV2 = defop("VariableV2", outputs=["ref: Ref(dtype)"],
+                   attrs={"shape": None, "dtype": None, "container": "", "shared_name": ""},
+                   stateful=True)
+
+
+@VariableV2.shape
+def _(op):
+    return op._attrs["shape"]
+
+
+@VariableV2.kernel
+def _(xp, *, shared_name, container, ctx):
+    key = (container, shared_name or ctx.op._name)
+    ref = ctx.resources.get(key)
+    if ref is None:
+        ref = ctx.resources.setdefault(key, Ref(ctx.op._name))
+    return ref
+
+
+def variable_op_v2(shape, dtype, name="Variable", container="", shared_name=""):
+    from flowloom.framework.tensor_shape import as_shape
+
+    return apply_op("VariableV2", (), name=name, shape=as_shape(shape),
+                    dtype=dtypes.as_dtype(dtype).base_dtype, container=container,
+                    shared_name=shared_name).outputs[0]
+
+
+def _ref_shape(op):
+    return op._inputs[0]._shape
+
+
+Assign = defop("Assign", inputs=["ref: Ref(T)", "value: T"], outputs=["output_ref: Ref(T)"],
+               attrs={"validate_shape": True, "use_locking": True}, stateful=True)
+
+
+@Assign.shape
+def _(op):
+    ref, value = op._inputs
+    if op._attrs["validate_shape"]:
+        return ref._shape.merge_with(value._shape)
+    return value._shape
+
+
+@Assign.kernel
+def _(xp, ref, value, *, validate_shape, use_locking):
+    old = ref.value
+    if validate_shape and old is not None and old.shape != value.shape:
+        raise errors.InvalidArgumentError(
+            None, None, "Assign requires shapes of both tensors to match. lhs shape= "
+            f"[{','.join(map(str, old.shape))}] rhs shape= [{','.join(map(str, value.shape))}]")
+    # Variables own their buffers: a fed array or a constant is never aliased.
+    new = np.array(value, copy=True)
+    if use_locking:
+        with ref.lock:
+            ref.value = new
+    else:
+        ref.value = new
+    return ref
+
+
+def _update_kernel(fn, verb):
+    def kernel(xp, ref, value, *, use_locking, ctx):
+        def apply():
+            old = ref.value
+            if old is None:
+                raise errors.FailedPreconditionError(
+                    None, None, f"Attempting to use uninitialized value {ref.name}")
+            if old.shape != np.shape(value) and np.size(value) != 1:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Must have the same shape: [{','.join(map(str, old.shape))}] "
+                    f"!= [{','.join(map(str, np.shape(value)))}]")
+            ref.value = fn(old, value).astype(old.dtype, copy=False)
+        if use_locking:
+            with ref.lock:
+                apply()
+        else:
+            apply()
+        return ref
+    return kernel
+
+
+AssignAdd = defop("AssignAdd", inputs=["ref: Ref(T)", "value: T"],
+                  outputs=["output_ref: Ref(T)"], attrs={"use_locking": False}, stateful=True)
+AssignAdd.shape(_ref_shape)
+AssignAdd.kernel(_update_kernel(np.add, "add"))
+
+AssignSub = defop("AssignSub", inputs=["ref: Ref(T)", "value: T"],
+                  outputs=["output_ref: Ref(T)"], attrs={"use_locking": False}, stateful=True)
+AssignSub.shape(_ref_shape)
+AssignSub.kernel(_update_kernel(np.subtract, "sub"))
+
+IsVariableInitialized = defop("IsVariableInitialized", inputs=["ref: Ref(dtype)"],
+                              outputs=["is_initialized: bool"], stateful=True)
+IsVariableInitialized.shape(lambda op: [()])
+
+
+@IsVariableInitialized.kernel
+def _(xp, ref):
+    return np.array(ref.value is not None)
+
+
+def _ref_of(ref):
+    from flowloom.framework.ops import Tensor
+
+    if isinstance(ref, Tensor):
+        return ref
+    if hasattr(ref, "_ref"):
+        return ref._ref()
+    return ref
+
+
+def assign(ref, value, validate_shape=None, use_locking=None, name=None):
+    """Assigns `value` to the variable `ref`; returns the variable's reference after it."""
+    if validate_shape is None:
+        validate_shape = True
+    if use_locking is None:
+        use_locking = True
+    return apply_op("Assign", (_ref_of(ref), value), name=name, validate_shape=validate_shape,
+                    use_locking=use_locking).outputs[0]
+
+
+def assign_add(ref, value, use_locking=None, name=None):
+    """Adds `value` to the variable `ref` (op type AssignAdd)."""
+    return apply_op("AssignAdd", (_ref_of(ref), value), name=name,
+                    use_locking=bool(use_locking)).outputs[0]
+
+
+def assign_sub(ref, value, use_locking=None, name=None):
+    """Subtracts `value` from the variable `ref` (op type AssignSub)."""
+    return apply_op("AssignSub", (_ref_of(ref), value), name=name,
+                    use_locking=bool(use_locking)).outputs[0]
+
+
+def is_variable_initialized(ref, name=None):
+    return apply_op("IsVariableInitialized", (_ref_of(ref),), name=name).outputs[0]
+
+
+del unknown_shape

@@ -1,0 +1,269 @@
+"""Plans and their execution: prune, order, bind kernels once; then run steps many times.
+
+A `Plan` is compiled once per (feeds, fetches, targets) signature. Each `Step` holds a bound
+kernel (attrs and context already applied), the value slots it reads, and the slot of its
+first output. Running a plan is a loop over steps writing into a list of slots.
+"""
+
+import functools
+import linecache
+import os
+import sys
+import time
+
+import numpy as np
+
+from flowloom.framework import errors
+from flowloom.framework.ops import Tensor
+
+_DEBUG = int(os.environ.get("FLOWLOOM_DEBUG", "0") or 0)
+
+
+class Ref:
+    """A variable's buffer: the value a VariableV2 op outputs and Assign ops update."""
+
+    __slots__ = ("value", "name", "lock")
+
+    def __init__(self, name):
+        self.value = None
+        self.name = name
+        import threading
+
+        self.lock = threading.Lock()
+
+
+class KernelContext:
+    """What a stateful kernel may reach: the session's resources and its own persistent state."""
+
+    __slots__ = ("resources", "op", "state", "session")
+
+    def __init__(self, session, op):
+        self.session = session
+        self.resources = session._resources
+        self.op = op
+        self.state = session._op_state.setdefault(op._name, {})
+
+
+class Step:
+    __slots__ = ("op", "fn", "ins", "derefs", "out", "nout", "frees")
+
+    def __init__(self, op, fn, ins, derefs, out, nout):
+        self.op = op
+        self.fn = fn
+        self.ins = ins
+        self.derefs = derefs
+        self.out = out
+        self.nout = nout
+        self.frees = ()
+
+
+class Plan:
+    """The compiled form of one Session.run signature."""
+
+    def __init__(self, steps, num_slots, feed_slots, fetch_slots, fetch_derefs, fetch_ops):
+        self.steps = steps
+        self.num_slots = num_slots
+        self.feed_slots = feed_slots
+        self.fetch_slots = fetch_slots
+        self.fetch_derefs = fetch_derefs
+        self.fetch_ops = fetch_ops
+
+
+def prune(fetch_ops, feed_tensors):
+    """The ops needed to compute `fetch_ops`, in an order where every op follows its inputs."""
+    fed = feed_tensors
+    order = []
+    state = {}  # op -> 1 visiting, 2 done
+    for root in fetch_ops:
+        if root in state:
+            continue
+        stack = [(root, False)]
+        while stack:
+            op, expanded = stack.pop()
+            if expanded:
+                state[op] = 2
+                order.append(op)
+                continue
+            if op in state:
+                continue
+            state[op] = 1
+            stack.append((op, True))
+            for c in reversed(op._control_inputs):
+                if c not in state:
+                    stack.append((c, False))
+            for t in reversed(op._inputs):
+                if t in fed:
+                    continue
+                p = t._op
+                if p not in state:
+                    stack.append((p, False))
+                elif state[p] == 1 and not _is_loop_back_edge(p):
+                    raise errors.InvalidArgumentError(
+                        None, op, f"Graph has a cycle through '{op._name}'")
+    return order
+
+
+def _is_loop_back_edge(op):
+    return op._type in ("NextIteration", "RefNextIteration")
+
+
+def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
+    """Compiles the steps that compute `fetch_tensors` and run `target_ops` given the feeds."""
+    fed = set(feed_tensors)
+    roots = [t._op for t in fetch_tensors if t not in fed] + list(target_ops)
+    order = prune(roots, fed)
+    for op in order:
+        if op._opdef.kernel_fn is None:
+            raise errors.UnimplementedError(
+                None, op, f"No kernel for op '{op._name}' of type {op._type}: flowloom does not "
+                f"implement {op._type} yet.\n  {op.user_location()}")
+    slot_of = {}
+    carries_ref = set()
+    n = 0
+    for t in feed_tensors:
+        slot_of[t] = n
+        n += 1
+    steps = []
+    xp = np
+    for op in order:
+        opdef = op._opdef
+        ins = []
+        derefs = []
+        for i, t in enumerate(op._inputs):
+            ins.append(slot_of[t])
+            if t in carries_ref and i not in opdef.ref_input_indices and not opdef.forwards_ref:
+                derefs.append(i)
+        out = n
+        nout = len(op._outputs)
+        for t in op._outputs:
+            slot_of[t] = n
+            n += 1
+            if t._dtype.is_ref_dtype:
+                carries_ref.add(t)
+        if opdef.forwards_ref and op._inputs and op._inputs[0] in carries_ref:
+            carries_ref.add(op._outputs[0])
+        steps.append(Step(op, _bind_kernel(session, op, xp), tuple(ins), tuple(derefs), out,
+                          nout))
+    fetch_slots = [slot_of[t] for t in fetch_tensors]
+    fetch_derefs = [t in carries_ref for t in fetch_tensors]
+    _plan_frees(steps, set(fetch_slots) | set(range(len(feed_tensors))))
+    return Plan(steps, n, list(range(len(feed_tensors))), fetch_slots, fetch_derefs, target_ops)
+
+
+def _plan_frees(steps, keep):
+    last_use = {}
+    for k, s in enumerate(steps):
+        for i in s.ins:
+            last_use[i] = k
+    frees = [[] for _ in steps]
+    for slot, k in last_use.items():
+        if slot not in keep:
+            frees[k].append(slot)
+    for s, f in zip(steps, frees):
+        s.frees = tuple(f)
+
+
+def _bind_kernel(session, op, xp):
+    opdef = op._opdef
+    kwargs = {}
+    for a in opdef.kernel_attrs:
+        if a in op._attrs:
+            kwargs[a] = op._attrs[a]
+    if opdef.kernel_wants_ctx:
+        kwargs["ctx"] = KernelContext(session, op)
+    return functools.partial(opdef.kernel_fn, xp, **kwargs)
+
+
+def deref(value, op):
+    """The current value of a variable reference consumed by `op`."""
+    if type(value) is Ref:
+        v = value.value
+        if v is None:
+            raise errors.FailedPreconditionError(
+                None, op, f"Attempting to use uninitialized value {value.name}")
+        return v
+    return value
+
+
+def run_plan(plan, feed_values):
+    """Runs `plan` once; returns the fetched values (references not yet dereferenced)."""
+    vals = [None] * plan.num_slots
+    vals[: len(feed_values)] = feed_values
+    trace = _DEBUG
+    for step in plan.steps:
+        args = [vals[i] for i in step.ins]
+        if step.derefs:
+            for j in step.derefs:
+                args[j] = deref(args[j], step.op)
+        if trace:
+            t0 = time.perf_counter()
+        try:
+            r = step.fn(*args)
+        except Exception as e:  # noqa: BLE001 - every kernel failure becomes a TF error
+            raise op_error(step.op, args, e) from (None if isinstance(e, errors.OpError) else e)
+        if trace:
+            _trace(step.op, r, time.perf_counter() - t0)
+        if step.nout == 1:
+            vals[step.out] = r
+        elif step.nout:
+            vals[step.out: step.out + step.nout] = r
+        for i in step.frees:
+            vals[i] = None
+    return [vals[i] for i in plan.fetch_slots]
+
+
+def _trace(op, result, seconds):
+    shape = getattr(result, "shape", None)
+    print(f"[flowloom] {op._type:<16} {op._name:<40} {op._device or '/device:CPU:0'} "
+          f"{seconds * 1e6:8.1f} us  {shape}", file=sys.stderr)
+
+
+def _shape_str(a):
+    if isinstance(a, Ref):
+        a = a.value
+    s = getattr(a, "shape", None)
+    return "?" if s is None else "[%s]" % ",".join(str(d) for d in s)
+
+
+def op_error(op, args, exc):
+    """Wraps a kernel failure in TF's error class, naming the op, its inputs and user line."""
+    if isinstance(exc, errors.OpError):
+        cls = type(exc)
+        message = exc.message
+    else:
+        message = f"{type(exc).__name__}: {exc}"
+        if isinstance(exc, (ValueError, IndexError, TypeError, FloatingPointError,
+                            ZeroDivisionError, KeyError)):
+            cls = errors.InvalidArgumentError
+        elif isinstance(exc, MemoryError):
+            cls = errors.ResourceExhaustedError
+        elif isinstance(exc, NotImplementedError):
+            cls = errors.UnimplementedError
+        else:
+            cls = errors.InternalError
+    where = ""
+    if op._traceback:
+        f, line, fn = op._traceback
+        src = linecache.getline(f, line).strip()
+        where = f'\n  created at: File "{f}", line {line}, in {fn}' + (f"\n    {src}" if src else "")
+    shapes = ", ".join(_shape_str(a) for a in args)
+    full = (f"{message}\n\t [[{{{{node {op._name}}}}}]] (op '{op._name}' of type {op._type}, "
+            f"input shapes: [{shapes}]){where}")
+    err = cls(None, op, full)
+    return err
+
+
+def fetch_value(value, op=None):
+    """Converts a computed value to what Session.run returns (copies variable buffers)."""
+    if type(value) is Ref:
+        value = deref(value, op)
+        value = np.array(value, copy=True)
+    elif isinstance(value, np.ndarray) and not value.flags.writeable:
+        value = value.copy()
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        return value[()]
+    return value
+
+
+def is_tensor(x):
+    return isinstance(x, Tensor)

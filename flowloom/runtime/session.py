@@ -1,0 +1,364 @@
+"""Session: runs parts of a graph, holding the state (variables) between runs."""
+
+import collections
+import contextlib
+import threading
+
+import numpy as np
+
+from flowloom.framework import errors
+from flowloom.framework.graph import get_default_graph
+from flowloom.framework.ops import Operation, Tensor, tensor_value_to_numpy
+from flowloom.runtime import executor
+
+
+class _DefaultSessionStack(threading.local):
+    def __init__(self):
+        super().__init__()
+        self.stack = []
+
+
+_default_session_stack = _DefaultSessionStack()
+
+
+def get_default_session():
+    """Returns the innermost default session of this thread, or None."""
+    stack = _default_session_stack.stack
+    return stack[-1] if stack else None
+
+
+def _session_for(session, graph):
+    if session is None:
+        session = get_default_session()
+        if session is None:
+            raise ValueError(
+                "Cannot evaluate tensor using `eval()`: No default session is registered. Use "
+                "`with sess.as_default()` or pass an explicit session to `eval(session=sess)`")
+    if session.graph is not graph:
+        raise ValueError("Cannot use the given session to evaluate tensor: the tensor's graph "
+                         "is different from the session's graph.")
+    return session
+
+
+# ---------------------------------------------------------------------------
+# Fetches: nested structures of graph elements → a flat list, and back.
+
+def _flatten_fetch(fetch, graph, flat):
+    """Appends the graph elements of `fetch` to `flat`; returns a function that rebuilds it."""
+    if fetch is None:
+        raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch)}, must be a "
+                        "string or Tensor. (Can not convert a NoneType into a Tensor or "
+                        "Operation.)")
+    if isinstance(fetch, (Tensor, Operation)) or isinstance(fetch, str):
+        try:
+            el = graph.as_graph_element(fetch)
+        except TypeError as e:
+            raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch)}, must be "
+                            f"a string or Tensor. ({e})") from None
+        except ValueError as e:
+            raise ValueError(f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. "
+                             f"({e})") from None
+        except KeyError as e:
+            raise ValueError(f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. "
+                             f"({e.args[0]})") from None
+        i = len(flat)
+        flat.append(el)
+        return lambda vals: vals[i]
+    custom = _custom_fetch(fetch)
+    if custom is not None:
+        parts, combine = custom
+        builders = [_flatten_fetch(p, graph, flat) for p in parts]
+        return lambda vals: combine([b(vals) for b in builders])
+    if hasattr(fetch, "_as_graph_element"):
+        return _flatten_fetch(fetch._as_graph_element(), graph, flat)
+    if isinstance(fetch, dict):
+        keys = list(fetch.keys())
+        builders = [_flatten_fetch(fetch[k], graph, flat) for k in keys]
+        cls = type(fetch)
+        if cls is collections.defaultdict:
+            def build_dd(vals):
+                d = collections.defaultdict(fetch.default_factory)
+                for k, b in zip(keys, builders):
+                    d[k] = b(vals)
+                return d
+            return build_dd
+        return lambda vals: cls((k, b(vals)) for k, b in zip(keys, builders))
+    if isinstance(fetch, (list, tuple)):
+        builders = [_flatten_fetch(f, graph, flat) for f in fetch]
+        if isinstance(fetch, tuple) and hasattr(fetch, "_fields"):
+            cls = type(fetch)
+            return lambda vals: cls(*[b(vals) for b in builders])
+        if isinstance(fetch, tuple):
+            return lambda vals: tuple(b(vals) for b in builders)
+        return lambda vals: [b(vals) for b in builders]
+    raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch)}, must be a string "
+                    "or Tensor. (Can not convert a " + type(fetch).__name__ +
+                    " into a Tensor or Operation.)")
+
+
+_custom_fetch_fns = []  # (type, fn(fetch) -> (parts, combine))
+
+
+def register_session_run_conversion_functions(tensor_type, fetch_function, feed_function=None,
+                                              feed_function_for_partial_run=None):
+    """Lets `Session.run` fetch and feed composite types (SparseTensor, IndexedSlices...)."""
+    _custom_fetch_fns.append((tensor_type, fetch_function, feed_function))
+
+
+def _custom_fetch(fetch):
+    for cls, fetch_fn, _ in _custom_fetch_fns:
+        if isinstance(fetch, cls):
+            parts, combine = fetch_fn(fetch)
+            return parts, combine
+    return None
+
+
+def _custom_feed(key, value):
+    for cls, _, feed_fn in _custom_fetch_fns:
+        if isinstance(key, cls) and feed_fn is not None:
+            return feed_fn(key, value)
+    return None
+
+
+# ---------------------------------------------------------------------------
+
+class BaseSession:
+    """What Session and InteractiveSession share."""
+
+    def __init__(self, target="", graph=None, config=None):
+        if graph is None:
+            graph = get_default_graph()
+        elif not hasattr(graph, "_ops_by_name"):
+            raise TypeError(f"graph must be a tf.Graph, but got {type(graph)}")
+        self._graph = graph
+        self._target = target
+        self._config = config
+        self._closed = False
+        self._resources = {}
+        self._op_state = {}
+        self._plan_cache = {}
+        self._lock = threading.Lock()
+        self._default_ctx = None
+        from flowloom.runtime import devices
+
+        self._devices = devices.local_devices(config)
+
+    # -- properties --------------------------------------------------------------
+    @property
+    def graph(self):
+        return self._graph
+
+    @property
+    def graph_def(self):
+        return self._graph.as_graph_def()
+
+    @property
+    def sess_str(self):
+        return self._target
+
+    def list_devices(self):
+        return list(self._devices)
+
+    # -- default session -------------------------------------------------------------
+    @contextlib.contextmanager
+    def as_default(self):
+        """Makes this the default session (and its graph the default graph) in the block."""
+        _default_session_stack.stack.append(self)
+        try:
+            with self._graph.as_default():
+                yield self
+        finally:
+            stack = _default_session_stack.stack
+            if self in stack:
+                stack.reverse()
+                stack.remove(self)
+                stack.reverse()
+
+    def __enter__(self):
+        if self._default_ctx is None:
+            self._default_ctx = []
+        ctx = self.as_default()
+        ctx.__enter__()
+        self._default_ctx.append(ctx)
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        ctx = self._default_ctx.pop()
+        ctx.__exit__(exc_type, exc, tb)
+        self.close()
+        return False
+
+    def close(self):
+        """Frees the session's state; running it afterwards raises RuntimeError."""
+        self._closed = True
+        self._resources = {}
+        self._plan_cache = {}
+
+    def __del__(self):
+        pass
+
+    # -- running ---------------------------------------------------------------------
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        """Runs the ops needed for `fetches` and returns their values.
+
+        Args:
+          fetches: a graph element (Tensor, Operation, Variable or its name), or a nested
+            list, tuple, namedtuple or dict of them.
+          feed_dict: maps tensors (or their names) to values that replace them in this run.
+          options: a `RunOptions` proto (trace_level, output_partition_graphs...).
+          run_metadata: a `RunMetadata` proto, filled in when tracing is asked for.
+
+        Returns:
+          The values, in the structure of `fetches`: numpy arrays (scalars as numpy scalars),
+          bytes for strings, and None for Operations.
+
+        Raises:
+          RuntimeError: the session is closed or its graph has no ops.
+          TypeError, ValueError: a bad fetch or feed.
+          tf.errors.OpError: an op failed at run time.
+        """
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        graph = self._graph
+        flat = []
+        build = _flatten_fetch(fetches, graph, flat)
+        feed_keys, feed_vals = self._process_feeds(feed_dict)
+        fetch_tensors = []
+        target_ops = []
+        for el in flat:
+            if isinstance(el, Tensor):
+                if not graph.is_fetchable(el):
+                    raise ValueError(f"Operation {el.op.name!r} has been marked as not fetchable.")
+                fetch_tensors.append(el)
+            else:
+                target_ops.append(el)
+        values = self._run_flat(feed_keys, feed_vals, fetch_tensors, target_ops, options,
+                                run_metadata)
+        results = []
+        it = iter(values)
+        for el in flat:
+            results.append(next(it) if isinstance(el, Tensor) else None)
+        return build(results)
+
+    def _process_feeds(self, feed_dict):
+        if not feed_dict:
+            return (), ()
+        keys = []
+        vals = []
+        graph = self._graph
+        for key, value in feed_dict.items():
+            custom = _custom_feed(key, value)
+            pairs = custom if custom is not None else [(key, value)]
+            for k, v in pairs:
+                t = self._feed_tensor(k, graph)
+                if not graph.is_feedable(t):
+                    raise ValueError(f"Tensor {t.name} may not be fed.")
+                keys.append(t)
+                vals.append(_feed_array(t, v))
+        return tuple(keys), vals
+
+    def _feed_tensor(self, key, graph):
+        if hasattr(key, "_as_graph_element") and not isinstance(key, (Tensor, Operation)):
+            key = key._as_graph_element()
+        if isinstance(key, Operation):
+            raise TypeError(f"The value of a feed cannot be a tf.Operation: {key.name}")
+        try:
+            t = graph.as_graph_element(key, allow_tensor=True, allow_operation=False)
+        except (KeyError, ValueError) as e:
+            raise TypeError(f"Cannot interpret feed_dict key as Tensor: {e}") from None
+        return t
+
+    def _run_flat(self, feed_keys, feed_vals, fetch_tensors, target_ops, options=None,
+                  run_metadata=None):
+        key = (feed_keys, tuple(fetch_tensors), tuple(target_ops), self._graph._version)
+        plan = self._plan_cache.get(key)
+        if plan is None:
+            if not fetch_tensors and not target_ops:
+                return []
+            with self._lock:
+                plan = self._plan_cache.get(key)
+                if plan is None:
+                    plan = executor.compile_plan(self, feed_keys, fetch_tensors, target_ops)
+                    self._plan_cache[key] = plan
+        raw = executor.run_plan(plan, feed_vals)
+        return [executor.fetch_value(v, t._op) for v, t in zip(raw, fetch_tensors)]
+
+    def make_callable(self, fetches, feed_list=None, accept_options=False):
+        """Returns a function that runs `fetches` with positional values for `feed_list`."""
+        feed_list = list(feed_list or [])
+        graph = self._graph
+        flat = []
+        build = _flatten_fetch(fetches, graph, flat)
+        feed_tensors = tuple(self._feed_tensor(k, graph) for k in feed_list)
+        fetch_tensors = [el for el in flat if isinstance(el, Tensor)]
+        targets = [el for el in flat if not isinstance(el, Tensor)]
+        is_tensor = [isinstance(el, Tensor) for el in flat]
+
+        def call(*args, **kwargs):
+            if len(args) != len(feed_tensors):
+                raise TypeError(f"Expected {len(feed_tensors)} feed values, got {len(args)}")
+            vals = [_feed_array(t, v) for t, v in zip(feed_tensors, args)]
+            values = self._run_flat(feed_tensors, vals, fetch_tensors, targets)
+            it = iter(values)
+            return build([next(it) if f else None for f in is_tensor])
+
+        return call
+
+    def partial_run_setup(self, fetches, feeds=None):
+        raise NotImplementedError("Session.partial_run_setup is not implemented in flowloom")
+
+    def partial_run(self, handle, fetches, feed_dict=None):
+        raise NotImplementedError("Session.partial_run is not implemented in flowloom")
+
+
+def _feed_array(tensor, value):
+    dtype = tensor._dtype.base_dtype
+    if isinstance(value, Tensor):
+        raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values "
+                        "include Python scalars, strings, lists, numpy ndarrays, or TensorHandles.")
+    if isinstance(value, np.ndarray) and value.dtype == dtype.as_numpy_dtype:
+        arr = value.copy()
+    else:
+        try:
+            arr = np.array(tensor_value_to_numpy(value, dtype), copy=True)
+        except (TypeError, ValueError) as e:
+            arr = np.asarray(value)
+            if arr.dtype.kind in "fiub" and dtype.is_numpy_compatible:
+                arr = arr.astype(dtype.as_numpy_dtype)
+            else:
+                raise TypeError(f"Cannot feed value {value!r} to Tensor {tensor.name} of dtype "
+                                f"{dtype.name}: {e}") from None
+    shape = tensor._shape
+    if not shape.is_compatible_with(arr.shape):
+        raise ValueError(f"Cannot feed value of shape {arr.shape!r} for Tensor {tensor.name}, "
+                         f"which has shape {shape}")
+    return arr
+
+
+class Session(BaseSession):
+    """`tf.Session`: a context in which a graph's ops run and its variables live.
+
+    Example:
+      with tf.Session() as sess:
+          sess.run(tf.global_variables_initializer())
+          print(sess.run(y))
+    """
+
+
+class InteractiveSession(BaseSession):
+    """A Session that makes itself the default session on construction (for shells)."""
+
+    def __init__(self, target="", graph=None, config=None):
+        super().__init__(target, graph, config)
+        self._interactive_ctx = self.as_default()
+        self._interactive_ctx.__enter__()
+
+    def close(self):
+        super().close()
+        ctx = getattr(self, "_interactive_ctx", None)
+        if ctx is not None:
+            self._interactive_ctx = None
+            try:
+                ctx.__exit__(None, None, None)
+            except Exception:  # noqa: BLE001 - closing out of order is allowed
+                pass

@@ -1,0 +1,475 @@
+"""`tf.variable_scope` and `tf.get_variable`: named, shareable variables.
+
+Variable names depend on the variable scope only, never on the name scope; a variable
+scope also opens a name scope of the same name for the ops created inside it.
+"""
+
+import contextlib
+import enum
+import traceback
+
+from flowloom.framework import dtypes
+from flowloom.framework import tensor_shape
+from flowloom.framework.graph import (GraphKeys, get_default_graph, name_scope)
+from flowloom.ops import init_ops
+from flowloom.variables import Variable
+
+
+class _ReuseMode(enum.Enum):
+    AUTO_REUSE = 1
+
+
+AUTO_REUSE = _ReuseMode.AUTO_REUSE
+
+
+class VariableScope:
+    """The state of one variable scope: its name, reuse flag and defaults for get_variable."""
+
+    def __init__(self, reuse, name="", initializer=None, regularizer=None, caching_device=None,
+                 partitioner=None, custom_getter=None, name_scope="", dtype=dtypes.float32,
+                 use_resource=None, constraint=None):
+        self._name = name
+        self._reuse = reuse
+        self._initializer = initializer
+        self._regularizer = regularizer
+        self._caching_device = caching_device
+        self._partitioner = partitioner
+        self._custom_getter = custom_getter
+        self._name_scope = name_scope
+        self._dtype = dtype
+        self._use_resource = use_resource
+        self._constraint = constraint
+
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def original_name_scope(self):
+        return self._name_scope
+
+    @property
+    def reuse(self):
+        return self._reuse
+
+    @property
+    def initializer(self):
+        return self._initializer
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def regularizer(self):
+        return self._regularizer
+
+    @property
+    def caching_device(self):
+        return self._caching_device
+
+    @property
+    def partitioner(self):
+        return self._partitioner
+
+    @property
+    def custom_getter(self):
+        return self._custom_getter
+
+    @property
+    def use_resource(self):
+        return self._use_resource
+
+    @property
+    def constraint(self):
+        return self._constraint
+
+    def reuse_variables(self):
+        """Makes get_variable in this scope return existing variables from now on."""
+        self._reuse = True
+
+    def set_initializer(self, initializer):
+        self._initializer = initializer
+
+    def set_dtype(self, dtype):
+        self._dtype = dtype
+
+    def set_regularizer(self, regularizer):
+        self._regularizer = regularizer
+
+    def set_caching_device(self, caching_device):
+        self._caching_device = caching_device
+
+    def set_partitioner(self, partitioner):
+        self._partitioner = partitioner
+
+    def set_custom_getter(self, custom_getter):
+        self._custom_getter = custom_getter
+
+    def set_use_resource(self, use_resource):
+        self._use_resource = use_resource
+
+    def get_variable(self, var_store, name, shape=None, dtype=None, initializer=None,
+                     regularizer=None, reuse=None, trainable=None, collections=None,
+                     caching_device=None, partitioner=None, validate_shape=True,
+                     use_resource=None, custom_getter=None, constraint=None, **kwargs):
+        if regularizer is None:
+            regularizer = self._regularizer
+        if caching_device is None:
+            caching_device = self._caching_device
+        if partitioner is None:
+            partitioner = self._partitioner
+        if custom_getter is None:
+            custom_getter = self._custom_getter
+        full_name = self._name + "/" + name if self._name else name
+        # Variable names depend on the variable scope only: reset the name scope.
+        with name_scope(None):
+            if dtype is not None and initializer is not None and not callable(initializer):
+                pass
+            if reuse is None:
+                reuse = self._reuse
+            if dtype is None:
+                dtype = self._dtype
+            if initializer is None:
+                initializer = self._initializer
+            if constraint is None:
+                constraint = self._constraint
+            return var_store.get_variable(
+                full_name, shape=shape, dtype=dtype, initializer=initializer,
+                regularizer=regularizer, reuse=reuse, trainable=trainable,
+                collections=collections, caching_device=caching_device,
+                partitioner=partitioner, validate_shape=validate_shape,
+                custom_getter=custom_getter, constraint=constraint)
+
+
+class _VariableStore:
+    """The variables created by get_variable in one graph, by full name."""
+
+    def __init__(self):
+        self._vars = {}
+        self.variable_scopes_count = {}
+
+    def open_variable_scope(self, scope_name):
+        self.variable_scopes_count[scope_name] = self.variable_scopes_count.get(scope_name, 0) + 1
+
+    def close_variable_subscopes(self, scope_name):
+        prefix = scope_name + "/" if scope_name else ""
+        for k in list(self.variable_scopes_count):
+            if not scope_name or k.startswith(prefix):
+                self.variable_scopes_count[k] = 0
+
+    def variable_scope_count(self, scope_name):
+        return self.variable_scopes_count.get(scope_name, 0)
+
+    def get_variable(self, name, shape=None, dtype=dtypes.float32, initializer=None,
+                     regularizer=None, reuse=None, trainable=None, collections=None,
+                     caching_device=None, partitioner=None, validate_shape=True,
+                     custom_getter=None, constraint=None):
+        if partitioner is not None:
+            raise NotImplementedError("partitioned variables (get_variable with a partitioner)")
+
+        def true_getter(name, shape=None, dtype=dtypes.float32, initializer=None,
+                        regularizer=None, reuse=None, trainable=None, collections=None,
+                        caching_device=None, partitioner=None, validate_shape=True,
+                        use_resource=None, constraint=None, **kwargs):
+            return self._get_single_variable(
+                name, shape, dtype, initializer, regularizer, reuse, trainable, collections,
+                caching_device, validate_shape, constraint)
+
+        if custom_getter is not None:
+            return custom_getter(true_getter, name, shape=shape, dtype=dtype,
+                                 initializer=initializer, regularizer=regularizer, reuse=reuse,
+                                 trainable=trainable, collections=collections,
+                                 caching_device=caching_device, partitioner=partitioner,
+                                 validate_shape=validate_shape, constraint=constraint)
+        return true_getter(name, shape, dtype, initializer, regularizer, reuse, trainable,
+                           collections, caching_device, partitioner, validate_shape,
+                           constraint=constraint)
+
+    def _get_single_variable(self, name, shape, dtype, initializer, regularizer, reuse,
+                             trainable, collections, caching_device, validate_shape, constraint):
+        initializing_from_value = initializer is not None and not callable(initializer) and \
+            not isinstance(initializer, type)
+        shape = tensor_shape.as_shape(shape) if shape is not None else \
+            tensor_shape.unknown_shape()
+        if initializing_from_value and shape.ndims is not None and shape.dims:
+            raise ValueError("If initializer is a constant, do not specify shape.")
+        dtype = dtypes.as_dtype(dtype)
+        if name in self._vars:
+            if reuse is False:
+                var = self._vars[name]
+                where = getattr(var, "_defined_at", "")
+                raise ValueError(
+                    f"Variable {name} already exists, disallowed. Did you mean to set "
+                    f"reuse=True or reuse=tf.AUTO_REUSE in VarScope? Originally defined at:"
+                    f"\n\n{where}")
+            found = self._vars[name]
+            if not shape.is_compatible_with(found.get_shape()):
+                raise ValueError(f"Trying to share variable {name}, but specified shape {shape} "
+                                 f"and found shape {found.get_shape()}.")
+            if not dtype.is_compatible_with(found.dtype):
+                raise ValueError(f"Trying to share variable {name}, but specified dtype "
+                                 f"{dtype.name} and found dtype {found.dtype.base_dtype.name}.")
+            return found
+        if reuse is True:
+            raise ValueError(f"Variable {name} does not exist, or was not created with "
+                             "tf.get_variable(). Did you mean to set reuse=tf.AUTO_REUSE in "
+                             "VarScope?")
+        if initializer is None:
+            if dtype.is_floating:
+                initializer = init_ops.glorot_uniform_initializer()
+            elif dtype.is_integer or dtype.is_unsigned or dtype.is_bool:
+                initializer = init_ops.zeros_initializer()
+            else:
+                raise ValueError(f"An initializer for variable {name} of {dtype.base_dtype!r} is "
+                                 "required")
+        if initializing_from_value:
+            init_val = initializer
+            variable_dtype = None
+        else:
+            if isinstance(initializer, type):
+                initializer = initializer(dtype=dtype)
+            if not shape.is_fully_defined():
+                raise ValueError(f"Shape of a new variable ({name}) must be fully defined, but "
+                                 f"instead was {shape}.")
+
+            def init_val():
+                return initializer(shape.as_list(), dtype=dtype, partition_info=None)
+            variable_dtype = dtype.base_dtype
+        v = Variable(initial_value=init_val, name=name, trainable=trainable,
+                     collections=collections, caching_device=caching_device,
+                     dtype=variable_dtype, validate_shape=validate_shape, constraint=constraint)
+        v._defined_at = "".join(traceback.format_stack(limit=8)[:-4])
+        self._vars[name] = v
+        if regularizer is not None:
+            from flowloom.framework.graph import name_scope as _ns
+
+            with _ns(name + "/Regularizer/"):
+                loss = regularizer(v)
+            if loss is not None:
+                get_default_graph().add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
+        return v
+
+
+_STORE_KEY = ("__variable_store",)
+_SCOPE_KEY = ("__varscope",)
+
+
+def _get_default_variable_store():
+    g = get_default_graph()
+    store = g._collections.get(_STORE_KEY)
+    if store is None:
+        store = _VariableStore()
+        g._collections[_STORE_KEY] = store
+    return store
+
+
+def get_variable_scope():
+    """Returns the current VariableScope."""
+    g = get_default_graph()
+    scope = g._collections.get(_SCOPE_KEY)
+    if scope is None:
+        scope = VariableScope(False)
+        g._collections[_SCOPE_KEY] = scope
+    return scope
+
+
+def _set_variable_scope(scope):
+    get_default_graph()._collections[_SCOPE_KEY] = scope
+
+
+def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=None,
+                 trainable=None, collections=None, caching_device=None, partitioner=None,
+                 validate_shape=True, use_resource=None, custom_getter=None, constraint=None,
+                 synchronization=None, aggregation=None):
+    """Gets an existing variable or creates a new one, named by the variable scope.
+
+    Args:
+      name: the variable's name within the current variable scope.
+      shape, dtype, initializer: used when creating (initializer defaults to the scope's, then
+        glorot_uniform for floats and zeros for integers).
+    Returns:
+      The Variable `scope/name`.
+    Raises:
+      ValueError: creating a variable that exists without reuse, reusing one that does not
+        exist, or a shape or dtype that differs from the existing variable's.
+    """
+    return get_variable_scope().get_variable(
+        _get_default_variable_store(), name, shape=shape, dtype=dtype, initializer=initializer,
+        regularizer=regularizer, trainable=trainable, collections=collections,
+        caching_device=caching_device, partitioner=partitioner, validate_shape=validate_shape,
+        use_resource=use_resource, custom_getter=custom_getter, constraint=constraint)
+
+
+def get_local_variable(name, shape=None, dtype=None, initializer=None, **kwargs):
+    kwargs["collections"] = [GraphKeys.LOCAL_VARIABLES] + list(kwargs.get("collections") or [])
+    kwargs["trainable"] = False
+    return get_variable(name, shape=shape, dtype=dtype, initializer=initializer, **kwargs)
+
+
+def _get_unique_variable_scope(prefix):
+    store = _get_default_variable_store()
+    current = get_variable_scope()
+    name = current.name + "/" + prefix if current.name else prefix
+    if store.variable_scope_count(name) == 0:
+        return prefix
+    idx = 1
+    while store.variable_scope_count(name + "_%d" % idx) > 0:
+        idx += 1
+    return prefix + "_%d" % idx
+
+
+@contextlib.contextmanager
+def _pure_variable_scope(name_or_scope, reuse=None, initializer=None, regularizer=None,
+                         caching_device=None, partitioner=None, custom_getter=None,
+                         old_name_scope=None, dtype=dtypes.float32, use_resource=None,
+                         constraint=None):
+    store = _get_default_variable_store()
+    old = get_variable_scope()
+    if isinstance(name_or_scope, VariableScope):
+        new_name = name_or_scope.name
+        store.open_variable_scope(new_name)
+        reuse_value = reuse if reuse else name_or_scope.reuse
+        scope = VariableScope(
+            reuse_value, name=new_name, initializer=name_or_scope.initializer,
+            regularizer=name_or_scope.regularizer, caching_device=name_or_scope.caching_device,
+            partitioner=name_or_scope.partitioner, custom_getter=name_or_scope.custom_getter,
+            name_scope=name_or_scope.original_name_scope if old_name_scope is None
+            else old_name_scope,
+            dtype=name_or_scope.dtype, use_resource=name_or_scope.use_resource,
+            constraint=name_or_scope.constraint)
+    else:
+        new_name = old.name + "/" + name_or_scope if old.name else name_or_scope
+        store.open_variable_scope(new_name)
+        # Reuse is inherited by sub-scopes.
+        reuse_value = reuse or old.reuse
+        scope = VariableScope(
+            reuse_value, name=new_name, initializer=old.initializer,
+            regularizer=old.regularizer, caching_device=old.caching_device,
+            partitioner=old.partitioner, custom_getter=old.custom_getter,
+            name_scope=old_name_scope or name_or_scope, dtype=old.dtype,
+            use_resource=old.use_resource, constraint=old.constraint)
+    if initializer is not None:
+        scope.set_initializer(initializer)
+    if regularizer is not None:
+        scope.set_regularizer(regularizer)
+    if caching_device is not None:
+        scope.set_caching_device(caching_device)
+    if partitioner is not None:
+        scope.set_partitioner(partitioner)
+    if custom_getter is not None:
+        outer = scope.custom_getter
+        if outer is None:
+            scope.set_custom_getter(custom_getter)
+        else:
+            def nested(getter, *args, **kwargs):
+                return custom_getter(lambda *a, **k: outer(getter, *a, **k), *args, **kwargs)
+            scope.set_custom_getter(nested)
+    if dtype is not None:
+        scope.set_dtype(dtype)
+    if use_resource is not None:
+        scope.set_use_resource(use_resource)
+    if constraint is not None:
+        scope._constraint = constraint
+    _set_variable_scope(scope)
+    try:
+        yield scope
+    finally:
+        store.close_variable_subscopes(new_name)
+        _set_variable_scope(old)
+
+
+class variable_scope:  # noqa: N801 - TF's spelling
+    """A context for variables: `get_variable` names and reuse, plus a name scope for ops.
+
+    Example:
+      with tf.variable_scope("model") as scope:
+          out1 = my_image_filter(input1)
+          scope.reuse_variables()
+          out2 = my_image_filter(input2)      # shares model/conv1/weights, ...
+    """
+
+    def __init__(self, name_or_scope, default_name=None, values=None, initializer=None,
+                 regularizer=None, caching_device=None, partitioner=None, custom_getter=None,
+                 reuse=None, dtype=None, use_resource=None, constraint=None,
+                 auxiliary_name_scope=True):
+        self._name_or_scope = name_or_scope
+        self._default_name = default_name
+        self._values = values
+        self._kwargs = dict(initializer=initializer, regularizer=regularizer,
+                            caching_device=caching_device, partitioner=partitioner,
+                            custom_getter=custom_getter, dtype=dtype,
+                            use_resource=use_resource, constraint=constraint)
+        if reuse is False:
+            reuse = None  # False means "inherit" in TF1.
+        self._reuse = reuse
+        self._auxiliary_name_scope = auxiliary_name_scope
+        if self._default_name is None and self._name_or_scope is None:
+            raise TypeError("If default_name is None then name_or_scope is required")
+        if not (self._reuse is True or self._reuse is None or self._reuse is AUTO_REUSE):
+            raise ValueError("The reuse parameter must be True or False or None.")
+        if self._values is None:
+            self._values = []
+        self._stack = []
+
+    def __enter__(self):
+        stack = contextlib.ExitStack()
+        self._stack.append(stack)
+        try:
+            if self._values:
+                from flowloom.framework.graph import _graph_of
+
+                g = _graph_of(self._values)
+                if g is not get_default_graph():
+                    stack.enter_context(g.as_default())
+            return self._enter(stack)
+        except BaseException:
+            stack.close()
+            self._stack.pop()
+            raise
+
+    def _enter(self, stack):
+        if self._name_or_scope is not None:
+            if not isinstance(self._name_or_scope, (VariableScope, str)):
+                raise TypeError("VariableScope: name_or_scope must be a string or VariableScope.")
+            if self._auxiliary_name_scope:
+                if isinstance(self._name_or_scope, str):
+                    ns_name = self._name_or_scope
+                else:
+                    ns_name = self._name_or_scope.name.split("/")[-1]
+                ns = stack.enter_context(name_scope(ns_name)) if ns_name else \
+                    stack.enter_context(name_scope(None))
+                old_name_scope = ns if isinstance(self._name_or_scope, str) else \
+                    self._name_or_scope.original_name_scope
+            else:
+                if isinstance(self._name_or_scope, str):
+                    old_name_scope = get_default_graph().get_name_scope()
+                    old_name_scope = old_name_scope + "/" if old_name_scope else ""
+                else:
+                    old_name_scope = self._name_or_scope.original_name_scope
+                    stack.enter_context(name_scope(old_name_scope or None))
+            return stack.enter_context(_pure_variable_scope(
+                self._name_or_scope, reuse=self._reuse, old_name_scope=old_name_scope,
+                **self._kwargs))
+        if self._reuse:
+            raise ValueError("reuse=True cannot be used without a name_or_scope")
+        if self._auxiliary_name_scope:
+            ns = stack.enter_context(name_scope(self._default_name))
+        else:
+            ns = get_default_graph().get_name_scope()
+            ns = ns + "/" if ns else ""
+        unique = _get_unique_variable_scope(self._default_name)
+        return stack.enter_context(_pure_variable_scope(unique, old_name_scope=ns,
+                                                        **self._kwargs))
+
+    def __exit__(self, *exc):
+        self._stack.pop().close()
+        return False
+
+
+def variable_op_scope(values, name_or_scope, default_name=None, **kwargs):
+    return variable_scope(name_or_scope, default_name=default_name, values=values, **kwargs)
+
+
+def no_regularizer(_):
+    return None

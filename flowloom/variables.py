@@ -1,0 +1,335 @@
+"""Classic TF1 variables: a VariableV2 buffer, its Assign initializer and its `read` Identity."""
+
+import numpy as np
+
+from flowloom.framework import dtypes
+from flowloom.framework.graph import (GraphKeys, get_default_graph, init_scope, name_scope)
+from flowloom.framework.ops import Tensor, convert_to_tensor, register_tensor_conversion_function
+from flowloom.framework import tensor_shape
+from flowloom.ops import array_ops
+from flowloom.ops import state_ops
+
+
+class Variable:
+    """`tf.Variable`: state that persists across `Session.run` calls.
+
+    The graph holds four ops per variable, named as TF names them: `x` (VariableV2, the
+    buffer), `x/initial_value`, `x/Assign` (the initializer) and `x/read` (Identity: how other
+    ops see the value).
+
+    Example:
+      x = tf.Variable(0.0, name='x')
+      inc = tf.assign_add(x, 1)
+    """
+
+    def __init__(self, initial_value=None, trainable=None, collections=None, validate_shape=True,
+                 caching_device=None, name=None, variable_def=None, dtype=None,
+                 expected_shape=None, import_scope=None, constraint=None, use_resource=None,
+                 synchronization=None, aggregation=None, shape=None):
+        if variable_def is not None:
+            self._init_from_graph(variable_def, import_scope)
+            return
+        if initial_value is None:
+            raise ValueError("initial_value must be specified.")
+        if trainable is None:
+            trainable = True
+        if collections is None:
+            collections = [GraphKeys.GLOBAL_VARIABLES]
+        if not isinstance(collections, (list, tuple, set)):
+            raise ValueError(f"collections argument to Variable constructor must be a list, "
+                             f"tuple, or set. Got {collections} of type {type(collections)}")
+        collections = list(collections)
+        if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
+            collections.append(GraphKeys.TRAINABLE_VARIABLES)
+        self._trainable = trainable
+        self._constraint = constraint
+        self._save_slice_info = None
+        init_from_fn = callable(initial_value)
+        with init_scope():
+            g = get_default_graph()
+            with name_scope(name, "Variable", [] if init_from_fn else [initial_value]) as scope:
+                true_name = scope[:-1]
+                if init_from_fn:
+                    with g._attr_scope({"_class": ["loc:@" + true_name]}):
+                        with name_scope("Initializer"), g.device(None):
+                            value = initial_value()
+                            if isinstance(value, Variable):
+                                value = value.initialized_value()
+                            self._initial_value = convert_to_tensor(
+                                value, name="initial_value", dtype=dtype)
+                else:
+                    if isinstance(initial_value, Variable):
+                        initial_value = initial_value.initialized_value()
+                    self._initial_value = convert_to_tensor(initial_value, name="initial_value",
+                                                            dtype=dtype)
+                init_shape = self._initial_value._shape
+                if shape is not None:
+                    init_shape = tensor_shape.as_shape(shape)
+                elif not validate_shape:
+                    init_shape = tensor_shape.unknown_shape()
+                elif not init_shape.is_fully_defined():
+                    raise ValueError(
+                        f"initial_value must have a shape specified: {self._initial_value}")
+                self._variable = state_ops.variable_op_v2(
+                    init_shape, self._initial_value.dtype.base_dtype, name=scope)
+                with g.colocate_with(self._variable.op):
+                    self._initializer_op = state_ops.assign(
+                        self._variable, self._initial_value, validate_shape=validate_shape,
+                        name="Assign").op
+                    if caching_device is not None:
+                        with g.device(caching_device):
+                            self._snapshot = array_ops.identity(self._variable, name="read")
+                    else:
+                        self._snapshot = array_ops.identity(self._variable, name="read")
+        self._caching_device = caching_device
+        g.add_to_collections(collections, self)
+
+    def _init_from_graph(self, variable_def, import_scope):
+        g = get_default_graph()
+
+        def scoped(n):
+            return (import_scope + "/" + n) if import_scope else n
+
+        self._variable = g.as_graph_element(scoped(variable_def.variable_name))
+        self._initializer_op = g.as_graph_element(scoped(variable_def.initializer_name))
+        snap = variable_def.snapshot_name
+        self._snapshot = g.as_graph_element(scoped(snap)) if snap else None
+        iv = getattr(variable_def, "initial_value_name", "")
+        self._initial_value = g.as_graph_element(scoped(iv)) if iv else None
+        self._trainable = getattr(variable_def, "trainable", True)
+        self._constraint = None
+        self._caching_device = None
+        self._save_slice_info = None
+
+    # -- graph elements ------------------------------------------------------------
+    def _as_graph_element(self):
+        return self._variable
+
+    def _ref(self):
+        return self._variable
+
+    def value(self):
+        """The `x/read` tensor: how ops read the variable."""
+        return self._snapshot
+
+    def read_value(self):
+        return array_ops.identity(self._variable, name="read")
+
+    def _AsTensor(self):  # noqa: N802 - TF's name
+        return self._snapshot
+
+    @property
+    def name(self):
+        return self._variable.name
+
+    @property
+    def op(self):
+        return self._variable.op
+
+    @property
+    def graph(self):
+        return self._variable.graph
+
+    @property
+    def device(self):
+        return self._variable.device
+
+    @property
+    def dtype(self):
+        return self._variable.dtype
+
+    @property
+    def shape(self):
+        return self._variable.get_shape()
+
+    def get_shape(self):
+        return self._variable.get_shape()
+
+    @property
+    def initializer(self):
+        return self._initializer_op
+
+    @property
+    def initial_value(self):
+        return self._initial_value
+
+    @property
+    def trainable(self):
+        return self._trainable
+
+    @property
+    def constraint(self):
+        return self._constraint
+
+    def initialized_value(self):
+        """The variable's value, initializing it first if needed (for initial values of others)."""
+        from flowloom.ops import control_flow_ops
+
+        with init_scope():
+            return control_flow_ops.cond_initialized(self)
+
+    def set_shape(self, shape):
+        self._variable.set_shape(shape)
+        self._snapshot.set_shape(shape)
+
+    # -- running -------------------------------------------------------------------
+    def eval(self, session=None):
+        """The variable's value in `session` (or the default session)."""
+        return self._variable.eval(session=session)
+
+    def load(self, value, session=None):
+        """Writes `value` into the variable without adding ops to the graph."""
+        from flowloom.runtime.session import _session_for
+
+        session = _session_for(session, self.graph)
+        session.run(self._initializer_op, {self._initializer_op.inputs[1]: value})
+
+    # -- updates ---------------------------------------------------------------------
+    def assign(self, value, use_locking=False, name=None, read_value=True):
+        assign = state_ops.assign(self._variable, value, use_locking=use_locking, name=name)
+        return assign if read_value else assign.op
+
+    def assign_add(self, delta, use_locking=False, name=None, read_value=True):
+        assign = state_ops.assign_add(self._variable, delta, use_locking=use_locking, name=name)
+        return assign if read_value else assign.op
+
+    def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
+        assign = state_ops.assign_sub(self._variable, delta, use_locking=use_locking, name=name)
+        return assign if read_value else assign.op
+
+    def count_up_to(self, limit):
+        raise NotImplementedError("Variable.count_up_to (op CountUpTo) is not implemented")
+
+    def to_proto(self, export_scope=None):
+        from flowloom.framework.graph_def import variable_to_proto
+
+        return variable_to_proto(self, export_scope)
+
+    # -- Python ------------------------------------------------------------------------
+    def __repr__(self):
+        return "<tf.Variable '%s' shape=%s dtype=%s>" % (self.name, self.shape, self.dtype.name)
+
+    def __hash__(self):
+        return id(self)
+
+    def __iter__(self):
+        raise TypeError("'Variable' object is not iterable.")
+
+    def __bool__(self):
+        return self._snapshot.__bool__()
+
+    def __getitem__(self, key):
+        return array_ops._slice_helper(self._snapshot, key, var=self)
+
+    def __array__(self, dtype=None):
+        raise NotImplementedError(f"Cannot convert a symbolic Variable ({self.name}) to a numpy "
+                                  "array.")
+
+
+def _operator_forwarder(name):
+    def op(self, *args):
+        return getattr(self._snapshot, name)(*args)
+    op.__name__ = name
+    return op
+
+
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
+              "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__",
+              "__rmod__", "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__neg__",
+              "__abs__", "__lt__", "__le__", "__gt__", "__ge__", "__and__", "__rand__",
+              "__or__", "__ror__", "__xor__", "__invert__"):
+    setattr(Variable, _name, _operator_forwarder(_name))
+
+RefVariable = Variable
+VariableV1 = Variable
+
+
+def _variable_to_tensor(v, dtype=None, name=None, as_ref=False):
+    if dtype is not None and not dtype.is_compatible_with(v.dtype):
+        raise ValueError(f"Incompatible type conversion requested to type '{dtype.name}' for "
+                         f"variable of type '{v.dtype.name}'")
+    return v._variable if as_ref else v._snapshot
+
+
+register_tensor_conversion_function(Variable, _variable_to_tensor)
+
+
+# -- collections and initializers ----------------------------------------------------------
+def global_variables(scope=None):
+    return get_default_graph().get_collection(GraphKeys.GLOBAL_VARIABLES, scope)
+
+
+def all_variables():
+    return global_variables()
+
+
+def local_variables(scope=None):
+    return get_default_graph().get_collection(GraphKeys.LOCAL_VARIABLES, scope)
+
+
+def trainable_variables(scope=None):
+    return get_default_graph().get_collection(GraphKeys.TRAINABLE_VARIABLES, scope)
+
+
+def model_variables(scope=None):
+    return get_default_graph().get_collection(GraphKeys.MODEL_VARIABLES, scope)
+
+
+def moving_average_variables(scope=None):
+    return get_default_graph().get_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, scope)
+
+
+def variables_initializer(var_list, name="init"):
+    """An op that runs the initializers of `var_list` (a no-op when the list is empty)."""
+    from flowloom.ops import control_flow_ops
+
+    if var_list:
+        return control_flow_ops.group(*[v.initializer for v in var_list], name=name)
+    return control_flow_ops.no_op(name=name)
+
+
+def global_variables_initializer():
+    """An op that initializes all global variables."""
+    return variables_initializer(global_variables())
+
+
+def initialize_all_variables():
+    return global_variables_initializer()
+
+
+def local_variables_initializer():
+    return variables_initializer(local_variables(), name="init")
+
+
+def initialize_local_variables():
+    return local_variables_initializer()
+
+
+def is_variable_initialized(variable):
+    return state_ops.is_variable_initialized(variable)
+
+
+def assert_variables_initialized(var_list=None):
+    raise NotImplementedError("tf.assert_variables_initialized is not implemented")
+
+
+def report_uninitialized_variables(var_list=None, name="report_uninitialized_variables"):
+    """A 1-D string tensor with the names of the variables in `var_list` not yet initialized."""
+    from flowloom.ops import math_ops
+
+    if var_list is None:
+        var_list = global_variables() + local_variables()
+    with name_scope(name):
+        if not var_list:
+            return array_ops.constant([], dtype=dtypes.string)
+        with get_default_graph().colocate_with(None):
+            inited = array_ops.stack([state_ops.is_variable_initialized(v) for v in var_list])
+            names = array_ops.constant(np.array([v.op.name.encode() for v in var_list],
+                                                dtype=object), dtype=dtypes.string)
+            return boolean_mask_1d(names, math_ops.logical_not(inited))
+
+
+def boolean_mask_1d(values, mask):
+    from flowloom.ops import control_flow_ops
+
+    return control_flow_ops.boolean_mask_1d(values, mask)
