@@ -65,6 +65,8 @@ from flowloom.variables import (Variable, all_variables, global_variables,
                                 moving_average_variables, report_uninitialized_variables,
                                 trainable_variables, variables_initializer)
 
+from flowloom import nn
+
 __version__ = "0.1.0"
 
 # Aliases TF1 programs use.

@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""flowloom's developer entry point: `python3 dev.py demo` and `python3 dev.py test`.
+
+Each command first makes sure `.venv` exists with flowloom and what the command needs
+installed (it reinstalls when pyproject.toml changes), then runs inside it.
+"""
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+VENV = os.path.join(ROOT, ".venv")
+PY = os.path.join(VENV, "bin", "python")
+STAMP = os.path.join(VENV, ".flowloom-installed")
+
+
+def _want(extras):
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    return f"{digest} {','.join(sorted(extras))}"
+
+
+def ensure_venv(extras):
+    if not os.path.exists(PY):
+        print("[dev] creating .venv", flush=True)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    want = _want(extras)
+    have = open(STAMP).read() if os.path.exists(STAMP) else ""
+    if have != want:
+        spec = ".[%s]" % ",".join(extras) if extras else "."
+        print(f"[dev] installing flowloom{spec[1:]} into .venv", flush=True)
+        subprocess.check_call([PY, "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                               "-e", spec], cwd=ROOT)
+        with open(STAMP, "w") as f:
+            f.write(want)
+
+
+def main(argv):
+    cmd = argv[1] if len(argv) > 1 else "help"
+    rest = argv[2:]
+    if cmd == "test":
+        ensure_venv(["test", "demo"])
+        return subprocess.call([PY, "-m", "pytest"] + rest, cwd=ROOT)
+    if cmd == "demo":
+        ensure_venv(["demo"])
+        return subprocess.call([PY, "-m", "flowloom.cli.main", "demo"] + rest, cwd=ROOT)
+    if cmd == "bench":
+        ensure_venv(["test", "demo"])
+        return subprocess.call([PY, os.path.join(ROOT, "bench", "run.py")] + rest, cwd=ROOT)
+    print(__doc__)
+    return 0 if cmd == "help" else 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,170 @@
+"""The examples from the documents flowloom's users learn from, runnable as written.
+
+Each function is one snippet (in Python 3 syntax) and prints what the document says it
+prints. `python3 dev.py demo` runs them all.
+"""
+
+import flowloom as tf
+
+
+def control_dependencies_without_identity():
+    """`y = x` inside control_dependencies adds no node, so the increment never runs."""
+    tf.reset_default_graph()
+    x = tf.Variable(0.0)
+    x_plus_1 = tf.assign_add(x, 1)
+
+    with tf.control_dependencies([x_plus_1]):
+        y = x
+    init = tf.initialize_all_variables()
+
+    with tf.Session() as session:
+        init.run()
+        for i in range(5):
+            print(y.eval())
+
+
+def control_dependencies_with_identity():
+    """`y = tf.identity(x)` is a new node created in the block: it runs after the increment."""
+    tf.reset_default_graph()
+    x = tf.Variable(0.0)
+    x_plus_1 = tf.assign_add(x, 1)
+
+    with tf.control_dependencies([x_plus_1]):
+        y = tf.identity(x)
+    init = tf.initialize_all_variables()
+
+    with tf.Session() as session:
+        init.run()
+        for i in range(5):
+            print(y.eval())
+
+
+def name_scope_names():
+    """name_scope prefixes op names, including the names of tf.Variable."""
+    tf.reset_default_graph()
+    with tf.name_scope('hidden') as scope:
+        a = tf.constant(5, name='alpha')
+        W = tf.Variable(tf.random_uniform([1, 2], -1.0, 1.0), name='weights')
+        b = tf.Variable(tf.zeros([1]), name='biases')
+        print(a.name)
+        print(W.name)
+        print(b.name)
+
+
+def variable_scope_default_name():
+    """A default_name variable scope is made unique: scope/w, then scope_1/w."""
+    tf.reset_default_graph()
+
+    def test(name=None):
+        with tf.variable_scope(name, default_name="scope") as scope:
+            w = tf.get_variable("w", shape=[2, 10])
+
+    test()
+    test()
+    ws = tf.trainable_variables()
+    for w in ws:
+        print(w.name)
+
+
+def conv_relu(input, kernel_shape, bias_shape):
+    # Create variable named "weights".
+    weights = tf.get_variable("weights", kernel_shape,
+                              initializer=tf.random_normal_initializer())
+    # Create variable named "biases".
+    biases = tf.get_variable("biases", bias_shape,
+                             initializer=tf.constant_initializer(0.0))
+    conv = tf.nn.conv2d(input, weights,
+                        strides=[1, 1, 1, 1], padding='SAME')
+    return tf.nn.relu(conv + biases)
+
+
+def my_image_filter(input_images):
+    with tf.variable_scope("conv1"):
+        # Variables created here will be named "conv1/weights", "conv1/biases".
+        relu1 = conv_relu(input_images, [5, 5, 32, 32], [32])
+    with tf.variable_scope("conv2"):
+        # Variables created here will be named "conv2/weights", "conv2/biases".
+        return conv_relu(relu1, [5, 5, 32, 32], [32])
+
+
+def conv_relu_twice_fails():
+    """Calling conv_relu twice in one scope is ambiguous: create or reuse? It raises."""
+    tf.reset_default_graph()
+    input1 = tf.random_normal([1, 10, 10, 32])
+    input2 = tf.random_normal([1, 20, 20, 32])
+    x = conv_relu(input1, kernel_shape=[5, 5, 32, 32], bias_shape=[32])
+    try:
+        x = conv_relu(x, kernel_shape=[5, 5, 32, 32], bias_shape=[32])  # This fails.
+    except ValueError as e:
+        print("ValueError:", str(e).splitlines()[0])
+    del input2
+
+
+def sharing_variables():
+    """Three ways to share the variables of my_image_filter."""
+    tf.reset_default_graph()
+    input1 = tf.random_normal([1, 10, 10, 32])
+    input2 = tf.random_normal([1, 20, 20, 32])
+    with tf.variable_scope("model"):
+        output1 = my_image_filter(input1)
+    with tf.variable_scope("model", reuse=True):
+        output2 = my_image_filter(input2)
+    print(len(tf.trainable_variables()), [v.name for v in tf.trainable_variables()])
+
+    tf.reset_default_graph()
+    input1 = tf.random_normal([1, 10, 10, 32])
+    input2 = tf.random_normal([1, 20, 20, 32])
+    with tf.variable_scope("model") as scope:
+        output1 = my_image_filter(input1)
+        scope.reuse_variables()
+        output2 = my_image_filter(input2)
+    print(len(tf.trainable_variables()))
+
+    tf.reset_default_graph()
+    input1 = tf.random_normal([1, 10, 10, 32])
+    input2 = tf.random_normal([1, 20, 20, 32])
+    with tf.variable_scope("model") as scope:
+        output1 = my_image_filter(input1)
+    with tf.variable_scope(scope, reuse=True):
+        output2 = my_image_filter(input2)
+    print(len(tf.trainable_variables()), output1.name, output2.name)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        a, b = sess.run([output1, output2])
+        print(a.shape, b.shape)
+
+
+def assert_channels(image):
+    """The assertion pattern: identity under control_dependencies runs the check first."""
+    assertion = tf.assert_equal(tf.shape(image)[-1], 3, message="image must have 3 color channels")
+    with tf.control_dependencies([assertion]):
+        image = tf.identity(image)
+    image = tf.identity(image, name='my_image')
+    return image
+
+
+def assertion_pattern():
+    tf.reset_default_graph()
+    image = tf.placeholder(tf.float32, [None, None, None])
+    checked = assert_channels(image)
+    with tf.Session() as sess:
+        print(sess.run(checked, {image: [[[0.5, 0.25, 1.0]]]}).shape, checked.name)
+        try:
+            sess.run(checked, {image: [[[0.5, 0.25, 1.0, 0.0]]]})
+        except tf.errors.InvalidArgumentError as e:
+            print("InvalidArgumentError:", e.message.splitlines()[0])
+
+
+ALL = [control_dependencies_without_identity, control_dependencies_with_identity,
+       name_scope_names, variable_scope_default_name, conv_relu_twice_fails, sharing_variables,
+       assertion_pattern]
+
+
+def main():
+    for fn in ALL:
+        print(f"--- {fn.__name__}: {fn.__doc__.strip().splitlines()[0] if fn.__doc__ else ''}")
+        fn()
+
+
+if __name__ == "__main__":
+    main()
