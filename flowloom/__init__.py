@@ -68,6 +68,7 @@ from flowloom import nn
 from flowloom.gradients import (AggregationMethod, IndexedSlices, IndexedSlicesValue,
                                 NotDifferentiable, RegisterGradient, UnconnectedGradients,
                                 gradients, hessians, no_gradient)
+from flowloom import test  # noqa: E402 - tf.test
 
 __version__ = "0.1.0"
 

@@ -18,6 +18,28 @@ def _(xp, x):
     return xp.maximum(x, 0).astype(x.dtype, copy=False)
 
 
+@Relu.gradient
+def _(op, grad):
+    return apply_op("ReluGrad", (grad, op._outputs[0])).outputs[0]
+
+
+ReluGrad = defop("ReluGrad", inputs=["gradients: T", "features: T"], outputs=["backprops: T"])
+ReluGrad.shape(common_shapes.unchanged)
+
+
+@ReluGrad.kernel
+def _(xp, gradients, features):
+    return xp.where(features > 0, gradients, xp.zeros((), dtype=gradients.dtype))
+
+
+@ReluGrad.gradient
+def _(op, grad):
+    from flowloom.ops import array_ops
+
+    x = op._inputs[1]
+    return apply_op("ReluGrad", (grad, x)).outputs[0], array_ops.zeros_like(x)
+
+
 def relu(features, name=None):
     """max(features, 0), elementwise."""
     return apply_op("Relu", (features,), name=name).outputs[0]
@@ -47,6 +69,48 @@ def _(xp, value, bias, *, data_format):
     if data_format == "NCHW":
         return value + bias.reshape((-1,) + (1,) * (value.ndim - 2))
     return value + bias
+
+
+@BiasAdd.gradient
+def _(op, grad):
+    return grad, apply_op("BiasAddGrad", (grad,),
+                          data_format=op._attrs["data_format"]).outputs[0]
+
+
+BiasAddGrad = defop("BiasAddGrad", inputs=["out_backprop: T"], outputs=["output: T"],
+                    attrs={"data_format": "NHWC"})
+
+
+@BiasAddGrad.shape
+def _(op):
+    s = op._inputs[0]._shape
+    if s.ndims is None:
+        return unknown_shape(1)
+    return TensorShape([s.as_list()[1 if op._attrs["data_format"] == "NCHW" else -1]])
+
+
+@BiasAddGrad.kernel
+def _(xp, dy, *, data_format):
+    if data_format == "NCHW":
+        return dy.sum(axis=tuple(i for i in range(dy.ndim) if i != 1))
+    return dy.reshape(-1, dy.shape[-1]).sum(axis=0)
+
+
+@BiasAddGrad.gradient
+def _(op, grad):
+    from flowloom.ops import array_ops
+    from flowloom.ops import broadcast_ops
+
+    shape = array_ops.shape(op._inputs[0])
+    bias_shape = array_ops.shape(grad)
+    if op._attrs["data_format"] == "NCHW":
+        expanded = array_ops.concat([array_ops.ones_like(shape[:1]), bias_shape,
+                                     array_ops.ones_like(shape[2:])], 0)
+        multiples = array_ops.concat([shape[:1], [1], shape[2:]], 0)
+    else:
+        expanded = array_ops.concat([array_ops.ones_like(shape[:-1]), bias_shape], 0)
+        multiples = array_ops.concat([shape[:-1], [1]], 0)
+    return broadcast_ops.tile(array_ops.reshape(grad, expanded), multiples)
 
 
 def bias_add(value, bias, data_format=None, name=None):
@@ -139,6 +203,18 @@ def _(xp, x, w, *, strides, padding, data_format, dilations):
     return conv2d_nhwc(xp, x, w, strides[1:3], dilations[1:3], padding)
 
 
+@Conv2D.gradient
+def _(op, grad):
+    from flowloom.ops import array_ops
+    from flowloom.ops import conv_grad_ops
+
+    x, w = op._inputs
+    attrs = {k: op._attrs[k] for k in ("strides", "padding", "use_cudnn_on_gpu",
+                                       "explicit_paddings", "data_format", "dilations")}
+    return [conv_grad_ops.conv2d_backprop_input(array_ops.shape(x), w, grad, **attrs),
+            conv_grad_ops.conv2d_backprop_filter(x, array_ops.shape(w), grad, **attrs)]
+
+
 def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True,  # noqa: A002
            data_format="NHWC", dilations=(1, 1, 1, 1), name=None, filters=None):
     """2-D convolution of a 4-D `input` with a [h, w, in, out] `filter`."""
@@ -149,5 +225,3 @@ def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True
                     padding=padding, use_cudnn_on_gpu=use_cudnn_on_gpu,
                     data_format=data_format, dilations=list(dilations)).outputs[0]
 
-
-del np
