@@ -69,6 +69,7 @@ from flowloom.gradients import (AggregationMethod, IndexedSlices, IndexedSlicesV
                                 NotDifferentiable, RegisterGradient, UnconnectedGradients,
                                 gradients, hessians, no_gradient)
 from flowloom import test  # noqa: E402 - tf.test
+from flowloom import train  # noqa: E402 - tf.train
 
 __version__ = "0.1.0"
 
