@@ -65,8 +65,7 @@ from flowloom.variables import (Variable, all_variables, global_variables,
                                 trainable_variables, variables_initializer)
 
 from flowloom import nn
-from flowloom.gradients import (AggregationMethod, IndexedSlices, IndexedSlicesValue,
-                                NotDifferentiable, RegisterGradient, UnconnectedGradients,
+from flowloom.gradients import (AggregationMethod, IndexedSlices, NotDifferentiable, RegisterGradient, UnconnectedGradients,
                                 gradients, hessians, no_gradient)
 from flowloom import test  # noqa: E402 - tf.test
 from flowloom import train  # noqa: E402 - tf.train
