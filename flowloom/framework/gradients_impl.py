@@ -272,6 +272,7 @@ class _GradientBuilder:
             for out in op._outputs:
                 if is_trainable(out):
                     queue.extend(out._consumers)
+        self.reached = set(reached)  # ops on a path from xs: only their gradients are needed
         self.reachable_to_ops = {op for op in self.to_ops if op in reached}
         between = set()
         between_list = []
@@ -352,6 +353,10 @@ class _GradientBuilder:
                     raise ValueError(
                         f"Num gradients {len(in_grads)} generated for op {op._name} do not "
                         f"match num inputs {len(op._inputs)}")
+                # A gradient into an input that no x reaches is never used: drop it, so that
+                # gating below does not force it to be computed (TF computes it anyway).
+                in_grads = [g if g is None or t._op in self.reached else None
+                            for g, t in zip(in_grads, op._inputs)]
                 if self.gate and sum(1 for g in in_grads if g is not None) > 1:
                     from flowloom.ops import control_flow_ops
 
