@@ -32,7 +32,7 @@ def _set_threads_from_argv():
 
 
 _set_threads_from_argv()
-import numpy as np  # noqa: E402
+import numpy as np
 
 BATCH, SIZES, LR = 128, (784, 512, 512, 10), 0.1
 TF_PYTHON = "/work/tfvenv/bin/python"

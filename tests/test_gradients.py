@@ -76,9 +76,8 @@ def test_gradients_match_tensorflow(case):
 @pytest.mark.parametrize("case", sorted(RECORDED["errors"]))
 def test_gradient_errors_match_tensorflow(case):
     want = RECORDED["errors"][case]
-    with tf.Graph().as_default():
-        with pytest.raises(Exception) as info:
-            exec(want["source"], {"tf": tf, "np": np})  # noqa: S102
+    with tf.Graph().as_default(), pytest.raises(Exception) as info:
+        exec(want["source"], {"tf": tf, "np": np})  # noqa: S102
     assert type(info.value).__name__ == want["error"]
     assert str(info.value).strip('"')[:60] == want["message"].strip('"')[:60]
 

@@ -379,8 +379,7 @@ class _GradientBuilder:
             self._set_grad(t_in, g)
 
     def _aggregated_grads(self, op):
-        from flowloom.ops import array_ops
-        from flowloom.ops import math_ops
+        from flowloom.ops import array_ops, math_ops
 
         op_grads = self.grads.get(op)
         if op_grads is None:
@@ -454,8 +453,7 @@ def _as_indexed_slices(g):
     """A Tensor gradient as IndexedSlices over all its rows (to concatenate with sparse ones)."""
     if isinstance(g, IndexedSlices):
         return g
-    from flowloom.ops import array_ops
-    from flowloom.ops import math_ops
+    from flowloom.ops import array_ops, math_ops
 
     shape = array_ops.shape(g)
     return IndexedSlices(g, math_ops.range_(0, shape[0]), shape)

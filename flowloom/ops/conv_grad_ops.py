@@ -47,7 +47,7 @@ def conv2d_backprop_input_nhwc(xp, input_shape, w, dy, strides, dilations, paddi
 def conv2d_backprop_filter_nhwc(xp, x, filter_shape, dy, strides, dilations, padding):
     """d(conv2d)/d(filter): for each tap, the input patch it saw times the output gradient."""
     kh, kw, ci, co = filter_shape
-    n, h, wd, c = x.shape
+    _, h, wd, _ = x.shape
     sh, sw = strides
     dh, dw = dilations
     ph, pw = _pads(h, kh, sh, dh, padding), _pads(wd, kw, sw, dw, padding)
@@ -111,7 +111,7 @@ def _(op, grad):
             apply_op("Conv2D", (grad, w), **_conv_attrs(op)).outputs[0]]
 
 
-def conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding,  # noqa: A002
+def conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding,
                           use_cudnn_on_gpu=True, explicit_paddings=(), data_format="NHWC",
                           dilations=(1, 1, 1, 1), name=None):
     """The gradient of conv2d with respect to its input (op type Conv2DBackpropInput)."""
@@ -152,7 +152,7 @@ def _(op, grad):
             apply_op("Conv2D", (x, grad), **_conv_attrs(op)).outputs[0]]
 
 
-def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,  # noqa: A002
+def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,
                            use_cudnn_on_gpu=True, explicit_paddings=(), data_format="NHWC",
                            dilations=(1, 1, 1, 1), name=None):
     """The gradient of conv2d with respect to its filter (op type Conv2DBackpropFilter)."""

@@ -10,8 +10,8 @@ import json
 import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-import numpy as np  # noqa: E402
-import tensorflow.compat.v1 as tf  # noqa: E402
+import numpy as np
+import tensorflow.compat.v1 as tf
 
 tf.disable_v2_behavior()
 

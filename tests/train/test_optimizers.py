@@ -35,7 +35,7 @@ def _run(source):
 @pytest.mark.parametrize("case", sorted(RECORDED))
 def test_trajectory_matches_tensorflow(case):
     want = RECORDED[case]
-    scope, trajectory, variable_names, ops = _run(want["source"])
+    scope, trajectory, variable_names, _ = _run(want["source"])
     assert variable_names == want["variables"]
     assert scope["train_op"].name == want["train_op"]
     for step, (got, expected) in enumerate(zip(trajectory, want["trajectory"])):
