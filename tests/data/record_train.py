@@ -77,13 +77,23 @@ u = tf.Variable(3.0, name='u')
 step = tf.Variable(0, dtype=tf.int32, name='step')
 update = tf.group(tf.assign_add(v, [1.0, -1.0]), tf.assign_add(step, 1))
 ema = tf.train.ExponentialMovingAverage(0.9, num_updates=step)
-with tf.control_dependencies([update]):
-    train_op = ema.apply([v, u])
 ema2 = tf.train.ExponentialMovingAverage(0.5, name='avg')
-train_op = tf.group(train_op, ema2.apply([v]))
+with tf.control_dependencies([update]):
+    train_op = tf.group(ema.apply([v, u]), ema2.apply([v]))
 fetch = [v, ema.average(v), ema.average(u), ema2.average(v)]
 names = [ema.average_name(v), ema.average(v).name, ema2.average_name(v),
          sorted(ema.variables_to_restore())]
+steps = 4
+"""
+
+PROGRAMS["ema_zero_debias_tensor"] = """
+v = tf.Variable([1.0, 2.0], name='v')
+with tf.control_dependencies([tf.assign_add(v, [0.5, -0.25])]):
+    t = tf.identity(v) * 2.0
+ema = tf.train.ExponentialMovingAverage(0.8, zero_debias=True)
+train_op = ema.apply([t])
+fetch = [v, ema.average(t)]
+names = [ema.average(t).name, ema.average_name(t)]
 steps = 4
 """
 
