@@ -326,6 +326,46 @@ def _(op, grad):
         return gb - 2.0 * gb * a, apply_op("SigmoidGrad", (a, grad)).outputs[0]
 
 
+@SqrtGrad.gradient
+def _(op, grad):
+    from flowloom.framework.graph import control_dependencies
+
+    a, _ = op._inputs
+    y = op._outputs[0]  # y = 0.5 * b / a
+    with control_dependencies([grad]):
+        ga = grad / a
+        return -ga * y, 0.5 * ga
+
+
+@RsqrtGrad.gradient
+def _(op, grad):
+    from flowloom.framework.graph import control_dependencies
+
+    a, b = op._inputs  # y = -0.5 * b * a^3
+    with control_dependencies([grad]):
+        return -1.5 * grad * b * square(a), apply_op("RsqrtGrad", (a, grad)).outputs[0]
+
+
+@ReciprocalGrad.gradient
+def _(op, grad):
+    from flowloom.framework.graph import control_dependencies
+
+    a, b = op._inputs  # y = -b * a^2
+    with control_dependencies([grad]):
+        return grad * -2.0 * b * a, apply_op("ReciprocalGrad", (a, grad)).outputs[0]
+
+
+@SoftplusGrad.gradient
+def _(op, grad):
+    from flowloom.framework.graph import control_dependencies
+
+    dy, x = op._inputs  # y = dy * sigmoid(x)
+    with control_dependencies([grad]):
+        ddy = apply_op("SoftplusGrad", (grad, x)).outputs[0]
+        d2x = grad * dy / (exp(-x) + 2.0 + exp(x))
+        return ddy, d2x
+
+
 # -- gradients of the unary ops -----------------------------------------------------------------
 def _unary_grad(type_name, use_output=False, gate=True):
     """Registers `fn(x_or_y, grad)` as the gradient of `type_name`, under a control dependency
