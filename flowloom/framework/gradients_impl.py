@@ -353,15 +353,9 @@ class _GradientBuilder:
                     raise ValueError(
                         f"Num gradients {len(in_grads)} generated for op {op._name} do not "
                         f"match num inputs {len(op._inputs)}")
-                # A gradient into an input that no x reaches is never used: drop it, so that
-                # gating below does not force it to be computed (TF computes it anyway).
-                in_grads = [g if g is None or t._op in self.reached else None
-                            for g, t in zip(in_grads, op._inputs)]
                 if self.gate and sum(1 for g in in_grads if g is not None) > 1:
-                    from flowloom.ops import control_flow_ops
-
                     with self.graph.device(None), self.graph.colocate_with(None):
-                        in_grads = control_flow_ops.tuple(in_grads)
+                        in_grads = self._gated(in_grads, op)
         else:
             in_grads = [None] * len(op._inputs)
         for i, (t_in, g) in enumerate(zip(op._inputs, in_grads)):
@@ -377,6 +371,19 @@ class _GradientBuilder:
                         f"shape: {t_in._shape}. Calculated input gradient shape: "
                         f"{g._shape}") from None
             self._set_grad(t_in, g)
+
+    def _gated(self, in_grads, op):
+        """TF's `tf.tuple(in_grads)`, op for op, except that the gate waits only for the
+        gradients some x needs: one into an input that no x reaches (the gradient of a
+        layer's input data) is still built, but nothing forces it to be computed."""
+        from flowloom.ops import control_flow_ops
+
+        with name_scope(None, "tuple"):
+            gating = {g.op for g, t in zip(in_grads, op._inputs)
+                      if g is not None and t._op in self.reached}
+            gate = control_flow_ops.group(*sorted(gating, key=lambda o: o._id))
+            return [None if g is None else control_flow_ops.with_dependencies([gate], g)
+                    for g in in_grads]
 
     def _aggregated_grads(self, op):
         from flowloom.ops import array_ops, math_ops

@@ -48,7 +48,8 @@ opt = {_opt}
 train_op = opt.minimize(loss, global_step=global_step)
 fetch = [w, b, emb, loss, global_step]
 steps = 6
-"""
+""" + ("record = ['graph']\n" if _name in ("adam", "momentum", "rmsprop_momentum_centered")
+       else "")
 
 PROGRAMS["compute_apply_var_list"] = PROBLEM + """
 opt = tf.train.AdamOptimizer(0.1, beta1=0.8)
@@ -103,6 +104,7 @@ def record(source):
     with g.as_default():
         scope = {"tf": tf, "np": np}
         exec(source, scope)  # noqa: S102 - our own recorded programs
+        listing = graph_listing(g) if "graph" in scope.get("record", ()) else None
         trajectory = []
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
@@ -117,7 +119,13 @@ def record(source):
             "ops": sorted(op.name + ":" + op.type for op in g.get_operations()
                           if "/update_" in op.name),
             "names": scope.get("names"),
+            "graph": listing,
         }
+
+
+def graph_listing(g):
+    """Every op as [name, type, data inputs] (control inputs left out)."""
+    return [[op.name, op.type, [t.name for t in op.inputs]] for op in g.get_operations()]
 
 
 def main():

@@ -47,6 +47,16 @@ def test_trajectory_matches_tensorflow(case):
         assert names == want["names"]
 
 
+@pytest.mark.parametrize("case", sorted(c for c in RECORDED if RECORDED[c]["graph"]))
+def test_whole_graph_matches_tensorflow(case):
+    """Every op of the training graph, with TF's name, type and inputs."""
+    g = tf.Graph()
+    with g.as_default():
+        exec(RECORDED[case]["source"], {"tf": tf, "np": np})  # noqa: S102
+    got = [[op.name, op.type, [t.name for t in op.inputs]] for op in g.get_operations()]
+    assert got == RECORDED[case]["graph"]
+
+
 @pytest.mark.parametrize("case", ["sgd", "momentum", "adam", "rmsprop_momentum_centered"])
 def test_update_op_names_match_tensorflow(case):
     want = RECORDED[case]
