@@ -474,8 +474,42 @@ def _as_grad_list(x):
 
 def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gradients=False,
              aggregation_method=None):
-    """Not implemented: TF builds it with while_loop over gradients."""
-    raise NotImplementedError("tf.hessians is not implemented in flowloom")
+    """The Hessians of `sum(ys)` with respect to each x in `xs` (`tf.hessians`).
+
+    TF builds a while_loop over the elements of each gradient; flowloom unrolls it, so each x
+    needs a statically known number of elements.
+
+    Returns:
+      A list of Tensors of shape `x.shape + x.shape`, one per x.
+
+    Raises:
+      NotImplementedError: an x whose number of elements is not known statically.
+    """
+    from flowloom.ops import array_ops
+
+    xs = _as_list(xs)
+    kwargs = {"colocate_gradients_with_ops": colocate_gradients_with_ops,
+              "gate_gradients": gate_gradients, "aggregation_method": aggregation_method}
+    result = []
+    with name_scope(name):
+        for gradient, x in zip(gradients(ys, xs, **kwargs), xs):
+            x = convert_to_tensor(x)
+            n = x._shape.num_elements()
+            if n is None:
+                raise NotImplementedError("tf.hessians of an x whose size is unknown before "
+                                          "running (it needs tf.while_loop)")
+            if gradient is None:
+                result.append(array_ops.zeros(x._shape.as_list() * 2, dtype=x.dtype))
+                continue
+            flat = array_ops.reshape(gradient, [-1])
+            rows = []
+            for j in range(n):
+                row = gradients(flat[j], x, **kwargs)[0]
+                rows.append(array_ops.zeros_like(x) if row is None else row)
+            stacked = array_ops.stack(rows)
+            shape = x._shape.as_list()
+            result.append(array_ops.reshape(stacked, shape + shape))
+    return result
 
 
 del Operation
