@@ -407,11 +407,7 @@ class _GradientBuilder:
                 else:
                     agg = _multi_device_add_n(received)
             else:
-                slices = [_as_indexed_slices(g) for g in received]
-                agg = IndexedSlices(
-                    array_ops.concat([s.values for s in slices], 0),
-                    array_ops.concat([s.indices for s in slices], 0),
-                    slices[0].dense_shape)
+                agg = _aggregate_indexed_slices(received)
             op_grads[i] = agg
             out.append(agg)
         return out
@@ -432,10 +428,7 @@ class _GradientBuilder:
                 elif all(isinstance(v, Tensor) for v in g):
                     g = _multi_device_add_n(g)
                 else:
-                    slices = [_as_indexed_slices(v) for v in g]
-                    g = IndexedSlices(array_ops.concat([s.values for s in slices], 0),
-                                      array_ops.concat([s.indices for s in slices], 0),
-                                      slices[0].dense_shape)
+                    g = _aggregate_indexed_slices(g)
         if g is None and unconnected == UnconnectedGradients.ZERO:
             return array_ops.zeros_like(x)
         return g
@@ -456,14 +449,19 @@ def _multi_device_add_n(tensors):
     return sums[0] if len(sums) == 1 else math_ops.add_n(sums)
 
 
-def _as_indexed_slices(g):
-    """A Tensor gradient as IndexedSlices over all its rows (to concatenate with sparse ones)."""
-    if isinstance(g, IndexedSlices):
-        return g
+def _aggregate_indexed_slices(grads):
+    """Sums gradients of which some are IndexedSlices, as TF 2's graph mode does: AddN (the
+    slices made dense) if any is a dense Tensor, else one IndexedSlices of all the rows."""
     from flowloom.ops import array_ops, math_ops
 
-    shape = array_ops.shape(g)
-    return IndexedSlices(g, math_ops.range_(0, shape[0]), shape)
+    if any(isinstance(g, Tensor) for g in grads):
+        return math_ops.add_n(grads)
+    if len({g.indices.dtype.base_dtype for g in grads}) > 1:
+        grads = [IndexedSlices(g.values, math_ops.cast(g.indices, dtypes.int64), g.dense_shape)
+                 for g in grads]
+    return IndexedSlices(array_ops.concat([g.values for g in grads], 0),
+                         array_ops.concat([g.indices for g in grads], 0),
+                         grads[0].dense_shape)
 
 
 def _as_grad_list(x):

@@ -57,6 +57,15 @@ grads = tf.gradients(tf.reduce_sum(y * y), p)
 extra = [tf.convert_to_tensor(grads[0])]
 feed = {}
 """,
+    "gather_twice_and_dense": """
+p = tf.Variable([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], name='p')
+a = tf.gather(p, [2, 0])
+b = tf.gather(p, [1, 1])
+grads = tf.gradients(tf.reduce_sum(a * b) + tf.reduce_sum(tf.gather(p, [0]) * 3.0), p)
+grads += tf.gradients(tf.reduce_sum(a) + tf.reduce_sum(p * p), p)
+extra = [tf.convert_to_tensor(grads[0])]
+feed = {}
+""",
     "gather_axis1_and_concat": """
 x = tf.placeholder(tf.float32, [2, 3], name='x')
 y = tf.placeholder(tf.float32, [2, 2], name='y')
