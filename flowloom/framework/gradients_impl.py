@@ -386,7 +386,7 @@ class _GradientBuilder:
                     for g in in_grads]
 
     def _aggregated_grads(self, op):
-        from flowloom.ops import array_ops, math_ops
+        from flowloom.ops import math_ops
 
         op_grads = self.grads.get(op)
         if op_grads is None:
