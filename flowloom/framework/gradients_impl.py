@@ -381,6 +381,8 @@ class _GradientBuilder:
         with name_scope(None, "tuple"):
             gating = {g.op for g, t in zip(in_grads, op._inputs)
                       if g is not None and t._op in self.reached}
+            if not gating:
+                gating = {g.op for g in in_grads if g is not None}
             gate = control_flow_ops.group(*sorted(gating, key=lambda o: o._id))
             return [None if g is None else control_flow_ops.with_dependencies([gate], g)
                     for g in in_grads]
