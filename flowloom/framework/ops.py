@@ -213,20 +213,22 @@ class Tensor:
         return id(self)
 
     def __bool__(self):
-        raise TypeError(
-            "Using a `tf.Tensor` as a Python `bool` is not allowed. Use `if t is not None:` "
-            "instead of `if t:` to test if a tensor is defined, and use TensorFlow ops such as "
-            "tf.cond to execute subgraphs conditioned on the value of a tensor.")
+        from flowloom.framework.errors import OperatorNotAllowedInGraphError
+
+        raise OperatorNotAllowedInGraphError(
+            "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed. Use "
+            "`if t is not None:` instead of `if t:` to test if a tensor is defined, and use "
+            "TensorFlow ops such as tf.cond to execute subgraphs conditioned on the value of a "
+            "tensor.")
 
     __nonzero__ = __bool__
 
     def __iter__(self):
-        shape = self._shape
-        if shape.ndims is None or shape.ndims == 0 or shape[0].value is None:
-            raise TypeError(
-                "Tensor objects are only iterable when the first dimension is known. "
-                f"'{self.name}' has shape {shape}.")
-        return (self[i] for i in range(shape[0].value))
+        from flowloom.framework.errors import OperatorNotAllowedInGraphError
+
+        raise OperatorNotAllowedInGraphError(
+            f"Iterating over a symbolic `tf.Tensor` ({self.name}) is not allowed in graph mode; "
+            "use tf.unstack(t) to split it into a list of tensors.")
 
     def __len__(self):
         raise TypeError(
