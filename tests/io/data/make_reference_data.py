@@ -83,10 +83,10 @@ def protos():
         tf.nn.relu(tf.matmul(x, w), name="y")
         tf.train.Saver()
         with open(os.path.join(HERE, "graph_def.pb"), "wb") as f:
-            f.write(graph.as_graph_def().SerializeToString())
+            f.write(graph.as_graph_def().SerializeToString(deterministic=True))
         meta = tf.train.export_meta_graph()
         with open(os.path.join(HERE, "meta_graph.pb"), "wb") as f:
-            f.write(meta.SerializeToString())
+            f.write(meta.SerializeToString(deterministic=True))
     example = tf.train.Example(features=tf.train.Features(feature={
         "label": tf.train.Feature(int64_list=tf.train.Int64List(value=[1, -5])),
         "weight": tf.train.Feature(float_list=tf.train.FloatList(value=[0.5])),
