@@ -126,6 +126,7 @@ def write_bundle(prefix, tensors):
             entry = tensor_bundle_pb2.BundleEntryProto(
                 dtype=dtype_enum, offset=offset, size=len(data), crc32c=checksum
             )
+            entry.shape.SetInParent()  # TF writes an empty shape for scalars
             for dim in array.shape:
                 entry.shape.dim.add(size=dim)
             data_file.file.write(data)
