@@ -37,3 +37,16 @@ def test_mask_matches_tf_definition_and_inverts():
 
 def test_masked_crc32c_accepts_memoryview():
     assert crc32c.masked_crc32c(memoryview(b"123456789")) == crc32c.mask(0xE3069283)
+
+
+def test_files_are_identical_with_the_python_fallback(monkeypatch, data_path, tmp_path):
+    from flowloom.io import tfrecord
+
+    monkeypatch.setattr(crc32c, "_extend", crc32c._extend_python)
+    records = [b"", b"first", b"x" * 300, bytes(range(256))]
+    path = tmp_path / "r"
+    with tfrecord.TFRecordWriter(path) as writer:
+        for record in records:
+            writer.write(record)
+    with open(data_path("plain.tfrecord"), "rb") as f:
+        assert path.read_bytes() == f.read()
