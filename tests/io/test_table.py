@@ -102,7 +102,7 @@ def _read_fully(data):
         return None
 
 
-FUZZ = settings(max_examples=80, deadline=None)
+FUZZ = settings(max_examples=300, deadline=None)
 
 
 @FUZZ

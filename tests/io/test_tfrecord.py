@@ -120,7 +120,7 @@ def _read_all_or_data_loss(path, options=None):
         return None
 
 
-FUZZ = settings(max_examples=60, deadline=None,
+FUZZ = settings(max_examples=200, deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
