@@ -215,7 +215,7 @@ class Table:
         data = self._data
         if len(data) < FOOTER_SIZE:
             raise self._corrupt(f"file is too short ({len(data)} bytes) to be an sstable")
-        footer = data[len(data) - FOOTER_SIZE:]
+        footer = data[len(data) - FOOTER_SIZE :]
         (magic,) = struct.unpack("<Q", footer[_HANDLE_PAD:])
         if magic != TABLE_MAGIC:
             raise self._corrupt("not an sstable (bad magic number)")
@@ -240,10 +240,12 @@ class Table:
         offset, size = handle
         end = offset + size + BLOCK_TRAILER_SIZE
         if end > len(self._data) - FOOTER_SIZE:
-            raise self._corrupt(f"{what} at offset {offset} size {size} runs past the end of the file")
-        contents = self._data[offset:offset + size]
+            raise self._corrupt(
+                f"{what} at offset {offset} size {size} runs past the end of the file"
+            )
+        contents = self._data[offset : offset + size]
         type_byte = self._data[offset + size]
-        (stored,) = struct.unpack("<I", self._data[offset + size + 1:end])
+        (stored,) = struct.unpack("<I", self._data[offset + size + 1 : end])
         actual = crc32c.mask(crc32c.crc32c(bytes([type_byte]), crc32c.crc32c(contents)))
         if stored != actual:
             raise self._corrupt(f"block checksum mismatch in {what} at offset {offset}")
