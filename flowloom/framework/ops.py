@@ -8,6 +8,7 @@ import numpy as np
 from flowloom.framework import dtypes
 from flowloom.framework import tensor_shape
 
+_UNKNOWN_SHAPE = tensor_shape.unknown_shape()
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
@@ -153,7 +154,7 @@ class Tensor:
         self._op = op
         self._value_index = value_index
         self._dtype = dtype
-        self._shape = tensor_shape.unknown_shape()
+        self._shape = _UNKNOWN_SHAPE
         self._consumers = []
 
     @property
