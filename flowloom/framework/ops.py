@@ -276,7 +276,9 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref
         dtype = dtypes.as_dtype(dtype)
     for _, base_type, fn in _conversion_functions:
         if isinstance(value, base_type):
-            return fn(value, dtype=dtype, name=name, as_ref=as_ref)
+            ret = fn(value, dtype=dtype, name=name, as_ref=as_ref)
+            if ret is not NotImplemented:
+                return ret
     preferred_dtype = preferred_dtype or dtype_hint
     if dtype is None and preferred_dtype is not None:
         from flowloom.ops import array_ops
