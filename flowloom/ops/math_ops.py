@@ -695,3 +695,322 @@ def _register_operators():
 
 
 _register_operators()
+
+
+# ================================================================================================
+# Training ops (branch `ops`): arg reductions, cumulative sums, top-k, segment reductions.
+# Their gradients stand next to them; `math_grad_helpers` style code lives with the ops.
+# ================================================================================================
+def _axis_value(op, index=1):
+    v = constant_value(op._inputs[index])
+    return None if v is None else int(np.ravel(v)[0])
+
+
+def _arg_reduce_shape(op):
+    s = op._inputs[0]._shape
+    axis = _axis_value(op)
+    if s.ndims is None:
+        return unknown_shape()
+    if axis is None:
+        return unknown_shape(builtins.max(s.ndims - 1, 0))
+    nd = s.ndims
+    if axis < -nd or axis >= nd:
+        raise ValueError(f"Expected dimension in the range [{-nd}, {nd}), but got {axis}")
+    dims = s.as_list()
+    del dims[axis % nd]
+    return TensorShape(dims)
+
+
+def _arg_reduce_kernel(fn):
+    def kernel(xp, x, dimension, *, output_type):
+        axis = int(np.ravel(dimension)[0])
+        nd = x.ndim
+        if axis < -nd or axis >= nd:
+            raise errors.InvalidArgumentError(
+                None, None, f"Expected dimension in the range [{-nd}, {nd}), but got {axis}")
+        if x.shape[axis] == 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"Reduction axis {axis} is empty in shape "
+                f"[{','.join(map(str, x.shape))}]")
+        return fn(x, axis=axis).astype(output_type.as_numpy_dtype)
+    return kernel
+
+
+for _type, _fn in (("ArgMax", np.argmax), ("ArgMin", np.argmin)):
+    _od = defop(_type, inputs=["input: T", "dimension: Tidx"], outputs=["output: output_type"],
+                attrs={"Tidx": dtypes.int32, "output_type": dtypes.int64})
+    _od.shape(_arg_reduce_shape)
+    _od.kernel(_arg_reduce_kernel(_fn))
+    _od.no_gradient()
+
+
+def _arg_reduce(op_type):
+    def fn(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):  # noqa: A002
+        if axis is not None and dimension is not None:
+            raise ValueError("Cannot specify both 'axis' and 'dimension'")
+        axis = dimension if axis is None else axis
+        return apply_op(op_type, (input, 0 if axis is None else axis), name=name,
+                        output_type=dtypes.as_dtype(output_type)).outputs[0]
+    fn.__name__ = op_type.lower()
+    fn.__doc__ = (f"The index of the {op_type[3:].lower()}imum along `axis` (op `{op_type}`).\n\n"
+                  "    Args:\n      input: a numeric tensor.\n      axis: the axis (default 0).\n"
+                  "      output_type: int32 or int64.\n\n    Returns:\n      A tensor of "
+                  "`output_type` with `axis` removed.\n")
+    return fn
+
+
+argmax = arg_max = _arg_reduce("ArgMax")
+argmin = arg_min = _arg_reduce("ArgMin")
+
+
+Cumsum = defop("Cumsum", inputs=["x: T", "axis: Tidx"], outputs=["out: T"],
+               attrs={"exclusive": False, "reverse": False, "Tidx": dtypes.int32})
+Cumsum.shape(common_shapes.unchanged)
+
+
+@Cumsum.kernel
+def _(xp, x, axis, *, exclusive, reverse):
+    axis = int(axis)
+    if axis < -x.ndim or axis >= x.ndim:
+        raise errors.InvalidArgumentError(
+            None, None, f"ScanOp: Expected scan axis in the range [{-x.ndim}, {x.ndim}), but "
+            f"got {axis}")
+    if reverse:
+        x = xp.flip(x, axis)
+    out = xp.cumsum(x, axis=axis, dtype=x.dtype)
+    if exclusive:
+        out = xp.roll(out, 1, axis=axis)
+        idx = [builtins.slice(None)] * x.ndim
+        idx[axis] = 0
+        out[tuple(idx)] = 0
+    return xp.flip(out, axis) if reverse else out
+
+
+@Cumsum.gradient
+def _(op, grad):
+    return [cumsum(grad, op._inputs[1], exclusive=op.get_attr("exclusive"),
+                   reverse=not op.get_attr("reverse")), None]
+
+
+def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
+    """Cumulative sum of `x` along `axis`.
+
+    Args:
+      x: a numeric tensor.
+      axis: the axis to scan.
+      exclusive: when True, element i sums the elements before i only.
+      reverse: when True, the sum runs from the end.
+
+    Returns:
+      A tensor shaped like `x` (op `Cumsum`).
+    """
+    with name_scope(name, "Cumsum", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        return apply_op("Cumsum", (x, axis), name=scope, exclusive=exclusive,
+                        reverse=reverse).outputs[0]
+
+
+TopKV2 = defop("TopKV2", inputs=["input: T", "k: int32"],
+               outputs=["values: T", "indices: int32"], attrs={"sorted": True})
+
+
+@TopKV2.shape
+def _(op):
+    s = op._inputs[0]._shape
+    kv = constant_value(op._inputs[1])
+    if s.ndims is None:
+        return [unknown_shape(), unknown_shape()]
+    if s.ndims < 1:
+        raise ValueError("Shape must be at least rank 1 but is rank 0")
+    dims = s.as_list()
+    if kv is not None:
+        k = int(kv)
+        if k < 0:
+            raise ValueError(f"Input 'k' must be >= 0, but is {k}")
+        if dims[-1] is not None and dims[-1] < k:
+            raise ValueError(f"input must have last dimension >= k = {k} but is {dims[-1]}")
+    out = TensorShape(dims[:-1] + [None if kv is None else int(kv)])
+    return [out, out]
+
+
+@TopKV2.kernel
+def _(xp, x, k, *, sorted):  # noqa: A002 - TF's attr name
+    k = int(k)
+    if k < 0:
+        raise errors.InvalidArgumentError(None, None, f"Need k >= 0, got {k}")
+    if x.shape[-1] < k:
+        raise errors.InvalidArgumentError(
+            None, None, f"input must have at least k columns. Had {x.shape[-1]}, needed {k}")
+    # Stable sort of the negated values: among equal values the lower index comes first.
+    key = -x.astype(np.float64) if x.dtype.kind in "iub" else -x
+    idx = xp.argsort(key, axis=-1, kind="stable")[..., :k].astype(np.int32)
+    return xp.take_along_axis(x, idx, axis=-1), idx
+
+
+@TopKV2.gradient
+def _(op, grad, _indices_grad):
+    x = op._inputs[0]
+    if grad is None:
+        return [None, None]
+    in_shape = array_ops.shape(x)
+    last = array_ops.reshape(array_ops.slice(in_shape, array_ops.reshape(
+        array_ops.rank(x) - 1, [1]), [1]), [])
+    indices = op._outputs[1]
+    k = array_ops.reshape(array_ops.slice(array_ops.shape(indices), array_ops.reshape(
+        array_ops.rank(indices) - 1, [1]), [1]), [])
+    ind_2d = array_ops.reshape(indices, array_ops.stack([-1, k]))
+    outer = array_ops.slice(array_ops.shape(ind_2d), [0], [1])
+    offsets = array_ops.expand_dims(range_(0, array_ops.reshape(outer, []) * last, last), -1)
+    flat = array_ops.reshape(ind_2d + offsets, [-1, 1])
+    total = reduce_prod(in_shape, keepdims=True)
+    dx = array_ops.scatter_nd(flat, array_ops.reshape(grad, [-1]), total)
+    return [array_ops.reshape(dx, in_shape), None]
+
+
+def top_k(input, k=1, sorted=True, name=None):  # noqa: A002
+    """The `k` largest entries of the last dimension and their indices.
+
+    Args:
+      input: a tensor with at least one dimension.
+      k: how many entries to keep.
+      sorted: ignored beyond TF's meaning: results are always in descending order.
+
+    Returns:
+      (values, indices), each shaped `input.shape[:-1] + [k]`.
+    """
+    op = apply_op("TopKV2", (input, k), name=name, sorted=sorted)
+    return tuple(op.outputs)
+
+
+# -- Segment reductions -------------------------------------------------------------------------
+def _segment_shape(op):
+    data, ids = op._inputs[0]._shape, op._inputs[1]._shape
+    if ids.ndims is not None and ids.ndims != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {ids.ndims}")
+    if data.ndims is None:
+        return unknown_shape()
+    if data.ndims < 1:
+        raise ValueError("Shape must be at least rank 1 but is rank 0")
+    return TensorShape([None] + data.as_list()[1:])
+
+
+def _check_sorted_ids(ids, n):
+    if ids.shape[0] != n:
+        raise errors.InvalidArgumentError(
+            None, None, "segment_ids should be the same size as dimension 0 of input.")
+    if ids.size and ids[0] < 0:
+        raise errors.InvalidArgumentError(None, None, "segment ids must be >= 0")
+    if ids.size > 1 and np.any(np.diff(ids) < 0):
+        raise errors.InvalidArgumentError(None, None, "segment ids are not increasing")
+
+
+def _segment_kernel(mean):
+    def kernel(xp, data, segment_ids):
+        _check_sorted_ids(segment_ids, data.shape[0])
+        num = int(segment_ids[-1]) + 1 if segment_ids.size else 0
+        out = xp.zeros((num,) + data.shape[1:], dtype=data.dtype)
+        np.add.at(out, segment_ids, data)
+        if mean:
+            counts = np.bincount(segment_ids, minlength=num).astype(data.dtype)
+            counts = counts.reshape((-1,) + (1,) * (data.ndim - 1))
+            out = out / np.where(counts == 0, 1, counts)
+            out = out.astype(data.dtype, copy=False)
+        return out
+    return kernel
+
+
+SegmentSum = defop("SegmentSum", inputs=["data: T", "segment_ids: Tindices"],
+                   outputs=["output: T"])
+SegmentSum.shape(_segment_shape)
+SegmentSum.kernel(_segment_kernel(False))
+
+SegmentMean = defop("SegmentMean", inputs=["data: T", "segment_ids: Tindices"],
+                    outputs=["output: T"])
+SegmentMean.shape(_segment_shape)
+SegmentMean.kernel(_segment_kernel(True))
+
+
+@SegmentSum.gradient
+def _(op, grad):
+    return [array_ops.gather(grad, op._inputs[1]), None]
+
+
+@SegmentMean.gradient
+def _(op, grad):
+    data, ids = op._inputs
+    ones = array_ops.ones_like(cast(ids, data.dtype.base_dtype))
+    counts = segment_sum(ones, ids)
+    counts = array_ops.reshape(counts, array_ops.concat(
+        [array_ops.shape(counts), array_ops.ones_like(array_ops.shape(data))[1:]], 0))
+    return [array_ops.gather(grad / counts, ids), None]
+
+
+def segment_sum(data, segment_ids, name=None):
+    """Sums the rows of `data` that share a (sorted) segment id."""
+    return apply_op("SegmentSum", (data, segment_ids), name=name).outputs[0]
+
+
+def segment_mean(data, segment_ids, name=None):
+    """Averages the rows of `data` that share a (sorted) segment id."""
+    return apply_op("SegmentMean", (data, segment_ids), name=name).outputs[0]
+
+
+UnsortedSegmentSum = defop("UnsortedSegmentSum",
+                           inputs=["data: T", "segment_ids: Tindices",
+                                   "num_segments: Tnumsegments"], outputs=["output: T"],
+                           attrs={"Tnumsegments": dtypes.int32})
+
+
+@UnsortedSegmentSum.shape
+def _(op):
+    data, ids, num = op._inputs
+    nv = constant_value(num)
+    ds, is_ = data._shape, ids._shape
+    if ds.ndims is None or is_.ndims is None:
+        return unknown_shape()
+    if is_.ndims > ds.ndims:
+        raise ValueError(f"Shape must be at least rank {is_.ndims} but is rank {ds.ndims}")
+    for a, b in zip(ds.as_list(), is_.as_list()):
+        if a is not None and b is not None and a != b:
+            raise ValueError(f"Dimensions must be equal, but are {a} and {b}")
+    return TensorShape([None if nv is None else int(nv)] + ds.as_list()[is_.ndims:])
+
+
+@UnsortedSegmentSum.kernel
+def _(xp, data, segment_ids, num_segments):
+    num = int(num_segments)
+    if data.shape[:segment_ids.ndim] != segment_ids.shape:
+        raise errors.InvalidArgumentError(
+            None, None, "data.shape = [%s] does not start with segment_ids.shape = [%s]" % (
+                ",".join(map(str, data.shape)), ",".join(map(str, segment_ids.shape))))
+    flat_ids = segment_ids.ravel()
+    flat = data.reshape((flat_ids.size,) + data.shape[segment_ids.ndim:])
+    if flat_ids.size and flat_ids.max() >= num:
+        i = int(np.argmax(flat_ids >= num))
+        raise errors.InvalidArgumentError(
+            None, None, f"segment_ids[{i}] = {int(flat_ids[i])} is out of range [0, {num})")
+    keep = flat_ids >= 0  # negative ids are dropped, as in TF
+    out = xp.zeros((num,) + flat.shape[1:], dtype=data.dtype)
+    np.add.at(out, flat_ids[keep], flat[keep])
+    return out
+
+
+@UnsortedSegmentSum.gradient
+def _(op, grad):
+    ids = op._inputs[1]
+    # Gather with negative ids reading zeros (TF's _GatherDropNegatives).
+    safe = maximum(ids, array_ops.zeros_like(ids))
+    gathered = array_ops.gather(grad, safe)
+    keep = greater_equal(ids, array_ops.zeros_like(ids))
+    extra = array_ops.rank(gathered) - array_ops.rank(keep)
+    keep_shape = array_ops.concat([array_ops.shape(keep), array_ops.ones(
+        array_ops.reshape(extra, [1]), dtype=dtypes.int32)], 0)
+    keep = array_ops.reshape(keep, keep_shape)
+    keep = logical_and(keep, array_ops.ones_like(gathered, dtype=dtypes.bool_))
+    return [array_ops.where(keep, gathered, array_ops.zeros_like(gathered)), None, None]
+
+
+def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
+    """Sums the entries of `data` per segment id (ids in any order; negative ids dropped)."""
+    return apply_op("UnsortedSegmentSum", (data, segment_ids, num_segments),
+                    name=name).outputs[0]
