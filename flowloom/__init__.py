@@ -66,6 +66,15 @@ from flowloom.variables import (Variable, all_variables, global_variables,
                                 trainable_variables, variables_initializer)
 
 from flowloom import nn
+# -- training op library (branch `ops`) --
+from flowloom.ops.array_ops import (gather_nd, one_hot, pad, reverse, reverse_v2,  # noqa: E402
+                                    scatter_nd, sequence_mask, split, tile, where_v2)
+from flowloom.ops.math_ops import (arg_max, arg_min, argmax, argmin, cumsum,  # noqa: E402
+                                   segment_mean, segment_sum, unsorted_segment_sum)
+from flowloom.ops.clip_ops import (clip_by_global_norm, clip_by_norm,  # noqa: E402
+                                   clip_by_value, global_norm)
+from flowloom.ops.random_sampling_ops import multinomial, random_shuffle  # noqa: E402
+from flowloom import losses  # noqa: E402
 
 __version__ = "0.1.0"
 
