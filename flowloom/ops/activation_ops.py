@@ -1,5 +1,5 @@
-"""Activation ops and their gradient ops: Relu6, Elu, Selu, LeakyRelu, Softplus/Softsign
-gradients, Softmax, LogSoftmax and local response normalisation (LRN).
+"""Activation ops and their gradient ops: Relu6, Elu, Selu, LeakyRelu, Softmax, LogSoftmax and
+local response normalisation (LRN). (Softplus/Softsign and their gradients are in math_ops.)
 
 Each activation's gradient is its own op type (`Relu6Grad`, `EluGrad`, ...), as in TF, so a
 GraphDef of a training step names the same ops TF's does.
@@ -72,22 +72,6 @@ def _leaky_grad(xp, g, x, *, alpha):
 
 LeakyRelu, LeakyReluGrad = _activation("LeakyRelu", _leaky, "LeakyReluGrad", _leaky_grad,
                                        uses_output=False, attrs={"alpha": 0.2})
-
-# Softplus and Softsign exist in math_ops; their gradient ops live here.
-SoftplusGrad = defop("SoftplusGrad", inputs=["gradients: T", "features: T"],
-                     outputs=["backprops: T"])
-SoftplusGrad.shape(common_shapes.unchanged)
-SoftplusGrad.kernel(_typed(lambda xp, g, x: g / (1 + xp.exp(-x))))
-SoftsignGrad = defop("SoftsignGrad", inputs=["gradients: T", "features: T"],
-                     outputs=["backprops: T"])
-SoftsignGrad.shape(common_shapes.unchanged)
-SoftsignGrad.kernel(_typed(lambda xp, g, x: g / (1 + xp.abs(x)) ** 2))
-
-math_ops.UNARY_OPS["Softplus"].gradient(
-    lambda op, grad: [apply_op("SoftplusGrad", (grad, op._inputs[0])).outputs[0]])
-math_ops.UNARY_OPS["Softsign"].gradient(
-    lambda op, grad: [apply_op("SoftsignGrad", (grad, op._inputs[0])).outputs[0]])
-
 
 def relu6(features, name=None):
     """min(max(features, 0), 6) (op `Relu6`)."""
