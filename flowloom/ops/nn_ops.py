@@ -548,3 +548,54 @@ def _pool(op_type, default_name):
 
 max_pool = _pool("MaxPool", "MaxPool")
 avg_pool = _pool("AvgPool", "AvgPool")
+
+
+# -- Gradients of Relu, BiasAdd, Conv2D (needed by the training bench; the grad branch may hold
+# equivalent definitions: keep one when merging).
+ReluGrad = defop("ReluGrad", inputs=["gradients: T", "features: T"], outputs=["backprops: T"])
+ReluGrad.shape(common_shapes.unchanged)
+
+
+@ReluGrad.kernel
+def _(xp, g, x):
+    return g * (x > 0)
+
+
+@Relu.gradient
+def _(op, grad):
+    return [apply_op("ReluGrad", (grad, op._outputs[0])).outputs[0]]
+
+
+BiasAddGrad = defop("BiasAddGrad", inputs=["out_backprop: T"], outputs=["output: T"],
+                    attrs={"data_format": "NHWC"})
+
+
+@BiasAddGrad.shape
+def _(op):
+    s = op._inputs[0]._shape
+    if s.ndims is None:
+        return unknown_shape(1)
+    return TensorShape([s.as_list()[1 if op._attrs["data_format"] == "NCHW" else -1]])
+
+
+@BiasAddGrad.kernel
+def _(xp, g, *, data_format):
+    if data_format == "NCHW":
+        return g.sum(axis=tuple(i for i in range(g.ndim) if i != 1))
+    return g.reshape(-1, g.shape[-1]).sum(axis=0)
+
+
+@BiasAdd.gradient
+def _(op, grad):
+    return [grad, apply_op("BiasAddGrad", (grad,),
+                           data_format=op._attrs["data_format"]).outputs[0]]
+
+
+@Conv2D.gradient
+def _(op, grad):
+    from flowloom.ops import array_ops
+
+    x, w = op._inputs
+    attrs = _conv_backprop_attrs(op)
+    return [apply_op("Conv2DBackpropInput", (array_ops.shape(x), w, grad), **attrs).outputs[0],
+            apply_op("Conv2DBackpropFilter", (x, array_ops.shape(w), grad), **attrs).outputs[0]]
