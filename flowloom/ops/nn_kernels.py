@@ -131,20 +131,37 @@ def conv2d_backprop_filter(x, filter_shape, dy, strides, dilations, padding,
 
 def conv2d_backprop_input(input_shape, w, dy, strides, dilations, padding,
                           explicit=((0, 0), (0, 0))):
-    """Gradient of `conv2d` with respect to its input (also `conv2d_transpose`)."""
+    """Gradient of `conv2d` with respect to its input (also `conv2d_transpose`).
+
+    A stride-1 VALID convolution of the zero-dilated, padded gradient with the flipped,
+    transposed filter: one patches matmul, like the forward pass (a col2im after a
+    [rows, kh*kw*c] matmul costs twice as much here).
+    """
     n, h, wd, c = input_shape
     kh, kw, ci, co = w.shape
     _check_depth(c, ci)
     ph, pw, oh, ow = _geometry(h, wd, kh, kw, strides, dilations, padding, explicit)
     _check_out(dy, (n, oh, ow, co))
-    dcols = (dy.reshape(n * oh * ow, co) @ w.reshape(kh * kw * c, co).T)
-    dcols = dcols.reshape(n, oh, ow, kh, kw, c)
-    dxpad = np.zeros((n, h + ph[0] + ph[1], wd + pw[0] + pw[1], c), dy.dtype)
-    # col2im: each kernel offset adds its columns into one strided slice of the input.
-    for i in range(kh):
-        for j in range(kw):
-            _window(dxpad, i, j, oh, ow, strides, dilations)[...] += dcols[:, :, :, i, j]
-    return dxpad[:, ph[0]:ph[0] + h, pw[0]:pw[0] + wd]
+    sh, sw = strides
+    dh, dw = dilations
+    if sh == sw == 1:
+        dyd = dy
+    else:
+        dyd = np.zeros((n, (oh - 1) * sh + 1, (ow - 1) * sw + 1, co), dy.dtype)
+        dyd[:, ::sh, ::sw] = dy
+    # Pad so that a VALID correlation gives exactly h x w outputs (crop when negative).
+    eff_h, eff_w = (kh - 1) * dh + 1, (kw - 1) * dw + 1
+    top, left = eff_h - 1 - ph[0], eff_w - 1 - pw[0]
+    bottom = h + eff_h - 1 - top - dyd.shape[1]
+    right = wd + eff_w - 1 - left - dyd.shape[2]
+    padded = np.zeros((n, dyd.shape[1] + max(top, 0) + max(bottom, 0),
+                       dyd.shape[2] + max(left, 0) + max(right, 0), co), dy.dtype)
+    src = dyd[:, max(-top, 0):dyd.shape[1] - max(-bottom, 0),
+              max(-left, 0):dyd.shape[2] - max(-right, 0)]
+    padded[:, max(top, 0):max(top, 0) + src.shape[1],
+           max(left, 0):max(left, 0) + src.shape[2]] = src
+    flipped = np.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2))
+    return conv2d(padded, flipped, (1, 1), (dh, dw), "VALID")
 
 
 def _check_out(dy, want):
