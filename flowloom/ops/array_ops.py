@@ -666,7 +666,7 @@ def _(op):
 
 @Slice.kernel
 def _(xp, x, begin, size):
-    idx = tuple(slice(int(b), None if int(s) == -1 else int(b) + int(s))
+    idx = tuple(_builtin_slice(int(b), None if int(s) == -1 else int(b) + int(s))
                 for b, s in zip(begin, size))
     for b, s, d in zip(begin, size, x.shape):
         if b < 0 or (s != -1 and b + s > d):
@@ -1726,8 +1726,14 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool_, name=None):
                              f"`maxlen` = {maxlen} with shape '{maxlen._shape}' instead")
         row_vector = m.range_(constant(0, dtype=maxlen.dtype.base_dtype), maxlen,
                               constant(1, dtype=maxlen.dtype.base_dtype))
-        matrix = m.cast(expand_dims(lengths, -1), maxlen.dtype.base_dtype)
+        # TF casts unconditionally (a Cast op even between equal types).
+        matrix = apply_op("Cast", (expand_dims(lengths, -1),), name="Cast",
+                          DstT=maxlen.dtype.base_dtype).outputs[0]
         result = row_vector < matrix
+        # TF's shape inference evaluates small constant subgraphs (max of constant lengths).
+        known = constant_value(lengths)
+        if known is not None and known.size and result._shape.ndims is not None:
+            result.set_shape(list(known.shape) + [int(np.max(known))])
         if dtype is None or dtypes.as_dtype(dtype) == dtypes.bool_:
             return result
         return m.cast(result, dtype)

@@ -114,13 +114,12 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
             1.0 / use_norm, array_ops.constant(1.0, dtype=dtype) / clip_norm)
         # NaN/inf norms give NaN scales, as in TF.
         scale = scale_for_finite + (use_norm - use_norm)
-        base = scope[:-1]
         clipped = []
         for i, t in enumerate(t_list):
             if t is None:
                 clipped.append(None)
                 continue
             v = convert_to_tensor(t.values if _is_indexed_slices(t) else t, name=f"t_{i}")
-            clipped.append(_like(t, array_ops.identity(
-                v * scale, name=f"{base.split('/')[-1]}_{i}")))
+            # TF names these "<scope>_<i>" relative to the scope: clip_by_global_norm/_0.
+            clipped.append(_like(t, array_ops.identity(v * scale, name=f"{scope}_{i}")))
         return clipped, use_norm

@@ -99,5 +99,6 @@ def _sharded_lookup(params, ids, strategy, max_norm, scope):
                                             array_ops.size(order))
     stitched = array_ops.gather(rows, inverse)
     out_shape = array_ops.concat([array_ops.shape(ids), array_ops.shape(params[0])[1:]], 0)
-    result = array_ops.reshape(stitched, out_shape, name=scope)
+    result = array_ops.reshape(stitched, out_shape)
+    del scope
     return _clip(result, ids, max_norm)

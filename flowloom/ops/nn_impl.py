@@ -8,6 +8,7 @@ from flowloom.framework.apply_op import apply_op
 from flowloom.framework.graph import name_scope
 from flowloom.framework.ops import Tensor, convert_to_tensor
 from flowloom.ops import array_ops
+from flowloom.ops import batch_norm_ops  # noqa: F401 - registers FusedBatchNormV3
 from flowloom.ops import math_ops
 from flowloom.ops import random_ops
 

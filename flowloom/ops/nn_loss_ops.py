@@ -114,10 +114,7 @@ def _(op, grad_loss, _grad_backprop):
 def _flatten_outer_dims(t):
     """Reshapes `t` to [-1, last_dim] (static shape kept when known)."""
     s = t._shape
-    if s.ndims == 2:
-        return t
-    last = array_ops.slice(array_ops.shape(t), array_ops.reshape(array_ops.rank(t) - 1, [1]),
-                           [1])
+    last = array_ops.slice(array_ops.shape(t), array_ops.stack([array_ops.rank(t) - 1]), [1])
     out = array_ops.reshape(t, array_ops.concat([[-1], last], 0))
     if s.is_fully_defined():
         dims = s.as_list()
@@ -160,21 +157,17 @@ def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, d
         elif nd is None and axis != -1:
             raise NotImplementedError("softmax cross-entropy along a non-last axis of a tensor "
                                       "of unknown rank")
-        if nd == 2:
-            cost = apply_op("SoftmaxCrossEntropyWithLogits", (precise, labels),
-                            name=scope).outputs[0]
-        else:
-            input_shape = array_ops.shape(precise)
-            input_rank = array_ops.rank(precise)
-            flat_logits = _flatten_outer_dims(precise)
-            flat_labels = _flatten_outer_dims(labels)
-            cost = apply_op("SoftmaxCrossEntropyWithLogits", (flat_logits, flat_labels),
-                            name=scope).outputs[0]
-            out_shape = array_ops.slice(input_shape, [0],
-                                        array_ops.reshape(input_rank - 1, [1]))
-            cost = array_ops.reshape(cost, out_shape)
-            if shape.ndims is not None:
-                cost.set_shape(shape.as_list()[:-1])
+        # TF flattens to 2-D and back even for 2-D inputs (hence the name Reshape_2).
+        input_shape = array_ops.shape(precise)
+        input_rank = array_ops.rank(precise)
+        flat_logits = _flatten_outer_dims(precise)
+        flat_labels = _flatten_outer_dims(labels)
+        cost = apply_op("SoftmaxCrossEntropyWithLogits", (flat_logits, flat_labels),
+                        name=scope).outputs[0]
+        out_shape = array_ops.slice(input_shape, [0], array_ops.stack([input_rank - 1]))
+        cost = array_ops.reshape(cost, out_shape)
+        if shape.ndims is not None:
+            cost.set_shape(shape.as_list()[:-1])
         if precise is not logits and logits.dtype.base_dtype != cost.dtype.base_dtype:
             cost = math_ops.cast(cost, logits.dtype.base_dtype)
         return cost
@@ -239,8 +232,7 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
         else:
             labels_shape = array_ops.shape(labels)
             num_classes = array_ops.slice(array_ops.shape(logits),
-                                          array_ops.reshape(array_ops.rank(logits) - 1, [1]),
-                                          [1])
+                                          array_ops.stack([array_ops.rank(logits) - 1]), [1])
             flat_logits = array_ops.reshape(precise, array_ops.concat([[-1], num_classes], 0))
             flat_labels = array_ops.reshape(labels, [-1])
             cost = apply_op("SparseSoftmaxCrossEntropyWithLogits", (flat_logits, flat_labels),
@@ -297,9 +289,10 @@ def _(xp, predictions, targets, k):
     valid = (targets >= 0) & (targets < classes)
     safe = np.where(valid, targets, 0)
     target_pred = predictions[np.arange(n), safe]
-    # In the top k when fewer than k classes score strictly higher; non-finite never is.
+    # In the top k when fewer than k classes score strictly higher; a row holding any
+    # non-finite prediction never is (TF "cannot say").
     higher = (predictions > target_pred[:, None]).sum(axis=1)
-    return valid & np.isfinite(target_pred) & (higher < int(k))
+    return valid & np.isfinite(predictions).all(axis=1) & (higher < int(k))
 
 
 InTopKV2.no_gradient()

@@ -57,15 +57,6 @@ def bias_add(value, bias, data_format=None, name=None):
                         data_format=data_format or "NHWC").outputs[0]
 
 
-def _conv_out(n, k, s, d, padding):
-    if n is None:
-        return None
-    eff = (k - 1) * d + 1
-    if padding == "VALID":
-        return (n - eff) // s + 1 if n >= eff else 0
-    return -(-n // s)
-
-
 Conv2D = defop("Conv2D", inputs=["input: T", "filter: T"], outputs=["output: T"],
                attrs={"strides": None, "padding": None, "use_cudnn_on_gpu": True,
                       "explicit_paddings": [], "data_format": "NHWC",
@@ -88,12 +79,11 @@ def _(op):
     if c is not None and ci is not None and c % ci:
         raise ValueError(f"Depth of input ({c}) is not a multiple of input depth of filter "
                          f"({ci})")
-    s = a["strides"]
-    d = a["dilations"]
-    sh, sw = (s[2], s[3]) if nchw else (s[1], s[2])
-    dh, dw = (d[2], d[3]) if nchw else (d[1], d[2])
-    oh = _conv_out(h, kh, sh, dh, a["padding"]) if kh is not None else None
-    ow = _conv_out(wd, kw, sw, dw, a["padding"]) if kw is not None else None
+    g = _conv_attrs(op)
+    pads = g["explicit"]
+    oh = nn_kernels.out_size(h, kh, g["strides"][0], g["dilations"][0], g["padding"], pads[0])
+    ow = nn_kernels.out_size(wd, kw, g["strides"][1], g["dilations"][1], g["padding"],
+                             pads[1])
     return TensorShape([n, co, oh, ow] if nchw else [n, oh, ow, co])
 
 
