@@ -1717,6 +1717,7 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool_, name=None):
     m = _math()
     with name_scope(name, "SequenceMask", [lengths, maxlen]):
         lengths = convert_to_tensor(lengths)
+        inferred = maxlen is None
         if maxlen is None:
             maxlen = m.reduce_max(lengths)
         else:
@@ -1731,7 +1732,7 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool_, name=None):
                           DstT=maxlen.dtype.base_dtype).outputs[0]
         result = row_vector < matrix
         # TF's shape inference evaluates small constant subgraphs (max of constant lengths).
-        known = constant_value(lengths)
+        known = constant_value(lengths) if inferred else None
         if known is not None and known.size and result._shape.ndims is not None:
             result.set_shape(list(known.shape) + [int(np.max(known))])
         if dtype is None or dtypes.as_dtype(dtype) == dtypes.bool_:
