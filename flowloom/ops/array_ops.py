@@ -595,8 +595,11 @@ def stack(values, axis=0, name="stack"):
         raise TypeError("values must be a list of tensors")
     if all(not isinstance(v, Tensor) and not hasattr(v, "_as_graph_element") for v in values):
         try:
+            # Python numbers keep TF's inference (int → int32), which np.stack would lose.
+            py_values = not any(isinstance(v, (np.ndarray, np.generic)) for v in values)
+            dtype = infer_dtype(values) if py_values and values else None
             return constant(np.stack([np.asarray(v) for v in values], axis=axis)
-                            if values else values, name=name)
+                            if values else values, dtype=dtype, name=name)
         except (TypeError, ValueError):
             pass
     return apply_op("Pack", (list(values),), name=name, axis=axis).outputs[0]
@@ -1078,7 +1081,7 @@ def _(op, grad):
     inner_axes_indices = math_ops.range_(axis_dims + 1, values_dims)
     values = reshape(grad, values_shape)
     # Move the gathered axis to the front, sum the rows into params' axis, move it back.
-    transpose_dims = concat([[axis_dims], batch_axis_indices, inner_axes_indices], 0)
+    transpose_dims = concat([stack([axis_dims]), batch_axis_indices, inner_axes_indices], 0)
     values_transpose = transpose(values, transpose_dims)
     params_grad = segment_ops.unsorted_segment_sum(
         values_transpose, reshape(indices, [-1]) if indices._shape.ndims != 1 else indices,

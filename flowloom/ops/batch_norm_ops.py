@@ -87,7 +87,7 @@ def _(xp, x, scale, offset, mean, variance, *, epsilon, exponential_avg_factor, 
 
 FusedBatchNormGradV3 = defop(
     "FusedBatchNormGradV3",
-    inputs=["y_backprop: T", "x: T", "scale: float32", "reserve_space_1: U",
+    inputs=["y_backprop: T", "x: T", "scale: U", "reserve_space_1: U",
             "reserve_space_2: U", "reserve_space_3: U"],
     outputs=["x_backprop: T", "scale_backprop: U", "offset_backprop: U", "reserve_space_4: U",
              "reserve_space_5: U"],

@@ -1374,6 +1374,7 @@ def _(op, grad):
     data, ids = op._inputs
     ones = array_ops.ones_like(cast(ids, data.dtype.base_dtype))
     counts = segment_sum(ones, ids)
+    counts = maximum(counts, array_ops.ones_like(counts))  # empty segments: never gathered
     counts = array_ops.reshape(counts, array_ops.concat(
         [array_ops.shape(counts), array_ops.ones_like(array_ops.shape(data))[1:]], 0))
     return [array_ops.gather(grad / counts, ids), None]

@@ -19,6 +19,28 @@ def _(xp, x):
     return xp.maximum(x, 0).astype(x.dtype, copy=False)
 
 
+@Relu.gradient
+def _(op, grad):
+    return apply_op("ReluGrad", (grad, op._outputs[0])).outputs[0]
+
+
+ReluGrad = defop("ReluGrad", inputs=["gradients: T", "features: T"], outputs=["backprops: T"])
+ReluGrad.shape(common_shapes.unchanged)
+
+
+@ReluGrad.kernel
+def _(xp, gradients, features):
+    return xp.where(features > 0, gradients, xp.zeros((), dtype=gradients.dtype))
+
+
+@ReluGrad.gradient
+def _(op, grad):
+    from flowloom.ops import array_ops
+
+    x = op._inputs[1]
+    return apply_op("ReluGrad", (grad, x)).outputs[0], array_ops.zeros_like(x)
+
+
 def relu(features, name=None):
     """max(features, 0), elementwise."""
     return apply_op("Relu", (features,), name=name).outputs[0]
@@ -48,6 +70,48 @@ def _(xp, value, bias, *, data_format):
     if data_format == "NCHW":
         return value + bias.reshape((-1,) + (1,) * (value.ndim - 2))
     return value + bias
+
+
+@BiasAdd.gradient
+def _(op, grad):
+    return grad, apply_op("BiasAddGrad", (grad,),
+                          data_format=op._attrs["data_format"]).outputs[0]
+
+
+BiasAddGrad = defop("BiasAddGrad", inputs=["out_backprop: T"], outputs=["output: T"],
+                    attrs={"data_format": "NHWC"})
+
+
+@BiasAddGrad.shape
+def _(op):
+    s = op._inputs[0]._shape
+    if s.ndims is None:
+        return unknown_shape(1)
+    return TensorShape([s.as_list()[1 if op._attrs["data_format"] == "NCHW" else -1]])
+
+
+@BiasAddGrad.kernel
+def _(xp, dy, *, data_format):
+    if data_format == "NCHW":
+        return dy.sum(axis=tuple(i for i in range(dy.ndim) if i != 1))
+    return dy.reshape(-1, dy.shape[-1]).sum(axis=0)
+
+
+@BiasAddGrad.gradient
+def _(op, grad):
+    from flowloom.ops import array_ops
+    from flowloom.ops import broadcast_ops
+
+    shape = array_ops.shape(op._inputs[0])
+    bias_shape = array_ops.shape(grad)
+    if op._attrs["data_format"] == "NCHW":
+        expanded = array_ops.concat([array_ops.ones_like(shape[:1]), bias_shape,
+                                     array_ops.ones_like(shape[2:])], 0)
+        multiples = array_ops.concat([shape[:1], [1], shape[2:]], 0)
+    else:
+        expanded = array_ops.concat([array_ops.ones_like(shape[:-1]), bias_shape], 0)
+        multiples = array_ops.concat([shape[:-1], [1]], 0)
+    return broadcast_ops.tile(array_ops.reshape(grad, expanded), multiples)
 
 
 def bias_add(value, bias, data_format=None, name=None):
@@ -105,6 +169,18 @@ def _(xp, x, w, *, strides, padding, data_format, dilations, explicit_paddings):
 def _check_padding(padding):
     if padding not in ("SAME", "VALID", "EXPLICIT"):
         raise errors.InvalidArgumentError(None, None, f"Invalid padding: {padding}")
+
+
+@Conv2D.gradient
+def _(op, grad):
+    from flowloom.ops import array_ops
+    from flowloom.ops import conv_grad_ops
+
+    x, w = op._inputs
+    attrs = {k: op._attrs[k] for k in ("strides", "padding", "use_cudnn_on_gpu",
+                                       "explicit_paddings", "data_format", "dilations")}
+    return [conv_grad_ops.conv2d_backprop_input(array_ops.shape(x), w, grad, **attrs),
+            conv_grad_ops.conv2d_backprop_filter(x, array_ops.shape(w), grad, **attrs)]
 
 
 def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True,  # noqa: A002
@@ -174,70 +250,6 @@ def _sized_shape(op, index):
     from flowloom.framework.tensor_util import constant_value_as_shape
 
     return constant_value_as_shape(op._inputs[index])
-
-
-_CONV_ATTRS = {"strides": None, "use_cudnn_on_gpu": True, "padding": None,
-               "explicit_paddings": [], "data_format": "NHWC", "dilations": [1, 1, 1, 1]}
-
-Conv2DBackpropInput = defop("Conv2DBackpropInput",
-                            inputs=["input_sizes: int32", "filter: T", "out_backprop: T"],
-                            outputs=["output: T"], attrs=_CONV_ATTRS)
-Conv2DBackpropInput.shape(lambda op: _sized_shape(op, 0))
-
-
-@Conv2DBackpropInput.kernel
-def _(xp, input_sizes, w, dy, *, strides, padding, explicit_paddings, data_format, dilations):
-    _check_padding(padding)
-    shape = _nhwc_shape([int(d) for d in input_sizes], data_format)
-    dx = nn_kernels.conv2d_backprop_input(
-        shape, w, nn_kernels.to_nhwc(dy, data_format), nn_kernels.spatial(strides, data_format),
-        nn_kernels.spatial(dilations, data_format), padding,
-        nn_kernels.explicit_pairs(explicit_paddings, data_format))
-    return nn_kernels.from_nhwc(dx, data_format)
-
-
-Conv2DBackpropFilter = defop("Conv2DBackpropFilter",
-                             inputs=["input: T", "filter_sizes: int32", "out_backprop: T"],
-                             outputs=["output: T"], attrs=_CONV_ATTRS)
-Conv2DBackpropFilter.shape(lambda op: _sized_shape(op, 1))
-
-
-@Conv2DBackpropFilter.kernel
-def _(xp, x, filter_sizes, dy, *, strides, padding, explicit_paddings, data_format, dilations):
-    _check_padding(padding)
-    return nn_kernels.conv2d_backprop_filter(
-        nn_kernels.to_nhwc(x, data_format), tuple(int(d) for d in filter_sizes),
-        nn_kernels.to_nhwc(dy, data_format), nn_kernels.spatial(strides, data_format),
-        nn_kernels.spatial(dilations, data_format), padding,
-        nn_kernels.explicit_pairs(explicit_paddings, data_format))
-
-
-def _conv_backprop_attrs(op):
-    a = op._attrs
-    return {k: a[k] for k in ("strides", "padding", "explicit_paddings", "data_format",
-                              "dilations", "use_cudnn_on_gpu")}
-
-
-@Conv2DBackpropInput.gradient
-def _(op, grad):
-    _, w, dy = op._inputs
-    from flowloom.ops import array_ops
-
-    attrs = _conv_backprop_attrs(op)
-    return [None,
-            apply_op("Conv2DBackpropFilter", (grad, array_ops.shape(w), dy), **attrs).outputs[0],
-            apply_op("Conv2D", (grad, w), **attrs).outputs[0]]
-
-
-@Conv2DBackpropFilter.gradient
-def _(op, grad):
-    x, _, dy = op._inputs
-    from flowloom.ops import array_ops
-
-    attrs = _conv_backprop_attrs(op)
-    return [apply_op("Conv2DBackpropInput", (array_ops.shape(x), grad, dy), **attrs).outputs[0],
-            None,
-            apply_op("Conv2D", (x, grad), **attrs).outputs[0]]
 
 
 def conv2d_backprop_input(input_sizes, filter=None, out_backprop=None, strides=None,  # noqa
@@ -538,54 +550,3 @@ def _pool(op_type, default_name):
 
 max_pool = _pool("MaxPool", "MaxPool")
 avg_pool = _pool("AvgPool", "AvgPool")
-
-
-# -- Gradients of Relu, BiasAdd, Conv2D (needed by the training bench; the grad branch may hold
-# equivalent definitions: keep one when merging).
-ReluGrad = defop("ReluGrad", inputs=["gradients: T", "features: T"], outputs=["backprops: T"])
-ReluGrad.shape(common_shapes.unchanged)
-
-
-@ReluGrad.kernel
-def _(xp, g, x):
-    return g * (x > 0)
-
-
-@Relu.gradient
-def _(op, grad):
-    return [apply_op("ReluGrad", (grad, op._outputs[0])).outputs[0]]
-
-
-BiasAddGrad = defop("BiasAddGrad", inputs=["out_backprop: T"], outputs=["output: T"],
-                    attrs={"data_format": "NHWC"})
-
-
-@BiasAddGrad.shape
-def _(op):
-    s = op._inputs[0]._shape
-    if s.ndims is None:
-        return unknown_shape(1)
-    return TensorShape([s.as_list()[1 if op._attrs["data_format"] == "NCHW" else -1]])
-
-
-@BiasAddGrad.kernel
-def _(xp, g, *, data_format):
-    if data_format == "NCHW":
-        return g.sum(axis=tuple(i for i in range(g.ndim) if i != 1))
-    return g.reshape(-1, g.shape[-1]).sum(axis=0)
-
-
-@BiasAdd.gradient
-def _(op, grad):
-    return [grad, apply_op("BiasAddGrad", (grad,),
-                           data_format=op._attrs["data_format"]).outputs[0]]
-
-
-@Conv2D.gradient
-def _(op, grad):
-    from flowloom.ops import array_ops
-
-    x, w = op._inputs
-    attrs = _conv_backprop_attrs(op)
-    return [apply_op("Conv2DBackpropInput", (array_ops.shape(x), w, grad), **attrs).outputs[0],
-            apply_op("Conv2DBackpropFilter", (x, array_ops.shape(w), grad), **attrs).outputs[0]]

@@ -69,6 +69,9 @@ def _(xp, ref, value, *, validate_shape, use_locking):
     return ref
 
 
+Assign.no_gradient()
+
+
 def _update_kernel(fn, verb):
     def kernel(xp, ref, value, *, use_locking, ctx):
         def apply():
@@ -99,6 +102,8 @@ AssignSub = defop("AssignSub", inputs=["ref: Ref(T)", "value: T"],
                   outputs=["output_ref: Ref(T)"], attrs={"use_locking": False}, stateful=True)
 AssignSub.shape(_ref_shape)
 AssignSub.kernel(_update_kernel(np.subtract, "sub"))
+AssignAdd.no_gradient()
+AssignSub.no_gradient()
 
 IsVariableInitialized = defop("IsVariableInitialized", inputs=["ref: Ref(dtype)"],
                               outputs=["is_initialized: bool"], stateful=True)
@@ -108,6 +113,9 @@ IsVariableInitialized.shape(lambda op: [()])
 @IsVariableInitialized.kernel
 def _(xp, ref):
     return np.array(ref.value is not None)
+
+
+IsVariableInitialized.no_gradient()
 
 
 def _ref_of(ref):
