@@ -71,11 +71,18 @@ def time_graph(tf, steps, config=None):
         sess.run(tf.global_variables_initializer())
         for _ in range(3):
             sess.run(train, {x: xv, y: yv})
-        t = time.perf_counter()
-        for _ in range(steps):
-            sess.run(train, {x: xv, y: yv})
-        per_step = (time.perf_counter() - t) / steps
+        per_step = _median_step(lambda: sess.run(train, {x: xv, y: yv}), steps)
         return per_step, float(sess.run(loss, {x: xv, y: yv}))
+
+
+def _median_step(step, steps):
+    """Median seconds per step: robust to other processes sharing the two cores."""
+    times = []
+    for _ in range(steps):
+        t = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - t)
+    return float(np.median(times))
 
 
 def time_numpy(steps):
@@ -121,10 +128,7 @@ def time_numpy(steps):
 
     for _ in range(3):
         step()
-    t = time.perf_counter()
-    for _ in range(steps):
-        step()
-    return (time.perf_counter() - t) / steps
+    return _median_step(step, steps)
 
 
 def run_tf(steps):
@@ -150,6 +154,7 @@ def main():
 
     fl, fl_loss = time_graph(tf, args.steps)
     floor = time_numpy(args.steps)
+    print(f"median ms/step over {args.steps} steps")
     print(f"flowloom  {fl * 1e3:7.1f} ms/step (loss {fl_loss:.4f})")
     print(f"numpy     {floor * 1e3:7.1f} ms/step  flowloom/numpy = {fl / floor:.2f}x")
     if not args.no_tf and os.path.exists(TF_PYTHON):

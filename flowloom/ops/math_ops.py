@@ -1244,8 +1244,9 @@ argmax = arg_max = _arg_reduce("ArgMax")
 argmin = arg_min = _arg_reduce("ArgMin")
 
 
-TopKV2 = defop("TopKV2", inputs=["input: T", "k: int32"],
-               outputs=["values: T", "indices: int32"], attrs={"sorted": True})
+TopKV2 = defop("TopKV2", inputs=["input: T", "k: Tk"],
+               outputs=["values: T", "indices: index_type"],
+               attrs={"sorted": True, "Tk": dtypes.int32, "index_type": dtypes.int32})
 
 
 @TopKV2.shape
@@ -1268,7 +1269,7 @@ def _(op):
 
 
 @TopKV2.kernel
-def _(xp, x, k, *, sorted):  # noqa: A002 - TF's attr name
+def _(xp, x, k, *, sorted, index_type):  # noqa: A002 - TF's attr name
     k = int(k)
     if k < 0:
         raise errors.InvalidArgumentError(None, None, f"Need k >= 0, got {k}")
@@ -1277,7 +1278,7 @@ def _(xp, x, k, *, sorted):  # noqa: A002 - TF's attr name
             None, None, f"input must have at least k columns. Had {x.shape[-1]}, needed {k}")
     # Stable sort of the negated values: among equal values the lower index comes first.
     key = -x.astype(np.float64) if x.dtype.kind in "iub" else -x
-    idx = xp.argsort(key, axis=-1, kind="stable")[..., :k].astype(np.int32)
+    idx = xp.argsort(key, axis=-1, kind="stable")[..., :k].astype(index_type.as_numpy_dtype)
     return xp.take_along_axis(x, idx, axis=-1), idx
 
 
@@ -1301,7 +1302,7 @@ def _(op, grad, _indices_grad):
     return [array_ops.reshape(dx, in_shape), None]
 
 
-def top_k(input, k=1, sorted=True, name=None):  # noqa: A002
+def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None):  # noqa: A002
     """The `k` largest entries of the last dimension and their indices.
 
     Args:
@@ -1312,7 +1313,8 @@ def top_k(input, k=1, sorted=True, name=None):  # noqa: A002
     Returns:
       (values, indices), each shaped `input.shape[:-1] + [k]`.
     """
-    op = apply_op("TopKV2", (input, k), name=name, sorted=sorted)
+    op = apply_op("TopKV2", (input, k), name=name, sorted=sorted,
+                  index_type=dtypes.as_dtype(index_type))
     return tuple(op.outputs)
 
 

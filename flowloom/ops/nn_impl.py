@@ -229,16 +229,25 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         if is_number and (rate < 0 or rate >= 1):
             raise ValueError("`rate` must be a scalar tensor or a float in the range [0, 1). "
                              f"Received: rate={rate}")
-        shape = _noise_shape(x, noise_shape)
+        if is_number and rate == 0:
+            return x
         if is_number:
             scale = convert_to_tensor(1 / (1 - rate), dtype=dtype)
             ret = apply_op("Mul", (x, scale)).outputs[0]
             rate_t = rate
         else:
-            rate_t = convert_to_tensor(rate, dtype=dtype, name="rate")
-            ret = x / (1 - rate_t)
+            rate_t = convert_to_tensor(rate, name="rate")
+            if rate_t._shape.ndims not in (None, 0):
+                raise ValueError(f"Shape must be rank 0 but is rank {rate_t._shape.ndims}")
+            if rate_t.dtype.base_dtype != dtype:
+                rate_t = apply_op("Cast", (rate_t,), name="rate", DstT=dtype).outputs[0]
+            one = array_ops.constant(1, dtype=dtype)
+            ret = apply_op("RealDiv", (x, apply_op("Sub", (one, rate_t)).outputs[0])).outputs[0]
+        shape = _noise_shape(x, noise_shape)
         random_tensor = random_ops.random_uniform(shape, seed=seed, dtype=dtype)
         keep_mask = random_tensor >= rate_t
-        ret = apply_op("Mul", (ret, math_ops.cast(keep_mask, dtype)), name=scope).outputs[0]
+        zero = array_ops.constant(0, dtype=dtype)
+        ret = array_ops.where_v2(keep_mask, ret, zero)
+        del scope
         ret.set_shape(x._shape)
         return ret

@@ -38,6 +38,7 @@ def run_case(tf, name, fn):
 
 
 def record(values, meta, name, got, outs):
+    meta["random"] = sorted(op_cases.RANDOM_CASES)
     for i, v in enumerate(got):
         if hasattr(v, "indices"):  # IndexedSlicesValue: record it dense
             dense = np.zeros(v.dense_shape, v.values.dtype)

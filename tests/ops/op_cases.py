@@ -472,3 +472,29 @@ def err_argmax_empty(tf):
 def grad_weights(name, shape):
     """The `grad_ys` both sides use for case `name`."""
     return rng("w:" + name).uniform(-1, 1, shape)
+
+
+# -- random ops: names, dtypes and shapes are compared; values are checked statistically ---------
+RANDOM_CASES = set()
+
+
+def random_case(fn):
+    RANDOM_CASES.add(fn.__name__)
+    return case(fn)
+
+
+@random_case
+def dropout_rate(tf):
+    x = tf.constant(np.ones((200, 50), np.float32))
+    return {"out": [tf.nn.dropout(x, rate=0.25, seed=3),
+                    tf.nn.dropout(x, keep_prob=0.5, seed=4),
+                    tf.nn.dropout(x, rate=0.5, noise_shape=[200, 1], seed=5)]}
+
+
+@random_case
+def random_shuffle_and_multinomial(tf):
+    tf.set_random_seed(7)
+    return {"out": [tf.random_shuffle(tf.constant(np.arange(100))),
+                    tf.multinomial(tf.constant(np.log([[0.1, 0.6, 0.3]] * 2), tf.float32),
+                                   2000),
+                    tf.multinomial(tf.constant([[0.0, 0.0]]), 5, output_dtype=tf.int32)]}

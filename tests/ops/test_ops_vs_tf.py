@@ -45,6 +45,8 @@ def test_values_and_gradients(name):
     assert [t.dtype.name for t in outs] == meta["dtypes"]
     for t, shape in zip(outs, meta["shapes"]):
         assert (t.shape.as_list() if t.shape.ndims is not None else None) == shape, t.name
+    if name in op_cases.RANDOM_CASES:
+        return  # values: see test_random_ops.py
     with tf.Session() as sess:
         got = sess.run(list(outs))
         if xs:
