@@ -65,8 +65,7 @@ from flowloom.variables import (Variable, all_variables, global_variables,
                                 trainable_variables, variables_initializer)
 
 from flowloom import nn
-from flowloom.gradients import (AggregationMethod, IndexedSlices, IndexedSlicesValue,
-                                NotDifferentiable, RegisterGradient, UnconnectedGradients,
+from flowloom.gradients import (AggregationMethod, IndexedSlices, NotDifferentiable, RegisterGradient, UnconnectedGradients,
                                 gradients, hessians, no_gradient)
 # -- training op library (branch `ops`) --
 from flowloom.ops.array_ops import (gather_nd, one_hot, pad, reverse, reverse_v2,  # noqa: E402
@@ -78,6 +77,7 @@ from flowloom.ops.clip_ops import (clip_by_global_norm, clip_by_norm,  # noqa: E
 from flowloom.ops.random_sampling_ops import multinomial, random_shuffle  # noqa: E402
 from flowloom import losses  # noqa: E402
 from flowloom import test  # noqa: E402 - tf.test
+from flowloom import train  # noqa: E402 - tf.train
 
 __version__ = "0.1.0"
 

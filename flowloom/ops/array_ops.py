@@ -205,6 +205,25 @@ def _(xp, x, *, out_type):
 Shape.no_gradient()
 
 
+ShapeN = defop("ShapeN", inputs=["input: N * T"], outputs=["output: N * out_type"],
+               attrs={"out_type": dtypes.int32})
+ShapeN.shape(lambda op: [TensorShape([t._shape.ndims]) for t in op._inputs])
+
+
+@ShapeN.kernel
+def _(xp, *inputs, out_type):
+    return [np.array(x.shape, dtype=out_type.as_numpy_dtype) for x in inputs]
+
+
+ShapeN.no_gradient()
+
+
+def shape_n(input, out_type=dtypes.int32, name=None):  # noqa: A002
+    """The shapes of the tensors in `input`, as one ShapeN op (never folded to constants)."""
+    return apply_op("ShapeN", (list(input),), name=name,
+                    out_type=dtypes.as_dtype(out_type)).outputs
+
+
 def shape(input, name=None, out_type=dtypes.int32, optimize=True):  # noqa: A002
     """The shape of `input` as a 1-D tensor (a Const when it is statically known, as in TF)."""
     out_type = dtypes.as_dtype(out_type)
@@ -1062,8 +1081,7 @@ def _(op, grad):
     if op._attrs.get("batch_dims", 0):
         raise NotImplementedError("GatherV2 gradient with batch_dims")
     with get_default_graph().colocate_with(params):
-        params_shape = shape(params, out_type=dtypes.int64)
-        params_shape = math_ops.cast(params_shape, dtypes.int32)
+        params_shape = shape(params)
     indices_size = expand_dims(size(indices), 0)
     axis_static = constant_value(axis)
     grad = _dense(grad)
@@ -1077,17 +1095,22 @@ def _(op, grad):
     values_shape = concat([outer_shape, [-1], inner_shape], 0)
     values_dims = size(values_shape)
     axis_dims = size(outer_shape)
+    outer_batches_indices = math_ops.range_(0)
     batch_axis_indices = math_ops.range_(0, axis_dims)
     inner_axes_indices = math_ops.range_(axis_dims + 1, values_dims)
     values = reshape(grad, values_shape)
     # Move the gathered axis to the front, sum the rows into params' axis, move it back.
-    transpose_dims = concat([stack([axis_dims]), batch_axis_indices, inner_axes_indices], 0)
+    transpose_dims = concat([outer_batches_indices, stack([axis_dims]), batch_axis_indices,
+                             inner_axes_indices], 0)
     values_transpose = transpose(values, transpose_dims)
+    gather(params_shape, transpose_dims)  # TF builds (and does not use) the permuted shape
+    indices_size = expand_dims(size(indices), 0)
     params_grad = segment_ops.unsorted_segment_sum(
-        values_transpose, reshape(indices, [-1]) if indices._shape.ndims != 1 else indices,
-        params_shape[axis])
-    invert_dims = concat([batch_axis_indices + 1, [0], inner_axes_indices], 0)
-    return [transpose(params_grad, invert_dims), None, None]
+        values_transpose, reshape(indices, indices_size), params_shape[axis])
+    invert_dims = concat([outer_batches_indices, batch_axis_indices + 1, [0],
+                          inner_axes_indices], 0)
+    params_grad = transpose(params_grad, invert_dims)
+    return [reshape(params_grad, shape(params)), None, None]
 
 
 def gather(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0):

@@ -904,7 +904,7 @@ def _(op, grad):
         shape = array_ops.shape(op._inputs[0])
         rank = array_ops.size(shape)
         axes = cast(op._inputs[1], rank.dtype.base_dtype)
-        axes = floormod(axes + rank, rank)
+        axes = (axes + rank) % rank
         factor = reduce_prod(array_ops.gather(shape, axes))
     return truediv(sum_grad, cast(factor, sum_grad.dtype.base_dtype)), None
 
@@ -985,8 +985,11 @@ def _reduce(op_type, default_name):
         keep = bool(keepdims if keepdims is not None else (keep_dims or False))
         with name_scope(name, default_name, [input_tensor]) as scope:
             x = convert_to_tensor(input_tensor)
-            return apply_op(op_type, (x, _reduction_dims(x, axis)), name=scope,
-                            keep_dims=keep).outputs[0]
+            out = apply_op(op_type, (x, _reduction_dims(x, axis)), name=scope,
+                           keep_dims=keep).outputs[0]
+            if axis is None and not keep:
+                out.set_shape([])  # reducing everything gives a scalar, whatever the rank
+            return out
     fn.__name__ = f"reduce_{default_name.lower()}"
     fn.__doc__ = f"Reduces `input_tensor` along `axis` with {op_type} (all axes when None)."
     return fn

@@ -179,8 +179,9 @@ def _(op, grad):
     x, w = op._inputs
     attrs = {k: op._attrs[k] for k in ("strides", "padding", "use_cudnn_on_gpu",
                                        "explicit_paddings", "data_format", "dilations")}
-    return [conv_grad_ops.conv2d_backprop_input(array_ops.shape(x), w, grad, **attrs),
-            conv_grad_ops.conv2d_backprop_filter(x, array_ops.shape(w), grad, **attrs)]
+    x_shape, w_shape = array_ops.shape_n([x, w])
+    return [conv_grad_ops.conv2d_backprop_input(x_shape, w, grad, **attrs),
+            conv_grad_ops.conv2d_backprop_filter(x, w_shape, grad, **attrs)]
 
 
 def conv2d(input, filter=None, strides=None, padding=None, use_cudnn_on_gpu=True,  # noqa: A002
