@@ -15,7 +15,6 @@ from flowloom.framework.graph import (Graph, GraphKeys, add_to_collection, add_t
                                       colocate_with, control_dependencies, device, get_collection,
                                       get_collection_ref, get_default_graph, get_name_scope,
                                       init_scope, name_scope, reset_default_graph)
-from flowloom.framework.op_def import NotDifferentiable
 from flowloom.framework.ops import (Operation, Tensor, convert_to_tensor,
                                     convert_to_tensor_or_indexed_slices,
                                     register_tensor_conversion_function)
@@ -66,6 +65,19 @@ from flowloom.variables import (Variable, all_variables, global_variables,
                                 trainable_variables, variables_initializer)
 
 from flowloom import layers, nn
+from flowloom.gradients import (AggregationMethod, IndexedSlices, NotDifferentiable, RegisterGradient, UnconnectedGradients,
+                                gradients, hessians, no_gradient)
+# -- training op library (branch `ops`) --
+from flowloom.ops.array_ops import (gather_nd, one_hot, pad, reverse, reverse_v2,  # noqa: E402
+                                    scatter_nd, sequence_mask, split, tile, where_v2)
+from flowloom.ops.math_ops import (arg_max, arg_min, argmax, argmin, cumsum,  # noqa: E402
+                                   segment_mean, segment_sum, unsorted_segment_sum)
+from flowloom.ops.clip_ops import (clip_by_global_norm, clip_by_norm,  # noqa: E402
+                                   clip_by_value, global_norm)
+from flowloom.ops.random_sampling_ops import multinomial, random_shuffle  # noqa: E402
+from flowloom import losses  # noqa: E402
+from flowloom import test  # noqa: E402 - tf.test
+from flowloom import train  # noqa: E402 - tf.train
 
 __version__ = "0.1.0"
 
