@@ -32,6 +32,8 @@ from flowloom.ops.check_ops import (assert_equal, assert_greater, assert_greater
 from flowloom.ops.control_flow_ops import group, no_op, tuple, with_dependencies
 from flowloom.ops.cond import case, cond
 from flowloom.ops.while_loop import while_loop
+from flowloom.ops.tensor_array_ops import TensorArray
+from flowloom.ops.functional_ops import foldl, foldr, map_fn, scan
 from flowloom.framework import nest
 from flowloom.ops.init_ops import (constant_initializer, glorot_normal_initializer,
                                    glorot_uniform_initializer, ones_initializer,
