@@ -278,9 +278,13 @@ def with_dependencies(dependencies, output_tensor, name=None):
 
 
 def cond_initialized(variable):
-    raise NotImplementedError(
-        "Variable.initialized_value (and a Variable as another's initial value) needs tf.cond, "
-        "which flowloom does not implement yet")
+    """`variable`'s value if it is initialized, else its initial value (as TF builds
+    `Variable.initialized_value()`: a cond on IsVariableInitialized)."""
+    from flowloom import variables
+    from flowloom.ops.cond import cond
+
+    return cond(variables.is_variable_initialized(variable), variable.read_value,
+                lambda: variable.initial_value)
 
 
 def boolean_mask_1d(values, mask):
