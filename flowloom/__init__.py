@@ -15,7 +15,6 @@ from flowloom.framework.graph import (Graph, GraphKeys, add_to_collection, add_t
                                       colocate_with, control_dependencies, device, get_collection,
                                       get_collection_ref, get_default_graph, get_name_scope,
                                       init_scope, name_scope, reset_default_graph)
-from flowloom.framework.op_def import NotDifferentiable
 from flowloom.framework.ops import (Operation, Tensor, convert_to_tensor,
                                     convert_to_tensor_or_indexed_slices,
                                     register_tensor_conversion_function)
@@ -71,6 +70,9 @@ from flowloom.variables import (Variable, all_variables, global_variables,
                                 trainable_variables, variables_initializer)
 
 from flowloom import nn
+from flowloom.gradients import (AggregationMethod, IndexedSlices, IndexedSlicesValue,
+                                NotDifferentiable, RegisterGradient, UnconnectedGradients,
+                                gradients, hessians, no_gradient)
 
 __version__ = "0.1.0"
 

@@ -191,6 +191,9 @@ class Graph:
                 attrs.setdefault(k, v)
         if self._colocation_stack:
             attrs["_class"] = ["loc:@" + self._colocation_stack[-1]._name]
+        if self._gradient_override_map and opdef.type in self._gradient_override_map:
+            # TF records the override on the op; tf.gradients reads it back.
+            attrs["_gradient_op_type"] = self._gradient_override_map[opdef.type].encode()
         op = Operation(self, name, opdef, inputs, output_dtypes, attrs, control_inputs, "")
         for t in inputs:
             t._consumers.append(op)

@@ -121,6 +121,9 @@ def _(xp, x):
     return x
 
 
+PlaceholderWithDefault.gradient(lambda op, grad: grad)
+
+
 def placeholder_with_default(input, shape, name=None):  # noqa: A002 - TF's argument name
     """A placeholder whose value is `input` when it is not fed."""
     x = convert_to_tensor(input)
@@ -138,6 +141,9 @@ Identity.shape(common_shapes.unchanged)
 @Identity.kernel
 def _(xp, x):
     return x
+
+
+Identity.gradient(lambda op, grad: grad)
 
 
 def identity(input, name=None):  # noqa: A002
@@ -174,6 +180,9 @@ def _(xp, x):
     return x
 
 
+StopGradient.no_gradient()
+
+
 def stop_gradient(input, name=None):  # noqa: A002
     return apply_op("StopGradient", (input,), name=name).outputs[0]
 
@@ -193,8 +202,17 @@ def _(xp, x, *, out_type):
     return np.array(x.shape, dtype=out_type.as_numpy_dtype)
 
 
-def shape(input, name=None, out_type=dtypes.int32):  # noqa: A002
-    return apply_op("Shape", (input,), name=name, out_type=dtypes.as_dtype(out_type)).outputs[0]
+Shape.no_gradient()
+
+
+def shape(input, name=None, out_type=dtypes.int32, optimize=True):  # noqa: A002
+    """The shape of `input` as a 1-D tensor (a Const when it is statically known, as in TF)."""
+    out_type = dtypes.as_dtype(out_type)
+    with name_scope(name, "Shape", [input]) as scope:
+        input = convert_to_tensor(input)
+        if optimize and input._shape.is_fully_defined():
+            return constant(input._shape.as_list(), dtype=out_type, name=scope)
+        return apply_op("Shape", (input,), name=scope, out_type=out_type).outputs[0]
 
 
 Size = defop("Size", inputs=["input: T"], outputs=["output: out_type"],
@@ -207,8 +225,17 @@ def _(xp, x, *, out_type):
     return np.array(np.size(x), dtype=out_type.as_numpy_dtype)
 
 
-def size(input, name=None, out_type=dtypes.int32):  # noqa: A002
-    return apply_op("Size", (input,), name=name, out_type=dtypes.as_dtype(out_type)).outputs[0]
+Size.no_gradient()
+
+
+def size(input, name=None, out_type=dtypes.int32, optimize=True):  # noqa: A002
+    """The number of elements of `input` (a Const when statically known, as in TF)."""
+    out_type = dtypes.as_dtype(out_type)
+    with name_scope(name, "Size", [input]) as scope:
+        input = convert_to_tensor(input)
+        if optimize and input._shape.is_fully_defined():
+            return constant(input._shape.num_elements(), dtype=out_type, name=scope)
+        return apply_op("Size", (input,), name=scope, out_type=out_type).outputs[0]
 
 
 Rank = defop("Rank", inputs=["input: T"], outputs=["output: int32"])
@@ -220,8 +247,16 @@ def _(xp, x):
     return np.array(np.ndim(x), dtype=np.int32)
 
 
-def rank(input, name=None):  # noqa: A002
-    return apply_op("Rank", (input,), name=name).outputs[0]
+Rank.no_gradient()
+
+
+def rank(input, name=None, optimize=True):  # noqa: A002
+    """The rank of `input` (a Const when statically known, as in TF)."""
+    with name_scope(name, "Rank", [input]) as scope:
+        input = convert_to_tensor(input)
+        if optimize and input._shape.ndims is not None:
+            return constant(input._shape.ndims, dtype=dtypes.int32, name=scope)
+        return apply_op("Rank", (input,), name=scope).outputs[0]
 
 
 # -- Reshape, Transpose, ExpandDims, Squeeze ---------------------------------------------------------
@@ -271,6 +306,18 @@ def _(xp, x, shape):
             f"requested shape has {int(np.prod(shape))}") from None
 
 
+def _reshape_to_input(op, grad):
+    return reshape(_dense(grad), shape(op._inputs[0]))
+
+
+def _dense(grad):
+    """A gradient as a dense Tensor (IndexedSlices are summed into rows)."""
+    return grad if isinstance(grad, Tensor) else convert_to_tensor(grad)
+
+
+Reshape.gradient(lambda op, grad: [_reshape_to_input(op, grad), None])
+
+
 def reshape(tensor, shape, name=None):
     return apply_op("Reshape", (tensor, shape), name=name).outputs[0]
 
@@ -294,6 +341,36 @@ def _(op):
 @Transpose.kernel
 def _(xp, x, perm):
     return xp.transpose(x, tuple(int(i) for i in perm))
+
+
+@Transpose.gradient
+def _(op, grad):
+    return [transpose(grad, invert_permutation(op._inputs[1])), None]
+
+
+InvertPermutation = defop("InvertPermutation", inputs=["x: T"], outputs=["y: T"])
+InvertPermutation.shape(common_shapes.unchanged)
+
+
+@InvertPermutation.kernel
+def _(xp, x):
+    n = x.size
+    if x.ndim != 1 or sorted(x.tolist()) != list(range(n)):
+        raise errors.InvalidArgumentError(None, None, f"{x.tolist()} is not a permutation")
+    y = np.empty_like(x)
+    y[x] = np.arange(n, dtype=x.dtype)
+    return y
+
+
+InvertPermutation.no_gradient()
+
+
+def invert_permutation(x, name=None):
+    """The inverse permutation of 1-D `x` (a Const when `x` is one)."""
+    value = constant_value(x)
+    if value is not None and name is None:
+        return constant(np.argsort(np.asarray(value)).astype(np.int32), name="InvertPermutation")
+    return apply_op("InvertPermutation", (x,), name=name).outputs[0]
 
 
 def transpose(a, perm=None, name="transpose", conjugate=False):
@@ -334,6 +411,9 @@ def _(op):
 @ExpandDims.kernel
 def _(xp, x, dim):
     return xp.expand_dims(x, int(np.ravel(dim)[0]))
+
+
+ExpandDims.gradient(lambda op, grad: [_reshape_to_input(op, grad), None])
 
 
 def expand_dims(input, axis=None, name=None, dim=None):  # noqa: A002
@@ -378,6 +458,9 @@ def _(xp, x, *, squeeze_dims):
     if squeeze_dims:
         return xp.squeeze(x, axis=tuple(squeeze_dims))
     return xp.squeeze(x)
+
+
+Squeeze.gradient(_reshape_to_input)
 
 
 def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
@@ -432,6 +515,42 @@ def _(xp, *args):
     return xp.concatenate(args[:-1], axis=int(args[-1]))
 
 
+@ConcatV2.gradient
+def _(op, grad):
+    from flowloom.framework.indexed_slices import IndexedSlices
+
+    *values, axis = op._inputs
+    if len(values) == 1:
+        return [grad, None]
+    non_neg_axis = axis % rank(values[0])
+    sizes = [shape(v) for v in values]
+    if isinstance(grad, IndexedSlices):
+        grad = convert_to_tensor(grad)
+    offsets = apply_op("ConcatOffset", (non_neg_axis, sizes)).outputs
+    return [slice(grad, begin, size) for begin, size in zip(offsets, sizes)] + [None]
+
+
+ConcatOffset = defop("ConcatOffset", inputs=["concat_dim: int32", "shape: N * shape_type"],
+                     outputs=["offset: N * shape_type"], attrs={"shape_type": dtypes.int32})
+ConcatOffset.shape(lambda op: [t._shape for t in op._inputs[1:]])
+
+
+@ConcatOffset.kernel
+def _(xp, concat_dim, *shapes):
+    axis = int(concat_dim)
+    offsets = []
+    position = 0
+    for s in shapes:
+        o = np.zeros_like(s)
+        o[axis] = position
+        position += int(s[axis])
+        offsets.append(o)
+    return offsets
+
+
+ConcatOffset.no_gradient()
+
+
 def concat(values, axis, name="concat"):
     """Concatenates tensors along dimension `axis`."""
     if not isinstance(values, (list, tuple)):
@@ -467,6 +586,9 @@ def _(xp, *values, axis):
     return xp.stack(values, axis=axis)
 
 
+Pack.gradient(lambda op, grad: unstack(grad, num=op._attrs["N"], axis=op._attrs["axis"]))
+
+
 def stack(values, axis=0, name="stack"):
     """Stacks a list of rank-R tensors into one rank-(R+1) tensor."""
     if not isinstance(values, (list, tuple)):
@@ -498,6 +620,9 @@ def _(op):
 @Unpack.kernel
 def _(xp, x, *, axis, num):
     return [xp.take(x, i, axis=axis) for i in range(num)]
+
+
+Unpack.gradient(lambda op, *grads: stack(list(grads), axis=op._attrs["axis"]))
 
 
 def unstack(value, num=None, axis=0, name="unstack"):
@@ -552,6 +677,18 @@ def _(xp, x, begin, size):
 
 def slice(input_, begin, size, name=None):  # noqa: A001 - TF's name
     return apply_op("Slice", (input_, begin, size), name=name).outputs[0]
+
+
+@Slice.gradient
+def _(op, grad):
+    # TF pads grad back to the input's shape; StridedSliceGrad computes the same values.
+    x, begin, _ = op._inputs
+    index_dtype = begin.dtype.base_dtype
+    size = shape(op._outputs[0], out_type=index_dtype)
+    end = begin + size
+    strides = ones_like(begin)
+    return [apply_op("StridedSliceGrad", (shape(x, out_type=index_dtype), begin, end, strides,
+                                          grad)).outputs[0], None, None]
 
 
 StridedSlice = defop("StridedSlice", inputs=["input: T", "begin: Index", "end: Index",
@@ -614,6 +751,44 @@ def strided_slice_np(xp, x, begin, end, strides, *, begin_mask=0, end_mask=0, el
 
 
 StridedSlice.kernel(strided_slice_np)
+
+
+_MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
+
+
+@StridedSlice.gradient
+def _(op, grad):
+    x, begin, end, strides = op._inputs
+    x_shape = shape(x, out_type=begin.dtype.base_dtype)
+    return [apply_op("StridedSliceGrad", (x_shape, begin, end, strides, grad),
+                     **{k: op._attrs[k] for k in _MASKS}).outputs[0], None, None, None]
+
+
+StridedSliceGrad = defop("StridedSliceGrad", inputs=["shape: Index", "begin: Index",
+                                                     "end: Index", "strides: Index", "dy: T"],
+                         outputs=["output: T"],
+                         attrs={"begin_mask": 0, "end_mask": 0, "ellipsis_mask": 0,
+                                "new_axis_mask": 0, "shrink_axis_mask": 0})
+StridedSliceGrad.shape(lambda op: constant_value_as_shape(op._inputs[0]))
+
+
+@StridedSliceGrad.kernel
+def _(xp, shape, begin, end, strides, dy, **masks):
+    out = xp.zeros(tuple(int(d) for d in shape), dtype=dy.dtype)
+    idx = _python_index(out.ndim, begin, end, strides, **masks)
+    view_shape = out[idx].shape
+    out[idx] = dy.reshape(view_shape)
+    return out
+
+
+StridedSliceGrad.kernel_attrs = _MASKS
+
+
+@StridedSliceGrad.gradient
+def _(op, grad):
+    _, begin, end, strides, _ = op._inputs
+    return [None, None, None, None, strided_slice(
+        grad, begin, end, strides, **{k: op._attrs[k] for k in _MASKS})]
 
 
 @StridedSlice.shape
@@ -752,6 +927,13 @@ def _(xp, dims, value):
     return xp.full(tuple(int(d) for d in dims), value, dtype=value.dtype)
 
 
+@Fill.gradient
+def _(op, grad):
+    from flowloom.ops import math_ops
+
+    return None, math_ops.reduce_sum(grad)
+
+
 def fill(dims, value, name=None):
     return apply_op("Fill", (dims, value), name=name).outputs[0]
 
@@ -800,6 +982,10 @@ def _(xp, x):
     return xp.ones_like(x)
 
 
+ZerosLike.no_gradient()
+OnesLike.no_gradient()
+
+
 def zeros_like(tensor, dtype=None, name=None, optimize=True):
     tensor = convert_to_tensor(tensor)
     if dtype is not None and dtypes.as_dtype(dtype) != tensor.dtype.base_dtype:
@@ -831,6 +1017,9 @@ def _(xp, x):
     return xp.argwhere(x).astype(np.int64)
 
 
+Where.no_gradient()
+
+
 GatherV2 = defop("GatherV2", inputs=["params: Tparams", "indices: Tindices", "axis: Taxis"],
                  outputs=["output: Tparams"], attrs={"batch_dims": 0})
 
@@ -856,6 +1045,46 @@ def _(xp, params, indices, axis):
         bad = indices[(indices < 0) | (indices >= n)].ravel()[0]
         raise errors.InvalidArgumentError(None, None, f"indices = {bad} is not in [0, {n})")
     return xp.take(params, indices, axis=axis)
+
+
+@GatherV2.gradient
+def _(op, grad):
+    """Axis 0: the rows of grad as IndexedSlices of params. Other axes: a segment sum."""
+    from flowloom.framework.indexed_slices import IndexedSlices
+    from flowloom.framework.graph import get_default_graph
+    from flowloom.ops import math_ops
+    from flowloom.ops import segment_ops
+
+    params, indices, axis = op._inputs
+    if op._attrs.get("batch_dims", 0):
+        raise NotImplementedError("GatherV2 gradient with batch_dims")
+    with get_default_graph().colocate_with(params):
+        params_shape = shape(params, out_type=dtypes.int64)
+        params_shape = math_ops.cast(params_shape, dtypes.int32)
+    indices_size = expand_dims(size(indices), 0)
+    axis_static = constant_value(axis)
+    grad = _dense(grad)
+    if axis_static is not None and int(axis_static) == 0:
+        values_shape = concat([indices_size, params_shape[1:]], 0)
+        values = reshape(grad, values_shape)
+        indices = reshape(indices, indices_size)
+        return [IndexedSlices(values, indices, params_shape), None, None]
+    outer_shape = params_shape[:axis]
+    inner_shape = params_shape[axis:][1:]
+    values_shape = concat([outer_shape, [-1], inner_shape], 0)
+    values_dims = size(values_shape)
+    axis_dims = size(outer_shape)
+    batch_axis_indices = math_ops.range_(0, axis_dims)
+    inner_axes_indices = math_ops.range_(axis_dims + 1, values_dims)
+    values = reshape(grad, values_shape)
+    # Move the gathered axis to the front, sum the rows into params' axis, move it back.
+    transpose_dims = concat([[axis_dims], batch_axis_indices, inner_axes_indices], 0)
+    values_transpose = transpose(values, transpose_dims)
+    params_grad = segment_ops.unsorted_segment_sum(
+        values_transpose, reshape(indices, [-1]) if indices._shape.ndims != 1 else indices,
+        params_shape[axis])
+    invert_dims = concat([batch_axis_indices + 1, [0], inner_axes_indices], 0)
+    return [transpose(params_grad, invert_dims), None, None]
 
 
 def gather(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0):
@@ -892,6 +1121,13 @@ def _(xp, c, t, e):
     if c.ndim == 1 and t.ndim > 1:
         c = c.reshape((-1,) + (1,) * (t.ndim - 1))
     return xp.where(c, t, e)
+
+
+@Select.gradient
+def _(op, grad):
+    c, x, _ = op._inputs
+    zeros = zeros_like(x)
+    return None, where(c, grad, zeros), where(c, zeros, grad)
 
 
 def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
