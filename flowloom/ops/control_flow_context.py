@@ -450,17 +450,18 @@ class WhileContext(ControlFlowContext):
             for controller in graph._control_dependencies_stack:
                 controller.ops_created.add(x._op)
 
+    # -- gradient loops (used by ops/control_flow_state.py) --------------------------------
     def AddForwardLoopCounter(self, outer_grad_state):
-        """Adds a loop counting the forward iterations (for gradients); returns
-        (count, the counter's value inside the loop)."""
-        from flowloom.ops import control_flow_ops
-        from flowloom.ops import math_ops
-        from flowloom.ops import array_ops
-        from flowloom.framework.graph import name_scope, control_dependencies
+        """Adds a counter of the forward iterations to this loop.
+
+        Returns:
+          (the iteration count after the loop, the counter's NextIteration inside it).
+        """
+        from flowloom.ops import array_ops, control_flow_ops, math_ops
 
         n = array_ops.constant(0, name="f_count")
         if outer_grad_state is not None:
-            # The counter starts anew in each outer iteration: gate it on the outer pivot.
+            # Order the pushes of the i-th run of an inner loop before those of the (i+1)-th.
             outer_add_op = outer_grad_state.forward_index._op._inputs[0]._op
             n._op._add_control_input(outer_add_op)
         self.Enter()
@@ -478,5 +479,84 @@ class WhileContext(ControlFlowContext):
         self._loop_exits.append(total_iterations)
         self.ExitResult([total_iterations])
         self.Exit()
-        del name_scope, control_dependencies
         return total_iterations, next_n
+
+    def AddBackpropLoopCounter(self, count, outer_grad_state):
+        """Makes this (gradient) loop run `count` iterations; returns its counter's
+        NextIteration."""
+        from flowloom.ops import array_ops, control_flow_ops, math_ops
+
+        one = array_ops.constant(1, name="b_count")
+        self.Enter()
+        self.AddName(count.name)
+        enter_count = control_flow_ops._enter(count, self._name, is_constant=False,
+                                              parallel_iterations=self._parallel_iterations,
+                                              name="b_count")
+        self._loop_enters.append(enter_count)
+        merge_count = control_flow_ops.merge([enter_count, enter_count])[0]
+        self._pivot_for_pred = merge_count
+        pred = math_ops.greater_equal(merge_count, one)
+        self._pivot = control_flow_ops.loop_cond(pred, name="b_count")
+        switch_count = control_flow_ops.switch(merge_count, self._pivot)
+        index = math_ops.subtract(switch_count[1], one)
+        self._pivot_for_body = index
+        next_count = control_flow_ops._next_iteration(index)
+        merge_count._op._update_input(1, next_count)
+        final_zero = control_flow_ops.exit(switch_count[0], name="b_count")
+        self._loop_exits.append(final_zero)
+        if outer_grad_state is not None:
+            # Order the pops of the i-th run of an inner loop before those of the (i+1)-th.
+            outer_grad_state.grad_sync._add_control_input(final_zero._op)
+        self.ExitResult([final_zero])
+        self.Exit()
+        return next_count
+
+    def AddBackpropAccumulator(self, op, grad):
+        """Sums `grad` over the iterations of this gradient loop (the gradient of a loop
+        invariant); returns the sum, outside the loop."""
+        from flowloom.ops import array_ops, control_flow_ops, math_ops
+
+        self.Exit()
+        shape = grad.shape
+        if shape.is_fully_defined():
+            if self._outer_context is not None:
+                self._outer_context.Enter()
+            acc = array_ops.constant(0, grad.dtype, shape=shape.as_list(), name="b_acc")
+            if self._outer_context is not None:
+                self._outer_context.Exit()
+        else:
+            value = op._inputs[0]
+            if isinstance(self._outer_context, WhileContext) and \
+                    self._outer_context.grad_state is not None:
+                forward_ctxt = self.grad_state.forward_context
+                forward_ctxt.outer_context.Enter()
+                zeros_shape = array_ops.shape(value, optimize=False)
+                forward_ctxt.outer_context.Exit()
+                outer_grad_state = self.grad_state.outer_grad_state
+                history = outer_grad_state.AddForwardAccumulator(zeros_shape)
+                self._outer_context.Enter()
+                real_shape = outer_grad_state.AddBackpropAccumulatedValue(history, zeros_shape)
+                acc = array_ops.zeros(real_shape, grad.dtype)
+                self._outer_context.Exit()
+            else:
+                if self._outer_context is not None:
+                    self._outer_context.Enter()
+                zeros_shape = array_ops.shape(value, optimize=False)
+                acc = array_ops.zeros(zeros_shape, grad.dtype)
+                if self._outer_context is not None:
+                    self._outer_context.Exit()
+        self.Enter()
+        self.AddName(acc.name)
+        enter_acc = control_flow_ops._enter(acc, self._name, is_constant=False,
+                                            parallel_iterations=self._parallel_iterations,
+                                            name="b_acc")
+        self._loop_enters.append(enter_acc)
+        merge_acc = control_flow_ops.merge([enter_acc, enter_acc], name="b_acc")[0]
+        switch_acc_false, switch_acc_true = control_flow_ops.switch(merge_acc, self._pivot)
+        add_acc = math_ops.add(switch_acc_true, grad)
+        next_acc = control_flow_ops._next_iteration(add_acc)
+        merge_acc._op._update_input(1, next_acc)
+        result_acc = control_flow_ops.exit(switch_acc_false, name="b_acc")
+        self._loop_exits.append(result_acc)
+        self.ExitResult([result_acc])
+        return result_acc

@@ -212,7 +212,7 @@ def _build_loop(ctx, pred, body, original_loop_vars, flat_orig, loop_vars, shape
     return original_body_result, exit_vars
 
 
-def _add_next_and_back_edge(m, v):
+def _add_next_and_back_edge(m, v, enforce_shape_invariant=True):
     """Adds NextIteration(v) as the second input of the loop Merge `m`."""
     v = convert_to_tensor(v)
     if v.dtype.base_dtype != m.dtype.base_dtype:
@@ -221,7 +221,8 @@ def _add_next_and_back_edge(m, v):
             f"{m.dtype.base_dtype.name}, but has type {v.dtype.base_dtype.name} after one "
             "iteration.")
     v = control_flow_ops._next_iteration(v)
-    _enforce_shape_invariant(m, v)
+    if enforce_shape_invariant:
+        _enforce_shape_invariant(m, v)
     m._op._update_input(1, v)
     return v
 
