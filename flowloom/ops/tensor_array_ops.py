@@ -51,6 +51,10 @@ class TensorArrayResource:
 
     def write(self, index, value):
         index = int(index)
+        value = np.asarray(value)
+        if value.dtype != self.dtype.as_numpy_dtype:
+            raise _err(f"TensorArray dtype is {_dtype_name(self.dtype)} but Op is trying to "
+                       f"write dtype {_dtype_name(dtypes.as_dtype(value.dtype))} ")
         if index < 0:
             raise _err(f"Tried to write to index {index} but array size is: {self.size()}")
         if index >= self.size():
@@ -118,6 +122,10 @@ class TensorArrayResource:
         if self.element_shape.is_fully_defined():
             return tuple(self.element_shape.as_list())
         return None
+
+
+def _dtype_name(dt):
+    return {"float32": "float", "float64": "double"}.get(dt.name, dt.name)
 
 
 def _partial_str(shape):
@@ -500,10 +508,8 @@ class TensorArray:
             self._element_shape[0] = self.element_shape.merge_with(shape)
 
     def _check_dtype(self, value):
-        if value.dtype.base_dtype != self._dtype:
-            raise errors.InvalidArgumentError(
-                None, None, f"TensorArray dtype is {self._dtype.name} but Op is trying to "
-                f"write dtype {value.dtype.base_dtype.name} ")
+        # TF only logs a mismatch here; the write fails when it runs.
+        return None
 
     # -- ops
     def identity(self):
@@ -560,10 +566,11 @@ class TensorArray:
         with colocate_with(self._handle):
             with name_scope(name, "TensorArrayStack", [self._handle]):
                 value = self.gather(math_ops.range_(0, self.size()), name=name)
-                size = tensor_util.constant_value(convert_to_tensor(self._size)) \
-                    if self._size is not None and not self._dynamic_size else None
-                if self.element_shape.ndims is not None and size is not None:
-                    value.set_shape([int(size)] + self.element_shape.as_list())
+                if self.element_shape.ndims is not None and not self._dynamic_size \
+                        and self._size is not None:
+                    size = tensor_util.constant_value(self._size)
+                    value.set_shape([None if size is None else int(size)] +
+                                    self.element_shape.as_list())
                 return value
 
     def concat(self, name=None):
@@ -613,7 +620,9 @@ class TensorArray:
             return self._with_flow(flow_out)
 
     def size(self, name=None):
-        """The current size (an int32 scalar)."""
+        """The current size (an int32 scalar; a constant when the size is fixed)."""
+        if not self._dynamic_size and self._size is not None:
+            return convert_to_tensor(self._size, dtype=dtypes.int32)
         return apply_op("TensorArraySizeV3", (self._handle, self._flow),
                         name=name).outputs[0]
 

@@ -197,13 +197,15 @@ def _build_loop(ctx, pred, body, original_loop_vars, flat_orig, loop_vars, shape
     body_result = body(*packed_body_vars)
     if not nest.is_nested(body_result):
         body_result = [body_result]
+    # The first layer is compared as a list: inputs are usually lists, outputs tuples.
+    nest.assert_same_structure(list(packed_body_vars), list(body_result))
     original_body_result = body_result
     result = [convert_to_tensor(_to_flow(_as_loop_var(v))) for v in nest.flatten(body_result)]
     if len(merge_vars) != len(result):
         raise ValueError(
             "Number of inputs and outputs of 'body' must match 'loop_vars'. Got "
-            f"{len(merge_vars)} for the number of inputs/outputs, and {len(result)} for the "
-            "number of inputs/outputs.")
+            f"{len(merge_vars)} for the number of inputs/outputs, and {len(result)} for "
+            "'loop_vars'.")
     for m, v in zip(merge_vars, result):
         _add_next_and_back_edge(m, v)
     exit_vars = [control_flow_ops.exit(x[0]) for x in switch_vars]
