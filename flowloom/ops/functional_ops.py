@@ -72,7 +72,8 @@ def foldl(fn, elems, initializer=None, parallel_iterations=10, back_prop=True,
 
         def compute(i, a):
             elem_i = nest.map_structure(lambda ta: ta.read(i), elems_ta)
-            return [i + 1, fn(a, elem_i)]
+            a = fn(a, elem_i)
+            return [i + 1, a]
 
         _, r_a = while_loop(lambda i, a: i < n, compute, [i, a],
                             parallel_iterations=parallel_iterations, back_prop=back_prop,
@@ -105,7 +106,8 @@ def foldr(fn, elems, initializer=None, parallel_iterations=10, back_prop=True,
         def compute(i, a):
             i -= 1
             elem = nest.map_structure(lambda ta: ta.read(i), elems_ta)
-            return [i, fn(a, elem)]
+            a_out = fn(a, elem)
+            return [i, a_out]
 
         _, r_a = while_loop(lambda i, a: i > 0, compute, [i, a],
                             parallel_iterations=parallel_iterations, back_prop=back_prop,
@@ -179,7 +181,8 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
             out = fn(packed)
             nest.assert_same_structure(dtype or elems, out)
             flat_out = output_flatten(out)
-            return (i + 1, [ta.write(i, v) for ta, v in zip(tas, flat_out)])
+            tas = [ta.write(i, v) for ta, v in zip(tas, flat_out)]
+            return (i + 1, tas)
 
         _, r_a = while_loop(lambda i, _: i < n, compute, (i, accs_ta),
                             parallel_iterations=parallel_iterations, back_prop=back_prop,

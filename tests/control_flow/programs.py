@@ -187,7 +187,7 @@ def functional(tf):
     m = tf.map_fn(lambda r: r * r, x)
     m2 = tf.map_fn(lambda p: (p[0] + p[1], p[0] * 2), (x, x * 10.0),
                    dtype=(tf.float32, tf.float32))
-    mi = tf.map_fn(lambda r: tf.cast(tf.reduce_sum(r), tf.int32), x, dtype=tf.int32)
+    mi = tf.map_fn(lambda r: tf.cast(r[0] + r[1], tf.int32), x, dtype=tf.int32)
     s = tf.scan(lambda a, r: a + r, x)
     sr = tf.scan(lambda a, r: a * 0.5 + r, x, initializer=tf.ones([2]), reverse=True)
     fl = tf.foldl(lambda a, r: a * 2.0 + r, x)
@@ -288,4 +288,5 @@ def grad_functional(tf):
 
 
 STRUCTURE_PROGRAMS = ["cond_basic", "while_basic", "cond_side_effects", "tensor_array_loop",
+                      "grad_cond", "grad_cond_in_while", "functional",
                       "while_nested"]
