@@ -91,7 +91,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         raise TypeError("'false_fn' must be callable.")
     with name_scope(name, "cond", [pred]):
         if isinstance(pred, bool):
-            raise TypeError("pred must not be a Python bool")
+            raise TypeError("'pred' must not be a Python bool.")
         pred = convert_to_tensor(pred)
         p_2, p_1 = control_flow_ops.switch(pred, pred)
         pivot_1 = array_ops.identity(p_1, name="switch_t")
@@ -124,14 +124,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         if not strict:
             orig_res_t = _unpack_if_singleton(orig_res_t)
             orig_res_f = _unpack_if_singleton(orig_res_f)
-        try:
-            nest.assert_same_structure(orig_res_t, orig_res_f)
-        except TypeError as e:
-            raise TypeError(f"Incompatible return types of `true_fn` and `false_fn`: {e}") \
-                from None
-        except ValueError as e:
-            raise ValueError(f"Incompatible return values of `true_fn` and `false_fn`: {e}") \
-                from None
+        nest.assert_same_structure(orig_res_t, orig_res_f)
         if not res_t:
             raise ValueError("`true_fn` and `false_fn` must return at least one result.")
         res_t_flat = nest.flatten(res_t)
@@ -139,8 +132,8 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         for x, y in zip(res_t_flat, res_f_flat):
             if x.dtype.base_dtype != y.dtype.base_dtype:
                 raise ValueError(
-                    "Outputs of `true_fn` and `false_fn` must have the same type(s). Received "
-                    f"{x.dtype.name} from `true_fn` and {y.dtype.name} from `false_fn`.")
+                    "Outputs of 'true_fn' and 'false_fn' must have the same type(s). Received "
+                    f"{x.dtype.name} from 'true_fn' and {y.dtype.name} from 'false_fn'.")
         merges = [control_flow_ops.merge([f, t])[0] for f, t in zip(res_f_flat, res_t_flat)]
         merges = [_from_flow(o, m) for o, m in zip(nest.flatten(orig_res_t), merges)]
         if context_t.outer_context is None:

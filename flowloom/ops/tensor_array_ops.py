@@ -16,7 +16,9 @@ from flowloom.framework.ops import convert_to_tensor
 from flowloom.framework import tensor_util
 
 
-def _err(msg):
+def _err(msg, array=None):
+    if array is not None:
+        msg = f"TensorArray {array.name}: {msg}"
     return errors.InvalidArgumentError(None, None, msg)
 
 
@@ -54,13 +56,13 @@ class TensorArrayResource:
         value = np.asarray(value)
         if value.dtype != self.dtype.as_numpy_dtype:
             raise _err(f"TensorArray dtype is {_dtype_name(self.dtype)} but Op is trying to "
-                       f"write dtype {_dtype_name(dtypes.as_dtype(value.dtype))} ")
+                       f"write dtype {_dtype_name(dtypes.as_dtype(value.dtype))} ", self)
         if index < 0:
-            raise _err(f"Tried to write to index {index} but array size is: {self.size()}")
+            raise _err(f"Tried to write to index {index} but array size is: {self.size()}", self)
         if index >= self.size():
             if not self.dynamic_size:
                 raise _err(f"Tried to write to index {index} but array is not resizeable and "
-                           f"size is: {self.size()}")
+                           f"size is: {self.size()}", self)
             grow = index + 1 - self.size()
             self.elements.extend([None] * grow)
             self.written_shapes.extend([None] * grow)
@@ -71,7 +73,7 @@ class TensorArrayResource:
                 f"Could not write to TensorArray index {index} because the value shape is "
                 f"{_shape_str(value.shape)} which is incompatible with the TensorArray's "
                 f"inferred element shape: {_partial_str(self.element_shape)} (consider "
-                "setting infer_shape=False).")
+                "setting infer_shape=False).", self)
         if self.identical_shapes:
             self.element_shape = self.element_shape.merge_with(
                 tensor_shape.TensorShape(value.shape))
@@ -79,13 +81,13 @@ class TensorArrayResource:
         if old is not None or self.cleared[index]:
             if not self.aggregate:
                 raise _err(f"Could not write to TensorArray index {index} because it has "
-                           "already been written to.")
+                           "already been written to.", self)
             if old is not None:
                 if old.shape != value.shape:
                     raise _err(
                         f"Could not aggregate to TensorArray index {index} because the "
                         f"existing shape is {_shape_str(old.shape)} but the new input shape "
-                        f"is {_shape_str(value.shape)}.")
+                        f"is {_shape_str(value.shape)}.", self)
                 value = old + value
         self.elements[index] = value
         self.written_shapes[index] = value.shape
@@ -94,13 +96,13 @@ class TensorArrayResource:
     def read(self, index):
         index = int(index)
         if index < 0 or index >= self.size():
-            raise _err(f"Tried to read from index {index} but array size is: {self.size()}")
+            raise _err(f"Tried to read from index {index} but array size is: {self.size()}", self)
         v = self.elements[index]
         if v is None:
             if self.cleared[index]:
                 raise _err(
                     f"Could not read index {index} twice because it was cleared after a "
-                    "previous read (perhaps try setting clear_after_read = false?).")
+                    "previous read (perhaps try setting clear_after_read = false?).", self)
             shape = self._zeros_shape(index)
             if shape is None:
                 raise _err(
@@ -109,7 +111,7 @@ class TensorArrayResource:
                     "possible you are working with a resizeable TensorArray and "
                     "stop_gradients is not allowing the gradients to be written.  If you set "
                     "the full element_shape property on the forward TensorArray, the proper "
-                    "all-zeros tensor will be returned instead of incurring this error.")
+                    "all-zeros tensor will be returned instead of incurring this error.", self)
             return np.zeros(shape, self.dtype.as_numpy_dtype)
         if self.clear_after_read and not self.aggregate:
             self.elements[index] = None
@@ -227,9 +229,10 @@ def _(xp, handle, indices, flow_in, *, dtype, element_shape):
         if element_shape is not None:
             es = es.merge_with(tensor_shape.as_shape(element_shape))
         if not es.is_fully_defined():
-            raise _err(f"TensorArray has size zero, but element shape {_partial_str(es)} is "
-                       "not fully defined. Currently only static shapes are supported when "
-                       "packing zero-size TensorArrays.")
+            raise errors.UnimplementedError(
+                None, None, f"TensorArray has size zero, but element shape {_partial_str(es)} "
+                "is not fully defined. Currently only static shapes are supported when "
+                "packing zero-size TensorArrays.")
         return np.zeros([0] + es.as_list(), handle.dtype.as_numpy_dtype)
     values = [handle.read(i) for i in idx]
     first = values[0].shape
@@ -286,9 +289,10 @@ def _(xp, handle, flow_in, *, dtype, element_shape_except0):
         es = tensor_shape.as_shape(element_shape_except0) \
             if element_shape_except0 is not None else tensor_shape.unknown_shape()
         if not es.is_fully_defined():
-            raise _err("TensorArray has size zero, but element_shape_except0 "
-                       f"{_partial_str(es)} is not fully defined. Currently only static "
-                       "shapes are supported when concatenating zero-size TensorArrays.")
+            raise errors.UnimplementedError(
+                None, None, "TensorArray has size zero, but element_shape_except0 "
+                f"{_partial_str(es)} is not fully defined. Currently only static shapes are "
+                "supported when concatenating zero-size TensorArrays.")
         return np.zeros([0] + es.as_list(), handle.dtype.as_numpy_dtype), lengths
     return np.concatenate(values, axis=0), lengths
 

@@ -217,11 +217,7 @@ def _build_loop(ctx, pred, body, original_loop_vars, flat_orig, loop_vars, shape
 def _add_next_and_back_edge(m, v, enforce_shape_invariant=True):
     """Adds NextIteration(v) as the second input of the loop Merge `m`."""
     v = convert_to_tensor(v)
-    if v.dtype.base_dtype != m.dtype.base_dtype:
-        raise TypeError(
-            f"Input tensor '{m._op._inputs[0].name}' enters the loop with type "
-            f"{m.dtype.base_dtype.name}, but has type {v.dtype.base_dtype.name} after one "
-            "iteration.")
+    # A dtype change is reported when the graph runs (the Merge's inputs differ), as in TF.
     v = control_flow_ops._next_iteration(v)
     if enforce_shape_invariant:
         _enforce_shape_invariant(m, v)

@@ -157,6 +157,9 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
             raise errors.UnimplementedError(
                 None, op, f"No kernel for op '{op._name}' of type {op._type}: flowloom does not "
                 f"implement {op._type} yet.\n  {op.user_location()}")
+    for op in ops:
+        if op._type in ("Merge", "RefMerge"):
+            _check_merge_inputs(op)
     index = {op: i for i, op in enumerate(ops)}
     carries_ref = _ref_carrying_tensors(ops)
     nodes = []
@@ -226,6 +229,20 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
     fetch_derefs = [t in carries_ref for t in fetch_tensors]
     return DataflowPlan(nodes, sources, feed_targets, fetch_from_feed, len(fetch_tensors),
                         dict(enters), fetch_derefs, list(target_ops))
+
+
+_TF_TYPE_NAMES = {"float32": "float", "float64": "double"}
+
+
+def _check_merge_inputs(op):
+    want = op._inputs[0].dtype.base_dtype
+    for j, t in enumerate(op._inputs[1:], 1):
+        if t.dtype.base_dtype != want:
+            got = t.dtype.base_dtype
+            raise errors.InvalidArgumentError(
+                None, op, f"Input {j} of node {op._name} was passed "
+                f"{_TF_TYPE_NAMES.get(got.name, got.name)} from {t.name} incompatible with "
+                f"expected {_TF_TYPE_NAMES.get(want.name, want.name)}.")
 
 
 def _xp():

@@ -290,3 +290,117 @@ def grad_functional(tf):
 STRUCTURE_PROGRAMS = ["cond_basic", "while_basic", "cond_side_effects", "tensor_array_loop",
                       "grad_cond", "grad_cond_in_while", "functional",
                       "while_nested"]
+
+
+# -- errors: each builds a graph and returns what to run (or raises while building) ----------
+ERROR_PROGRAMS = {}
+
+
+def error_program(fn):
+    ERROR_PROGRAMS[fn.__name__] = fn
+    return fn
+
+
+def _switch(tf):
+    if tf.__name__.startswith("flowloom"):
+        from flowloom.ops import control_flow_ops
+    else:
+        from tensorflow.python.ops import control_flow_ops
+    return control_flow_ops.switch
+
+
+@error_program
+def err_dead_fetch(tf):  # noqa: F811
+    _, t = _switch(tf)(tf.constant(1.0), tf.constant(False))
+    return t
+
+
+@error_program
+def err_cond_python_bool(tf):
+    return tf.cond(True, lambda: 1, lambda: 2)
+
+
+@error_program
+def err_cond_types(tf):
+    return tf.cond(tf.constant(True), lambda: tf.constant(1), lambda: tf.constant(1.0))
+
+
+@error_program
+def err_cond_structure(tf):
+    return tf.cond(tf.constant(True), lambda: (tf.constant(1), tf.constant(1)),
+                   lambda: tf.constant(1))
+
+
+@error_program
+def err_while_body_structure(tf):
+    return tf.while_loop(lambda i: i < 3, lambda i: (i + 1, i), [tf.constant(0)])
+
+
+@error_program
+def err_while_shape(tf):
+    return tf.while_loop(lambda a: tf.shape(a)[0] < 6, lambda a: tf.concat([a, a], 0),
+                         [tf.constant([1.0])])
+
+
+@error_program
+def err_while_dtype(tf):
+    return tf.while_loop(lambda a: a < 6, lambda a: tf.cast(a, tf.float32), [tf.constant(1)])
+
+
+@error_program
+def err_while_no_vars(tf):
+    return tf.while_loop(lambda a: a < 6, lambda a: a, [])
+
+
+@error_program
+def err_while_not_callable(tf):
+    return tf.while_loop(1, lambda a: a, [1])
+
+
+@error_program
+def err_while_parallel(tf):
+    return tf.while_loop(lambda a: a < 6, lambda a: a, [1], parallel_iterations=0)
+
+
+@error_program
+def err_ta_read_twice(tf):
+    ta = tf.TensorArray(tf.float32, size=2).unstack([1.0, 2.0])
+    with tf.control_dependencies([ta.read(0)]):
+        return ta.read(0)
+
+
+@error_program
+def err_ta_write_twice(tf):
+    return tf.TensorArray(tf.float32, size=2).write(0, 1.0).write(0, 2.0).flow
+
+
+@error_program
+def err_ta_write_out_of_range(tf):
+    return tf.TensorArray(tf.float32, size=2).write(5, 1.0).flow
+
+
+@error_program
+def err_ta_read_out_of_range(tf):
+    return tf.TensorArray(tf.float32, size=2).write(0, 1.0).read(3)
+
+
+@error_program
+def err_ta_stack_empty(tf):
+    return tf.TensorArray(tf.float32, size=0).stack()
+
+
+@error_program
+def err_ta_inconsistent_shapes(tf):
+    ta = tf.TensorArray(tf.float32, size=2, infer_shape=False)
+    return ta.write(0, [1.0]).write(1, [1.0, 2.0]).stack()
+
+
+@error_program
+def err_ta_static_shapes(tf):
+    return tf.TensorArray(tf.float32, size=2).write(0, [1.0]).write(1, [1.0, 2.0]).flow
+
+
+@error_program
+def err_ta_read_unwritten(tf):
+    ta = tf.TensorArray(tf.float32, size=2, infer_shape=False)
+    return ta.write(0, 1.0).read(1)

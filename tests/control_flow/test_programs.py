@@ -56,3 +56,16 @@ def test_graph_matches_tensorflow(name):
     want = GRAPHS[name]
     assert [row[:2] for row in got] == [row[:2] for row in want]
     assert got == want
+
+
+@pytest.mark.parametrize("name", sorted(programs.ERROR_PROGRAMS))
+def test_errors_match_tensorflow(name):
+    want_class, want_message = GRAPHS["errors"][name]
+    g = tf.Graph()
+    with g.as_default():
+        with pytest.raises(Exception) as info:
+            target = programs.ERROR_PROGRAMS[name](tf)
+            with tf.Session() as sess:
+                sess.run(target)
+    assert type(info.value).__name__ == want_class
+    assert want_message in str(info.value)
