@@ -86,8 +86,13 @@ def reachable_ops(roots, fed):
     return order
 
 
-def _check_acyclic(ops, fed):
-    """Raises if the graph has a cycle that does not pass through a NextIteration op."""
+def _check_graph(ops, fed):
+    """Checks that the graph's only cycles pass through NextIteration ops and that no op has
+    inputs from different frames (what TF's executor checks when it starts).
+
+    Raises:
+      InvalidArgumentError: either check fails.
+    """
     in_set = set(ops)
     indegree = {op: 0 for op in ops}
     users = collections.defaultdict(list)
@@ -98,19 +103,55 @@ def _check_acyclic(ops, fed):
                 indegree[op] += 1
                 users[p].append(op)
     queue = [op for op in ops if indegree[op] == 0]
-    done = 0
+    order = []
     while queue:
         op = queue.pop()
-        done += 1
+        order.append(op)
         for u in users[op]:
             indegree[u] -= 1
             if indegree[u] == 0:
                 queue.append(u)
-    if done != len(ops):
+    if len(order) != len(ops):
         stuck = next(op for op in ops if indegree[op] > 0)
         raise errors.InvalidArgumentError(
             None, stuck, f"Graph has a cycle through '{stuck._name}' that does not pass "
             "through a NextIteration op")
+    # Frames: an Enter's output is in its child frame, an Exit's in the parent frame.
+    out_frame = {}
+    parent_of = {}
+    for op in order:
+        frame = None
+        first = None
+        srcs = [(t._op, t.name) for t in op._inputs if t not in fed] + \
+            [(c, "^" + c._name) for c in op._control_inputs]
+        for p, label in srcs:
+            if p not in in_set or p not in out_frame:
+                continue  # a back edge (checked below) or an op outside the plan
+            f = out_frame[p]
+            if frame is None:
+                frame, first = f, label
+            elif f != frame:
+                raise errors.InvalidArgumentError(
+                    None, op, f"{op._name} has inputs from different frames. The input "
+                    f"'{first}' is in frame '{frame}'. The input '{label}' is in frame '{f}'.")
+        frame = frame or ""
+        if op._type in ("Enter", "RefEnter"):
+            child = op._attrs.get("frame_name")
+            child = child.decode() if isinstance(child, bytes) else child
+            parent_of.setdefault(child, frame)
+            out_frame[op] = child
+        elif op._type in ("Exit", "RefExit"):
+            out_frame[op] = parent_of.get(frame, "")
+        else:
+            out_frame[op] = frame
+    for op in ops:
+        if op._type in ("Merge", "RefMerge"):
+            for t in op._inputs:
+                if t._op in out_frame and out_frame[t._op] != out_frame[op]:
+                    raise errors.InvalidArgumentError(
+                        None, op, f"{op._name} has inputs from different frames. The input "
+                        f"'{t.name}' is in frame '{out_frame[t._op]}'. The input "
+                        f"'{op._inputs[0].name}' is in frame '{out_frame[op]}'.")
 
 
 class _Node:
@@ -150,7 +191,7 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
     ops = reachable_ops(roots, fed)
     if not any(op._type in CONTROL_FLOW_TYPES for op in ops):
         return None
-    _check_acyclic(ops, fed)
+    _check_graph(ops, fed)
     ops.sort(key=lambda op: op._id)
     for op in ops:
         if op._opdef.kernel_fn is None:
@@ -175,9 +216,10 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
         n.ctrl_out = []
         n.fetch = None
         opdef = op._opdef
+        ref_inputs = _flat_ref_inputs(op)
         n.derefs = tuple(
             j for j, t in enumerate(op._inputs)
-            if t in carries_ref and j not in opdef.ref_input_indices and not opdef.forwards_ref)
+            if t in carries_ref and j not in ref_inputs and not opdef.forwards_ref)
         n.frame_name = op._attrs.get("frame_name") if n.kind == _ENTER else None
         if isinstance(n.frame_name, bytes):
             n.frame_name = n.frame_name.decode()
@@ -243,6 +285,27 @@ def _check_merge_inputs(op):
                 None, op, f"Input {j} of node {op._name} was passed "
                 f"{_TF_TYPE_NAMES.get(got.name, got.name)} from {t.name} incompatible with "
                 f"expected {_TF_TYPE_NAMES.get(want.name, want.name)}.")
+
+
+def _flat_ref_inputs(op):
+    """The flat input indices of `op` that are reference arguments (list arguments such as
+    RefMerge's `inputs: N * Ref(T)` expanded)."""
+    opdef = op._opdef
+    if not opdef.ref_input_indices:
+        return ()
+    out = []
+    k = 0
+    for arg in opdef.input_args:
+        if arg.number_attr is not None:
+            count = op._attrs.get(arg.number_attr, 0)
+        elif arg.type_list_attr is not None:
+            count = len(op._attrs.get(arg.type_list_attr, ()))
+        else:
+            count = 1
+        if arg.is_ref:
+            out.extend(range(k, k + count))
+        k += count
+    return frozenset(out)
 
 
 def _xp():
