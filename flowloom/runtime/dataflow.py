@@ -45,6 +45,8 @@ CONTROL_FLOW_TYPES = frozenset([
     "NextIteration", "RefNextIteration", "LoopCond", "ControlTrigger"])
 
 _NORMAL, _MERGE, _ENTER, _EXIT, _NEXT = range(5)
+_FORWARDING = frozenset(["Identity", "Enter", "RefEnter", "Exit", "RefExit", "NextIteration",
+                         "RefNextIteration", "LoopCond"])
 _KIND = {"Merge": _MERGE, "RefMerge": _MERGE, "Enter": _ENTER, "RefEnter": _ENTER,
          "Exit": _EXIT, "RefExit": _EXIT, "NextIteration": _NEXT, "RefNextIteration": _NEXT}
 
@@ -157,7 +159,8 @@ def _check_graph(ops, fed):
 class _Node:
     __slots__ = ("idx", "op", "fn", "kind", "is_trigger", "nin", "nout", "pending0",
                  "inputs0", "dead_needed0", "dead_needed", "edges", "ctrl_out", "derefs",
-                 "frame_name", "is_constant", "parallel_iterations", "fetch")
+                 "frame_name", "is_constant", "parallel_iterations", "fetch", "out", "simple",
+                 "fed", "forward", "const")
 
 
 class DataflowPlan:
@@ -254,8 +257,16 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
         else:
             n.pending0 = data_from_graph + len(ctrl)
     for n in nodes:
-        n.edges = [tuple(e) for e in n.edges]
-        n.ctrl_out = tuple(n.ctrl_out)
+        n.out = tuple([(k, dst, slot) for k, edges in enumerate(n.edges) for dst, slot in edges]
+                      + [(-1, dst, -1) for dst in n.ctrl_out])
+        n.simple = n.kind != _MERGE and n.pending0 == 1
+        n.fed = any(n is d for targets in feed_targets for d, _ in targets)
+        # Pure forwarding ops skip their kernel call (the executor's hot loop).
+        n.forward = n.op._type in _FORWARDING and n.nin == 1 and not n.derefs
+        n.const = None
+        if n.op._type == "Const" and n.nin == 0:
+            n.forward = True
+            n.const = (n.fn(),)
     fetch_sites = {}
     for k, t in enumerate(fetch_tensors):
         if t in fed:
@@ -374,108 +385,118 @@ class _Run:
         self.fetched = [None] * plan.num_fetches
         self.got = [False] * plan.num_fetches
         self.feed_values = feed_values
+        self.fed_templates = {}  # node idx -> input template with this run's fed values
 
-    # Marks the arrival of `value` (or DEAD) at input `slot` of `dst` in `it`; queues it if ready.
-    def _deliver(self, dst, slot, value, frame, it):
-        st = it.state.get(dst.idx)
-        if dst.kind == _MERGE:
+    def _activate(self, node, outputs, dead, frame, it):
+        """Delivers `node`'s outputs (all DEAD if `dead`) to its consumers in `it`; queues
+        the consumers that become ready."""
+        ready = self.ready
+        state = it.state
+        for k, dst, slot in node.out:
+            if dead:
+                v = DEAD
+            elif k >= 0:
+                v = outputs[k]
+            else:
+                v = None  # a live control edge
+            if dst.simple:  # one input (data or control): ready now
+                inputs = list(self.fed_templates[dst.idx] if dst.fed else dst.inputs0)
+                if slot >= 0:
+                    inputs[slot] = v
+                it.outstanding_ops += 1
+                ready.append((dst, frame, it, inputs, v is DEAD and not dst.is_trigger))
+                continue
+            if dst.kind == _MERGE:
+                self._deliver_merge(dst, slot, v, frame, it)
+                continue
+            st = state.get(dst.idx)
             if st is None:
-                st = it.state[dst.idx] = [dst.pending0, 0, list(dst.inputs0), False]
-            if slot < 0:  # a control edge
-                st[0] -= 1
-                if st[0] == 0 and (st[3] or st[1] >= self._merge_dead_needed(dst, it)):
-                    self._enqueue(dst, frame, it, st[2], not st[3])
-            elif value is DEAD:
-                st[1] += 1
-                if st[0] == 0 and not st[3] and st[1] == self._merge_dead_needed(dst, it):
-                    self._enqueue(dst, frame, it, st[2], True)
-            elif not st[3]:
-                st[3] = True
-                st[2][slot] = value
-                if st[0] == 0:
-                    self._enqueue(dst, frame, it, st[2], False)
-            return
-        if st is None:
-            st = it.state[dst.idx] = [dst.pending0, False, list(dst.inputs0)]
-        if slot >= 0:
-            st[2][slot] = value
-        if value is DEAD and not dst.is_trigger:
-            st[1] = True
-        st[0] -= 1
-        if st[0] == 0:
-            del it.state[dst.idx]
-            self._enqueue(dst, frame, it, st[2], st[1])
+                st = state[dst.idx] = [dst.pending0, False, list(
+                    self.fed_templates[dst.idx] if dst.fed else dst.inputs0)]
+            if slot >= 0:
+                st[2][slot] = v
+            if v is DEAD and not dst.is_trigger:
+                st[1] = True
+            st[0] -= 1
+            if st[0] == 0:
+                it.outstanding_ops += 1
+                ready.append((dst, frame, it, st[2], st[1]))
 
-    @staticmethod
-    def _merge_dead_needed(dst, it):
-        return dst.dead_needed0 if it.num == 0 else dst.dead_needed
+    def _deliver_merge(self, dst, slot, value, frame, it):
+        """Merge waits for its control inputs, then runs on its first live data input, or
+        dead once all the data inputs this iteration can bring are dead."""
+        st = it.state.get(dst.idx)
+        if st is None:
+            st = it.state[dst.idx] = [dst.pending0, 0, list(
+                self.fed_templates[dst.idx] if dst.fed else dst.inputs0), False]
+        dead_needed = dst.dead_needed0 if it.num == 0 else dst.dead_needed
+        if slot < 0:  # a control edge
+            st[0] -= 1
+            if st[0] == 0 and (st[3] or st[1] >= dead_needed):
+                self._enqueue(dst, frame, it, st[2], not st[3])
+        elif value is DEAD:
+            st[1] += 1
+            if st[0] == 0 and not st[3] and st[1] == dead_needed:
+                self._enqueue(dst, frame, it, st[2], True)
+        elif not st[3]:
+            st[3] = True
+            st[2][slot] = value
+            if st[0] == 0:
+                self._enqueue(dst, frame, it, st[2], False)
 
     def _enqueue(self, node, frame, it, inputs, dead):
         it.outstanding_ops += 1
         self.ready.append((node, frame, it, inputs, dead))
 
-    def _activate(self, node, outputs, dead, frame, it):
-        deliver = self._deliver
-        if dead:
-            for edges in node.edges:
-                for dst, slot in edges:
-                    deliver(dst, slot, DEAD, frame, it)
-        else:
-            for k, edges in enumerate(node.edges):
-                if edges:
-                    v = outputs[k]
-                    for dst, slot in edges:
-                        deliver(dst, slot, v, frame, it)
-        marker = DEAD if dead else None
-        for dst in node.ctrl_out:
-            deliver(dst, -1, marker, frame, it)
-
     def run(self):
         from flowloom.runtime.executor import deref, op_error
 
         plan = self.plan
-        root_it = self.root.iterations[0]
-        fed_inputs = {}
+        root = self.root
+        root_it = root.iterations[0]
+        # Fed values complete the input templates of their consumers, for this run only.
+        fed = self.fed_templates
         for k, targets in enumerate(plan.feed_targets):
             for node, slot in targets:
-                fed_inputs.setdefault(node.idx, []).append((slot, self.feed_values[k]))
-        # Fed inputs are part of each node's input template for this run.
-        saved = {}
-        for idx, pairs in fed_inputs.items():
-            node = plan.nodes[idx]
-            saved[idx] = node.inputs0
-            tmpl = list(node.inputs0)
-            for slot, v in pairs:
-                tmpl[slot] = v
-            node.inputs0 = tmpl
-        try:
-            for node in plan.sources:
-                self._enqueue(node, self.root, root_it, list(node.inputs0), False)
-            ready = self.ready
-            while ready:
-                node, frame, it, inputs, dead = ready.popleft()
-                if dead:
-                    outputs = None
-                else:
-                    for j in node.derefs:
-                        inputs[j] = deref(inputs[j], node.op)
-                    try:
-                        r = node.fn(*inputs)
-                    except Exception as e:  # noqa: BLE001 - kernel failures become TF errors
-                        raise op_error(node.op, inputs, e) from (
-                            None if isinstance(e, errors.OpError) else e)
-                    outputs = (r,) if node.nout == 1 else r
-                    if node.fetch is not None:
-                        for slot, ks in node.fetch:
-                            v = outputs[slot]
-                            if v is not DEAD:
-                                for k in ks:
-                                    self.fetched[k] = v
-                                    self.got[k] = True
+                tmpl = fed.get(node.idx)
+                if tmpl is None:
+                    tmpl = fed[node.idx] = list(node.inputs0)
+                tmpl[slot] = self.feed_values[k]
+        for node in plan.sources:
+            self._enqueue(node, root, root_it, list(fed.get(node.idx, node.inputs0)), False)
+        ready = self.ready
+        popleft = ready.popleft
+        activate = self._activate
+        fetched, got = self.fetched, self.got
+        while ready:
+            node, frame, it, inputs, dead = popleft()
+            if dead:
+                outputs = None
+            elif node.forward:  # Identity, Enter, Exit, NextIteration, LoopCond; Const
+                outputs = inputs if node.const is None else node.const
+            else:
+                for j in node.derefs:
+                    inputs[j] = deref(inputs[j], node.op)
+                try:
+                    r = node.fn(*inputs)
+                except Exception as e:  # noqa: BLE001 - kernel failures become TF errors
+                    raise op_error(node.op, inputs, e) from (
+                        None if isinstance(e, errors.OpError) else e)
+                outputs = (r,) if node.nout == 1 else r
+            if node.fetch is not None and not dead:
+                for slot, ks in node.fetch:
+                    v = outputs[slot]
+                    if v is not DEAD:
+                        for k in ks:
+                            fetched[k] = v
+                            got[k] = True
+            if node.kind <= _MERGE:
+                activate(node, outputs, dead, frame, it)
+                it.outstanding_ops -= 1
+                if not it.outstanding_ops and frame is not root:
+                    self._cleanup(frame, it.num)
+            else:
                 self._propagate(node, outputs, dead, frame, it)
-        finally:
-            for idx, tmpl in saved.items():
-                plan.nodes[idx].inputs0 = tmpl
         for k, f in plan.fetch_from_feed:
             self.fetched[k] = self.feed_values[f]
             self.got[k] = True
@@ -483,7 +504,7 @@ class _Run:
 
     def _propagate(self, node, outputs, dead, frame, it):
         kind = node.kind
-        if kind == _NORMAL or kind == _MERGE:
+        if kind <= _MERGE:
             self._activate(node, outputs, dead, frame, it)
         elif kind == _ENTER:
             child = frame.children.get((node.frame_name, it.num))
