@@ -29,6 +29,12 @@ from flowloom.ops.check_ops import (assert_equal, assert_greater, assert_greater
                                     assert_non_negative, assert_non_positive, assert_none_equal,
                                     assert_positive, assert_rank, assert_scalar, assert_type)
 from flowloom.ops.control_flow_ops import group, no_op, tuple, with_dependencies
+from flowloom.ops.cond import case, cond
+from flowloom.ops.while_loop import while_loop
+from flowloom.ops.tensor_array_ops import TensorArray
+from flowloom.ops.functional_ops import foldl, foldr, map_fn, scan
+from flowloom.ops import control_flow_grad as _control_flow_grad  # registers the gradients
+from flowloom.framework import nest
 from flowloom.ops.init_ops import (constant_initializer, glorot_normal_initializer,
                                    glorot_uniform_initializer, ones_initializer,
                                    random_normal_initializer, random_uniform_initializer,

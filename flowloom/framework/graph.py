@@ -77,6 +77,7 @@ class Graph:
         self._gradient_override_map = {}
         self._building_function = False
         self._graph_def_versions = None
+        self._control_flow_context = None  # the CondContext/WhileContext ops are created in
 
     # -- default-graph handling ---------------------------------------------
     def as_default(self):
@@ -210,7 +211,23 @@ class Graph:
         op._id = len(self._ops)
         if opdef.shape_fn is not None:
             _set_shapes(op, opdef)
+        if self._control_flow_context is not None:
+            # cond/while_loop: the context rewires inputs (Switch, Enter) inside the op's own
+            # name scope (`cond/add/Switch`), as TF does.
+            op._control_flow_context = self._control_flow_context
+            saved_stack = self._name_stack
+            self._name_stack = name
+            try:
+                self._control_flow_context.AddOp(op)
+            finally:
+                self._name_stack = saved_stack
         return op
+
+    def _get_control_flow_context(self):
+        return self._control_flow_context
+
+    def _set_control_flow_context(self, ctx):
+        self._control_flow_context = ctx
 
     def _apply_device_functions(self, op):
         device = ""
@@ -506,8 +523,11 @@ class _ControlDependenciesController:
     def __enter__(self):
         g = self._graph
         if self._new_stack:
+            # `control_dependencies(None)` also leaves any cond/while context, as in TF.
             self._old_stack = g._control_dependencies_stack
             g._control_dependencies_stack = []
+            self._old_context = g._control_flow_context
+            g._control_flow_context = None
         g._control_dependencies_stack.append(self)
         self._old_create = None
         return self
@@ -517,6 +537,7 @@ class _ControlDependenciesController:
         g._control_dependencies_stack.remove(self)
         if self._new_stack:
             g._control_dependencies_stack = self._old_stack
+            g._control_flow_context = self._old_context
         return False
 
 

@@ -109,6 +109,14 @@ def _is_loop_back_edge(op):
 
 def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
     """Compiles the steps that compute `fetch_tensors` and run `target_ops` given the feeds."""
+    # HOOK(cf branch): graphs with TF1 control flow (frames, dead tensors) run in
+    # runtime/dataflow.py. The runtime branch will route such partitions there instead.
+    from flowloom.runtime import dataflow
+
+    if dataflow.graph_has_control_flow(session.graph):
+        plan = dataflow.compile_plan(session, feed_tensors, fetch_tensors, target_ops)
+        if plan is not None:
+            return plan
     fed = set(feed_tensors)
     roots = [t._op for t in fetch_tensors if t not in fed] + list(target_ops)
     order = prune(roots, fed)
@@ -187,6 +195,8 @@ def deref(value, op):
 
 def run_plan(plan, feed_values):
     """Runs `plan` once; returns the fetched values (references not yet dereferenced)."""
+    if type(plan) is not Plan:  # HOOK(cf branch): a dataflow.DataflowPlan (control flow)
+        return plan.run(feed_values)
     vals = [None] * plan.num_slots
     vals[: len(feed_values)] = feed_values
     trace = _DEBUG
