@@ -15,6 +15,7 @@ import numpy as np
 
 from flowloom.framework import errors
 from flowloom.framework.ops import Tensor
+from flowloom.runtime.devices import to_host
 
 _DEBUG = int(os.environ.get("FLOWLOOM_DEBUG", "0") or 0)
 
@@ -45,9 +46,17 @@ class KernelContext:
 
 
 class Step:
-    __slots__ = ("op", "fn", "ins", "derefs", "out", "nout", "frees")
+    """One op of a compiled plan: its bound kernel, the value slots it reads (`ins`), the
+    first slot it writes (`out`, `nout` slots), the slots it frees, and its device.
 
-    def __init__(self, op, fn, ins, derefs, out, nout):
+    Partitioned plans add `SendStep`/`RecvStep` (see partitioner.py); the control-flow
+    executor (runtime/dataflow.py) runs the same objects.
+    """
+
+    __slots__ = ("op", "fn", "ins", "derefs", "out", "nout", "frees", "device")
+    kind = "op"
+
+    def __init__(self, op, fn, ins, derefs, out, nout, device=None):
         self.op = op
         self.fn = fn
         self.ins = ins
@@ -55,18 +64,33 @@ class Step:
         self.out = out
         self.nout = nout
         self.frees = ()
+        self.device = device
 
 
 class Plan:
-    """The compiled form of one Session.run signature."""
+    """The compiled form of one Session.run signature.
 
-    def __init__(self, steps, num_slots, feed_slots, fetch_slots, fetch_derefs, fetch_ops):
+    `steps` run in order on the calling thread when the whole plan is on one host device and
+    has no control flow (the fast path: no threads, no rendezvous). Otherwise `partitioned`
+    holds a `PartitionedPlan` (one step list per device, with Send/Recv pairs); it is also
+    built on demand when a run asks for tracing.
+    """
+
+    def __init__(self, steps, num_slots, feed_slots, fetch_slots, fetch_derefs, fetch_ops,
+                 partitioned=None, build_partitioned=None):
         self.steps = steps
         self.num_slots = num_slots
         self.feed_slots = feed_slots
         self.fetch_slots = fetch_slots
         self.fetch_derefs = fetch_derefs
         self.fetch_ops = fetch_ops
+        self.partitioned = partitioned
+        self._build_partitioned = build_partitioned
+
+    def get_partitioned(self):
+        if self.partitioned is None:
+            self.partitioned = self._build_partitioned()
+        return self.partitioned
 
 
 def prune(fetch_ops, feed_tensors):
@@ -107,8 +131,20 @@ def _is_loop_back_edge(op):
     return op._type in ("NextIteration", "RefNextIteration")
 
 
+# Op types whose partitions need the frame-aware dataflow executor (runtime/dataflow.py).
+CONTROL_FLOW_TYPES = frozenset([
+    "Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit", "RefExit",
+    "NextIteration", "RefNextIteration", "LoopCond", "ControlTrigger"])
+
+
 def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
-    """Compiles the steps that compute `fetch_tensors` and run `target_ops` given the feeds."""
+    """Compiles the steps that compute `fetch_tensors` and run `target_ops` given the feeds.
+
+    Places the graph (whole, as TF does at the first run), prunes it to what the fetches
+    need, binds each op's kernel to its device's array module, and, when more than one device
+    is involved, partitions the steps per device with Send/Recv pairs.
+    """
+    placement = session._place()
     fed = set(feed_tensors)
     roots = [t._op for t in fetch_tensors if t not in fed] + list(target_ops)
     order = prune(roots, fed)
@@ -124,9 +160,9 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
         slot_of[t] = n
         n += 1
     steps = []
-    xp = np
     for op in order:
         opdef = op._opdef
+        device = placement[op]
         ins = []
         derefs = []
         for i, t in enumerate(op._inputs):
@@ -142,12 +178,33 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
                 carries_ref.add(t)
         if opdef.forwards_ref and op._inputs and op._inputs[0] in carries_ref:
             carries_ref.add(op._outputs[0])
-        steps.append(Step(op, _bind_kernel(session, op, xp), tuple(ins), tuple(derefs), out,
-                          nout))
+        steps.append(Step(op, _bind_kernel(session, op, device.xp), tuple(ins), tuple(derefs),
+                          out, nout, device))
     fetch_slots = [slot_of[t] for t in fetch_tensors]
     fetch_derefs = [t in carries_ref for t in fetch_tensors]
-    _plan_frees(steps, set(fetch_slots) | set(range(len(feed_tensors))))
-    return Plan(steps, n, list(range(len(feed_tensors))), fetch_slots, fetch_derefs, target_ops)
+    feed_slots = list(range(len(feed_tensors)))
+    client = session._devices[0]
+    used = {s.device for s in steps} | {placement[t._op] for t in feed_tensors}
+    fast = (used <= {client} and
+            not any(s.op._type in CONTROL_FLOW_TYPES for s in steps))
+
+    def build_partitioned():
+        from flowloom.runtime import partitioner
+
+        return partitioner.partition(steps, n, placement, feed_tensors, fetch_tensors,
+                                     slot_of, fetch_derefs, client, CONTROL_FLOW_TYPES)
+
+    if fast:
+        _plan_frees(steps, set(fetch_slots) | set(feed_slots))
+        return Plan(steps, n, feed_slots, fetch_slots, fetch_derefs, target_ops,
+                    build_partitioned=build_partitioned)
+    return Plan(None, n, feed_slots, fetch_slots, fetch_derefs, target_ops,
+                partitioned=build_partitioned())
+
+
+def plan_frees(steps, keep):
+    """Sets each step's `frees`: the slots whose last reader it is (except `keep`)."""
+    _plan_frees(steps, keep)
 
 
 def _plan_frees(steps, keep):
@@ -169,6 +226,10 @@ def _bind_kernel(session, op, xp):
     for a in opdef.kernel_attrs:
         if a in op._attrs:
             kwargs[a] = op._attrs[a]
+    if xp is not np:
+        # Array attrs (a Const's value) are moved to the device once, at compile time.
+        kwargs = {k: xp.asarray(v) if isinstance(v, np.ndarray) and v.dtype != object else v
+                  for k, v in kwargs.items()}
     if opdef.kernel_wants_ctx:
         kwargs["ctx"] = KernelContext(session, op)
     return functools.partial(opdef.kernel_fn, xp, **kwargs)
@@ -202,7 +263,7 @@ def run_plan(plan, feed_values):
         except Exception as e:  # noqa: BLE001 - every kernel failure becomes a TF error
             raise op_error(step.op, args, e) from (None if isinstance(e, errors.OpError) else e)
         if trace:
-            _trace(step.op, r, time.perf_counter() - t0)
+            trace_step(step, r, time.perf_counter() - t0)
         if step.nout == 1:
             vals[step.out] = r
         elif step.nout:
@@ -212,9 +273,11 @@ def run_plan(plan, feed_values):
     return [vals[i] for i in plan.fetch_slots]
 
 
-def _trace(op, result, seconds):
+def trace_step(step, result, seconds):
+    """FLOWLOOM_DEBUG=1: one line per executed op: type, name, device, time, output shape."""
     shape = getattr(result, "shape", None)
-    print(f"[flowloom] {op._type:<16} {op._name:<40} {op._device or '/device:CPU:0'} "
+    device = step.device.name if step.device is not None else "?"
+    print(f"[flowloom] {step.op._type:<16} {step.op._name:<40} {device} "
           f"{seconds * 1e6:8.1f} us  {shape}", file=sys.stderr)
 
 
@@ -257,7 +320,9 @@ def fetch_value(value, op=None):
     """Converts a computed value to what Session.run returns (copies variable buffers)."""
     if type(value) is Ref:
         value = deref(value, op)
-        value = np.array(value, copy=True)
+        value = np.array(to_host(value), copy=True)
+    elif not isinstance(value, np.ndarray) and hasattr(value, "__cuda_array_interface__"):
+        value = to_host(value)
     elif isinstance(value, np.ndarray) and not value.flags.writeable:
         value = value.copy()
     if isinstance(value, np.ndarray) and value.ndim == 0:
