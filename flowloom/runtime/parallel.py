@@ -80,17 +80,17 @@ class RunContext:
 
 
 class NodeRecord:
-    """One executed node, for RunMetadata.step_stats."""
+    """One executed node, for RunMetadata.step_stats (`step` gives its timeline label)."""
 
-    __slots__ = ("name", "type", "start_ns", "end_ns", "outputs", "label", "thread_id")
+    __slots__ = ("name", "type", "start_ns", "end_ns", "outputs", "step", "thread_id")
 
-    def __init__(self, name, type_, start_ns, end_ns, outputs, label, thread_id):
+    def __init__(self, name, type_, start_ns, end_ns, outputs, step, thread_id):
         self.name = name
         self.type = type_
         self.start_ns = start_ns
         self.end_ns = end_ns
         self.outputs = outputs
-        self.label = label
+        self.step = step
         self.thread_id = thread_id
 
 
@@ -133,7 +133,7 @@ def run_partition(partition, ctx):
             if records is not None:
                 outs = [r] if step.nout == 1 else list(r or ())
                 records.append(NodeRecord(step.op._name, step.op._type, start, time.time_ns(),
-                                          outs, None, tid))
+                                          outs, step, tid))
         elif kind == "send":
             value = _DUMMY
             if step.ins:
@@ -143,7 +143,7 @@ def run_partition(partition, ctx):
             rdv.send(step.key, value, False)
             if records is not None:
                 records.append(NodeRecord(step.name, "_Send", start, time.time_ns(), [],
-                                          None, tid))
+                                          step, tid))
         else:
             value, is_dead = rdv.recv(step.key)
             if _DEBUG:
@@ -155,7 +155,7 @@ def run_partition(partition, ctx):
                 _trace_copy(step, value, time.perf_counter() - t)
             if records is not None:
                 records.append(NodeRecord(step.name, "_Recv", start, time.time_ns(),
-                                          [value] if value is not None else [], None, tid))
+                                          [value] if value is not None else [], step, tid))
         for i in step.frees:
             vals[i] = None
 

@@ -49,10 +49,22 @@ def fill_step_stats(step_stats, stats):
             ns.op_end_rel_nanos = dur_ns
             ns.all_end_rel_nanos = dur_ns
             ns.thread_id = r.thread_id
-            ns.timeline_label = r.label or f"{r.name} = {r.type}()"
+            ns.timeline_label = timeline_label(r)
             for slot, value in enumerate(r.outputs):
                 _add_output(ns, slot, value)
             dev.thread_names[r.thread_id] = f"flowloom-{r.thread_id}"
+
+
+def timeline_label(record):
+    """TF's label: `name = Type(input, input)`; a Send/Recv names the edge it carries."""
+    step = record.step
+    if step is None:
+        return f"{record.name} = {record.type}()"
+    if step.kind == "op":
+        args = ", ".join(t._as_node_def_input() for t in step.op._inputs)
+    else:
+        args = step.tensor_name
+    return f"{record.name} = {record.type}({args})"
 
 
 def _add_output(ns, slot, value):
