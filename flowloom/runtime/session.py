@@ -318,7 +318,7 @@ class BaseSession:
         raw, _ = parallel.run_partitioned(pplan, feed_vals, self._inter_op, stats)
         if run_metadata is not None:
             if trace:
-                tracing.fill_step_stats(run_metadata.step_stats, stats)
+                tracing.fill_step_stats(run_metadata.step_stats, stats, pplan)
             if graphs:
                 run_metadata.partition_graphs.extend(tracing.partition_graph_defs(pplan))
         return raw

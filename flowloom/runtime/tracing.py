@@ -30,8 +30,9 @@ def _dtype_of(value):
         return None
 
 
-def fill_step_stats(step_stats, stats):
+def fill_step_stats(step_stats, stats, pplan=None):
     """Adds the nodes recorded in `stats` ({device: [NodeRecord]}) to a StepStats proto."""
+    recv_of = pplan.recv_of if pplan is not None else {}
     for device, records in stats.items():
         dev = step_stats.dev_stats.add(device=device)
         for r in records:
@@ -49,19 +50,25 @@ def fill_step_stats(step_stats, stats):
             ns.op_end_rel_nanos = dur_ns
             ns.all_end_rel_nanos = dur_ns
             ns.thread_id = r.thread_id
-            ns.timeline_label = timeline_label(r)
+            ns.timeline_label = timeline_label(r, recv_of)
             for slot, value in enumerate(r.outputs):
                 _add_output(ns, slot, value)
             dev.thread_names[r.thread_id] = f"flowloom-{r.thread_id}"
 
 
-def timeline_label(record):
-    """TF's label: `name = Type(input, input)`; a Send/Recv names the edge it carries."""
+def timeline_label(record, recv_of=None):
+    """TF's label: `name = Type(input, input)` with the partition's input names (a Recv's
+    name for a received tensor); a Send/Recv names the edge it carries."""
     step = record.step
     if step is None:
         return f"{record.name} = {record.type}()"
     if step.kind == "op":
-        args = ", ".join(t._as_node_def_input() for t in step.op._inputs)
+        recv_of = recv_of or {}
+        names = []
+        for t in step.op._inputs:
+            recv = recv_of.get((t, step.device))
+            names.append(recv.name if recv is not None else t._as_node_def_input())
+        args = ", ".join(names)
     else:
         args = step.tensor_name
     return f"{record.name} = {record.type}({args})"
