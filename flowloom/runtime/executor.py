@@ -77,8 +77,11 @@ class Plan:
     """
 
     def __init__(self, steps, num_slots, feed_slots, fetch_slots, fetch_derefs, fetch_ops,
-                 partitioned=None, build_partitioned=None):
+                 partitioned=None, build_partitioned=None, external=None):
         self.steps = steps
+        # A plan compiled by runtime/dataflow.py (single-device control flow): run with
+        # `external.run(feed_values)`.
+        self.external = external
         self.num_slots = num_slots
         self.feed_slots = feed_slots
         self.fetch_slots = fetch_slots
@@ -148,6 +151,11 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
     fed = set(feed_tensors)
     roots = [t._op for t in fetch_tensors if t not in fed] + list(target_ops)
     order = prune(roots, fed)
+    if any(op._type in CONTROL_FLOW_TYPES for op in order):
+        plan = _compile_control_flow(session, placement, order, feed_tensors, fetch_tensors,
+                                     target_ops)
+        if plan is not None:
+            return plan
     for op in order:
         if op._opdef.kernel_fn is None:
             raise errors.UnimplementedError(
@@ -200,6 +208,25 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
                     build_partitioned=build_partitioned)
     return Plan(None, n, feed_slots, fetch_slots, fetch_derefs, target_ops,
                 partitioned=build_partitioned())
+
+
+def _compile_control_flow(session, placement, order, feed_tensors, fetch_tensors, target_ops):
+    """THE HOOK for TF1 control flow. A single-device plan with Switch/Merge/Enter/... is
+    compiled by `runtime/dataflow.compile_plan(session, feeds, fetches, targets)` (the
+    frame-aware executor) when that module exists; returns None to partition it instead
+    (multi-device: partitions with control flow run in `dataflow.run_partition`)."""
+    try:
+        from flowloom.runtime import dataflow
+    except ImportError:
+        return None
+    devices = {placement[op] for op in order} | {placement[t._op] for t in feed_tensors}
+    if len(devices) > 1 or not hasattr(dataflow, "compile_plan"):
+        return None
+    external = dataflow.compile_plan(session, feed_tensors, fetch_tensors, target_ops)
+    if external is None:
+        return None
+    return Plan(None, 0, list(range(len(feed_tensors))), [], [], target_ops,
+                build_partitioned=lambda: None, external=external)
 
 
 def plan_frees(steps, keep):

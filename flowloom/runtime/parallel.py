@@ -99,12 +99,13 @@ def run_partition(partition, ctx):
     if partition.has_control_flow:
         try:
             from flowloom.runtime import dataflow
-        except ImportError:
+            run_cf = dataflow.run_partition
+        except (ImportError, AttributeError):
             raise errors.UnimplementedError(
                 None, None, "This graph uses TF1 control flow (Switch/Merge/Enter/Exit/"
-                "NextIteration); flowloom's dataflow executor (runtime/dataflow.py) is not "
-                "available yet.") from None
-        dataflow.run_partition(partition, ctx.vals, ctx.rendezvous, ctx)
+                "NextIteration) across devices; runtime/dataflow.py has no run_partition for "
+                "partitioned plans yet.") from None
+        run_cf(partition, ctx.vals, ctx.rendezvous, ctx)
         return
     vals = ctx.vals
     rdv = ctx.rendezvous

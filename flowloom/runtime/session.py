@@ -301,6 +301,8 @@ class BaseSession:
         if options is None:
             if plan.steps is not None:
                 raw = executor.run_plan(plan, feed_vals)
+            elif plan.external is not None:
+                raw = plan.external.run(feed_vals)
             else:
                 raw, _ = parallel.run_partitioned(plan.partitioned, feed_vals, self._inter_op)
         else:
@@ -312,6 +314,9 @@ class BaseSession:
         graphs = tracing.wants_partition_graphs(options)
         if not trace and not graphs and plan.steps is not None:
             return executor.run_plan(plan, feed_vals)
+        if plan.external is not None:
+            # The dataflow executor does not record step stats yet.
+            return plan.external.run(feed_vals)
         with self._lock:
             pplan = plan.get_partitioned()
         stats = {} if trace else None
