@@ -97,11 +97,20 @@ class Plan:
 
 
 def prune(fetch_ops, feed_tensors):
-    """The ops needed to compute `fetch_ops`, in an order where every op follows its inputs."""
+    """The ops needed to compute `fetch_ops`, in an order where every op follows its inputs.
+
+    A loop's back edge (NextIteration -> Merge) is not followed in place: the NextIteration
+    is visited afterwards as a root of its own, so while loops are pruned without a cycle
+    (the dataflow executor orders their ops by readiness, not by this list).
+    """
     fed = feed_tensors
     order = []
     state = {}  # op -> 1 visiting, 2 done
-    for root in fetch_ops:
+    roots = list(fetch_ops)
+    k = 0
+    while k < len(roots):
+        root = roots[k]
+        k += 1
         if root in state:
             continue
         stack = [(root, False)]
@@ -122,9 +131,11 @@ def prune(fetch_ops, feed_tensors):
                 if t in fed:
                     continue
                 p = t._op
-                if p not in state:
+                if _is_loop_back_edge(p):
+                    roots.append(p)
+                elif p not in state:
                     stack.append((p, False))
-                elif state[p] == 1 and not _is_loop_back_edge(p):
+                elif state[p] == 1:
                     raise errors.InvalidArgumentError(
                         None, op, f"Graph has a cycle through '{op._name}'")
     return order

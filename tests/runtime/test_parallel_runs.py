@@ -201,7 +201,22 @@ def test_control_flow_partition_goes_to_the_dataflow_hook(monkeypatch):
     calls = []
     fake = type("dataflow", (), {"run_partition": staticmethod(
         lambda p, vals, rdv, ctx: calls.append(p))})
+    import flowloom.runtime
+
     monkeypatch.setitem(__import__("sys").modules, "flowloom.runtime.dataflow", fake)
+    monkeypatch.setattr(flowloom.runtime, "dataflow", fake, raising=False)
     ctx = parallel.RunContext([], None, threading.Semaphore(1), None)
     parallel.run_partition(part, ctx)
     assert calls == [part]
+
+
+def test_prune_follows_a_loop_back_edge_after_the_loop():
+    from flowloom.framework import op_def
+
+    if op_def.get("NextIteration") is None:
+        pytest.skip("needs the control-flow op types (branch cf)")
+    i = tf.constant(0)
+    r = tf.while_loop(lambda i: i < 10, lambda i: i + 1, [i])
+    order = executor.prune([r.op], set())
+    types = [op.type for op in order]
+    assert "NextIteration" in types and "Merge" in types
