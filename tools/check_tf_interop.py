@@ -20,8 +20,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from flowloom.io import bundle, events, tfrecord  # noqa: E402
-from flowloom.proto import event_pb2, summary_pb2  # noqa: E402
+from flowloom.io import bundle, events, tfrecord
+from flowloom.proto import event_pb2, summary_pb2
 
 TENSORS = {
     "dense/kernel": np.arange(6, dtype=np.float32).reshape(2, 3) - 2.5,
@@ -79,8 +79,13 @@ def main():
     with tempfile.TemporaryDirectory() as directory:
         prefix, event_path = write_files(directory)
         env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-        out = subprocess.run([args.tf_python, "-c", TF_READER, prefix, directory, event_path],
-                             capture_output=True, text=True, env=env, check=True).stdout
+        out = subprocess.run(
+            [args.tf_python, "-c", TF_READER, prefix, directory, event_path],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        ).stdout
     seen = json.loads(out.strip().splitlines()[-1])
     failures = []
     for name, array in TENSORS.items():
@@ -98,8 +103,10 @@ def main():
         failures.append(f"tensor names: {sorted(seen['tensors'])}")
     for failure in failures:
         print("FAIL", failure)
-    print(f"{len(TENSORS)} tensors, {len(seen['records'])} record files, "
-          f"{len(seen['events'])} events read by TF: {'OK' if not failures else 'FAILED'}")
+    print(
+        f"{len(TENSORS)} tensors, {len(seen['records'])} record files, "
+        f"{len(seen['events'])} events read by TF: {'OK' if not failures else 'FAILED'}"
+    )
     sys.exit(1 if failures else 0)
 
 

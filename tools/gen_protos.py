@@ -54,7 +54,9 @@ def main():
     init = os.path.join(PROTO_DIR, "__init__.py")
     if not os.path.exists(init):
         with open(init, "w") as f:
-            f.write('"""Protobuf schemas, wire-compatible with TensorFlow\'s (package `tensorflow`)."""\n')
+            f.write(
+                '"""Protobuf schemas, wire-compatible with TensorFlow\'s (package `tensorflow`)."""\n'
+            )
     print(f"generated {len(protos)} modules in {os.path.relpath(PROTO_DIR, REPO_ROOT)}")
 
 

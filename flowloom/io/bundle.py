@@ -190,7 +190,8 @@ class BundleReader:
             )
         if header.version.min_consumer > BUNDLE_VERSION:
             raise errors.InvalidArgumentError(
-                None, None,
+                None,
+                None,
                 f"{self._index_path}: checkpoint needs a reader of version "
                 f">= {header.version.min_consumer}; this one is {BUNDLE_VERSION}",
             )
@@ -246,7 +247,9 @@ class BundleReader:
         num_elements = int(np.prod(shape, dtype=object)) if shape else 1
         if entry.dtype == types_pb2.DT_STRING:
             if num_elements > entry.size:  # every element needs a length byte
-                raise self._corrupt(f"{name}: {num_elements} strings cannot fit in {entry.size} bytes")
+                raise self._corrupt(
+                    f"{name}: {num_elements} strings cannot fit in {entry.size} bytes"
+                )
         elif entry.dtype in NUMPY_DTYPE_OF_ENUM:
             expected = num_elements * NUMPY_DTYPE_OF_ENUM[entry.dtype].itemsize
             if expected != entry.size:
@@ -265,7 +268,8 @@ class BundleReader:
             checksum = crc32c.crc32c(data)
         if crc32c.mask(checksum) != entry.crc32c:
             raise errors.DataLossError(
-                None, None,
+                None,
+                None,
                 f"Checksum does not match for tensor {name} in {self._data_path(entry)}",
             )
         if entry.dtype == types_pb2.DT_STRING:
@@ -280,14 +284,15 @@ class BundleReader:
             raise self._corrupt(f"{name}: bad shard_id {entry.shard_id}")
         path = self._data_path(entry)
         try:
-            file = open(path, "rb")
+            file = open(path, "rb")  # noqa: SIM115 (used as a context below)
         except FileNotFoundError:
             raise errors.NotFoundError(None, None, f"{path}: No such file or directory") from None
         with file:
             file_size = os.fstat(file.fileno()).st_size
             if entry.offset + entry.size > file_size:
                 raise errors.DataLossError(
-                    None, None,
+                    None,
+                    None,
                     f"{path}: tensor {name} at offset {entry.offset} size {entry.size} "
                     f"runs past the end of the file ({file_size} bytes)",
                 )
@@ -303,20 +308,22 @@ class BundleReader:
             for _ in range(num_elements):
                 length, pos = decode_varint(data, pos, what="string length")
                 lengths.append(length)
-                packed = struct.pack("<I", length) if length <= 0xFFFFFFFF else struct.pack("<Q", length)
+                packed = (
+                    struct.pack("<I", length) if length <= 0xFFFFFFFF else struct.pack("<Q", length)
+                )
                 checksum = crc32c.crc32c(packed, checksum)
         except errors.DataLossError as e:
             raise self._corrupt(f"{name}: {e.message}") from None
         if pos + 4 > len(data) or struct.unpack_from("<I", data, pos)[0] != crc32c.mask(checksum):
             raise self._corrupt(f"{name}: string lengths checksum mismatch")
-        checksum = crc32c.crc32c(data[pos:pos + 4], checksum)
+        checksum = crc32c.crc32c(data[pos : pos + 4], checksum)
         pos += 4
         body_start = pos
         if pos + sum(lengths) != len(data):
             raise self._corrupt(f"{name}: string lengths do not add up to the stored size")
         out = np.empty(num_elements, dtype=object)
         for i, length in enumerate(lengths):
-            out[i] = data[pos:pos + length]
+            out[i] = data[pos : pos + length]
             pos += length
         return out, crc32c.crc32c(data[body_start:], checksum)
 

@@ -28,7 +28,9 @@ def event_filename(logdir, timestamp=None, hostname=None, suffix=""):
     """
     timestamp = int(time.time() if timestamp is None else timestamp)
     hostname = socket.gethostname() if hostname is None else hostname
-    return os.path.join(os.fspath(logdir), f"events.out.tfevents.{timestamp:010d}.{hostname}{suffix}")
+    return os.path.join(
+        os.fspath(logdir), f"events.out.tfevents.{timestamp:010d}.{hostname}{suffix}"
+    )
 
 
 class EventFileWriter:

@@ -186,8 +186,9 @@ class Table:
         self._data = memoryview(bytes(data))
         self._name = name
         metaindex_handle, index_handle = self._read_footer()
-        del metaindex_handle  # TF writes no meta blocks; nothing in it is needed
-        index_entries = parse_block(self._read_block(index_handle, "index block"))
+        # TF writes no meta blocks; the metaindex is read only to verify it.
+        self._parse_block(metaindex_handle, "metaindex block")
+        index_entries = self._parse_block(index_handle, "index block")
         self._index_keys = [key for key, _ in index_entries]
         self._block_handles = [self._decode_handle(value) for _, value in index_entries]
 
@@ -214,7 +215,7 @@ class Table:
         data = self._data
         if len(data) < FOOTER_SIZE:
             raise self._corrupt(f"file is too short ({len(data)} bytes) to be an sstable")
-        footer = data[len(data) - FOOTER_SIZE:]
+        footer = data[len(data) - FOOTER_SIZE :]
         (magic,) = struct.unpack("<Q", footer[_HANDLE_PAD:])
         if magic != TABLE_MAGIC:
             raise self._corrupt("not an sstable (bad magic number)")
@@ -239,10 +240,12 @@ class Table:
         offset, size = handle
         end = offset + size + BLOCK_TRAILER_SIZE
         if end > len(self._data) - FOOTER_SIZE:
-            raise self._corrupt(f"{what} at offset {offset} size {size} runs past the end of the file")
-        contents = self._data[offset:offset + size]
+            raise self._corrupt(
+                f"{what} at offset {offset} size {size} runs past the end of the file"
+            )
+        contents = self._data[offset : offset + size]
         type_byte = self._data[offset + size]
-        (stored,) = struct.unpack("<I", self._data[offset + size + 1:end])
+        (stored,) = struct.unpack("<I", self._data[offset + size + 1 : end])
         actual = crc32c.mask(crc32c.crc32c(bytes([type_byte]), crc32c.crc32c(contents)))
         if stored != actual:
             raise self._corrupt(f"block checksum mismatch in {what} at offset {offset}")
@@ -255,13 +258,15 @@ class Table:
             raise self._corrupt(f"bad block type {type_byte} in {what} at offset {offset}")
         return contents
 
-    def _block_entries(self, block_number):
-        handle = self._block_handles[block_number]
-        contents = self._read_block(handle, f"data block {block_number}")
+    def _parse_block(self, handle, what):
+        contents = self._read_block(handle, what)
         try:
             return parse_block(contents)
         except errors.DataLossError as e:
-            raise self._corrupt(f"data block at offset {handle[0]}: {e.message}") from None
+            raise self._corrupt(f"{what} at offset {handle[0]}: {e.message}") from None
+
+    def _block_entries(self, block_number):
+        return self._parse_block(self._block_handles[block_number], f"data block {block_number}")
 
     def items(self):
         """Yields every (key, value) pair in key order, as bytes."""

@@ -74,7 +74,9 @@ def parse_block(contents):
         raise errors.DataLossError(None, None, f"block of {size} bytes is too short")
     (num_restarts,) = struct.unpack_from("<I", contents, size - 4)
     if num_restarts > (size - 4) // 4:
-        raise errors.DataLossError(None, None, f"bad restart count {num_restarts} for a block of {size} bytes")
+        raise errors.DataLossError(
+            None, None, f"bad restart count {num_restarts} for a block of {size} bytes"
+        )
     restarts_start = size - 4 - 4 * num_restarts
     restarts = struct.unpack_from(f"<{num_restarts}I", contents, restarts_start)
     if restarts and restarts[0] != 0 or any(r >= restarts_start and r != 0 for r in restarts):
@@ -88,9 +90,9 @@ def parse_block(contents):
         value_length, pos = decode_varint(contents, pos, restarts_start, 32, "entry header")
         if shared > len(last_key) or non_shared + value_length > restarts_start - pos:
             raise errors.DataLossError(None, None, f"bad entry in block at offset {pos}")
-        key = last_key[:shared] + bytes(contents[pos:pos + non_shared])
+        key = last_key[:shared] + bytes(contents[pos : pos + non_shared])
         pos += non_shared
-        value = bytes(contents[pos:pos + value_length])
+        value = bytes(contents[pos : pos + value_length])
         pos += value_length
         entries.append((key, value))
         last_key = key

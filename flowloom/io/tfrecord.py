@@ -49,12 +49,6 @@ class TFRecordOptions:
       compression_level: zlib level 0-9, or None for zlib's default.
     """
 
-    compression_type_map = {
-        TFRecordCompressionType.ZLIB: "ZLIB",
-        TFRecordCompressionType.GZIP: "GZIP",
-        TFRecordCompressionType.NONE: "",
-    }
-
     def __init__(self, compression_type=None, compression_level=None, **unused_zlib_tuning):
         self.compression_type = compression_type
         self.compression_level = compression_level
@@ -126,7 +120,7 @@ class TFRecordWriter:
             self._file = self._atomic.file
         else:
             self._atomic = None
-            self._file = open(self._path, "wb")
+            self._file = open(self._path, "wb")  # noqa: SIM115 (closed in close())
 
     def write(self, record):
         """Appends one record.
@@ -243,16 +237,17 @@ def _read_exact(source, n, path, offset, what):
     remaining = source.remaining()
     if remaining is not None and n > remaining:
         raise errors.DataLossError(
-            None, None,
+            None,
+            None,
             f"{path}: truncated record at offset {offset}: {what} needs {n} bytes, "
             f"{remaining} left in file",
         )
     data = source.read(n)
     if len(data) != n:
         raise errors.DataLossError(
-            None, None,
-            f"{path}: truncated record at offset {offset}: {what} needs {n} bytes, "
-            f"got {len(data)}",
+            None,
+            None,
+            f"{path}: truncated record at offset {offset}: {what} needs {n} bytes, got {len(data)}",
         )
     return data
 
@@ -276,7 +271,7 @@ def read_records(path, options=None):
     """
     path = os.fspath(path)
     try:
-        file = open(path, "rb")
+        file = open(path, "rb")  # noqa: SIM115 (used as a context below)
     except FileNotFoundError:
         raise errors.NotFoundError(None, None, f"{path}: No such file or directory") from None
     with file:
@@ -290,13 +285,17 @@ def read_records(path, options=None):
             length, length_crc = _HEADER.unpack(header)
             if crc32c.masked_crc32c(header[:8]) != length_crc:
                 raise errors.DataLossError(
-                    None, None, f"{path}: corrupted record at offset {offset}: length checksum mismatch"
+                    None,
+                    None,
+                    f"{path}: corrupted record at offset {offset}: length checksum mismatch",
                 )
             data = _read_exact(source, length, path, offset, "data")
             (data_crc,) = _FOOTER.unpack(_read_exact(source, _FOOTER.size, path, offset, "footer"))
             if crc32c.masked_crc32c(data) != data_crc:
                 raise errors.DataLossError(
-                    None, None, f"{path}: corrupted record at offset {offset}: data checksum mismatch"
+                    None,
+                    None,
+                    f"{path}: corrupted record at offset {offset}: data checksum mismatch",
                 )
             yield offset, data
             offset += _HEADER.size + length + _FOOTER.size

@@ -65,8 +65,22 @@ def test_written_files_are_byte_identical_to_tf(tmp_path, data_path):
 def test_round_trip_all_dtypes(tmp_path):
     tensors = {
         f"t_{np.dtype(dt).name}": (np.arange(12) % 3).astype(dt).reshape(3, 4)
-        for dt in [np.float16, np.float32, np.float64, np.int8, np.int16, np.int32, np.int64,
-                   np.uint8, np.uint16, np.uint32, np.uint64, np.complex64, np.complex128, bool]
+        for dt in [
+            np.float16,
+            np.float32,
+            np.float64,
+            np.int8,
+            np.int16,
+            np.int32,
+            np.int64,
+            np.uint8,
+            np.uint16,
+            np.uint32,
+            np.uint64,
+            np.complex64,
+            np.complex128,
+            bool,
+        ]
     }
     tensors["unicode"] = np.array(["héllo", "wörld"])
     tensors["bytes_fixed"] = np.array([b"ab", b"c"])
@@ -76,8 +90,9 @@ def test_round_trip_all_dtypes(tmp_path):
     for name, array in tensors.items():
         array = np.asarray(array)
         if array.dtype.kind in "SU":
-            assert values[name].tolist() == [s.encode() if isinstance(s, str) else s
-                                            for s in array.tolist()]
+            assert values[name].tolist() == [
+                s.encode() if isinstance(s, str) else s for s in array.tolist()
+            ]
         else:
             _assert_same(values[name], array)
     assert sorted(os.listdir(tmp_path / "sub")) == ["ckpt.data-00000-of-00001", "ckpt.index"]
@@ -125,13 +140,17 @@ def _read_or_error(prefix):
         return None
 
 
-FUZZ = settings(max_examples=200, deadline=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture])
+FUZZ = settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 
 
 @FUZZ
-@given(which=st.sampled_from([".index", ".data-00000-of-00001"]), truncate=st.booleans(),
-       data=st.data())
+@given(
+    which=st.sampled_from([".index", ".data-00000-of-00001"]),
+    truncate=st.booleans(),
+    data=st.data(),
+)
 def test_fuzz_damaged_bundle_is_data_loss(tmp_path, which, truncate, data):
     prefix = tmp_path / "ckpt"
     bundle.write_bundle(prefix, reference_tensors())

@@ -13,10 +13,14 @@ VECTORS = [
 ]
 
 
-@pytest.mark.parametrize("extend", [crc32c._extend_python, crc32c.crc32c], ids=["python", "default"])
+@pytest.mark.parametrize(
+    "extend", [crc32c._extend_python, crc32c.crc32c], ids=["python", "default"]
+)
 @pytest.mark.parametrize("data,expected", VECTORS)
 def test_known_vectors(extend, data, expected):
-    assert extend(0, data) == expected if extend is crc32c._extend_python else extend(data) == expected
+    assert (
+        extend(0, data) == expected if extend is crc32c._extend_python else extend(data) == expected
+    )
 
 
 def test_extend_equals_whole():
@@ -24,7 +28,9 @@ def test_extend_equals_whole():
     for cut in (0, 1, 100, 767, 768):
         partial = crc32c.crc32c(data[:cut])
         assert crc32c.crc32c(data[cut:], partial) == crc32c.crc32c(data)
-        assert crc32c._extend_python(crc32c._extend_python(0, data[:cut]), data[cut:]) == crc32c.crc32c(data)
+        assert crc32c._extend_python(
+            crc32c._extend_python(0, data[:cut]), data[cut:]
+        ) == crc32c.crc32c(data)
 
 
 def test_mask_matches_tf_definition_and_inverts():

@@ -17,8 +17,11 @@ def _tf_event_file(data_path):
 def test_reads_tf_event_file(data_path):
     read = list(events.summary_iterator(_tf_event_file(data_path)))
     assert read[0].file_version == "brain.Event:2"
-    scalars = [(e.step, e.summary.value[0].tag, e.summary.value[0].simple_value)
-               for e in read if e.HasField("summary")]
+    scalars = [
+        (e.step, e.summary.value[0].tag, e.summary.value[0].simple_value)
+        for e in read
+        if e.HasField("summary")
+    ]
     assert scalars == [(0, "loss", 1.0), (1, "loss", 0.5), (2, "loss", pytest.approx(1 / 3))]
     assert any(e.HasField("graph_def") for e in read)
 

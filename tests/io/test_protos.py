@@ -21,12 +21,15 @@ def test_every_generated_module_imports():
         assert "_runtime_version" not in (PROTO_DIR / f"{name}.py").read_text()
 
 
-@pytest.mark.parametrize("file_name,message_class", [
-    ("graph_def.pb", graph_pb2.GraphDef),
-    ("meta_graph.pb", meta_graph_pb2.MetaGraphDef),
-    ("example.pb", example_pb2.Example),
-    ("config.pb", config_pb2.ConfigProto),
-])
+@pytest.mark.parametrize(
+    "file_name,message_class",
+    [
+        ("graph_def.pb", graph_pb2.GraphDef),
+        ("meta_graph.pb", meta_graph_pb2.MetaGraphDef),
+        ("example.pb", example_pb2.Example),
+        ("config.pb", config_pb2.ConfigProto),
+    ],
+)
 def test_tf_bytes_round_trip(data_path, file_name, message_class):
     with open(data_path(file_name), "rb") as f:
         tf_bytes = f.read()

@@ -67,8 +67,8 @@ def test_snappy_block_is_not_implemented():
     # The data block comes first: 5 bytes of entry, 8 of restarts; then its trailer.
     contents_end = 13
     data[contents_end] = table.SNAPPY_COMPRESSION
-    checksum = crc32c.mask(crc32c.crc32c(bytes(data[:contents_end + 1])))
-    data[contents_end + 1:contents_end + 5] = checksum.to_bytes(4, "little")
+    checksum = crc32c.mask(crc32c.crc32c(bytes(data[: contents_end + 1])))
+    data[contents_end + 1 : contents_end + 5] = checksum.to_bytes(4, "little")
     with pytest.raises(NotImplementedError, match="snappy"):
         list(table.Table(bytes(data)).items())
 
@@ -106,8 +106,10 @@ FUZZ = settings(max_examples=300, deadline=None)
 
 
 @FUZZ
-@given(entries=st.dictionaries(st.binary(max_size=12), st.binary(max_size=30), max_size=30),
-       data=st.data())
+@given(
+    entries=st.dictionaries(st.binary(max_size=12), st.binary(max_size=30), max_size=30),
+    data=st.data(),
+)
 def test_fuzz_mutations_are_data_loss(entries, data):
     items = sorted(entries.items())
     raw = bytearray(table.build_table(items, block_size=64))
@@ -120,11 +122,13 @@ def test_fuzz_mutations_are_data_loss(entries, data):
 
 
 @FUZZ
-@given(entries=st.dictionaries(st.binary(max_size=12), st.binary(max_size=30), max_size=30),
-       data=st.data())
+@given(
+    entries=st.dictionaries(st.binary(max_size=12), st.binary(max_size=30), max_size=30),
+    data=st.data(),
+)
 def test_fuzz_truncation_is_data_loss(entries, data):
     raw = table.build_table(sorted(entries.items()), block_size=64)
-    assert _read_fully(raw[:data.draw(st.integers(0, len(raw) - 1))]) is None
+    assert _read_fully(raw[: data.draw(st.integers(0, len(raw) - 1))]) is None
 
 
 @FUZZ

@@ -28,8 +28,9 @@ def test_uncompressed_bytes_identical_to_tf(tmp_path, data_path):
         assert path.read_bytes() == f.read()
 
 
-@pytest.mark.parametrize("compression", ["", "GZIP", "ZLIB", None,
-                                         tfrecord.TFRecordCompressionType.GZIP])
+@pytest.mark.parametrize(
+    "compression", ["", "GZIP", "ZLIB", None, tfrecord.TFRecordCompressionType.GZIP]
+)
 def test_round_trip(tmp_path, compression):
     path = tmp_path / "r.tfrecord"
     records = [bytes([i]) * i for i in range(50)]
@@ -63,10 +64,9 @@ def test_crash_safe_file_appears_only_on_close(tmp_path):
 
 
 def test_crash_safe_writer_leaves_nothing_on_error(tmp_path):
-    with pytest.raises(RuntimeError):
-        with tfrecord.TFRecordWriter(tmp_path / "x", crash_safe=True) as writer:
-            writer.write(b"partial")
-            raise RuntimeError("boom")
+    with pytest.raises(RuntimeError), tfrecord.TFRecordWriter(tmp_path / "x", crash_safe=True) as w:
+        w.write(b"partial")
+        raise RuntimeError("boom")
     assert os.listdir(tmp_path) == []
 
 
@@ -120,8 +120,9 @@ def _read_all_or_data_loss(path, options=None):
         return None
 
 
-FUZZ = settings(max_examples=200, deadline=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture])
+FUZZ = settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 
 
 @FUZZ
@@ -145,19 +146,20 @@ def test_fuzz_truncation_is_data_loss(tmp_path, records, data):
     path.write_bytes(raw[:cut])
     result = _read_all_or_data_loss(path)
     # A cut exactly on a record boundary is a valid shorter file.
-    assert result is None or result == records[:len(result)]
+    assert result is None or result == records[: len(result)]
 
 
 @FUZZ
-@given(compression=st.sampled_from(["GZIP", "ZLIB"]), payload=st.binary(max_size=200),
-       data=st.data())
+@given(
+    compression=st.sampled_from(["GZIP", "ZLIB"]), payload=st.binary(max_size=200), data=st.data()
+)
 def test_fuzz_compressed_damage_is_data_loss(tmp_path, compression, payload, data):
     path = tmp_path / "fuzz"
     with tfrecord.TFRecordWriter(path, compression) as writer:
         writer.write(payload)
     raw = bytearray(path.read_bytes())
     if data.draw(st.booleans()):
-        raw = raw[:data.draw(st.integers(0, len(raw) - 1))]
+        raw = raw[: data.draw(st.integers(0, len(raw) - 1))]
     else:
         raw[data.draw(st.integers(0, len(raw) - 1))] ^= data.draw(st.integers(1, 255))
     path.write_bytes(bytes(raw))

@@ -36,8 +36,14 @@ def save_v2_bundle():
     shutil.rmtree(directory, ignore_errors=True)
     with tf.Graph().as_default(), tf.Session() as sess:
         consts = [tf.constant(tensors[n]) for n in names]
-        sess.run(tf.raw_ops.SaveV2(prefix=os.path.join(directory, "ckpt"), tensor_names=names,
-                                   shape_and_slices=[""] * len(names), tensors=consts))
+        sess.run(
+            tf.raw_ops.SaveV2(
+                prefix=os.path.join(directory, "ckpt"),
+                tensor_names=names,
+                shape_and_slices=[""] * len(names),
+                tensors=consts,
+            )
+        )
 
 
 def saver_checkpoint():
@@ -55,8 +61,11 @@ def saver_checkpoint():
 
 def records():
     payloads = [b"", b"first", b"x" * 300, bytes(range(256))]
-    for name, compression in [("plain.tfrecord", ""), ("gzip.tfrecord", "GZIP"),
-                              ("zlib.tfrecord", "ZLIB")]:
+    for name, compression in [
+        ("plain.tfrecord", ""),
+        ("gzip.tfrecord", "GZIP"),
+        ("zlib.tfrecord", "ZLIB"),
+    ]:
         options = tf.io.TFRecordOptions(compression_type=compression)
         with tf.io.TFRecordWriter(os.path.join(HERE, name), options) as writer:
             for payload in payloads:
@@ -70,7 +79,9 @@ def events():
         tf.constant(1.0, name="c")
         writer = tf.summary.FileWriter(directory)
         for step in range(3):
-            summary = tf.Summary(value=[tf.Summary.Value(tag="loss", simple_value=1.0 / (step + 1))])
+            summary = tf.Summary(
+                value=[tf.Summary.Value(tag="loss", simple_value=1.0 / (step + 1))]
+            )
             writer.add_summary(summary, global_step=step)
         writer.add_graph(graph)
         writer.close()
@@ -87,15 +98,23 @@ def protos():
         meta = tf.train.export_meta_graph()
         with open(os.path.join(HERE, "meta_graph.pb"), "wb") as f:
             f.write(meta.SerializeToString(deterministic=True))
-    example = tf.train.Example(features=tf.train.Features(feature={
-        "label": tf.train.Feature(int64_list=tf.train.Int64List(value=[1, -5])),
-        "weight": tf.train.Feature(float_list=tf.train.FloatList(value=[0.5])),
-        "name": tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"cat"])),
-    }))
+    example = tf.train.Example(
+        features=tf.train.Features(
+            feature={
+                "label": tf.train.Feature(int64_list=tf.train.Int64List(value=[1, -5])),
+                "weight": tf.train.Feature(float_list=tf.train.FloatList(value=[0.5])),
+                "name": tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"cat"])),
+            }
+        )
+    )
     with open(os.path.join(HERE, "example.pb"), "wb") as f:
         f.write(example.SerializeToString(deterministic=True))
-    config = tf.ConfigProto(device_count={"CPU": 2}, inter_op_parallelism_threads=2,
-                            allow_soft_placement=True, log_device_placement=True)
+    config = tf.ConfigProto(
+        device_count={"CPU": 2},
+        inter_op_parallelism_threads=2,
+        allow_soft_placement=True,
+        log_device_placement=True,
+    )
     config.gpu_options.allow_growth = True
     config.graph_options.optimizer_options.opt_level = tf.OptimizerOptions.L0
     with open(os.path.join(HERE, "config.pb"), "wb") as f:
