@@ -19,6 +19,7 @@ import threading
 import time
 
 from flowloom.framework import errors
+from flowloom.runtime import blas_threads
 from flowloom.runtime import devices as devices_lib
 from flowloom.runtime.executor import deref, op_error, trace_step, Ref, _DEBUG
 from flowloom.runtime.rendezvous import Rendezvous
@@ -182,7 +183,8 @@ def run_partitioned(pplan, feed_values, semaphore, stats=None):
     if len(parts) == 1:
         run_partition(parts[0], ctx)
     else:
-        _run_concurrently(parts, ctx)
+        with blas_threads.shared_between(len(parts)):
+            _run_concurrently(parts, ctx)
     return [vals[i] for i in pplan.fetch_slots], ctx
 
 

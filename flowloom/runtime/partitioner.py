@@ -107,6 +107,7 @@ class PartitionedPlan:
 def partition(steps, num_slots, placement, feed_tensors, fetch_tensors, slot_of, fetch_derefs,
               client, control_flow_types):
     """Splits `steps` (in global topological order) per device. See the module docstring."""
+    steps = _senders_first(steps, fetch_tensors, client)
     tensor_device = {t: placement[t._op] for t in feed_tensors}
     position = {t: -1.0 for t in feed_tensors}
     for k, s in enumerate(steps):
@@ -189,3 +190,33 @@ def partition(steps, num_slots, placement, feed_tensors, fetch_tensors, slot_of,
     feed_devices = [tensor_device[t] for t in feed_tensors]
     return PartitionedPlan(partitions, num_slots, feed_devices, fetch_slots, fetch_derefs,
                            pairs, recv_of)
+
+
+def _senders_first(steps, fetch_tensors, client):
+    """The same steps in another topological order: first everything another device waits
+    for (the ancestors of every cross-device edge), then the rest. A device then sends what
+    others need (a variable's read, a fed batch) before its own long computations, so the
+    devices start together. Ancestor sets are closed upwards, so the order stays valid."""
+    device_of = {s.op: s.device for s in steps}
+    wanted = []
+    for s in steps:
+        for t in s.op._inputs:
+            if device_of.get(t._op, s.device) is not s.device:
+                wanted.append(t._op)
+        for c in s.op._control_inputs:
+            if device_of.get(c, s.device) is not s.device:
+                wanted.append(c)
+    for t in fetch_tensors:
+        if device_of.get(t._op, client) is not client:
+            wanted.append(t._op)
+    closure = set()
+    while wanted:
+        op = wanted.pop()
+        if op in closure or op not in device_of:
+            continue
+        closure.add(op)
+        wanted.extend(t._op for t in op._inputs)
+        wanted.extend(op._control_inputs)
+    if not closure:
+        return steps
+    return [s for s in steps if s.op in closure] + [s for s in steps if s.op not in closure]
