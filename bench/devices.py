@@ -26,8 +26,9 @@ TF_PYTHON = "/work/tfvenv/bin/python"
 SIZE = 24
 
 
-def build(tf, batch, num_towers=2, lr=0.01):
-    """The multi-tower step in TF1 calls (`tf` is flowloom or tensorflow.compat.v1).
+def build(tf, batch, num_towers=2, lr=0.01, tower_device="/cpu:%d"):
+    """The multi-tower step in TF1 calls (`tf` is flowloom or tensorflow.compat.v1); tower
+    i runs on `tower_device % i`, the variables and the update on /cpu:0.
 
     Returns (feeds, loss, step): `step` trains when gradients exist, else it is the loss.
     """
@@ -65,7 +66,7 @@ def build(tf, batch, num_towers=2, lr=0.01):
                 labels = tf.placeholder(tf.float32, [batch, 10])
             feeds[images] = rng.standard_normal([batch, SIZE, SIZE, 3]).astype(np.float32)
             feeds[labels] = rng.standard_normal([batch, 10]).astype(np.float32)
-            with tf.device("/cpu:%d" % i), tf.name_scope("tower_%d" % i):
+            with tf.device(tower_device % i), tf.name_scope("tower_%d" % i):
                 loss, params = tower(images, labels)
                 tf.get_variable_scope().reuse_variables()
                 losses.append(loss)
