@@ -94,7 +94,10 @@ class PartitionedPlan:
     """
 
     def __init__(self, partitions, num_slots, feed_devices, fetch_slots, fetch_derefs, pairs,
-                 recv_of):
+                 recv_of, feed_tensors=(), fetch_tensors=(), client=None):
+        self.feed_tensors = list(feed_tensors)
+        self.fetch_tensors = list(fetch_tensors)
+        self.client = client
         self.partitions = partitions
         self.num_slots = num_slots
         self.feed_devices = feed_devices
@@ -189,7 +192,7 @@ def partition(steps, num_slots, placement, feed_tensors, fetch_tensors, slot_of,
         partitions.append(Partition(device, dev_steps, cf))
     feed_devices = [tensor_device[t] for t in feed_tensors]
     return PartitionedPlan(partitions, num_slots, feed_devices, fetch_slots, fetch_derefs,
-                           pairs, recv_of)
+                           pairs, recv_of, feed_tensors, fetch_tensors, client)
 
 
 def _senders_first(steps, fetch_tensors, client):

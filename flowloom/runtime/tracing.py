@@ -99,28 +99,47 @@ def partition_graph_defs(pplan):
     from flowloom.proto import graph_pb2
 
     recv_name = {}
+    # Fed tensors are `_Arg` nodes on their device, fetches `_Retval` nodes on the client,
+    # named as TF names them (`_arg_x_0_0`, `_retval_y_0_0`).
+    arg_name = {}
+    arg_nodes = {}
+    for i, (t, dev) in enumerate(zip(pplan.feed_tensors, pplan.feed_devices)):
+        name = "_arg_%s_%d" % (t.name.replace(":", "_"), i)
+        arg_name[t] = name
+        arg_nodes.setdefault(dev, []).append(_arg_node(name, t, i, dev, gd_lib))
     for (tensor_or_ctrl, device), recv in pplan.recv_of.items():
         if isinstance(tensor_or_ctrl, tuple):
             # The control Recv's Identity (the node that consumers depend on).
             recv_name[(tensor_or_ctrl, device)] = recv.name + "/ctrl_identity"
         else:
             recv_name[(tensor_or_ctrl, device)] = recv.name
+    def local_name(t, dev):
+        return recv_name.get((t, dev)) or arg_name.get(t) or t._as_node_def_input()
+
     graphs = []
     for part in pplan.partitions:
         dev = part.device
         g = graph_pb2.GraphDef()
+        g.node.extend(arg_nodes.get(dev, []))
         for step in part.steps:
             if step.kind == "op":
                 op = step.op
-                inputs = [recv_name.get((t, dev), t._as_node_def_input()) for t in op._inputs]
+                inputs = [local_name(t, dev) for t in op._inputs]
                 for c in op._control_inputs:
                     r = recv_name.get((("^", c), dev))
                     inputs.append("^" + (r if r is not None else c._name))
                 g.node.append(gd_lib.node_def_from_op(op, device=dev.name, inputs=inputs))
             elif step.kind == "send":
-                g.node.extend(_send_nodes(step, gd_lib))
+                g.node.extend(_send_nodes(step, gd_lib, arg_name))
             else:
                 g.node.extend(_recv_nodes(step, gd_lib))
+        if dev is pplan.client:
+            seen = set()
+            for i, t in enumerate(pplan.fetch_tensors):
+                if t in seen:
+                    continue  # TF makes one _Retval per distinct fetched tensor
+                seen.add(t)
+                g.node.append(_retval_node(t, len(seen) - 1, local_name(t, dev), dev, gd_lib))
         g.versions.CopyFrom(gd_lib.versions_def())
         graphs.append(g)
     return graphs
@@ -136,12 +155,31 @@ def _comm_attrs(step, gd_lib, nd, dtype):
     nd.attr["client_terminated"].CopyFrom(gd_lib.attr_value(False))
 
 
-def _send_nodes(step, gd_lib):
+def _arg_node(name, tensor, index, dev, gd_lib):
+    from flowloom.proto import node_def_pb2
+
+    nd = node_def_pb2.NodeDef(name=name, op="_Arg", device=dev.name)
+    nd.attr["T"].CopyFrom(gd_lib.attr_value(tensor._dtype.base_dtype))
+    nd.attr["index"].CopyFrom(gd_lib.attr_value(index))
+    return nd
+
+
+def _retval_node(tensor, index, input_name, dev, gd_lib):
+    from flowloom.proto import node_def_pb2
+
+    name = "_retval_%s_%d" % (tensor.name.replace(":", "_"), index)
+    nd = node_def_pb2.NodeDef(name=name, op="_Retval", device=dev.name, input=[input_name])
+    nd.attr["T"].CopyFrom(gd_lib.attr_value(tensor._dtype.base_dtype))
+    nd.attr["index"].CopyFrom(gd_lib.attr_value(index))
+    return nd
+
+
+def _send_nodes(step, gd_lib, arg_name=None):
     from flowloom.proto import node_def_pb2
 
     nodes = []
     if step.tensor is not None:
-        src_input = step.tensor._as_node_def_input()
+        src_input = (arg_name or {}).get(step.tensor) or step.tensor._as_node_def_input()
         dtype = step.tensor._dtype.base_dtype
     else:
         # TF's dummy: a Const that runs after the control input, sent in its place.

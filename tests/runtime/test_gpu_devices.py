@@ -83,4 +83,4 @@ def test_tower_on_gpu_with_variables_on_cpu(fake_gpus):
                    for g in md.partition_graphs for n in g.node if n.op == "_Send")
     # The fed x and w's read go to the GPU once each; y comes back once (for the sum and
     # the fetch alike: one pair per tensor and destination).
-    assert pairs == [("w/read", "GPU:0"), ("x", "GPU:0"), ("y", "CPU:0")]
+    assert pairs == [("_arg_x_0_0", "GPU:0"), ("w/read", "GPU:0"), ("y", "CPU:0")]
