@@ -130,9 +130,9 @@ class _nothing:  # noqa: N801 - a null context manager
 
 
 MEMORY_PROGRAM = r'''
-import json, resource, sys, time, tracemalloc
+import json, sys, time, tracemalloc
 sys.path.insert(0, sys.argv[3])
-which, batch = sys.argv[1], int(sys.argv[2])
+which, batch, trace = sys.argv[1], int(sys.argv[2]), sys.argv[4] == "trace"
 if which == "tf":
     import os
     os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
@@ -148,7 +148,7 @@ with tf.Session(config=config) as sess:
     sess.run(tf.global_variables_initializer())
     sess.run(step, feeds)
     traced = None
-    if which != "tf":
+    if trace:  # tracemalloc's own bookkeeping inflates RSS: traced runs report no RSS
         tracemalloc.start()
         tracemalloc.reset_peak()
         sess.run(step, feeds)
@@ -156,14 +156,17 @@ with tf.Session(config=config) as sess:
         tracemalloc.stop()
     for _ in range(2):
         sess.run(step, feeds)
-print(json.dumps({"rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+# VmHWM, not ru_maxrss: Linux carries the parent's high-water mark into ru_maxrss over exec.
+hwm_kib = int([l.split()[1] for l in open("/proc/self/status") if l.startswith("VmHWM")][0])
+print(json.dumps({"rss_mib": hwm_kib / 1024,
                   "step_peak_mib": None if traced is None else traced / 2**20,
                   "trains": trains}))
 '''
 
 
-def peak_memory(which, python, batch):
-    out = subprocess.run([python, "-c", MEMORY_PROGRAM, which, str(batch), ROOT],
+def peak_memory(which, python, batch, trace=False):
+    out = subprocess.run([python, "-c", MEMORY_PROGRAM, which, str(batch), ROOT,
+                          "trace" if trace else "rss"],
                          capture_output=True, text=True, check=True, cwd=ROOT)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -188,6 +191,8 @@ def main():
     print(f"  speed-up from concurrent devices: {one / two:.2f}x (vs one device, default BLAS), "
           f"{one_1 / two:.2f}x (vs one BLAS thread) on {os.cpu_count()} cores")
     mem = peak_memory("flowloom", sys.executable, args.batch)
+    mem["step_peak_mib"] = peak_memory("flowloom", sys.executable, args.batch,
+                                       trace=True)["step_peak_mib"]
     print(f"CNN step peak memory (one device, batch {args.batch} x 2 towers):")
     print(f"  flowloom: peak RSS {mem['rss_mib']:.0f} MiB; NumPy allocations during one step "
           f"{mem['step_peak_mib']:.0f} MiB")
