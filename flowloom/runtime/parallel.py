@@ -110,13 +110,14 @@ def run_partition(partition, ctx):
         return
     vals = ctx.vals
     rdv = ctx.rendezvous
+    stats = ctx.stats
     records = None
-    if ctx.stats is not None:
-        records = ctx.stats.setdefault(partition.device.name, [])
     tid = threading.get_ident() & 0xFFFFFFFF
     for step in partition.steps:
         kind = step.kind
-        if records is not None:
+        if stats is not None:
+            # (A merged sequential list holds steps of several devices.)
+            records = stats.setdefault(step.device.name, [])
             start = time.time_ns()
         if kind == "op":
             args = [vals[i] for i in step.ins]
@@ -182,10 +183,24 @@ def run_partitioned(pplan, feed_values, semaphore, stats=None):
     parts = pplan.partitions
     if len(parts) == 1:
         run_partition(parts[0], ctx)
+    elif pplan.sequential is not None and pplan.run_sequentially:
+        # A small plan: every device's steps in the global order on this thread. Thread
+        # handoffs would cost more than the overlap gains; a slow run switches back.
+        t0 = time.perf_counter()
+        run_partition(pplan.sequential, ctx)
+        if time.perf_counter() - t0 > SEQUENTIAL_LIMIT_S:
+            pplan.run_sequentially = False
     else:
+        t0 = time.perf_counter()
         with blas_threads.shared_between(len(parts)):
             _run_concurrently(parts, ctx)
+        if pplan.sequential is not None and time.perf_counter() - t0 < SEQUENTIAL_LIMIT_S:
+            pplan.run_sequentially = True
     return [vals[i] for i in pplan.fetch_slots], ctx
+
+
+# Plans whose runs take less than this run on the calling thread (see run_partitioned).
+SEQUENTIAL_LIMIT_S = 0.002
 
 
 def _run_concurrently(parts, ctx):

@@ -95,6 +95,10 @@ class PartitionedPlan:
 
     def __init__(self, partitions, num_slots, feed_devices, fetch_slots, fetch_derefs, pairs,
                  recv_of, feed_tensors=(), fetch_tensors=(), client=None):
+        # All steps of all devices in the global order (valid on one thread: every Send
+        # comes before its Recv), for small plans; None when a partition has control flow.
+        self.sequential = None
+        self.run_sequentially = False
         self.feed_tensors = list(feed_tensors)
         self.fetch_tensors = list(fetch_tensors)
         self.client = client
@@ -191,8 +195,25 @@ def partition(steps, num_slots, placement, feed_tensors, fetch_tensors, slot_of,
         cf = any(st.kind == "op" and st.op._type in control_flow_types for st in dev_steps)
         partitions.append(Partition(device, dev_steps, cf))
     feed_devices = [tensor_device[t] for t in feed_tensors]
-    return PartitionedPlan(partitions, num_slots, feed_devices, fetch_slots, fetch_derefs,
-                           pairs, recv_of, feed_tensors, fetch_tensors, client)
+    pplan = PartitionedPlan(partitions, num_slots, feed_devices, fetch_slots, fetch_derefs,
+                            pairs, recv_of, feed_tensors, fetch_tensors, client)
+    if len(partitions) > 1 and not any(p.has_control_flow for p in partitions):
+        merged = sorted((e for device in entries for e in entries[device]),
+                        key=lambda e: (e[0], e[1]))
+        steps_in_order = [_copy_step(step) for _, _, step in merged]
+        plan_frees(steps_in_order, keep)
+        pplan.sequential = Partition(None, steps_in_order, False)
+    return pplan
+
+
+def _copy_step(step):
+    # The merged list needs its own `frees`; Send/Recv steps carry none of their own state.
+    if step.kind == "op":
+        return Step(step.op, step.fn, step.ins, step.derefs, step.out, step.nout, step.device)
+    copy = type(step).__new__(type(step))
+    for name in type(step).__slots__:
+        setattr(copy, name, getattr(step, name))
+    return copy
 
 
 def _senders_first(steps, fetch_tensors, client):

@@ -220,3 +220,24 @@ def test_prune_follows_a_loop_back_edge_after_the_loop():
     order = executor.prune([r.op], set())
     types = [op.type for op in order]
     assert "NextIteration" in types and "Merge" in types
+
+
+def test_small_multi_device_plans_switch_to_one_thread_and_back():
+    with tf.device("/cpu:1"):
+        v = tf.Variable(np.arange(4, dtype=np.float32), name="v")
+        inc = tf.assign_add(v, np.ones(4, np.float32))
+    with tf.device("/cpu:0"):
+        with tf.control_dependencies([inc]):
+            out = tf.identity(v.read_value()) * 2.0
+    with tf.Session(config=_config(2)) as sess:
+        sess.run(v.initializer)
+        first = sess.run(out)
+        plan = next(p for p in sess._plan_cache.values() if p.partitioned is not None)
+        pplan = plan.partitioned
+        assert pplan.sequential is not None and pplan.run_sequentially  # a fast first run
+        second = sess.run(out)
+        pplan.run_sequentially = False
+        third = sess.run(out)
+    np.testing.assert_array_equal(first, (np.arange(4) + 1) * 2)
+    np.testing.assert_array_equal(second, (np.arange(4) + 2) * 2)
+    np.testing.assert_array_equal(third, (np.arange(4) + 3) * 2)
