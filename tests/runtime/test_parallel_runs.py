@@ -232,7 +232,7 @@ def test_small_multi_device_plans_switch_to_one_thread_and_back():
     with tf.Session(config=_config(2)) as sess:
         sess.run(v.initializer)
         first = sess.run(out)
-        plan = next(p for p in sess._plan_cache.values() if p.partitioned is not None)
+        plan = next(p for key, p in sess._plan_cache.items() if out in key[1])
         pplan = plan.partitioned
         assert pplan.sequential is not None and pplan.run_sequentially  # a fast first run
         second = sess.run(out)
