@@ -79,7 +79,8 @@ class Partition:
         self.has_control_flow = has_control_flow
 
     def __repr__(self):
-        return f"<Partition {self.device.name}: {len(self.steps)} steps>"
+        where = self.device.name if self.device is not None else "all devices, in order"
+        return f"<Partition {where}: {len(self.steps)} steps>"
 
 
 class PartitionedPlan:

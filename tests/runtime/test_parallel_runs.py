@@ -222,7 +222,7 @@ def test_prune_follows_a_loop_back_edge_after_the_loop():
     assert "NextIteration" in types and "Merge" in types
 
 
-def test_small_multi_device_plans_switch_to_one_thread_and_back():
+def test_small_multi_device_plans_switch_to_one_thread_and_back(monkeypatch):
     with tf.device("/cpu:1"):
         v = tf.Variable(np.arange(4, dtype=np.float32), name="v")
         inc = tf.assign_add(v, np.ones(4, np.float32))
@@ -231,13 +231,14 @@ def test_small_multi_device_plans_switch_to_one_thread_and_back():
             out = tf.identity(v.read_value()) * 2.0
     with tf.Session(config=_config(2)) as sess:
         sess.run(v.initializer)
+        monkeypatch.setattr(parallel, "SEQUENTIAL_LIMIT_S", 60.0)  # every run counts as fast
         first = sess.run(out)
-        plan = next(p for key, p in sess._plan_cache.items() if out in key[1])
-        pplan = plan.partitioned
-        assert pplan.sequential is not None and pplan.run_sequentially  # a fast first run
-        second = sess.run(out)
-        pplan.run_sequentially = False
+        pplan = next(p for key, p in sess._plan_cache.items() if out in key[1]).partitioned
+        assert pplan.sequential is not None and pplan.run_sequentially
+        second = sess.run(out)  # on this thread, in the global order
+        monkeypatch.setattr(parallel, "SEQUENTIAL_LIMIT_S", 0.0)  # every run counts as slow
         third = sess.run(out)
-    np.testing.assert_array_equal(first, (np.arange(4) + 1) * 2)
-    np.testing.assert_array_equal(second, (np.arange(4) + 2) * 2)
-    np.testing.assert_array_equal(third, (np.arange(4) + 3) * 2)
+        assert not pplan.run_sequentially
+        fourth = sess.run(out)  # concurrent again
+    for k, got in enumerate([first, second, third, fourth]):
+        np.testing.assert_array_equal(got, (np.arange(4) + k + 1) * 2)
