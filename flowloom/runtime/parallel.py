@@ -141,7 +141,9 @@ def run_partition(partition, ctx):
             value = _DUMMY
             if step.ins:
                 value = vals[step.ins[0]]
-                if type(value) is Ref:
+                if type(value) is Ref and not step.host_to_host:
+                    # Between host devices a variable's buffer is shared, as in TF (the
+                    # receiver reads it when it runs); a GPU gets the value at send time.
                     value = deref(value, step.op)
             rdv.send(step.key, value, False)
             if records is not None:

@@ -20,7 +20,7 @@ class SendStep:
     """Sends the value in slot `ins[0]` (dereferenced) to `dst`; `control` sends a dummy."""
 
     __slots__ = ("name", "key", "ins", "src", "dst", "tensor", "control_op", "frees", "op",
-                 "tensor_name")
+                 "tensor_name", "host_to_host")
     kind = "send"
     out = nout = 0
     derefs = ()
@@ -36,6 +36,7 @@ class SendStep:
         self.tensor_name = tensor_name
         self.frees = ()
         self.op = tensor._op if tensor is not None else control_op
+        self.host_to_host = src.is_host and dst.is_host
 
     @property
     def device(self):

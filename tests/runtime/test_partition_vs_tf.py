@@ -75,10 +75,12 @@ def test_pairs_and_placement_match_tf(name):
                                        atol=1e-6)
 
 
-def test_fetched_several_times_reads_before_and_after():
+def test_fetched_several_times_after_reads_the_increment():
     values, _ = _traced_run("value_fetched_several_times")
-    # `before` is sent before the increment (its Send precedes AssignAdd on /cpu:1).
-    assert [float(v) for v in values] == [10.0, 20.0, 10.0, 20.0, 10.0]
+    # `after` runs after the increment; `before` aliases the same buffer (TF's Identity
+    # forwards it), so what it shows depends on when /cpu:0 reads it, in TF as here.
+    assert float(values[1]) == 20.0 and float(values[3]) == 20.0
+    assert float(values[0]) in (10.0, 20.0) and values[0] == values[2] == values[4]
 
 
 def test_towers_on_two_devices_equal_one_device():
