@@ -59,7 +59,7 @@ def test_concurrent_runs_of_a_multi_device_session():
 
 
 def test_partitions_overlap_in_time():
-    # Each tower sleeps in a py_func-free way: a large matmul chain releases the GIL.
+    # Each tower is a chain of matmuls (NumPy releases the GIL in them).
     a = np.ones([400, 400], np.float32)
     outs = []
     for i in range(2):
@@ -68,23 +68,24 @@ def test_partitions_overlap_in_time():
             for _ in range(6):
                 h = tf.matmul(h, h) * 1e-3
             outs.append(tf.reduce_sum(h))
+    overlapped = False
     with tf.Session(config=_config(2)) as sess:
-        md = tf.RunMetadata()
-        sess.run(outs, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
-                 run_metadata=md)
-    spans = {}
-    for dev in md.step_stats.dev_stats:
-        nodes = [n for n in dev.node_stats if n.timeline_label.split(" = ")[1].startswith(
-            "MatMul")]
-        spans[dev.device] = (min(n.all_start_micros for n in nodes),
-                             max(n.all_start_micros + n.all_end_rel_micros for n in nodes))
-    (s0, e0), (s1, e1) = spans.values()
-    # Both devices were running at the same time (they ran on different threads).
-    assert s0 < e1 and s1 < e0
-    threads = {dev.device: {n.thread_id for n in dev.node_stats}
-               for dev in md.step_stats.dev_stats}
-    t0, t1 = threads.values()
-    assert not (t0 & t1)
+        for _ in range(5):  # a loaded machine may start one thread late: try a few runs
+            md = tf.RunMetadata()
+            sess.run(outs, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                     run_metadata=md)
+            spans, threads = [], []
+            for dev in md.step_stats.dev_stats:
+                nodes = [n for n in dev.node_stats if " = MatMul(" in n.timeline_label]
+                spans.append((min(n.all_start_micros for n in nodes),
+                              max(n.all_start_micros + n.all_end_rel_micros for n in nodes)))
+                threads.append({n.thread_id for n in dev.node_stats})
+            assert not (threads[0] & threads[1])  # each device ran on its own thread
+            (s0, e0), (s1, e1) = spans
+            if s0 < e1 and s1 < e0:
+                overlapped = True
+                break
+    assert overlapped
 
 
 def test_error_on_one_device_aborts_the_other():
