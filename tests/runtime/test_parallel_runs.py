@@ -58,7 +58,8 @@ def test_concurrent_runs_of_a_multi_device_session():
     assert errors == []
 
 
-def test_partitions_overlap_in_time():
+def test_partitions_overlap_in_time(monkeypatch):
+    monkeypatch.setattr(parallel, "SEQUENTIAL_LIMIT_S", 0.0)  # always one thread per device
     # Each tower is a chain of matmuls (NumPy releases the GIL in them).
     a = np.ones([400, 400], np.float32)
     outs = []
