@@ -313,6 +313,8 @@ def run_plan(plan, feed_values):
 
 def trace_step(step, result, seconds):
     """FLOWLOOM_DEBUG=1: one line per executed op: type, name, device, time, output shape."""
+    if type(result) is Ref:
+        result = result.value
     shape = getattr(result, "shape", None)
     device = step.device.name if step.device is not None else "?"
     print(f"[flowloom] {step.op._type:<16} {step.op._name:<40} {device} "

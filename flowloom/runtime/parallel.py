@@ -167,9 +167,14 @@ def run_partition(partition, ctx):
 
 def _trace_copy(step, value, seconds):
     what = step.tensor.name if step.tensor is not None else "^" + step.control_op._name
-    nbytes = getattr(value, "nbytes", 0)
+    if type(value) is Ref:
+        size = f"{getattr(value.value, 'nbytes', 0)} bytes (variable buffer, shared)"
+    elif step.tensor is None:
+        size = "control edge"
+    else:
+        size = f"{getattr(value, 'nbytes', 0)} bytes"
     print(f"[flowloom] {'_Recv':<16} {what:<40} {step.src.name} -> {step.dst.name} "
-          f"{seconds * 1e6:8.1f} us  {nbytes} bytes", file=sys.stderr)
+          f"{seconds * 1e6:8.1f} us  {size}", file=sys.stderr)
 
 
 def run_partitioned(pplan, feed_values, semaphore, stats=None):
