@@ -80,6 +80,15 @@ class Placer:
         if requested is None:
             return self.devices[0]
         match = self._matching(requested)
+        if match is not None and not match.is_host:
+            host_only = next((op for op in members if _host_only(op)), None)
+            if host_only is not None:
+                if self.allow_soft_placement:
+                    return self.devices[0]
+                raise errors.InvalidArgumentError(
+                    None, host_only, f"Cannot assign a device for operation {host_only._name}: "
+                    f"Could not satisfy explicit device specification '{requested}' because no "
+                    f"supported kernel for {match.device_type} devices is available.")
         if match is not None:
             return match
         if self.allow_soft_placement and _is_local(requested):
@@ -87,10 +96,14 @@ class Placer:
             return self.devices[0]
         op = first
         available = ", ".join(d.name for d in self.devices)
-        raise errors.InvalidArgumentError(
-            None, op, f"Cannot assign a device for operation {op._name}: {{{{node {op._name}}}}} "
-            f"was explicitly assigned to {op._device} but available devices are [ {available} ]. "
-            "Make sure the device specification refers to a valid device.")
+        message = (f"Cannot assign a device for operation {op._name}: {{{{node {op._name}}}}} "
+                   f"was explicitly assigned to {op._device} but available devices are "
+                   f"[ {available} ]. Make sure the device specification refers to a valid "
+                   "device.")
+        if requested.device_type == "GPU" and not any(d.device_type == "GPU"
+                                                      for d in self.devices):
+            message += " The requested device appears to be a GPU, but CUDA is not enabled."
+        raise errors.InvalidArgumentError(None, op, message)
 
     def _matching(self, spec):
         if not _is_local(spec):
@@ -102,6 +115,15 @@ class Placer:
                 continue
             return d
         return None
+
+
+def _host_only(op):
+    """Ops that only run on the host: string tensors live in host memory (as in TF, which
+    has no GPU kernels for them)."""
+    from flowloom.framework import dtypes
+
+    return any(t._dtype.base_dtype is dtypes.string for t in op._outputs) or any(
+        t._dtype.base_dtype is dtypes.string for t in op._inputs)
 
 
 def _is_local(spec):

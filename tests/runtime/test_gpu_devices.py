@@ -84,3 +84,26 @@ def test_tower_on_gpu_with_variables_on_cpu(fake_gpus):
     # The fed x and w's read go to the GPU once each; y comes back once (for the sum and
     # the fetch alike: one pair per tensor and destination).
     assert pairs == [("_arg_x_0_0", "GPU:0"), ("w/read", "GPU:0"), ("y", "CPU:0")]
+
+
+def test_string_ops_stay_on_the_host(fake_gpus):
+    with tf.device("/gpu:0"):
+        s = tf.constant("abc", name="s")
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="Could not satisfy explicit device specification "
+                                 "'/device:GPU:0' because no supported kernel for GPU"):
+            sess.run(s)
+    with tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as sess:
+        assert sess.run(s) == b"abc"
+        assert sess._placer.placement[s.op].device_type == "CPU"
+
+
+def test_variable_on_gpu_is_assigned_and_read_there(fake_gpus, monkeypatch):
+    with tf.device("/gpu:0"):
+        v = tf.Variable(np.ones(3, np.float32), name="v")
+        inc = tf.assign_add(v, np.full(3, 2.0, np.float32))
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        np.testing.assert_array_equal(sess.run(inc), [3.0, 3.0, 3.0])
+        assert sess._placer.placement[v.op].name.endswith("GPU:0")
