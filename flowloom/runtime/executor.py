@@ -222,16 +222,18 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
 
 
 def _compile_control_flow(session, placement, order, feed_tensors, fetch_tensors, target_ops):
-    """THE HOOK for TF1 control flow. A single-device plan with Switch/Merge/Enter/... is
-    compiled by `runtime/dataflow.compile_plan(session, feeds, fetches, targets)` (the
-    frame-aware executor) when that module exists; returns None to partition it instead
-    (multi-device: partitions with control flow run in `dataflow.run_partition`)."""
+    """THE HOOK for TF1 control flow. A plan with Switch/Merge/Enter/... whose ops are all
+    on host devices is compiled by `runtime/dataflow.compile_plan(session, feeds, fetches,
+    targets)` (the frame-aware executor) when that module exists: host devices share memory,
+    so one dataflow run over all of them computes what TF's partitions would (without their
+    concurrency). Returns None to partition the plan instead (with a GPU: partitions with
+    control flow go to `dataflow.run_partition`)."""
     try:
         from flowloom.runtime import dataflow
     except ImportError:
         return None
     devices = {placement[op] for op in order} | {placement[t._op] for t in feed_tensors}
-    if len(devices) > 1 or not hasattr(dataflow, "compile_plan"):
+    if not all(d.is_host for d in devices) or not hasattr(dataflow, "compile_plan"):
         return None
     external = dataflow.compile_plan(session, feed_tensors, fetch_tensors, target_ops)
     if external is None:
