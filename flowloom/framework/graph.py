@@ -191,7 +191,9 @@ class Graph:
             for k, v in self._attr_scope_map.items():
                 attrs.setdefault(k, v)
         if self._colocation_stack:
-            attrs["_class"] = ["loc:@" + self._colocation_stack[-1]._name]
+            # TF: the union of the groups of every op on the colocation stack, sorted.
+            attrs["_class"] = sorted({g.decode() for c in self._colocation_stack
+                                      for g in c.colocation_groups()})
         if self._gradient_override_map and opdef.type in self._gradient_override_map:
             # TF records the override on the op; tf.gradients reads it back.
             attrs["_gradient_op_type"] = self._gradient_override_map[opdef.type].encode()
@@ -200,10 +202,13 @@ class Graph:
             t._consumers.append(op)
         for c in control_inputs:
             c._control_outputs.append(op)
-        if self._colocation_stack:
-            op._device = self._colocation_stack[-1]._device
-        elif self._device_function_stack:
+        if self._device_function_stack:
             op._device = self._apply_device_functions(op)
+        for colocated in reversed(self._colocation_stack):
+            # The innermost colocation op that has a device gives it (after device scopes).
+            if colocated._device:
+                op._device = colocated._device
+                break
         for controller in self._control_dependencies_stack:
             controller.ops_created.add(op)
         self._ops_by_name[name] = op
@@ -230,12 +235,9 @@ class Graph:
         self._control_flow_context = ctx
 
     def _apply_device_functions(self, op):
-        device = ""
-        for fn in reversed(self._device_function_stack):
-            if fn is None:
-                break
-            device = fn(op, device)
-        return device
+        from flowloom.framework import device as device_lib
+
+        return device_lib.apply_device_stack(self._device_function_stack, op)
 
     # -- control dependencies ---------------------------------------------------
     def _current_control_inputs(self, inputs):

@@ -60,7 +60,7 @@ def _(xp, ref, value, *, validate_shape, use_locking):
             None, None, "Assign requires shapes of both tensors to match. lhs shape= "
             f"[{','.join(map(str, old.shape))}] rhs shape= [{','.join(map(str, value.shape))}]")
     # Variables own their buffers: a fed array or a constant is never aliased.
-    new = np.array(value, copy=True)
+    new = xp.array(value, copy=True)
     if use_locking:
         with ref.lock:
             ref.value = new
