@@ -139,6 +139,7 @@ def node_def_from_op(op, add_shapes=False):
         dtype = op._attrs.get("dtype") if key == "value" else None
         node.attr[key].CopyFrom(attr_value_from_python(value, defaults.get(key), dtype))
     if add_shapes:
+        node.attr.pop("_output_shapes", None)
         shapes = node.attr["_output_shapes"].list
         shapes.SetInParent()
         for t in op._outputs:
