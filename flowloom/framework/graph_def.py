@@ -138,7 +138,7 @@ def node_def_from_op(op, add_shapes=False):
             continue
         dtype = op._attrs.get("dtype") if key == "value" else None
         node.attr[key].CopyFrom(attr_value_from_python(value, defaults.get(key), dtype))
-    if add_shapes:
+    if add_shapes and op._outputs:  # TF leaves the attr off ops with no outputs
         node.attr.pop("_output_shapes", None)
         shapes = node.attr["_output_shapes"].list
         shapes.SetInParent()
