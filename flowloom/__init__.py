@@ -180,3 +180,11 @@ from flowloom.proto.tensor_pb2 import TensorProto  # noqa: E402
 from flowloom.proto.versions_pb2 import VersionDef  # noqa: E402
 from flowloom import train  # noqa: E402
 import flowloom.ops.save_restore_ops  # noqa: E402,F401 - registers SaveV2/RestoreV2
+from flowloom import gfile  # noqa: E402
+from flowloom.framework import graph_util  # noqa: E402
+from flowloom.framework.graph_io import write_graph as _write_graph  # noqa: E402
+import flowloom.io as _io_package  # noqa: E402
+
+# tf.io is the flowloom.io package: it carries tf.io's public names too.
+_io_package.gfile = gfile
+_io_package.write_graph = _write_graph
