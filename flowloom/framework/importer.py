@@ -9,7 +9,7 @@ functions included) as ops built in Python. An import that fails leaves the grap
 from flowloom.framework import errors
 from flowloom.framework import op_def as op_registry
 from flowloom.framework.apply_op import _output_dtypes
-from flowloom.framework.graph import get_default_graph, name_scope
+from flowloom.framework.graph import _VALID_OP_NAME, get_default_graph, name_scope
 from flowloom.framework.graph_def import (GRAPH_DEF_VERSION, attr_kind_name,
                                           attr_value_to_python, prepend_name_scope)
 from flowloom.framework.ops import Operation, Tensor
@@ -62,14 +62,12 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     with name_scope(name, "import", mapped_values or None) as scope:
         prefix = scope[:-1] if scope else ""
         importer = _Importer(graph, graph_def, input_map, prefix, producer_op_list)
-        importer.run()
+        results = importer.run(return_elements)
         if graph_def.library.function or graph_def.library.gradient:
             library = getattr(graph, "_function_library", None) or type(graph_def.library)()
             library.MergeFrom(graph_def.library)
             graph._function_library = library
-    if return_elements is None:
-        return None
-    return [importer.return_element(n) for n in return_elements]
+    return results
 
 
 def _check_input_map(input_map):
@@ -185,6 +183,8 @@ class _Importer:
                 raise ValueError("GraphDef has a node with no name")
             if node.name in nodes:
                 raise ValueError(f"Node '{node.name}' is not unique")
+            if not _VALID_OP_NAME.match(node.name):
+                raise ValueError(f"Node '{node.name}': Node name contains invalid characters")
             nodes[node.name] = node
         parsed = {}
         for node in nodes.values():
@@ -242,13 +242,17 @@ class _Importer:
         return order
 
     # -- creating ops --------------------------------------------------------------------------
-    def run(self):
+    def run(self, return_elements):
+        """Creates the ops; returns the requested elements (None if none were asked for)."""
         order, parsed = self._nodes_in_order()
         graph = self.graph
         saved = (len(graph._ops), dict(graph._names_in_use), graph._version)
         try:
             for node in order:
                 self._create(node, parsed[node.name])
+            if return_elements is None:
+                return None
+            return [self.return_element(n) for n in return_elements]
         except BaseException:
             self._rollback(saved)
             raise
