@@ -119,19 +119,23 @@ def attr_value_from_python(value, default=None, dtype=None):
     return out
 
 
-def node_def_from_op(op, add_shapes=False):
+def node_def_from_op(op, add_shapes=False, sort_control_inputs=False):
     """Returns the NodeDef of an Operation, as TF's `op.node_def`.
 
     Args:
       op: an `Operation`.
       add_shapes: also add the `_output_shapes` attr (a list of the outputs' static shapes).
+      sort_control_inputs: list control inputs by name, as TF's GraphDef serialization does
+        (a single op's NodeDef keeps them in the order they were added).
 
     Returns:
       A `NodeDef`: name, op type, inputs (`name`, `name:i`, `^ctrl`), device and attrs.
     """
     node = node_def_pb2.NodeDef(name=op._name, op=op._type, device=op._device or "")
     node.input.extend(t._as_node_def_input() for t in op._inputs)
-    node.input.extend("^" + c._name for c in op._control_inputs)
+    control = [c._name for c in op._control_inputs]
+    node.input.extend("^" + name for name in (sorted(control) if sort_control_inputs
+                                              else control))
     defaults = op._opdef.attr_defaults
     for key, value in op._attrs.items():
         if value is None:
@@ -154,7 +158,8 @@ def graph_to_graph_def(graph, add_shapes=False):
     """
     graph_def = graph_pb2.GraphDef()
     graph_def.versions.CopyFrom(versions_def())
-    graph_def.node.extend(node_def_from_op(op, add_shapes) for op in graph._ops)
+    graph_def.node.extend(node_def_from_op(op, add_shapes, sort_control_inputs=True)
+                          for op in graph._ops)
     library = getattr(graph, "_function_library", None)
     if library is not None:
         graph_def.library.CopyFrom(library)
