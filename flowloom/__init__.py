@@ -65,7 +65,7 @@ from flowloom.variables import (Variable, all_variables, global_variables,
                                 moving_average_variables, report_uninitialized_variables,
                                 trainable_variables, variables_initializer)
 
-from flowloom import nn
+from flowloom import layers, nn
 
 __version__ = "0.1.0"
 
