@@ -116,28 +116,28 @@ class GFile:
 Open = FastGFile = GFile
 
 
-def Exists(filename):  # noqa: N802 - TF's names
+def Exists(filename):
     """True if a file or directory exists at `filename`."""
     return os.path.exists(os.fspath(filename))
 
 
-def IsDirectory(dirname):  # noqa: N802
+def IsDirectory(dirname):
     return os.path.isdir(os.fspath(dirname))
 
 
-def MakeDirs(dirname):  # noqa: N802
+def MakeDirs(dirname):
     """Creates a directory and its parents; an existing directory is fine."""
     with _tf_errors(dirname):
         os.makedirs(os.fspath(dirname), exist_ok=True)
 
 
-def MkDir(dirname):  # noqa: N802
+def MkDir(dirname):
     """Creates one directory (AlreadyExistsError if it exists, NotFoundError without parent)."""
     with _tf_errors(dirname):
         os.mkdir(os.fspath(dirname))
 
 
-def Glob(filename):  # noqa: N802
+def Glob(filename):
     """The paths matching a pattern (`*`, `?`, `[...]`)."""
     patterns = [filename] if isinstance(filename, (str, bytes, os.PathLike)) else filename
     out = []
@@ -147,7 +147,7 @@ def Glob(filename):  # noqa: N802
     return out
 
 
-def ListDirectory(dirname):  # noqa: N802
+def ListDirectory(dirname):
     """The names (not paths) in a directory.
 
     Raises:
@@ -160,13 +160,13 @@ def ListDirectory(dirname):  # noqa: N802
         return os.listdir(dirname)
 
 
-def Remove(filename):  # noqa: N802
+def Remove(filename):
     """Deletes a file (NotFoundError if it does not exist)."""
     with _tf_errors(filename):
         os.remove(os.fspath(filename))
 
 
-def DeleteRecursively(dirname):  # noqa: N802
+def DeleteRecursively(dirname):
     """Deletes a directory tree, or a file (NotFoundError if nothing is there)."""
     dirname = os.fspath(dirname)
     with _tf_errors(dirname):
@@ -176,7 +176,7 @@ def DeleteRecursively(dirname):  # noqa: N802
             os.remove(dirname)
 
 
-def Rename(oldname, newname, overwrite=False):  # noqa: N802
+def Rename(oldname, newname, overwrite=False):
     """Renames a file; AlreadyExistsError if `newname` exists and not `overwrite`."""
     oldname, newname = os.fspath(oldname), os.fspath(newname)
     if not overwrite and os.path.exists(newname):
@@ -185,7 +185,7 @@ def Rename(oldname, newname, overwrite=False):  # noqa: N802
         os.replace(oldname, newname)
 
 
-def Copy(oldpath, newpath, overwrite=False):  # noqa: N802
+def Copy(oldpath, newpath, overwrite=False):
     """Copies a file; AlreadyExistsError if `newpath` exists and not `overwrite`."""
     oldpath, newpath = os.fspath(oldpath), os.fspath(newpath)
     if not overwrite and os.path.exists(newpath):
@@ -203,14 +203,14 @@ class FileStatistics:
         self.is_directory = is_directory
 
 
-def Stat(filename):  # noqa: N802
+def Stat(filename):
     """FileStatistics of a path (NotFoundError if it does not exist)."""
     with _tf_errors(filename):
         st = os.stat(os.fspath(filename))
     return FileStatistics(st.st_size, st.st_mtime_ns, os.path.isdir(os.fspath(filename)))
 
 
-def Walk(top, in_order=True):  # noqa: N802
+def Walk(top, in_order=True):
     """Yields (dirname, subdirectory names, file names) for each directory under `top`."""
     top = os.fspath(top)
     if not os.path.isdir(top):

@@ -8,8 +8,7 @@ taken from the op's declared default.
 
 import numpy as np
 
-from flowloom.framework import dtypes
-from flowloom.framework import tensor_proto
+from flowloom.framework import dtypes, tensor_proto
 from flowloom.framework.tensor_shape import TensorShape
 from flowloom.proto import attr_value_pb2, graph_pb2, node_def_pb2, versions_pb2
 

@@ -3,8 +3,7 @@
 import copy
 import re
 
-from flowloom.framework import dtypes
-from flowloom.framework import tensor_proto
+from flowloom.framework import dtypes, tensor_proto
 from flowloom.framework.importer import import_graph_def  # noqa: F401 - tf.graph_util's too
 from flowloom.proto import graph_pb2
 

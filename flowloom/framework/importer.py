@@ -10,8 +10,12 @@ from flowloom.framework import errors
 from flowloom.framework import op_def as op_registry
 from flowloom.framework.apply_op import _output_dtypes
 from flowloom.framework.graph import _VALID_OP_NAME, get_default_graph, name_scope
-from flowloom.framework.graph_def import (GRAPH_DEF_VERSION, attr_kind_name,
-                                          attr_value_to_python, prepend_name_scope)
+from flowloom.framework.graph_def import (
+    GRAPH_DEF_VERSION,
+    attr_kind_name,
+    attr_value_to_python,
+    prepend_name_scope,
+)
 from flowloom.framework.ops import Operation, Tensor
 from flowloom.proto import graph_pb2
 

@@ -97,9 +97,7 @@ def _add_collection_def(meta, key, values, export_scope):
     if not values:
         return
     col = meta_graph_pb2.CollectionDef()
-    if all(isinstance(v, Variable) for v in values):
-        col.bytes_list.value.extend(v.to_proto(export_scope).SerializeToString() for v in values)
-    elif all(isinstance(v, Saver) for v in values):
+    if all(isinstance(v, Variable) for v in values) or all(isinstance(v, Saver) for v in values):
         col.bytes_list.value.extend(v.to_proto(export_scope).SerializeToString() for v in values)
     elif all(isinstance(v, (Tensor, Operation)) for v in values):
         col.node_list.value.extend(strip_name_scope(v.name, export_scope) for v in values)

@@ -6,8 +6,7 @@ the index appear complete or not at all). Slices (partitioned variables) are not
 
 import numpy as np
 
-from flowloom.framework import dtypes
-from flowloom.framework import errors
+from flowloom.framework import dtypes, errors
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.op_def import NotDifferentiable, defop
 from flowloom.framework.tensor_shape import unknown_shape
@@ -30,7 +29,7 @@ def _names_and_slices(op_type, tensor_names, shape_and_slices, count):
     if any(slices):
         raise errors.UnimplementedError(
             None, None, f"{op_type}: partitioned variables (shape_and_slices "
-            f"{[s for s in slices if s][0]!r}) are not supported by flowloom")
+            f"{next(s for s in slices if s)!r}) are not supported by flowloom")
     return names
 
 

@@ -3,8 +3,7 @@
 
 import os
 
-from flowloom.framework import dtypes
-from flowloom.framework import errors
+from flowloom.framework import dtypes, errors
 from flowloom.io import bundle
 from flowloom.train import checkpoint_management
 
@@ -60,7 +59,7 @@ class CheckpointReader:
         return ("\n".join(lines) + "\n").encode("utf-8")
 
 
-def NewCheckpointReader(filepattern):  # noqa: N802 - TF's name
+def NewCheckpointReader(filepattern):
     """Returns a CheckpointReader for the checkpoint prefix `filepattern`."""
     return CheckpointReader(filepattern)
 
@@ -87,8 +86,7 @@ def load_checkpoint(ckpt_dir_or_file):
 
 def load_variable(ckpt_dir_or_file, name):
     """The value of variable `name` ("x" or "x:0") in a checkpoint."""
-    if name.endswith(":0"):
-        name = name[:-2]
+    name = name.removesuffix(":0")
     return load_checkpoint(ckpt_dir_or_file).get_tensor(name)
 
 

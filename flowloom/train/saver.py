@@ -20,8 +20,7 @@ from flowloom.framework import errors
 from flowloom.framework.graph import GraphKeys, get_default_graph, name_scope
 from flowloom.framework.graph_def import prepend_name_scope, strip_name_scope
 from flowloom.framework.ops import Tensor
-from flowloom.ops import array_ops, control_flow_ops, state_ops
-from flowloom.ops import save_restore_ops
+from flowloom.ops import array_ops, control_flow_ops, save_restore_ops, state_ops
 from flowloom.proto import saver_pb2
 from flowloom.train import checkpoint_management
 
@@ -38,9 +37,7 @@ class _Saveable:
         self.name = name
         if isinstance(variable, Variable):
             self.ref = variable._variable
-        elif isinstance(variable, Tensor) and variable._dtype.is_ref_dtype:
-            self.ref = variable
-        elif isinstance(variable, Tensor) and variable._op._type in ("VariableV2", "Identity"):
+        elif isinstance(variable, Tensor) and variable._dtype.is_ref_dtype or isinstance(variable, Tensor) and variable._op._type in ("VariableV2", "Identity"):
             self.ref = variable
         else:
             raise TypeError(f"Variable to save is not a Variable: {variable!r}")
@@ -194,7 +191,7 @@ class Saver:
 
     def _check_saver_def(self):
         if not isinstance(self.saver_def, SaverDef):
-            raise ValueError(f"saver_def must be a saver_pb2.SaverDef: {self.saver_def}")
+            raise TypeError(f"saver_def must be a saver_pb2.SaverDef: {self.saver_def}")
         for field in ("save_tensor_name", "restore_op_name", "filename_tensor_name"):
             if not getattr(self.saver_def, field):
                 raise ValueError(f"saver_def must specify the {field}: {self.saver_def}")
@@ -303,7 +300,7 @@ class Saver:
                 raise ValueError(f"'latest_filename' collides with 'save_path': "
                                  f"'{latest_filename}' and '{save_path}'")
         if not hasattr(sess, "run"):
-            raise TypeError("'sess' must be a Session; %s" % sess)
+            raise TypeError(f"'sess' must be a Session; {sess}")
         parent = os.path.dirname(save_path)
         if parent and not os.path.isdir(parent):
             raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")

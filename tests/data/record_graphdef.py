@@ -19,14 +19,14 @@ import shutil
 import sys
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-import numpy as np  # noqa: E402
-import tensorflow.compat.v1 as tf  # noqa: E402
+import numpy as np
+import tensorflow.compat.v1 as tf
 
 tf.disable_v2_behavior()
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "graphdef")
 sys.path.insert(0, HERE)
-import graphdef_programs  # noqa: E402
+import graphdef_programs
 
 
 def graph_defs():

@@ -12,7 +12,7 @@ from flowloom.proto import graph_pb2
 DATA = os.path.join(os.path.dirname(__file__), "..", "data")
 GRAPHDEF_DATA = os.path.join(DATA, "graphdef")
 sys.path.insert(0, DATA)
-import graphdef_programs  # noqa: E402,F401
+import graphdef_programs  # noqa: F401
 
 
 def load_pbtxt(name):

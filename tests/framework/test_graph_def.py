@@ -5,12 +5,11 @@ import os
 import numpy as np
 import pytest
 from google.protobuf import text_format
+from graphdef_helpers import graph_def_differences, graphdef_programs, load_pbtxt
 
 import flowloom as tf
 from flowloom.framework import tensor_proto
 from flowloom.proto import graph_pb2, tensor_pb2, types_pb2
-
-from graphdef_helpers import graph_def_differences, graphdef_programs, load_pbtxt
 
 
 @pytest.mark.parametrize("prog", graphdef_programs.PROGRAMS, ids=lambda p: p.__name__)

@@ -2,11 +2,10 @@
 
 import numpy as np
 import pytest
+from graphdef_helpers import graph_def_differences, load_pb
 
 import flowloom as tf
 from flowloom.framework import tensor_proto
-
-from graphdef_helpers import graph_def_differences, load_pb
 
 TF_FROZEN = load_pb("frozen_mlp.pb")
 
@@ -73,7 +72,7 @@ def test_remove_training_nodes():
                                              protected_nodes=["out"])
     names = [n.name for n in gd.node]
     assert "id1" not in names and "check" not in names and "out" in names
-    mul = [n for n in gd.node if n.op == "Mul"][0]
+    mul = next(n for n in gd.node if n.op == "Mul")
     assert mul.input[0] == "x"
     with tf.Graph().as_default():
         (out,) = tf.import_graph_def(gd, return_elements=["out:0"])

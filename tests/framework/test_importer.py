@@ -5,16 +5,15 @@ import os
 
 import numpy as np
 import pytest
+from google.protobuf.message import DecodeError
+from graphdef_helpers import GRAPHDEF_DATA, graph_def_differences, graphdef_programs, load_pb
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from google.protobuf.message import DecodeError
 
 import flowloom as tf
 from flowloom.framework import errors
 from flowloom.framework import op_def as op_registry
 from flowloom.proto import graph_pb2
-
-from graphdef_helpers import GRAPHDEF_DATA, graph_def_differences, graphdef_programs, load_pb
 
 IO = np.load(os.path.join(GRAPHDEF_DATA, "frozen_io.npz"), allow_pickle=False)
 with open(os.path.join(GRAPHDEF_DATA, "errors.json")) as f:

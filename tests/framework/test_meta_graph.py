@@ -5,11 +5,10 @@ import os
 
 import numpy as np
 import pytest
+from graphdef_helpers import GRAPHDEF_DATA, graph_def_differences, graphdef_programs
 
 import flowloom as tf
 from flowloom.framework.meta_graph import read_meta_graph_file
-
-from graphdef_helpers import GRAPHDEF_DATA, graph_def_differences, graphdef_programs
 
 TF_META = os.path.join(GRAPHDEF_DATA, "tf_ckpt", "model.ckpt-42.meta")
 VALUES = graphdef_programs.checkpoint_values()
@@ -80,7 +79,7 @@ def test_export_scope_and_strip_default_attrs():
     meta = tf.train.export_meta_graph(export_scope="keep", strip_default_attrs=True)
     names = [n.name for n in meta.graph_def.node]
     assert "other" not in names and "m" in names and "a" in names
-    matmul = [n for n in meta.graph_def.node if n.op == "MatMul"][0]
+    matmul = next(n for n in meta.graph_def.node if n.op == "MatMul")
     assert "transpose_a" not in matmul.attr and "T" in matmul.attr
     assert meta.meta_info_def.stripped_default_attrs
     with tf.Graph().as_default():
