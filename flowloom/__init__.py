@@ -185,3 +185,24 @@ for _n in ("assert_equal", "assert_less", "assert_greater", "assert_rank", "chec
            "assert_none_equal", "assert_less_equal", "assert_greater_equal", "assert_positive",
            "assert_non_negative", "assert_type", "Assert"):
     setattr(debugging, _n, globals()[_n])
+
+# -- GraphDef, import/export, checkpoints (flowloom/framework/graph_def.py and friends) --------
+from flowloom.framework.importer import import_graph_def  # noqa: E402
+from flowloom.framework.tensor_proto import from_numpy as make_tensor_proto  # noqa: E402
+from flowloom.framework.tensor_proto import to_numpy as make_ndarray  # noqa: E402
+from flowloom.proto.attr_value_pb2 import AttrValue, NameAttrList  # noqa: E402,F811
+from flowloom.proto.graph_pb2 import GraphDef  # noqa: E402
+from flowloom.proto.meta_graph_pb2 import MetaGraphDef  # noqa: E402
+from flowloom.proto.node_def_pb2 import NodeDef  # noqa: E402
+from flowloom.proto.tensor_pb2 import TensorProto  # noqa: E402
+from flowloom.proto.versions_pb2 import VersionDef  # noqa: E402
+from flowloom import train  # noqa: E402
+import flowloom.ops.save_restore_ops  # noqa: E402,F401 - registers SaveV2/RestoreV2
+from flowloom import gfile  # noqa: E402
+from flowloom.framework import graph_util  # noqa: E402
+from flowloom.framework.graph_io import write_graph as _write_graph  # noqa: E402
+import flowloom.io as _io_package  # noqa: E402
+
+# tf.io is the flowloom.io package: it carries tf.io's public names too.
+_io_package.gfile = gfile
+_io_package.write_graph = _write_graph
