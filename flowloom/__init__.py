@@ -66,6 +66,9 @@ from flowloom.variables import (Variable, all_variables, global_variables,
                                 trainable_variables, variables_initializer)
 
 from flowloom import nn
+from flowloom import summary
+from flowloom.summary.summary import (audio_summary, histogram_summary, image_summary,
+                                      merge_all_summaries, merge_summary, scalar_summary)
 
 __version__ = "0.1.0"
 
