@@ -67,6 +67,7 @@ from flowloom.variables import (Variable, all_variables, global_variables,
 
 from flowloom import nn
 from flowloom import summary
+from flowloom import train
 from flowloom.summary.summary import (audio_summary, histogram_summary, image_summary,
                                       merge_all_summaries, merge_summary, scalar_summary)
 
