@@ -171,3 +171,10 @@ for _n in ("assert_equal", "assert_less", "assert_greater", "assert_rank", "chec
            "assert_none_equal", "assert_less_equal", "assert_greater_equal", "assert_positive",
            "assert_non_negative", "assert_type", "Assert"):
     setattr(debugging, _n, globals()[_n])
+
+# Examples, records and sparse tensors (tf.parse_example, tf.io, tf.python_io).
+from flowloom.framework.sparse_tensor import (SparseTensor, SparseTensorValue,  # noqa: E402
+                                              sparse_placeholder)
+from flowloom.ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature,  # noqa: E402
+                                      SparseFeature, VarLenFeature, parse_example,
+                                      parse_single_example)
