@@ -67,7 +67,6 @@ from flowloom.variables import (Variable, all_variables, global_variables,
 
 from flowloom import nn
 from flowloom import summary
-from flowloom import train
 from flowloom.summary.summary import (audio_summary, histogram_summary, image_summary,
                                       merge_all_summaries, merge_summary, scalar_summary)
 
@@ -171,6 +170,19 @@ for _n in ("assert_equal", "assert_less", "assert_greater", "assert_rank", "chec
            "assert_none_equal", "assert_less_equal", "assert_greater_equal", "assert_positive",
            "assert_non_negative", "assert_type", "Assert"):
     setattr(debugging, _n, globals()[_n])
+
+# -- GraphDef, import/export, checkpoints (flowloom/framework/graph_def.py and friends) --------
+from flowloom.framework.importer import import_graph_def  # noqa: E402
+from flowloom.framework.tensor_proto import from_numpy as make_tensor_proto  # noqa: E402
+from flowloom.framework.tensor_proto import to_numpy as make_ndarray  # noqa: E402
+from flowloom.proto.attr_value_pb2 import AttrValue, NameAttrList  # noqa: E402,F811
+from flowloom.proto.graph_pb2 import GraphDef  # noqa: E402
+from flowloom.proto.meta_graph_pb2 import MetaGraphDef  # noqa: E402
+from flowloom.proto.node_def_pb2 import NodeDef  # noqa: E402
+from flowloom.proto.tensor_pb2 import TensorProto  # noqa: E402
+from flowloom.proto.versions_pb2 import VersionDef  # noqa: E402
+from flowloom import train  # noqa: E402
+import flowloom.ops.save_restore_ops  # noqa: E402,F401 - registers SaveV2/RestoreV2
 
 # Examples, records and sparse tensors (tf.parse_example, tf.io, tf.python_io).
 from flowloom.framework.sparse_tensor import (SparseTensor, SparseTensorValue,  # noqa: E402

@@ -254,6 +254,10 @@ class Graph:
                 c = c._op
             if c not in ops:
                 ops.append(c)
+                # TF marks every op used as a manual control dependency (an attr its
+                # GraphDefs carry).
+                if not any(c in ctl.control_inputs for ctl in self._control_dependencies_stack):
+                    c._set_attr("_has_manual_control_dependencies", True)
         return _ControlDependenciesController(self, ops)
 
     # -- devices ------------------------------------------------------------------

@@ -93,8 +93,8 @@ def tuple(tensors, name=None, control_inputs=None):  # noqa: A001 - TF's name
 def with_dependencies(dependencies, output_tensor, name=None):
     """`output_tensor`, computed only after all `dependencies` have run."""
     with name_scope(name, "control_dependency", list(dependencies) + [output_tensor]) as scope:
-        with control_dependencies(dependencies):
-            output_tensor = convert_to_tensor(output_tensor)
+        output_tensor = convert_to_tensor(output_tensor)
+        with _default_graph().colocate_with(output_tensor), control_dependencies(dependencies):
             return array_ops.identity(output_tensor, name=scope)
 
 

@@ -338,7 +338,8 @@ def saturate_cast(value, dtype, name=None):
 
 # -- MatMul ------------------------------------------------------------------------------------
 MatMul = defop("MatMul", inputs=["a: T", "b: T"], outputs=["product: T"],
-               attrs={"transpose_a": False, "transpose_b": False})
+               attrs={"transpose_a": False, "transpose_b": False, "grad_a": False,
+                      "grad_b": False})
 
 
 @MatMul.shape
