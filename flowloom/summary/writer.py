@@ -37,7 +37,8 @@ class FileWriter:
 
     Args:
       logdir: directory of the event file, created if missing.
-      graph: a `Graph` written as the first graph event (and its MetaGraphDef).
+      graph: a `Graph` (or `GraphDef`) written as the first graph event, followed by its
+        MetaGraphDef.
       max_queue: accepted for compatibility (events are written as they come).
       flush_secs: seconds between automatic flushes.
       graph_def: deprecated spelling of `graph` (a `GraphDef` or `Graph`).
@@ -61,10 +62,13 @@ class FileWriter:
         self._seen_summary_tags = set()
         if graph is not None or graph_def is not None:
             self.add_graph(graph=graph, graph_def=graph_def)
-            as_graph = graph if isinstance(graph, Graph) else graph_def
-            if isinstance(as_graph, Graph):
-                meta = meta_graph_pb2.MetaGraphDef(graph_def=_graph_def_of(as_graph))
-                self.add_meta_graph(meta)
+            # Like TF, also write the MetaGraphDef of that graph.
+            from flowloom.framework.meta_graph import export_meta_graph
+
+            as_def = _graph_def_of(graph) if isinstance(graph, Graph) else graph
+            if isinstance(graph_def, Graph):
+                graph_def = _graph_def_of(graph_def)
+            self.add_meta_graph(export_meta_graph(graph_def=graph_def or as_def))
 
     def __enter__(self):
         return self

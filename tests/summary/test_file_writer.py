@@ -198,3 +198,26 @@ def test_tensorflow_reads_flowloom_event_file(tmp_path, run_tf):
     assert pic.shape == (2, 2, 3)
     # Non-negative float images are scaled so that the largest value is 255.
     np.testing.assert_allclose(pic, np.arange(12).reshape(2, 2, 3) * 255 / 11, atol=1)
+
+
+def test_graph_in_constructor_writes_graph_and_meta_graph_with_shapes(tmp_path):
+    from flowloom.proto import meta_graph_pb2
+
+    with tf.device("/cpu:0"):
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        with tf.name_scope("layer"):
+            y = tf.matmul(x, tf.ones([3, 2]), name="mm")
+    del y
+    with tf.Session() as sess:
+        writer = tf.summary.FileWriter(str(tmp_path), sess.graph)
+    writer.close()
+    _, events = _events(tmp_path)
+    assert [e.WhichOneof("what") for e in events] == ["file_version", "graph_def",
+                                                       "meta_graph_def"]
+    graph_def = graph_pb2.GraphDef.FromString(events[1].graph_def)
+    mm = [n for n in graph_def.node if n.name == "layer/mm"][0]
+    assert mm.device == "/device:CPU:0"
+    dims = [d.size for d in mm.attr["_output_shapes"].list.shape[0].dim]
+    assert dims == [-1, 2]
+    meta = meta_graph_pb2.MetaGraphDef.FromString(events[2].meta_graph_def)
+    assert [n.name for n in meta.graph_def.node] == [n.name for n in graph_def.node]

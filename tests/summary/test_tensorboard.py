@@ -21,7 +21,6 @@ import numpy as np
 import pytest
 
 import flowloom as tf
-from flowloom.proto import graph_pb2
 
 
 def _tensorboard_python():
@@ -40,21 +39,18 @@ def _free_port():
 
 
 def _write_logs(logdir):
-    x = tf.placeholder(tf.float32, [None], name="x")
+    with tf.device("/cpu:0"):
+        x = tf.placeholder(tf.float32, [None], name="x")
+        with tf.name_scope("model"):
+            with tf.name_scope("dense"):
+                y = tf.multiply(x, 2.0, name="Mul")
     with tf.name_scope("stats"):
         tf.summary.scalar("loss", tf.reduce_sum(x))
-        tf.summary.histogram("values", x)
+        tf.summary.histogram("values", y)
     tf.summary.image("pic", tf.reshape(x[:12], [1, 2, 2, 3]), max_outputs=1)
     merged = tf.summary.merge_all()
-    gd = graph_pb2.GraphDef()
-    node = gd.node.add(name="model/dense/MatMul", op="MatMul", device="/device:CPU:0",
-                       input=["input/x", "model/dense/w"])
-    node.attr["T"].type = 1
-    gd.node.add(name="input/x", op="Placeholder").attr["dtype"].type = 1
-    gd.node.add(name="model/dense/w", op="VariableV2").attr["dtype"].type = 1
-    writer = tf.summary.FileWriter(logdir)
-    writer.add_graph(gd)
     with tf.Session() as sess:
+        writer = tf.summary.FileWriter(logdir, sess.graph)
         for step in range(4):
             values = np.linspace(0, 1, 12, dtype=np.float32) * (step + 1)
             writer.add_summary(sess.run(merged, {x: values}), global_step=step)
@@ -107,7 +103,7 @@ def test_tensorboard_shows_flowloom_scalars_histograms_images_and_graph(tmp_path
         wall_time, step, buckets = histos[-1]
         assert step == 3
         assert sum(b[2] for b in buckets) == pytest.approx(12)
-        assert min(b[0] for b in buckets) <= 0 and max(b[1] for b in buckets) >= 4 * 0.999
+        assert min(b[0] for b in buckets) <= 0 and max(b[1] for b in buckets) >= 8 * 0.999
 
         images = _wait_for(port, proc, "/data/plugin/images/images", lambda d: len(d) == 4,
                            run="run1", tag="pic/image", sample=0)
@@ -116,7 +112,9 @@ def test_tensorboard_shows_flowloom_scalars_histograms_images_and_graph(tmp_path
         assert png.startswith(b"\x89PNG\r\n\x1a\n")
 
         graph = _get(port, "/data/plugin/graphs/graph", run="run1").decode()
-        assert 'name: "model/dense/MatMul"' in graph and 'device: "/device:CPU:0"' in graph
+        # The graph tab groups by name scope and shows devices and output shapes.
+        assert 'name: "model/dense/Mul"' in graph and 'device: "/device:CPU:0"' in graph
+        assert "_output_shapes" in graph
     finally:
         proc.terminate()
         try:
