@@ -190,3 +190,11 @@ from flowloom.framework.sparse_tensor import (SparseTensor, SparseTensorValue,  
 from flowloom.ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature,  # noqa: E402
                                       SparseFeature, VarLenFeature, parse_example,
                                       parse_single_example)
+from flowloom.ops.decode_ops import decode_csv, decode_raw  # noqa: E402
+from flowloom import io  # noqa: E402 - also the public tf.io namespace
+
+python_io = _types.ModuleType("flowloom.python_io")
+python_io.TFRecordWriter = io.TFRecordWriter
+python_io.TFRecordOptions = io.TFRecordOptions
+python_io.TFRecordCompressionType = io.TFRecordCompressionType
+python_io.tf_record_iterator = io.tf_record_iterator
