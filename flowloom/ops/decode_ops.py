@@ -50,7 +50,7 @@ def _(xp, data, *, out_type, little_endian):
     for i, x in enumerate(flat):
         if len(x) != size:
             raise _invalid("DecodeRaw requires input strings to all be the same size, but "
-                           f"element {i} has size {len(x)} != {size}")
+                           f"element {i} has size {size} != {len(x)}")
     order = "<" if little_endian else ">"
     wire = npt.newbyteorder(order) if width > 1 else npt
     out = np.frombuffer(b"".join(flat), dtype=wire).astype(npt)

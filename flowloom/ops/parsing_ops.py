@@ -94,7 +94,8 @@ def _parse_one(index, name, serialized, sparse_cols, dense_cols, dense_info, req
         try:
             kind = example_wire.feature_kind(feature)
         except example_wire.UnsupportedDatatype:
-            raise errors.InvalidArgumentError(None, None, "Unsupported datatype.") from None
+            # TF says only "Unsupported datatype."; flowloom also names the Example and key.
+            raise example_error(key, "Unsupported datatype.") from None
         want = _WIRE_KIND[col.dtype]
         is_dense = key in dense_cols
         if is_dense and kind is None:
