@@ -10,7 +10,7 @@ import numpy as np
 
 from flowloom.framework import dtypes
 from flowloom.framework.graph import name_scope
-from flowloom.framework.ops import Tensor, convert_to_tensor
+from flowloom.framework.ops import convert_to_tensor
 from flowloom.framework.tensor_shape import TensorShape
 from flowloom.framework.tensor_util import constant_value_as_shape
 

@@ -23,7 +23,7 @@ class UnsupportedDatatype(WireError):
 
 
 class _Reader:
-    __slots__ = ("data", "pos", "end")
+    __slots__ = ("data", "end", "pos")
 
     def __init__(self, data, pos=0, end=None):
         self.data = data

@@ -4,8 +4,7 @@ import re
 
 import numpy as np
 
-from flowloom.framework import dtypes
-from flowloom.framework import errors
+from flowloom.framework import dtypes, errors
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.op_def import NotDifferentiable, defop
 from flowloom.framework.ops import convert_to_tensor
@@ -57,7 +56,7 @@ def _(xp, data, *, out_type, little_endian):
     return out.reshape(data.shape + (size // width,))
 
 
-def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None, bytes=None):  # noqa: A002
+def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None, bytes=None):
     """Reinterprets the bytes of each string as a vector of numbers (`tf.decode_raw`).
 
     Args:
@@ -164,7 +163,7 @@ def _convert_field(text, dtype, f, i):
 
 
 @DecodeCSV.kernel
-def _(xp, records, *defaults, OUT_TYPE, field_delim, use_quote_delim, na_value,  # noqa: N803
+def _(xp, records, *defaults, OUT_TYPE, field_delim, use_quote_delim, na_value,
       select_cols):
     if len(field_delim) != 1:
         raise _invalid("field_delim should be only 1 char")

@@ -8,8 +8,7 @@ types, shapes and default tensors that the ParseExampleV2 op takes, as TF's
 import collections
 import re
 
-from flowloom.framework import dtypes
-from flowloom.framework import tensor_shape
+from flowloom.framework import dtypes, tensor_shape
 from flowloom.framework.ops import Tensor, convert_to_tensor
 
 

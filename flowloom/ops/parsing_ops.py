@@ -9,18 +9,21 @@ input is an InvalidArgumentError naming the Example's index, never a crash.
 
 import numpy as np
 
-from flowloom.framework import dtypes
-from flowloom.framework import errors
-from flowloom.framework import tensor_shape
+from flowloom.framework import dtypes, errors, tensor_shape
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.graph import name_scope
 from flowloom.framework.op_def import NotDifferentiable, defop
 from flowloom.framework.ops import convert_to_tensor
 from flowloom.framework.sparse_tensor import SparseTensor
 from flowloom.io import example_wire
-from flowloom.ops.parsing_config import (FixedLenFeature, FixedLenSequenceFeature,
-                                         ParseOpParams, SparseFeature, VarLenFeature,
-                                         prepend_none_dimension)
+from flowloom.ops.parsing_config import (
+    FixedLenFeature,
+    FixedLenSequenceFeature,
+    ParseOpParams,
+    SparseFeature,
+    VarLenFeature,
+    prepend_none_dimension,
+)
 
 __all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "SparseFeature", "VarLenFeature",
            "parse_example", "parse_single_example"]
@@ -152,7 +155,7 @@ def _as_array(values, dtype):
 
 @ParseExampleV2.kernel
 def _(xp, serialized, names, sparse_keys, dense_keys, ragged_keys, *dense_defaults,
-      num_sparse, sparse_types, dense_shapes, Tdense):  # noqa: N803 - TF's attr name
+      num_sparse, sparse_types, dense_shapes, Tdense):
     serialized = np.asarray(serialized, dtype=object)
     if serialized.ndim > 1:
         raise errors.InvalidArgumentError(

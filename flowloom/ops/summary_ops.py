@@ -8,9 +8,7 @@ in `flowloom.summary`.
 
 import numpy as np
 
-from flowloom.framework import common_shapes
-from flowloom.framework import dtypes
-from flowloom.framework import errors
+from flowloom.framework import common_shapes, dtypes, errors
 from flowloom.framework.op_def import NotDifferentiable, defop
 from flowloom.io.png import encode_png
 from flowloom.io.wav import encode_wav

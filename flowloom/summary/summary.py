@@ -223,10 +223,10 @@ def merge_all(key=GraphKeys.SUMMARIES, scope=None, name=None):
     Returns:
       The merged summary tensor, or None if the collection is empty.
     """
-    summary_ops = get_collection(key, scope=scope)
-    if not summary_ops:
+    summaries = get_collection(key, scope=scope)
+    if not summaries:
         return None
-    return merge(summary_ops, name=name)
+    return merge(summaries, name=name)
 
 
 def get_summary_description(node_def):
@@ -294,7 +294,7 @@ def merge_summary(inputs, collections=None, name=None):
 
 def merge_all_summaries(key=GraphKeys.SUMMARIES):
     """Deprecated `tf.merge_all_summaries()`: merges collection `key`, or None if empty."""
-    summary_ops = get_collection(key)
-    if not summary_ops:
+    summaries = get_collection(key)
+    if not summaries:
         return None
-    return merge_summary(summary_ops)
+    return merge_summary(summaries)

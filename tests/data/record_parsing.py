@@ -14,12 +14,12 @@ import sys
 import numpy as np
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-import tensorflow.compat.v1 as tf  # noqa: E402
+import tensorflow.compat.v1 as tf
 
 tf.disable_v2_behavior()
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import parsing_cases  # noqa: E402
+import parsing_cases
 
 
 def core_message(message):

@@ -11,12 +11,12 @@ import sys
 import numpy as np
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-import tensorflow.compat.v1 as tf  # noqa: E402
+import tensorflow.compat.v1 as tf
 
 tf.disable_v2_behavior()
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import summary_cases  # noqa: E402
+import summary_cases
 
 cases = summary_cases.build(tf)
 with tf.Session() as sess:

@@ -15,7 +15,7 @@ from flowloom.framework import errors
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
 sys.path.insert(0, DATA)
-import parsing_cases  # noqa: E402
+import parsing_cases
 
 VALUES = np.load(os.path.join(DATA, "parsing_tf.npz"), allow_pickle=False)
 with open(os.path.join(DATA, "parsing_tf.json")) as f:

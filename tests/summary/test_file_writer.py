@@ -50,7 +50,7 @@ def _write_run(logdir):
 
 def test_events_written_and_read_back(tmp_path):
     _write_run(str(tmp_path))
-    path, events = _events(tmp_path)
+    _, events = _events(tmp_path)
     assert events[0].file_version == "brain.Event:2"
     assert graph_pb2.GraphDef.FromString(events[1].graph_def) == _hand_built_graph_def()
     summaries = [e for e in events if e.HasField("summary")]

@@ -12,7 +12,7 @@ from flowloom.proto import summary_pb2
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
 sys.path.insert(0, DATA)
-import summary_cases  # noqa: E402
+import summary_cases
 
 RECORDED = np.load(os.path.join(DATA, "summaries_tf.npz"), allow_pickle=False)
 CASES = sorted(k[4:] for k in RECORDED.files if k.startswith("out:"))

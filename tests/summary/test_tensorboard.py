@@ -41,9 +41,8 @@ def _free_port():
 def _write_logs(logdir):
     with tf.device("/cpu:0"):
         x = tf.placeholder(tf.float32, [None], name="x")
-        with tf.name_scope("model"):
-            with tf.name_scope("dense"):
-                y = tf.multiply(x, 2.0, name="Mul")
+        with tf.name_scope("model"), tf.name_scope("dense"):
+            y = tf.multiply(x, 2.0, name="Mul")
     with tf.name_scope("stats"):
         tf.summary.scalar("loss", tf.reduce_sum(x))
         tf.summary.histogram("values", y)
@@ -100,7 +99,7 @@ def test_tensorboard_shows_flowloom_scalars_histograms_images_and_graph(tmp_path
 
         histos = _wait_for(port, proc, "/data/plugin/histograms/histograms",
                            lambda d: len(d) == 4, run="run1", tag="stats/values")
-        wall_time, step, buckets = histos[-1]
+        _, step, buckets = histos[-1]
         assert step == 3
         assert sum(b[2] for b in buckets) == pytest.approx(12)
         assert min(b[0] for b in buckets) <= 0 and max(b[1] for b in buckets) >= 8 * 0.999
