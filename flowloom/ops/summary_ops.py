@@ -211,7 +211,7 @@ def _(xp, tag, tensor, *, max_images, bad_color):
 
 # -- AudioSummaryV2 ---------------------------------------------------------------------------------
 AudioSummaryV2 = defop("AudioSummaryV2",
-                       inputs=["tag: string", "tensor: float", "sample_rate: float"],
+                       inputs=["tag: string", "tensor: float32", "sample_rate: float32"],
                        outputs=["summary: string"], attrs={"max_outputs": 3})
 AudioSummaryV2.shape(common_shapes.scalar_shape)
 
