@@ -86,7 +86,7 @@ def test_tensorboard_shows_flowloom_scalars_histograms_images_and_graph(tmp_path
     port = _free_port()
     proc = subprocess.Popen(
         [python, "-m", "tensorboard.main", "--logdir", str(tmp_path), "--host", "127.0.0.1",
-         "--port", str(port), "--load_fast", "false", "--reload_interval", "1"],
+         "--port", str(port), "--load_fast", os.environ.get("FLOWLOOM_TENSORBOARD_LOAD_FAST", "false"), "--reload_interval", "1"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         tags = _wait_for(port, proc, "/data/plugin/scalars/tags",
