@@ -65,7 +65,7 @@ from flowloom.variables import (Variable, all_variables, global_variables,
                                 moving_average_variables, report_uninitialized_variables,
                                 trainable_variables, variables_initializer)
 
-from flowloom import nn
+from flowloom import layers, nn
 from flowloom import summary
 from flowloom.summary.summary import (audio_summary, histogram_summary, image_summary,
                                       merge_all_summaries, merge_summary, scalar_summary)

@@ -123,7 +123,7 @@ def _convert(value, dtype, arg, op_type, source):
             if not value._dtype.is_ref_dtype:
                 raise TypeError(f"'{op_type}' Op requires that input '{arg.name}' be a mutable "
                                 "tensor (e.g.: a tf.Variable)")
-        if dtype is not None and value._dtype.base_dtype != dtype:
+        if dtype is not None and value._dtype.base_dtype is not dtype:
             raise TypeError(
                 f"Input '{arg.name}' of '{op_type}' Op has type {value._dtype.base_dtype.name} "
                 f"that does not match {_expected(dtype, arg, source)}.")

@@ -7,6 +7,7 @@ import threading
 from flowloom.framework import dtypes
 from flowloom.framework import op_def as op_registry
 from flowloom.framework.ops import Operation, Tensor
+from flowloom.framework.tensor_shape import TensorShape, as_shape
 
 _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
 _VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
@@ -461,9 +462,10 @@ def _set_shapes(op, opdef):
         raise ValueError(shape_error_message(op, str(e))) from None
     if shapes is None:
         return
-    from flowloom.framework.tensor_shape import TensorShape, as_shape
-
-    if isinstance(shapes, TensorShape) or not isinstance(shapes, (list, tuple)) or (
+    if type(shapes) is TensorShape:
+        op._outputs[0]._shape = shapes
+        return
+    if not isinstance(shapes, (list, tuple)) or (
             shapes and not isinstance(shapes[0], (TensorShape, list, tuple, type(None)))):
         shapes = [shapes]
     for t, s in zip(op._outputs, shapes):

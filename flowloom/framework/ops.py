@@ -8,6 +8,7 @@ import numpy as np
 from flowloom.framework import dtypes
 from flowloom.framework import tensor_shape
 
+_UNKNOWN_SHAPE = tensor_shape.unknown_shape()
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
@@ -153,7 +154,7 @@ class Tensor:
         self._op = op
         self._value_index = value_index
         self._dtype = dtype
-        self._shape = tensor_shape.unknown_shape()
+        self._shape = _UNKNOWN_SHAPE
         self._consumers = []
 
     @property
@@ -275,7 +276,9 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref
         dtype = dtypes.as_dtype(dtype)
     for _, base_type, fn in _conversion_functions:
         if isinstance(value, base_type):
-            return fn(value, dtype=dtype, name=name, as_ref=as_ref)
+            ret = fn(value, dtype=dtype, name=name, as_ref=as_ref)
+            if ret is not NotImplemented:
+                return ret
     preferred_dtype = preferred_dtype or dtype_hint
     if dtype is None and preferred_dtype is not None:
         from flowloom.ops import array_ops

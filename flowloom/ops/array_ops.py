@@ -769,6 +769,38 @@ def _slice_helper(tensor, slice_spec, var=None):
 Tensor._override_operator("__getitem__", _slice_helper)
 
 
+def _contains_tensor(value):
+    if isinstance(value, Tensor) or (hasattr(value, "_as_graph_element") and
+                                     not isinstance(value, np.ndarray)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_contains_tensor(v) for v in value)
+    return False
+
+
+def _autopack(value, dtype=None, name=None, as_ref=False):
+    """A (nested) list holding tensors becomes a Pack of them, as TF converts it ("packed")."""
+    if not _contains_tensor(value):
+        return NotImplemented
+    with name_scope(name or "packed") as scope:
+        elems = [_autopack(v, dtype) if isinstance(v, (list, tuple)) else
+                 convert_to_tensor(v, dtype=dtype) for v in value]
+        target = dtype
+        if target is None:
+            for e in elems:
+                if isinstance(e, Tensor):
+                    target = e.dtype.base_dtype
+                    break
+        elems = [e if e.dtype.base_dtype == target else convert_to_tensor(e, dtype=target)
+                 for e in elems]
+        return apply_op("Pack", (elems,), name=scope, axis=0).outputs[0]
+
+
+from flowloom.framework.ops import register_tensor_conversion_function  # noqa: E402
+
+register_tensor_conversion_function((list, tuple), _autopack, priority=99)
+
+
 # -- Fill, zeros, ones ----------------------------------------------------------------------------------
 Fill = defop("Fill", inputs=["dims: index_type", "value: T"], outputs=["output: T"],
              attrs={"index_type": dtypes.int32})
