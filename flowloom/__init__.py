@@ -198,3 +198,6 @@ python_io.TFRecordWriter = io.TFRecordWriter
 python_io.TFRecordOptions = io.TFRecordOptions
 python_io.TFRecordCompressionType = io.TFRecordCompressionType
 python_io.tf_record_iterator = io.tf_record_iterator
+from flowloom.proto.event_pb2 import Event, SessionLog  # noqa: E402
+from flowloom.proto.summary_pb2 import (HistogramProto, Summary,  # noqa: E402
+                                        SummaryMetadata)

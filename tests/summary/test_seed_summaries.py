@@ -78,3 +78,13 @@ def test_conv_layer_summaries_are_written_and_read_back(tmp_path):
     assert values["mean/conv1/biases"].simple_value == np.float32(0.1)
     assert values["conv1/activations"].histo.num == 2 * 6 * 6 * 4
     assert values["conv1/activations"].histo.min >= 0
+
+
+def test_seeds_conv_layer_identity_activation_runs(capsys):
+    from flowloom.examples import seeds
+
+    seeds.conv_layer_identity_activation()
+    out = capsys.readouterr().out.split("\n")
+    assert out[0] == "conv_relu/activation:0 conv_linear/activation:0"
+    # Per layer: 2 variables x (mean, stddev, histogram) + 2 activation histograms.
+    assert out[1] == "True True 16"
