@@ -6,7 +6,11 @@ fetches is a dict of tensors (or SparseTensors). `record_parsing.py` runs them o
 parsing_tf.json; tests/ops/test_parsing.py runs them on flowloom and compares.
 """
 
+import os
+
 import numpy as np
+
+TFRECORD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "examples_tf.tfrecord.gz")
 
 
 def _example(tf, **features):
@@ -128,6 +132,14 @@ def case_error_named_example(tf):
     serialized = tf.placeholder(tf.string, [None])
     parsed = tf.parse_example(serialized, _config(tf), example_names=["first", "second"])
     return parsed, {serialized: [_example(tf, b=[1]), _example(tf, b=[b"str"])]}
+
+
+def case_tfrecord_file_written_by_tf(tf):
+    """A GZIP TFRecord file of Examples written by TF (record_parsing.py), read and parsed."""
+    options = tf.python_io.TFRecordOptions(tf.python_io.TFRecordCompressionType.GZIP)
+    records = list(tf.python_io.tf_record_iterator(TFRECORD, options))
+    serialized = tf.placeholder(tf.string, [None])
+    return tf.io.parse_example(serialized, _config(tf)), {serialized: records}
 
 
 def case_decode_raw(tf):

@@ -38,6 +38,11 @@ def store(arrays, key, value):
     arrays[key] = value
 
 
+# The file case_tfrecord_file_written_by_tf reads: TF's own TFRecord writer, GZIP.
+with tf.io.TFRecordWriter(parsing_cases.TFRECORD, tf.io.TFRecordOptions("GZIP")) as writer:
+    for record in parsing_cases._batch(tf):
+        writer.write(record)
+
 arrays, meta = {}, {}
 for name, case in parsing_cases.CASES:
     tf.reset_default_graph()

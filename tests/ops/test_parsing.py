@@ -187,3 +187,44 @@ def test_fuzz_damaged_record_files_raise_data_loss(tmp_path_factory, edits, comp
         p["sess"].run(p["parsed"], {p["serialized"]: records})
     except errors.InvalidArgumentError as e:
         assert e.message
+
+
+TF_PYTHON = os.environ.get("FLOWLOOM_TF_PYTHON", "/work/tfvenv/bin/python")
+TF_PARSES_FILE = """
+import json, sys
+import tensorflow.compat.v1 as tf
+tf.disable_v2_behavior()
+records = list(tf.python_io.tf_record_iterator(sys.argv[1], tf.io.TFRecordOptions("ZLIB")))
+parsed = tf.parse_example(tf.constant(records), {
+    "b": tf.FixedLenFeature([], tf.int64), "v": tf.VarLenFeature(tf.int64),
+    "w": tf.FixedLenFeature([2], tf.string, default_value=["-", "-"])})
+with tf.Session() as sess:
+    out = sess.run(parsed)
+print(json.dumps({"b": out["b"].tolist(), "v": out["v"].values.tolist(),
+                  "v_shape": out["v"].dense_shape.tolist(),
+                  "w": [x.decode() for x in out["w"].ravel()]}))
+"""
+
+
+def test_tensorflow_reads_and_parses_flowloom_example_records(tmp_path):
+    import subprocess
+
+    if not os.path.exists(TF_PYTHON):
+        pytest.skip(f"no TensorFlow interpreter at {TF_PYTHON}")
+    path = str(tmp_path / "examples.tfrecord")
+    with tf.io.TFRecordWriter(path, tf.io.TFRecordOptions("ZLIB")) as writer:
+        for i in range(3):
+            example = tf.train.Example(features=tf.train.Features(feature={
+                "b": tf.train.Feature(int64_list=tf.train.Int64List(value=[i * 10])),
+                "v": tf.train.Feature(int64_list=tf.train.Int64List(value=list(range(i)))),
+            }))
+            if i == 1:
+                example.features.feature["w"].bytes_list.value.extend([b"x", b"y"])
+            writer.write(example.SerializeToString())
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+    out = subprocess.run([TF_PYTHON, "-c", TF_PARSES_FILE, path], capture_output=True,
+                         text=True, timeout=120, env=env, check=False)
+    assert out.returncode == 0, out.stderr[-2000:]
+    seen = json.loads(out.stdout)
+    assert seen == {"b": [0, 10, 20], "v": [0, 0, 1], "v_shape": [3, 2],
+                    "w": ["-", "-", "x", "y", "-", "-"]}
