@@ -5,6 +5,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import flowloom as tf
 from flowloom.framework import errors
@@ -107,3 +109,26 @@ def test_old_aliases_take_tags_verbatim():
     assert [v.tag for v in merged.value] == ["a/x", "a/y", "conv1/pre_activations",
                                              "pic/image"]
     assert tf.merge_summary([s]).op.type == "MergeSummary"
+
+
+def test_get_summary_description_reads_the_json_attr():
+    node = tf.NodeDef(name="t", op="TensorSummary")
+    node.attr["description"].s = b'{"type_hint": "scalar"}'
+    assert tf.summary.get_summary_description(node).type_hint == "scalar"
+    with pytest.raises(ValueError, match="Can't get_summary_description on Const"):
+        tf.summary.get_summary_description(tf.NodeDef(name="c", op="Const"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.lists(st.binary(max_size=40), min_size=1, max_size=3))
+def test_fuzz_merge_summary_of_arbitrary_bytes(data):
+    g = tf.Graph()
+    with g.as_default():
+        merged = tf.summary.merge([tf.constant(d) for d in data])
+        with tf.Session() as sess:
+            try:
+                out = sess.run(merged)
+            except errors.InvalidArgumentError as e:
+                assert "Could not parse" in e.message or "Duplicate tag" in e.message
+                return
+    summary_pb2.Summary.FromString(out)
