@@ -201,3 +201,9 @@ python_io.tf_record_iterator = io.tf_record_iterator
 from flowloom.proto.event_pb2 import Event, SessionLog  # noqa: E402
 from flowloom.proto.summary_pb2 import (HistogramProto, Summary,  # noqa: E402
                                         SummaryMetadata)
+from flowloom.ops.sparse_ops import sparse_tensor_to_dense, sparse_to_dense  # noqa: E402
+
+sparse = _types.ModuleType("flowloom.sparse")
+sparse.SparseTensor = SparseTensor
+sparse.to_dense = sparse_tensor_to_dense
+sparse.placeholder = sparse_placeholder

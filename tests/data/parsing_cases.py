@@ -142,6 +142,25 @@ def case_tfrecord_file_written_by_tf(tf):
     return tf.io.parse_example(serialized, _config(tf)), {serialized: records}
 
 
+def case_varlen_to_dense(tf):
+    serialized = tf.placeholder(tf.string, [None])
+    parsed = tf.parse_example(serialized, _config(tf))
+    return {"v": tf.sparse_tensor_to_dense(parsed["v"]),
+            "w": tf.sparse.to_dense(parsed["w"], default_value="?", name="words"),
+            "f": tf.sparse.to_dense(parsed["f"], default_value=-1.0)}, \
+        {serialized: _batch(tf)}
+
+
+def case_sparse_to_dense_error_order(tf):
+    sp = tf.SparseTensor([[1, 0], [0, 1]], [1.0, 2.0], [2, 4])
+    return {"d": tf.sparse_tensor_to_dense(sp)}, {}
+
+
+def case_sparse_to_dense_error_bounds(tf):
+    sp = tf.SparseTensor([[0, 1], [2, 1]], [1, 2], [2, 4])
+    return {"d": tf.sparse.to_dense(sp, validate_indices=False)}, {}
+
+
 def case_decode_raw(tf):
     data = tf.constant([b"\x01\x00\x02\x00\xff\xff", b"\x00\x01\x00\x02\x80\x00"])
     return {"le": tf.decode_raw(data, tf.int16),

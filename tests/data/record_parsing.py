@@ -24,11 +24,11 @@ import parsing_cases
 
 def core_message(message):
     """The kernel's own message, without TF's 'Graph execution error' wrapping."""
-    lines = [line for line in message.split("\n") if line.strip()]
-    for i, line in enumerate(lines):
-        if line.startswith("\t [[") and i:
-            return lines[i - 1].strip()
-    return lines[-1].strip()
+    body = message.split("\n\t [[")[0]
+    marker = body.find("\nNode: ")
+    if marker >= 0:
+        body = body[body.index("\n", marker + 1) + 1:]
+    return body.strip()
 
 
 def store(arrays, key, value):

@@ -48,7 +48,7 @@ def test_matches_tf(name, case):
         cls, message = info["error"]
         with pytest.raises(getattr(errors, cls)) as caught:
             _run(case)
-        assert caught.value.message.split("\n\t [[")[0] == message
+        assert caught.value.message.split("\n\t [[")[0].strip() == message
         return
     fetches, values = _run(case)
     for key, t in fetches.items():
