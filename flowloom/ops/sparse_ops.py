@@ -5,8 +5,7 @@ What a VarLenFeature parsed by `tf.parse_example` is usually turned into.
 
 import numpy as np
 
-from flowloom.framework import dtypes
-from flowloom.framework import errors
+from flowloom.framework import dtypes, errors
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.op_def import defop
 from flowloom.framework.sparse_tensor import SparseTensor, SparseTensorValue
