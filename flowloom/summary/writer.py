@@ -11,17 +11,50 @@ from flowloom.proto import event_pb2, graph_pb2, meta_graph_pb2, summary_pb2
 
 
 class _SyncingEventFileWriter(EventFileWriter):
-    """An EventFileWriter whose flush also fsyncs: a flushed event survives a crash, as TF's
-    EventsWriter::Flush (which syncs the file) guarantees."""
+    """An EventFileWriter for FileWriter: a flush also fsyncs (a flushed event survives a
+    crash, as with TF's EventsWriter::Flush), and a background thread flushes every
+    `flush_secs` even when no new events come, as TF's writer thread does."""
+
+    def __init__(self, logdir, max_queue=10, flush_secs=120, filename_suffix=None):
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._flusher = None
+        super().__init__(logdir, max_queue, flush_secs, filename_suffix)
+        self._start_flusher()
+
+    def _start_flusher(self):
+        self._stop = threading.Event()
+        self._flusher = threading.Thread(target=self._flush_periodically,
+                                         args=(self._stop,), daemon=True,
+                                         name="FileWriterFlusher")
+        self._flusher.start()
+
+    def _flush_periodically(self, stop):
+        while not stop.wait(self._flush_secs):
+            self.flush()
+
+    def add_event(self, event):
+        with self._lock:
+            super().add_event(event)
 
     def flush(self):
-        super().flush()
-        if self._writer is not None and self._writer._file is not None:
-            os.fsync(self._writer._file.fileno())
+        with self._lock:
+            super().flush()
+            if self._writer is not None and self._writer._file is not None:
+                os.fsync(self._writer._file.fileno())
 
     def close(self):
-        self.flush()
-        super().close()
+        self._stop.set()
+        with self._lock:
+            self.flush()
+            super().close()
+
+    def reopen(self):
+        with self._lock:
+            if self._writer is not None:
+                return
+            super().reopen()
+        self._start_flusher()
 
 
 def _graph_def_of(graph):

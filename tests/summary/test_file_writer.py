@@ -221,3 +221,18 @@ def test_graph_in_constructor_writes_graph_and_meta_graph_with_shapes(tmp_path):
     assert dims == [-1, 2]
     meta = meta_graph_pb2.MetaGraphDef.FromString(events[2].meta_graph_def)
     assert [n.name for n in meta.graph_def.node] == [n.name for n in graph_def.node]
+
+
+def test_events_are_flushed_every_flush_secs_without_new_events(tmp_path):
+    import time
+
+    writer = tf.summary.FileWriter(str(tmp_path), flush_secs=0.2)
+    writer.add_summary(summary_pb2.Summary(value=[summary_pb2.Summary.Value(
+        tag="early", simple_value=1.0)]), 1)
+    deadline = time.time() + 5
+    events = []
+    while time.time() < deadline and len(events) < 2:
+        time.sleep(0.1)
+        _, events = _events(tmp_path)
+    assert [e.step for e in events] == [0, 1]  # visible before any flush() or close()
+    writer.close()
