@@ -228,3 +228,22 @@ def test_tensorflow_reads_and_parses_flowloom_example_records(tmp_path):
     seen = json.loads(out.stdout)
     assert seen == {"b": [0, 10, 20], "v": [0, 0, 1], "v_shape": [3, 2],
                     "w": ["-", "-", "x", "y", "-", "-"]}
+
+
+@settings(max_examples=400, deadline=None)
+@given(kind=st.sampled_from([0x0A, 0x12, 0x1A]), body=st.binary(max_size=60),
+       example=st.binary(max_size=80))
+def test_fuzz_wire_reader_raises_only_wire_errors(kind, body, example):
+    from flowloom.io import example_wire
+
+    feature = bytes([kind]) + body
+    try:
+        example_wire.feature_values(feature, example_wire.feature_kind(feature))
+    except example_wire.WireError:
+        pass
+    try:
+        entries = example_wire.parse_example(example)
+    except example_wire.WireError:
+        return
+    for key, raw in entries:
+        assert isinstance(key, bytes) and isinstance(raw, bytes)
