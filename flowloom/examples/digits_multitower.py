@@ -87,8 +87,11 @@ def tower_loss(scope, images, labels):
     _ = loss(logits, labels)
     losses = tf.get_collection("losses", scope)
     total_loss = tf.add_n(losses, name="total_loss")
-    loss_averages = tf.train.ExponentialMovingAverage(0.9, name="avg")
-    loss_averages_op = loss_averages.apply(losses + [total_loss])
+    # The towers after the first run with reuse=True; the loss averages are per tower, so
+    # their shadow variables are created under AUTO_REUSE (TF1's reuse rules, as in TF).
+    with tf.variable_scope(tf.get_variable_scope(), reuse=tf.AUTO_REUSE):
+        loss_averages = tf.train.ExponentialMovingAverage(0.9, name="avg")
+        loss_averages_op = loss_averages.apply(losses + [total_loss])
     for l in losses + [total_loss]:
         loss_name = l.op.name[len(scope):] if l.op.name.startswith(scope) else l.op.name
         tf.summary.scalar(loss_name + " (raw)", l)
