@@ -1,7 +1,7 @@
 """Conv2DBackpropInput and Conv2DBackpropFilter: the two halves of Conv2D's gradient.
 
-Conv2DBackpropInput is also the forward op of `conv2d_transpose`. Both kernels work in NHWC
-as one small matmul per filter tap over strided views, as the Conv2D kernel does.
+Conv2DBackpropInput is also the forward op of `conv2d_transpose`. The kernels are
+nn_kernels' (one patches matmul each; EXPLICIT padding too).
 """
 
 import numpy as np
@@ -10,7 +10,7 @@ from flowloom.framework import errors
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.op_def import defop
 from flowloom.framework.tensor_util import constant_value_as_shape
-from flowloom.ops.nn_ops import _pads, conv2d_nhwc
+from flowloom.ops import nn_kernels
 
 _CONV_ATTRS = {"strides": None, "padding": None, "use_cudnn_on_gpu": True,
                "explicit_paddings": [], "data_format": "NHWC", "dilations": [1, 1, 1, 1]}
@@ -22,46 +22,22 @@ def _spatial(attrs_list, data_format):
 
 
 def _check_padding(padding):
-    if padding not in ("SAME", "VALID"):
-        raise NotImplementedError(f"Conv2D gradients with padding={padding!r}")
+    if padding not in ("SAME", "VALID", "EXPLICIT"):
+        raise errors.InvalidArgumentError(None, None, f"Invalid padding: {padding}")
 
 
-def conv2d_backprop_input_nhwc(xp, input_shape, w, dy, strides, dilations, padding):
-    """d(conv2d)/d(input): scatters each output gradient back through each filter tap."""
-    n, h, wd, c = input_shape
-    kh, kw, ci, co = w.shape
-    sh, sw = strides
-    dh, dw = dilations
-    ph, pw = _pads(h, kh, sh, dh, padding), _pads(wd, kw, sw, dw, padding)
-    oh, ow = dy.shape[1], dy.shape[2]
-    dx = xp.zeros((n, h + ph[0] + ph[1], wd + pw[0] + pw[1], c), dtype=dy.dtype)
-    flat_dy = dy.reshape(-1, co)
-    for i in range(kh):
-        for j in range(kw):
-            contrib = (flat_dy @ w[i, j].T).reshape(n, oh, ow, ci)
-            dx[:, i * dh: i * dh + (oh - 1) * sh + 1: sh,
-               j * dw: j * dw + (ow - 1) * sw + 1: sw, :] += contrib
-    return dx[:, ph[0]: ph[0] + h, pw[0]: pw[0] + wd, :]
+def conv2d_backprop_input_nhwc(xp, input_shape, w, dy, strides, dilations, padding,
+                               explicit=((0, 0), (0, 0))):
+    """d(conv2d)/d(input), NHWC."""
+    return nn_kernels.conv2d_backprop_input(tuple(input_shape), w, dy, tuple(strides),
+                                            tuple(dilations), padding, explicit)
 
 
-def conv2d_backprop_filter_nhwc(xp, x, filter_shape, dy, strides, dilations, padding):
-    """d(conv2d)/d(filter): for each tap, the input patch it saw times the output gradient."""
-    kh, kw, ci, co = filter_shape
-    _, h, wd, _ = x.shape
-    sh, sw = strides
-    dh, dw = dilations
-    ph, pw = _pads(h, kh, sh, dh, padding), _pads(wd, kw, sw, dw, padding)
-    if any(ph) or any(pw):
-        x = xp.pad(x, ((0, 0), ph, pw, (0, 0)))
-    oh, ow = dy.shape[1], dy.shape[2]
-    flat_dy = dy.reshape(-1, co)
-    dw_out = xp.empty((kh, kw, ci, co), dtype=dy.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            patch = x[:, i * dh: i * dh + (oh - 1) * sh + 1: sh,
-                      j * dw: j * dw + (ow - 1) * sw + 1: sw, :]
-            dw_out[i, j] = patch.reshape(-1, ci).T @ flat_dy
-    return dw_out
+def conv2d_backprop_filter_nhwc(xp, x, filter_shape, dy, strides, dilations, padding,
+                                explicit=((0, 0), (0, 0))):
+    """d(conv2d)/d(filter), NHWC."""
+    return nn_kernels.conv2d_backprop_filter(x, tuple(filter_shape), dy, tuple(strides),
+                                             tuple(dilations), padding, explicit)
 
 
 def _to_nhwc(xp, a):
@@ -82,18 +58,21 @@ Conv2DBackpropInput.shape(lambda op: constant_value_as_shape(op._inputs[0]).with
 
 
 @Conv2DBackpropInput.kernel
-def _(xp, input_sizes, w, dy, *, strides, padding, data_format, dilations):
+def _(xp, input_sizes, w, dy, *, strides, padding, data_format, dilations, explicit_paddings):
     _check_padding(padding)
     sizes = [int(d) for d in input_sizes]
     if len(sizes) != 4:
         raise errors.InvalidArgumentError(
             None, None, f"input_sizes must be 4-dimensional, got: {len(sizes)}")
     s, d = _spatial(strides, data_format), _spatial(dilations, data_format)
+    pads = nn_kernels.explicit_pairs(explicit_paddings, data_format)
     if data_format == "NCHW":
         n, c, h, wd = sizes
-        dx = conv2d_backprop_input_nhwc(xp, (n, h, wd, c), w, _to_nhwc(xp, dy), s, d, padding)
+        dx = conv2d_backprop_input_nhwc(xp, (n, h, wd, c), w, _to_nhwc(xp, dy), s, d, padding,
+                                        pads)
         return _from_nhwc(xp, dx)
-    return np.ascontiguousarray(conv2d_backprop_input_nhwc(xp, sizes, w, dy, s, d, padding))
+    return np.ascontiguousarray(conv2d_backprop_input_nhwc(xp, sizes, w, dy, s, d, padding,
+                                                           pads))
 
 
 def _conv_attrs(op):
@@ -111,7 +90,7 @@ def _(op, grad):
             apply_op("Conv2D", (grad, w), **_conv_attrs(op)).outputs[0]]
 
 
-def conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding,
+def conv2d_backprop_input(input_sizes, filter, out_backprop, strides, padding,  # noqa: A002
                           use_cudnn_on_gpu=True, explicit_paddings=(), data_format="NHWC",
                           dilations=(1, 1, 1, 1), name=None):
     """The gradient of conv2d with respect to its input (op type Conv2DBackpropInput)."""
@@ -129,7 +108,7 @@ Conv2DBackpropFilter.shape(lambda op: constant_value_as_shape(op._inputs[1]))
 
 
 @Conv2DBackpropFilter.kernel
-def _(xp, x, filter_sizes, dy, *, strides, padding, data_format, dilations):
+def _(xp, x, filter_sizes, dy, *, strides, padding, data_format, dilations, explicit_paddings):
     _check_padding(padding)
     sizes = tuple(int(d) for d in filter_sizes)
     if len(sizes) != 4:
@@ -138,7 +117,9 @@ def _(xp, x, filter_sizes, dy, *, strides, padding, data_format, dilations):
     s, d = _spatial(strides, data_format), _spatial(dilations, data_format)
     if data_format == "NCHW":
         x, dy = _to_nhwc(xp, x), _to_nhwc(xp, dy)
-    return conv2d_backprop_filter_nhwc(xp, x, sizes, dy, s, d, padding)
+    return conv2d_backprop_filter_nhwc(xp, x, sizes, dy, s, d, padding,
+                                       nn_kernels.explicit_pairs(explicit_paddings,
+                                                                 data_format))
 
 
 @Conv2DBackpropFilter.gradient
@@ -152,7 +133,7 @@ def _(op, grad):
             apply_op("Conv2D", (x, grad), **_conv_attrs(op)).outputs[0]]
 
 
-def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,
+def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,  # noqa: A002
                            use_cudnn_on_gpu=True, explicit_paddings=(), data_format="NHWC",
                            dilations=(1, 1, 1, 1), name=None):
     """The gradient of conv2d with respect to its filter (op type Conv2DBackpropFilter)."""
@@ -161,5 +142,3 @@ def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,
                     explicit_paddings=list(explicit_paddings), data_format=data_format,
                     dilations=list(dilations)).outputs[0]
 
-
-del conv2d_nhwc
