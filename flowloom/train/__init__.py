@@ -3,6 +3,7 @@
 from flowloom.train.adam import AdamOptimizer  # noqa: F401
 from flowloom.train.adaptive import (AdadeltaOptimizer, AdagradOptimizer,  # noqa: F401
                                      RMSPropOptimizer)
+from flowloom.train.ftrl import FtrlOptimizer  # noqa: F401
 from flowloom.train.gradient_descent import (GradientDescentOptimizer,  # noqa: F401
                                              MomentumOptimizer)
 from flowloom.train.learning_rate_decay import (cosine_decay,  # noqa: F401

@@ -37,6 +37,11 @@ OPTIMIZERS = {
     "rmsprop": "tf.train.RMSPropOptimizer(0.01)",
     "rmsprop_momentum_centered": "tf.train.RMSPropOptimizer(0.01, momentum=0.5, centered=True)",
     "adadelta": "tf.train.AdadeltaOptimizer(1.0, rho=0.9, epsilon=1e-6)",
+    "ftrl": "tf.train.FtrlOptimizer(0.5, l1_regularization_strength=0.01, "
+            "l2_regularization_strength=0.02)",
+    "ftrl_v2_power": "tf.train.FtrlOptimizer(0.5, learning_rate_power=-0.7, "
+                     "l1_regularization_strength=0.001, l2_shrinkage_regularization_strength=0.1, "
+                     "beta=0.5)",
     "sgd_decayed": "tf.train.GradientDescentOptimizer("
                    "tf.train.exponential_decay(0.2, global_step, 3, 0.5, staircase=True))",
 }
