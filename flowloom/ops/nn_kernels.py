@@ -151,15 +151,18 @@ def conv2d_backprop_input(input_shape, w, dy, strides, dilations, padding,
                           explicit=((0, 0), (0, 0))):
     """Gradient of `conv2d` with respect to its input (also `conv2d_transpose`).
 
-    A stride-1 VALID convolution of the zero-dilated, padded gradient with the flipped,
-    transposed filter: one patches matmul, like the forward pass (a col2im after a
-    [rows, kh*kw*c] matmul costs twice as much here).
+    With fewer input than output channels (a first layer on RGB images): one matmul to
+    [rows, kh*kw*c] columns, then col2im, adding one strided slice per kernel offset. Otherwise
+    a stride-1 VALID convolution of the zero-dilated, padded gradient with the flipped,
+    transposed filter: one patches matmul, like the forward pass.
     """
     n, h, wd, c = input_shape
     kh, kw, ci, co = w.shape
     _check_depth(c, ci)
     ph, pw, oh, ow = _geometry(h, wd, kh, kw, strides, dilations, padding, explicit)
     _check_out(dy, (n, oh, ow, co))
+    if c < co:
+        return _backprop_input_col2im(input_shape, w, dy, strides, dilations, ph, pw, oh, ow)
     sh, sw = strides
     dh, dw = dilations
     if sh == sw == 1:
@@ -180,6 +183,23 @@ def conv2d_backprop_input(input_shape, w, dy, strides, dilations, padding,
            max(left, 0):max(left, 0) + src.shape[2]] = src
     flipped = np.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2))
     return conv2d(padded, flipped, (1, 1), (dh, dw), "VALID")
+
+
+def _backprop_input_col2im(input_shape, w, dy, strides, dilations, ph, pw, oh, ow):
+    n, h, wd, c = input_shape
+    kh, kw, _, co = w.shape
+    w2t = w.reshape(kh * kw * c, co).T
+    dxpad = np.zeros((n, h + ph[0] + ph[1], wd + pw[0] + pw[1], c), np.result_type(w, dy))
+    per_image = oh * ow * kh * kw * c * dxpad.itemsize
+    step = max(1, _BLOCK_BYTES // max(per_image, 1))
+    for start in range(0, n, step):
+        part = slice(start, start + step)
+        dcols = (dy[part].reshape(-1, co) @ w2t).reshape(-1, oh, ow, kh, kw, c)
+        target = dxpad[part]
+        for i in range(kh):
+            for j in range(kw):
+                _window(target, i, j, oh, ow, strides, dilations)[...] += dcols[:, :, :, i, j]
+    return dxpad[:, ph[0]:ph[0] + h, pw[0]:pw[0] + wd]
 
 
 def _check_out(dy, want):
