@@ -186,20 +186,29 @@ def conv2d_backprop_input(input_shape, w, dy, strides, dilations, padding,
 
 
 def _backprop_input_col2im(input_shape, w, dy, strides, dilations, ph, pw, oh, ow):
+    """Columns by one matmul, then col2im in channels-first layout: each kernel offset adds
+    [c, images, oh, ow] planes whose rows are contiguous (an NHWC col2im with 3 channels
+    would add runs of 3 floats)."""
     n, h, wd, c = input_shape
     kh, kw, _, co = w.shape
-    w2t = w.reshape(kh * kw * c, co).T
-    dxpad = np.zeros((n, h + ph[0] + ph[1], wd + pw[0] + pw[1], c), np.result_type(w, dy))
-    per_image = oh * ow * kh * kw * c * dxpad.itemsize
+    w_rows = w.transpose(2, 0, 1, 3).reshape(c * kh * kw, co)
+    out = np.empty((n, h, wd, c), np.result_type(w, dy))
+    per_image = oh * ow * kh * kw * c * out.itemsize
     step = max(1, _BLOCK_BYTES // max(per_image, 1))
+    sh, sw = strides
     for start in range(0, n, step):
         part = slice(start, start + step)
-        dcols = (dy[part].reshape(-1, co) @ w2t).reshape(-1, oh, ow, kh, kw, c)
-        target = dxpad[part]
+        block = dy[part]
+        b = block.shape[0]
+        dcols = (w_rows @ block.reshape(-1, co).T).reshape(c, kh, kw, b, oh, ow)
+        dxt = np.zeros((c, b, h + ph[0] + ph[1], wd + pw[0] + pw[1]), out.dtype)
         for i in range(kh):
             for j in range(kw):
-                _window(target, i, j, oh, ow, strides, dilations)[...] += dcols[:, :, :, i, j]
-    return dxpad[:, ph[0]:ph[0] + h, pw[0]:pw[0] + wd]
+                r, q = i * dilations[0], j * dilations[1]
+                dxt[:, :, r:r + (oh - 1) * sh + 1:sh, q:q + (ow - 1) * sw + 1:sw] += \
+                    dcols[:, i, j]
+        out[part] = dxt[:, :, ph[0]:ph[0] + h, pw[0]:pw[0] + wd].transpose(1, 2, 3, 0)
+    return out
 
 
 def _check_out(dy, want):
