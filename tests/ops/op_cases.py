@@ -366,6 +366,12 @@ def embedding(tf):
             "xs": [params]}
 
 
+@case
+def zero_fraction(tf):
+    x = tf.constant(np.array([[0.0, 1.5, 0.0], [2.0, 0.0, 0.0]], np.float32))
+    return {"out": [tf.nn.zero_fraction(x), tf.nn.zero_fraction(tf.constant([1, 0, 3]))]}
+
+
 # -- tf.losses ----------------------------------------------------------------------------------
 @case
 def losses_basic(tf):
