@@ -303,6 +303,15 @@ def sigmoid_xent(tf):
 
 
 @case
+def weighted_sigmoid_xent(tf):
+    logits = tf.constant(f64("wsx", 3, 4) * 3)
+    labels = tf.constant(rng("wsxl").uniform(0, 1, (3, 4)))
+    return {"out": [tf.nn.weighted_cross_entropy_with_logits(labels=labels, logits=logits,
+                                                             pos_weight=2.5)],
+            "xs": [logits, labels]}
+
+
+@case
 def moments_and_batchnorm(tf):
     x = tf.constant(f64("mom", 4, 3, 2))
     mean, var = tf.nn.moments(x, [0, 1])
