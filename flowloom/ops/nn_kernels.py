@@ -289,13 +289,18 @@ def max_pool_grad(x, y, dy, ksize, strides, padding):
     low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     xpad = _pad(x, ph, pw, low)
     dxpad = np.zeros(xpad.shape, dy.dtype)
+    # Preallocated buffers and out= ufuncs: this loop is memory-bound.
     taken = np.zeros(y.shape, bool)
+    hit = np.empty(y.shape, bool)
+    part = np.empty(y.shape, dy.dtype)
     for i in range(ksize[0]):
         for j in range(ksize[1]):
-            hit = _window(xpad, i, j, oh, ow, strides, (1, 1)) == y
-            hit &= ~taken
-            taken |= hit
-            _window(dxpad, i, j, oh, ow, strides, (1, 1))[...] += np.where(hit, dy, 0)
+            np.equal(_window(xpad, i, j, oh, ow, strides, (1, 1)), y, out=hit)
+            np.greater(hit, taken, out=hit)  # a maximum not yet claimed by an earlier offset
+            np.logical_or(taken, hit, out=taken)
+            np.multiply(dy, hit, out=part)
+            win = _window(dxpad, i, j, oh, ow, strides, (1, 1))
+            np.add(win, part, out=win)
     return dxpad[:, ph[0]:ph[0] + x.shape[1], pw[0]:pw[0] + x.shape[2]]
 
 
