@@ -7,10 +7,31 @@ slice per kernel offset (never `np.add.at`). Pooling loops over the window offse
 strided slices, which beats reducing a 6-D view for small windows.
 """
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from flowloom.framework import errors
+
+# Memory-bound loops (patch copies, pooling) run over batch slices on a few threads: NumPy
+# releases the GIL inside its loops, and BLAS already uses the cores for the matmuls.
+_WORKERS = max(1, min(os.cpu_count() or 1, 4))
+_POOL = ThreadPoolExecutor(_WORKERS, thread_name_prefix="nn_kernels") if _WORKERS > 1 else None
+_PARALLEL_MIN_BYTES = 1 << 20
+
+
+def _over_batch(fn, n, nbytes):
+    """Calls fn(batch_slice) for slices covering range(n), in parallel when worth it."""
+    parts = min(_WORKERS, n) if _POOL is not None and nbytes >= _PARALLEL_MIN_BYTES else 1
+    if parts <= 1:
+        fn(slice(0, n))
+        return
+    bounds = np.linspace(0, n, parts + 1).astype(int)
+    futures = [_POOL.submit(fn, slice(a, b)) for a, b in zip(bounds[:-1], bounds[1:])]
+    for f in futures:
+        f.result()
 
 
 def out_size(n, k, s, d, padding, pads=(0, 0)):
@@ -112,7 +133,10 @@ def _blocks(xpad, kh, kw, oh, ow, strides, dilations):
     step = max(1, _BLOCK_BYTES // max(per_image, 1))
     for start in range(0, n, step):
         part = xpad[start:start + step]
-        cols = _patches(part, kh, kw, oh, ow, strides, dilations)
+        view = _patches(part, kh, kw, oh, ow, strides, dilations)
+        cols = np.empty(view.shape, xpad.dtype)
+        _over_batch(lambda s, cols=cols, view=view: np.copyto(cols[s], view[s]),
+                    cols.shape[0], cols.nbytes)
         yield slice(start, start + part.shape[0]), cols.reshape(-1, kh * kw * c)
 
 
@@ -202,12 +226,16 @@ def _backprop_input_col2im(input_shape, w, dy, strides, dilations, ph, pw, oh, o
         b = block.shape[0]
         dcols = (w_rows @ block.reshape(-1, co).T).reshape(c, kh, kw, b, oh, ow)
         dxt = np.zeros((c, b, h + ph[0] + ph[1], wd + pw[0] + pw[1]), out.dtype)
-        for i in range(kh):
-            for j in range(kw):
-                r, q = i * dilations[0], j * dilations[1]
-                dxt[:, :, r:r + (oh - 1) * sh + 1:sh, q:q + (ow - 1) * sw + 1:sw] += \
-                    dcols[:, i, j]
-        out[part] = dxt[:, :, ph[0]:ph[0] + h, pw[0]:pw[0] + wd].transpose(1, 2, 3, 0)
+
+        def add_offsets(s, dxt=dxt, dcols=dcols, start=start):
+            for i in range(kh):
+                for j in range(kw):
+                    r, q = i * dilations[0], j * dilations[1]
+                    dxt[:, s, r:r + (oh - 1) * sh + 1:sh, q:q + (ow - 1) * sw + 1:sw] += \
+                        dcols[:, i, j, s]
+            out[start + s.start:start + s.stop] = dxt[:, s, ph[0]:ph[0] + h,
+                                                      pw[0]:pw[0] + wd].transpose(1, 2, 3, 0)
+        _over_batch(add_offsets, b, dcols.nbytes)
     return out
 
 
@@ -275,11 +303,18 @@ def max_pool(x, ksize, strides, padding):
     ph, pw, oh, ow = _pool_geometry(x.shape, ksize, strides, padding)
     low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     xpad = _pad(x, ph, pw, low)
-    out = None
-    for i in range(ksize[0]):
-        for j in range(ksize[1]):
-            win = _window(xpad, i, j, oh, ow, strides, (1, 1))
-            out = win.copy() if out is None else np.maximum(out, win, out=out)
+    out = np.empty((x.shape[0], oh, ow, x.shape[3]), x.dtype)
+
+    def run(s):
+        o = out[s]
+        for i in range(ksize[0]):
+            for j in range(ksize[1]):
+                win = _window(xpad[s], i, j, oh, ow, strides, (1, 1))
+                if i == j == 0:
+                    o[...] = win
+                else:
+                    np.maximum(o, win, out=o)
+    _over_batch(run, x.shape[0], x.nbytes)
     return out
 
 
@@ -289,18 +324,22 @@ def max_pool_grad(x, y, dy, ksize, strides, padding):
     low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     xpad = _pad(x, ph, pw, low)
     dxpad = np.zeros(xpad.shape, dy.dtype)
-    # Preallocated buffers and out= ufuncs: this loop is memory-bound.
-    taken = np.zeros(y.shape, bool)
-    hit = np.empty(y.shape, bool)
-    part = np.empty(y.shape, dy.dtype)
-    for i in range(ksize[0]):
-        for j in range(ksize[1]):
-            np.equal(_window(xpad, i, j, oh, ow, strides, (1, 1)), y, out=hit)
-            np.greater(hit, taken, out=hit)  # a maximum not yet claimed by an earlier offset
-            np.logical_or(taken, hit, out=taken)
-            np.multiply(dy, hit, out=part)
-            win = _window(dxpad, i, j, oh, ow, strides, (1, 1))
-            np.add(win, part, out=win)
+
+    def run(s):
+        # Preallocated buffers and out= ufuncs: this loop is memory-bound.
+        ys, dys, xs, dxs = y[s], dy[s], xpad[s], dxpad[s]
+        taken = np.zeros(ys.shape, bool)
+        hit = np.empty(ys.shape, bool)
+        part = np.empty(ys.shape, dy.dtype)
+        for i in range(ksize[0]):
+            for j in range(ksize[1]):
+                np.equal(_window(xs, i, j, oh, ow, strides, (1, 1)), ys, out=hit)
+                np.greater(hit, taken, out=hit)  # a maximum no earlier offset claimed
+                np.logical_or(taken, hit, out=taken)
+                np.multiply(dys, hit, out=part)
+                win = _window(dxs, i, j, oh, ow, strides, (1, 1))
+                np.add(win, part, out=win)
+    _over_batch(run, x.shape[0], x.nbytes)
     return dxpad[:, ph[0]:ph[0] + x.shape[1], pw[0]:pw[0] + x.shape[2]]
 
 
