@@ -17,7 +17,7 @@ from flowloom.framework import errors
 
 # Memory-bound loops (patch copies, pooling) run over batch slices on a few threads: NumPy
 # releases the GIL inside its loops, and BLAS already uses the cores for the matmuls.
-_WORKERS = max(1, min(os.cpu_count() or 1, 4))
+_WORKERS = max(1, min(int(os.environ.get("FLOWLOOM_NN_THREADS", 0)) or os.cpu_count() or 1, 4))
 _POOL = ThreadPoolExecutor(_WORKERS, thread_name_prefix="nn_kernels") if _WORKERS > 1 else None
 _PARALLEL_MIN_BYTES = 1 << 20
 
