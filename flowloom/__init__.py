@@ -29,6 +29,12 @@ from flowloom.ops.check_ops import (assert_equal, assert_greater, assert_greater
                                     assert_non_negative, assert_non_positive, assert_none_equal,
                                     assert_positive, assert_rank, assert_scalar, assert_type)
 from flowloom.ops.control_flow_ops import group, no_op, tuple, with_dependencies
+from flowloom.ops.cond import case, cond
+from flowloom.ops.while_loop import while_loop
+from flowloom.ops.tensor_array_ops import TensorArray
+from flowloom.ops.functional_ops import foldl, foldr, map_fn, scan
+from flowloom.ops import control_flow_grad as _control_flow_grad  # registers the gradients
+from flowloom.framework import nest
 from flowloom.ops.init_ops import (constant_initializer, glorot_normal_initializer,
                                    glorot_uniform_initializer, ones_initializer,
                                    random_normal_initializer, random_uniform_initializer,
@@ -64,7 +70,7 @@ from flowloom.variables import (Variable, all_variables, global_variables,
                                 moving_average_variables, report_uninitialized_variables,
                                 trainable_variables, variables_initializer)
 
-from flowloom import nn
+from flowloom import layers, nn
 from flowloom.gradients import (AggregationMethod, IndexedSlices, NotDifferentiable, RegisterGradient, UnconnectedGradients,
                                 gradients, hessians, no_gradient)
 # -- training op library (branch `ops`) --
@@ -78,6 +84,9 @@ from flowloom.ops.random_sampling_ops import multinomial, random_shuffle  # noqa
 from flowloom import losses  # noqa: E402
 from flowloom import test  # noqa: E402 - tf.test
 from flowloom import train  # noqa: E402 - tf.train
+from flowloom import summary
+from flowloom.summary.summary import (audio_summary, histogram_summary, image_summary,
+                                      merge_all_summaries, merge_summary, scalar_summary)
 
 __version__ = "0.1.0"
 
@@ -179,3 +188,48 @@ for _n in ("assert_equal", "assert_less", "assert_greater", "assert_rank", "chec
            "assert_none_equal", "assert_less_equal", "assert_greater_equal", "assert_positive",
            "assert_non_negative", "assert_type", "Assert"):
     setattr(debugging, _n, globals()[_n])
+
+# -- GraphDef, import/export, checkpoints (flowloom/framework/graph_def.py and friends) --------
+from flowloom.framework.importer import import_graph_def  # noqa: E402
+from flowloom.framework.tensor_proto import from_numpy as make_tensor_proto  # noqa: E402
+from flowloom.framework.tensor_proto import to_numpy as make_ndarray  # noqa: E402
+from flowloom.proto.attr_value_pb2 import AttrValue, NameAttrList  # noqa: E402,F811
+from flowloom.proto.graph_pb2 import GraphDef  # noqa: E402
+from flowloom.proto.meta_graph_pb2 import MetaGraphDef  # noqa: E402
+from flowloom.proto.node_def_pb2 import NodeDef  # noqa: E402
+from flowloom.proto.tensor_pb2 import TensorProto  # noqa: E402
+from flowloom.proto.versions_pb2 import VersionDef  # noqa: E402
+from flowloom import train  # noqa: E402
+import flowloom.ops.save_restore_ops  # noqa: E402,F401 - registers SaveV2/RestoreV2
+from flowloom import gfile  # noqa: E402
+from flowloom.framework import graph_util  # noqa: E402
+from flowloom.framework.graph_io import write_graph as _write_graph  # noqa: E402
+import flowloom.io as _io_package  # noqa: E402
+
+# tf.io is the flowloom.io package: it carries tf.io's public names too.
+_io_package.gfile = gfile
+_io_package.write_graph = _write_graph
+
+# Examples, records and sparse tensors (tf.parse_example, tf.io, tf.python_io).
+from flowloom.framework.sparse_tensor import (SparseTensor, SparseTensorValue,  # noqa: E402
+                                              sparse_placeholder)
+from flowloom.ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature,  # noqa: E402
+                                      SparseFeature, VarLenFeature, parse_example,
+                                      parse_single_example)
+from flowloom.ops.decode_ops import decode_csv, decode_raw  # noqa: E402
+from flowloom import io  # noqa: E402 - also the public tf.io namespace
+
+python_io = _types.ModuleType("flowloom.python_io")
+python_io.TFRecordWriter = io.TFRecordWriter
+python_io.TFRecordOptions = io.TFRecordOptions
+python_io.TFRecordCompressionType = io.TFRecordCompressionType
+python_io.tf_record_iterator = io.tf_record_iterator
+from flowloom.proto.event_pb2 import Event, SessionLog  # noqa: E402
+from flowloom.proto.summary_pb2 import (HistogramProto, Summary,  # noqa: E402
+                                        SummaryMetadata)
+from flowloom.ops.sparse_ops import sparse_tensor_to_dense, sparse_to_dense  # noqa: E402
+
+sparse = _types.ModuleType("flowloom.sparse")
+sparse.SparseTensor = SparseTensor
+sparse.to_dense = sparse_tensor_to_dense
+sparse.placeholder = sparse_placeholder

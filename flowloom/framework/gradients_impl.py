@@ -259,7 +259,7 @@ class _GradientBuilder:
         self.grads = {}  # op -> [list of received gradients per output]
         self.ys = ys
         self._pending_counts()
-        self.stop_ops = self._stop_ops([s.op for s in stop_gradients])
+        self.stop_gradient_ops = [s.op for s in stop_gradients]
 
     def _pending_counts(self):
         reached = set()
@@ -283,6 +283,14 @@ class _GradientBuilder:
                 between_list.append(op)
                 reached.discard(op)
                 queue.extend(t._op for t in op._inputs)
+        # CF-HOOK (cf branch): while loops between xs and ys get gradient loop states (TF's
+        # MaybeCreateControlFlowState); this may add loop exits to `between`.
+        self.loop_state = None
+        if any(op._type in ("Exit", "RefExit") for op in between_list):
+            from flowloom.ops import control_flow_state
+
+            self.loop_state = control_flow_state.maybe_create_control_flow_state(
+                between_list, between, self.colocate)
         pending = collections.defaultdict(int)
         for op in between_list:
             for t in op._inputs:
@@ -302,7 +310,10 @@ class _GradientBuilder:
         op_grads = self.grads.get(t._op)
         if op_grads is None:
             op_grads = self.grads[t._op] = [[] for _ in t._op._outputs]
-        op_grads[t._value_index].append(grad)
+        if isinstance(op_grads[t._value_index], list):
+            op_grads[t._value_index].append(grad)
+        else:  # a loop Switch visited a second time (from its loop body)
+            op_grads[t._value_index] = grad
 
     def run(self, grad_ys):
         for y, g in zip(self.ys, grad_ys):
@@ -313,17 +324,83 @@ class _GradientBuilder:
             if self.pending[op] == 0 and op not in seen and op in self.reachable_to_ops:
                 seen.add(op)
                 queue.append(op)
+        loop_state = self.loop_state
+        if loop_state is not None:
+            for y in loop_state.ProcessUnusedLoopExits(self.pending, seen):
+                if is_trainable(y):
+                    self._set_grad(y, loop_state.ZerosLikeForExit(y))
+                    queue.append(y._op)
+        self.stop_ops = self._stop_ops(self.stop_gradient_ops)
         while queue:
             op = queue.popleft()
             with _maybe_colocate(op, self.colocate):
                 self._backprop_op(op)
-            for t in op._inputs:
-                self.pending[t._op] -= 1
-                if self.pending[t._op] == 0:
-                    queue.append(t._op)
+            if loop_state is None:
+                for t in op._inputs:
+                    self.pending[t._op] -= 1
+                    if self.pending[t._op] == 0:
+                        queue.append(t._op)
+            else:
+                self._update_pending_in_loops(op, queue)
+        if loop_state is not None:
+            loop_state.PostProcessing()
+
+    def _update_pending_in_loops(self, op, queue):
+        """TF's _UpdatePendingAndEnqueueReady with while loops: a loop Switch is ready on
+        its first gradient; loop exits are held until all exits of the loop are known."""
+        from flowloom.ops.control_flow_context import is_loop_exit, is_loop_switch
+
+        loop_state = self.loop_state
+        for t in op._inputs:
+            x_op = t._op
+            self.pending[x_op] -= 1
+            ready = self.pending[x_op] == 0
+            if not ready:
+                ready = self.pending[x_op] > 0 and is_loop_switch(x_op)
+            if not ready:
+                continue
+            if not is_loop_exit(x_op):
+                queue.append(x_op)
+                continue
+            grad_state = loop_state.GetGradState(x_op, before=False)
+            grad_state.deferred_exits.append(t)
+            grad_state.pending_exits_count -= 1
+            if grad_state.pending_exits_count == 0:
+                has_real_grad = False
+                for y in grad_state.deferred_exits:
+                    if self._has_any_grad(y._op):
+                        has_real_grad = True
+                        queue.append(y._op)
+                    else:
+                        grad_state.unused_exits.append(y)
+                for y in grad_state.unused_exits:
+                    if has_real_grad and is_trainable(y):
+                        self._set_grad(y, loop_state.ZerosLikeForExit(y))
+                    queue.append(y._op)
+
+    def _has_any_grad(self, op):
+        for g in self.grads.get(op, ()):
+            if isinstance(g, (Tensor, IndexedSlices)):
+                return True
+            if g and isinstance(g, list) and any(v is not None for v in g):
+                return True
+        return False
 
     def _backprop_op(self, op):
+        loop_state = self.loop_state
+        if loop_state is not None:
+            loop_state.EnterGradWhileContext(op, before=True)
         out_grads = self._aggregated_grads(op)
+        if loop_state is not None:
+            loop_state.ExitGradWhileContext(op, before=True)
+            loop_state.EnterGradWhileContext(op, before=False)
+        try:
+            self._backprop_op_in_context(op, out_grads)
+        finally:
+            if loop_state is not None:
+                loop_state.ExitGradWhileContext(op, before=False)
+
+    def _backprop_op_in_context(self, op, out_grads):
         has_out_grads = any(g is not None for g in out_grads)
         grad_fn = None
         if has_out_grads and op not in self.stop_ops:
@@ -345,7 +422,14 @@ class _GradientBuilder:
             for i, g in enumerate(out_grads):
                 if g is None and is_trainable(op._outputs[i]):
                     # The output is unused by ys: its gradient is zero.
-                    out_grads[i] = array_ops.zeros_like(op._outputs[i])
+                    if self.loop_state is not None:
+                        out_grads[i] = self.loop_state.ZerosLike(op, i)
+                    elif op._type in ("Switch", "RefSwitch"):
+                        from flowloom.ops import control_flow_state
+
+                        out_grads[i] = control_flow_state.zeros_like_outside_loop(op, i)
+                    else:
+                        out_grads[i] = array_ops.zeros_like(op._outputs[i])
             with name_scope(op._name + "_grad"):
                 in_grads = _as_grad_list(grad_fn(op, *out_grads))
                 if len(in_grads) != len(op._inputs):
@@ -382,6 +466,9 @@ class _GradientBuilder:
             op_grads = self.grads[op] = [[] for _ in op._outputs]
         out = []
         for i, received in enumerate(op_grads):
+            if not isinstance(received, list):  # a loop Switch's gradient, already set
+                out.append(received)
+                continue
             received = [g for g in received if g is not None]
             if not received:
                 agg = None

@@ -8,6 +8,7 @@ import numpy as np
 from flowloom.framework import dtypes
 from flowloom.framework import tensor_shape
 
+_UNKNOWN_SHAPE = tensor_shape.unknown_shape()
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
@@ -25,7 +26,8 @@ class Operation:
     """A node in the graph: an instance of an op type with inputs, attrs and a device."""
 
     __slots__ = ("_graph", "_name", "_type", "_opdef", "_inputs", "_control_inputs", "_outputs",
-                 "_attrs", "_device", "_traceback", "_id", "_control_outputs", "__weakref__")
+                 "_attrs", "_device", "_traceback", "_id", "_control_outputs",
+                 "_control_flow_context", "__weakref__")
 
     def __init__(self, graph, name, opdef, inputs, output_dtypes, attrs, control_inputs, device):
         self._graph = graph
@@ -38,6 +40,7 @@ class Operation:
         self._device = device
         self._traceback = _user_frame()
         self._control_outputs = []
+        self._control_flow_context = None
         self._outputs = [Tensor(self, i, dt) for i, dt in enumerate(output_dtypes)]
 
     # -- the public TF1 API -------------------------------------------------
@@ -110,6 +113,26 @@ class Operation:
             op._control_outputs.append(self)
             self._graph._version += 1
 
+    def _update_input(self, index, tensor):
+        """Replaces input `index` by `tensor` (control flow rewires inputs after creation)."""
+        old = self._inputs[index]
+        self._inputs[index] = tensor
+        old._consumers.remove(self)
+        tensor._consumers.append(self)
+        self._graph._version += 1
+
+    def _remove_all_control_inputs(self):
+        for c in self._control_inputs:
+            c._control_outputs.remove(self)
+        self._control_inputs = []
+        self._graph._version += 1
+
+    def _get_control_flow_context(self):
+        return self._control_flow_context
+
+    def _set_control_flow_context(self, ctx):
+        self._control_flow_context = ctx
+
     def _add_control_inputs(self, ops):
         for op in ops:
             self._add_control_input(op)
@@ -153,7 +176,7 @@ class Tensor:
         self._op = op
         self._value_index = value_index
         self._dtype = dtype
-        self._shape = tensor_shape.unknown_shape()
+        self._shape = _UNKNOWN_SHAPE
         self._consumers = []
 
     @property
@@ -213,20 +236,22 @@ class Tensor:
         return id(self)
 
     def __bool__(self):
-        raise TypeError(
-            "Using a `tf.Tensor` as a Python `bool` is not allowed. Use `if t is not None:` "
-            "instead of `if t:` to test if a tensor is defined, and use TensorFlow ops such as "
-            "tf.cond to execute subgraphs conditioned on the value of a tensor.")
+        from flowloom.framework.errors import OperatorNotAllowedInGraphError
+
+        raise OperatorNotAllowedInGraphError(
+            "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed. Use "
+            "`if t is not None:` instead of `if t:` to test if a tensor is defined, and use "
+            "TensorFlow ops such as tf.cond to execute subgraphs conditioned on the value of a "
+            "tensor.")
 
     __nonzero__ = __bool__
 
     def __iter__(self):
-        shape = self._shape
-        if shape.ndims is None or shape.ndims == 0 or shape[0].value is None:
-            raise TypeError(
-                "Tensor objects are only iterable when the first dimension is known. "
-                f"'{self.name}' has shape {shape}.")
-        return (self[i] for i in range(shape[0].value))
+        from flowloom.framework.errors import OperatorNotAllowedInGraphError
+
+        raise OperatorNotAllowedInGraphError(
+            f"Iterating over a symbolic `tf.Tensor` ({self.name}) is not allowed in graph mode; "
+            "use tf.unstack(t) to split it into a list of tensors.")
 
     def __len__(self):
         raise TypeError(
@@ -273,7 +298,9 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref
         dtype = dtypes.as_dtype(dtype)
     for _, base_type, fn in _conversion_functions:
         if isinstance(value, base_type):
-            return fn(value, dtype=dtype, name=name, as_ref=as_ref)
+            ret = fn(value, dtype=dtype, name=name, as_ref=as_ref)
+            if ret is not NotImplemented:
+                return ret
     preferred_dtype = preferred_dtype or dtype_hint
     if dtype is None and preferred_dtype is not None:
         from flowloom.ops import array_ops

@@ -1,5 +1,7 @@
 """Array ops: constants, placeholders, identity, shapes, reshaping, joining and slicing."""
 
+import builtins
+
 import numpy as np
 
 from flowloom.framework import common_shapes
@@ -13,6 +15,9 @@ from flowloom.framework.ops import (Tensor, convert_to_tensor, infer_dtype,
 from flowloom.framework.op_def import defop
 from flowloom.framework.tensor_shape import TensorShape, unknown_shape
 from flowloom.framework.tensor_util import constant_value, constant_value_as_shape
+
+
+_builtin_slice = builtins.slice
 
 
 def dtype_string(dt):
@@ -612,7 +617,8 @@ def stack(values, axis=0, name="stack"):
     """Stacks a list of rank-R tensors into one rank-(R+1) tensor."""
     if not isinstance(values, (list, tuple)):
         raise TypeError("values must be a list of tensors")
-    if all(not isinstance(v, Tensor) and not hasattr(v, "_as_graph_element") for v in values):
+    if values and all(not isinstance(v, Tensor) and not hasattr(v, "_as_graph_element")
+                      for v in values):
         try:
             # Python numbers keep TF's inference (int → int32), which np.stack would lose.
             py_values = not any(isinstance(v, (np.ndarray, np.generic)) for v in values)
@@ -743,8 +749,6 @@ def _python_index(nd, begin, end, strides, begin_mask, end_mask, ellipsis_mask, 
     return tuple(idx)
 
 
-_builtin_slice = __builtins__["slice"] if isinstance(__builtins__, dict) else \
-    __builtins__.slice
 
 
 def strided_slice_np(xp, x, begin, end, strides, *, begin_mask=0, end_mask=0, ellipsis_mask=0,
@@ -813,50 +817,61 @@ def _(op, grad):
         grad, begin, end, strides, **{k: op._attrs[k] for k in _MASKS})]
 
 
+def _partial_values(t, n):
+    """The elements of a 1-D index tensor, None where an element is not known statically."""
+    v = constant_value(t)
+    if v is not None:
+        return [int(x) for x in np.ravel(v)]
+    if t._op._type == "Pack":
+        out = []
+        for x in t._op._inputs:
+            xv = constant_value(x)
+            out.append(None if xv is None else int(xv))
+        return out
+    return [None] * n
+
+
 @StridedSlice.shape
 def _(op):
     x, b, e, s = op._inputs
     a = op._attrs
-    bv, ev, sv = constant_value(b), constant_value(e), constant_value(s)
-    if x._shape.ndims is None:
+    if x._shape.ndims is None or b._shape.ndims is None or b._shape[0].value is None:
         return unknown_shape()
+    n = b._shape[0].value
+    bv, ev, sv = (_partial_values(t, n) for t in (b, e, s))
     dims = x._shape.as_list()
-    if bv is None or ev is None or sv is None:
-        return unknown_shape()
-    idx = _python_index(len(dims), bv, ev, sv, a["begin_mask"], a["end_mask"],
-                        a["ellipsis_mask"], a["new_axis_mask"], a["shrink_axis_mask"])
-    # Slice a dummy array of the known dims (unknown → 1, marked) to get the shape.
-    probe = np.empty([1 if d is None else d for d in dims], dtype=np.bool_)
-    try:
-        out = probe[idx].shape
-    except IndexError as err:
-        raise ValueError(str(err)) from None
-    # Map output dims back: unknown input dims give unknown outputs.
     result = []
     dim = 0
-    out_i = 0
-    n_real = sum(1 for k in idx if k is not None and k is not Ellipsis)
-    for k in idx:
-        if k is Ellipsis:
-            n = len(dims) - n_real
-            for _ in range(n):
+    n_real = sum(1 for i in range(n) if not (a["new_axis_mask"] >> i) & 1
+                 and not (a["ellipsis_mask"] >> i) & 1)
+    for i in range(n):
+        if (a["ellipsis_mask"] >> i) & 1:
+            for _ in range(len(dims) - n_real):
                 result.append(dims[dim])
                 dim += 1
-                out_i += 1
             continue
-        if k is None:
+        if (a["new_axis_mask"] >> i) & 1:
             result.append(1)
-            out_i += 1
             continue
-        if isinstance(k, int):
+        if dim >= len(dims):
+            raise ValueError(f"Index out of range using input dim {dim}; input has only "
+                             f"{len(dims)} dims")
+        d = dims[dim]
+        if (a["shrink_axis_mask"] >> i) & 1:
+            if d is not None and bv[i] is not None and not -d <= bv[i] < d:
+                raise ValueError(f"slice index {bv[i]} of dimension {dim} out of bounds.")
             dim += 1
             continue
-        result.append(None if dims[dim] is None else out[out_i])
+        stride = sv[i]
+        if stride == 0:
+            raise ValueError("strides must be non-zero")
+        begin = None if (a["begin_mask"] >> i) & 1 else bv[i]
+        end = None if (a["end_mask"] >> i) & 1 else ev[i]
+        unknown = d is None or stride is None or (begin is None and not (a["begin_mask"] >> i) & 1) \
+            or (end is None and not (a["end_mask"] >> i) & 1)
+        result.append(None if unknown else len(range(d)[_builtin_slice(begin, end, stride)]))
         dim += 1
-        out_i += 1
-    while dim < len(dims):
-        result.append(dims[dim])
-        dim += 1
+    result.extend(dims[dim:])
     return TensorShape(result)
 
 
@@ -931,6 +946,38 @@ def _slice_helper(tensor, slice_spec, var=None):
 Tensor._override_operator("__getitem__", _slice_helper)
 
 
+def _contains_tensor(value):
+    if isinstance(value, Tensor) or (hasattr(value, "_as_graph_element") and
+                                     not isinstance(value, np.ndarray)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_contains_tensor(v) for v in value)
+    return False
+
+
+def _autopack(value, dtype=None, name=None, as_ref=False):
+    """A (nested) list holding tensors becomes a Pack of them, as TF converts it ("packed")."""
+    if not _contains_tensor(value):
+        return NotImplemented
+    with name_scope(name or "packed") as scope:
+        elems = [_autopack(v, dtype) if isinstance(v, (list, tuple)) else
+                 convert_to_tensor(v, dtype=dtype) for v in value]
+        target = dtype
+        if target is None:
+            for e in elems:
+                if isinstance(e, Tensor):
+                    target = e.dtype.base_dtype
+                    break
+        elems = [e if e.dtype.base_dtype == target else convert_to_tensor(e, dtype=target)
+                 for e in elems]
+        return apply_op("Pack", (elems,), name=scope, axis=0).outputs[0]
+
+
+from flowloom.framework.ops import register_tensor_conversion_function  # noqa: E402
+
+register_tensor_conversion_function((list, tuple), _autopack, priority=99)
+
+
 # -- Fill, zeros, ones ----------------------------------------------------------------------------------
 Fill = defop("Fill", inputs=["dims: index_type", "value: T"], outputs=["output: T"],
              attrs={"index_type": dtypes.int32})
@@ -962,6 +1009,8 @@ def fill(dims, value, name=None):
 
 def _filled(shape, fill_value, dtype, name):
     dtype = dtypes.as_dtype(dtype).base_dtype
+    if dtype.is_bool:
+        fill_value = bool(fill_value)
     if isinstance(shape, Tensor) or (isinstance(shape, (list, tuple)) and
                                      any(isinstance(d, Tensor) for d in shape)):
         with name_scope(name) as scope:
@@ -1009,17 +1058,23 @@ OnesLike.no_gradient()
 
 
 def zeros_like(tensor, dtype=None, name=None, optimize=True):
-    tensor = convert_to_tensor(tensor)
-    if dtype is not None and dtypes.as_dtype(dtype) != tensor.dtype.base_dtype:
-        return zeros(shape(tensor), dtype=dtype, name=name or "zeros_like")
-    return apply_op("ZerosLike", (tensor,), name=name).outputs[0]
+    """A tensor of zeros with the shape (and by default the dtype) of `tensor`."""
+    with name_scope(name, "zeros_like", [tensor]) as scope:
+        tensor = convert_to_tensor(tensor, name="tensor")
+        dtype = tensor.dtype.base_dtype if dtype is None else dtypes.as_dtype(dtype)
+        if optimize and tensor._shape.is_fully_defined():
+            return zeros(tensor._shape.as_list(), dtype=dtype, name=scope)
+        if dtype != tensor.dtype.base_dtype:
+            return zeros(shape(tensor), dtype=dtype, name=scope)
+        return apply_op("ZerosLike", (tensor,), name=scope).outputs[0]
 
 
 def ones_like(tensor, dtype=None, name=None, optimize=True):
-    tensor = convert_to_tensor(tensor)
-    if dtype is not None and dtypes.as_dtype(dtype) != tensor.dtype.base_dtype:
-        return ones(shape(tensor), dtype=dtype, name=name or "ones_like")
-    return apply_op("OnesLike", (tensor,), name=name).outputs[0]
+    """A tensor of ones with the shape (and by default the dtype) of `tensor`."""
+    with name_scope(name, "ones_like", [tensor]) as scope:
+        tensor = convert_to_tensor(tensor, name="tensor")
+        dtype = tensor.dtype.base_dtype if dtype is None else dtypes.as_dtype(dtype)
+        return ones(shape(tensor, optimize=optimize), dtype=dtype, name=scope)
 
 
 newaxis = None

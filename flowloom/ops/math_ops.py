@@ -659,7 +659,8 @@ def saturate_cast(value, dtype, name=None):
 
 # -- MatMul ------------------------------------------------------------------------------------
 MatMul = defop("MatMul", inputs=["a: T", "b: T"], outputs=["product: T"],
-               attrs={"transpose_a": False, "transpose_b": False})
+               attrs={"transpose_a": False, "transpose_b": False, "grad_a": False,
+                      "grad_b": False})
 
 
 @MatMul.shape
@@ -1118,30 +1119,24 @@ def _binary_operator(op_type, default_name, py_name):
     return binary_op_wrapper, r_binary_op_wrapper
 
 
-def _truediv_operator(x, y):
-    return truediv(x, y)
+def _operator(fn, default_name):
+    """`x <op> y` and `y <op> x` for a wrapper `fn(x, y, name)`, named as TF names them."""
+    def forward(x, y):
+        with name_scope(None, default_name, [x, y]) as scope:
+            if not isinstance(y, Tensor):
+                y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+            return fn(x, y, name=scope)
+
+    def reverse(y, x):
+        with name_scope(None, default_name, [x, y]) as scope:
+            x = convert_to_tensor(x, dtype=y.dtype.base_dtype, name="x")
+            return fn(x, y, name=scope)
+    return forward, reverse
 
 
-def _rtruediv_operator(y, x):
-    with name_scope(None, "truediv", [x, y]):
-        return truediv(convert_to_tensor(x, dtype=y.dtype.base_dtype, name="x"), y)
-
-
-def _floordiv_operator(x, y):
-    return floordiv(x, convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
-                    if not isinstance(y, Tensor) else y)
-
-
-def _rfloordiv_operator(y, x):
-    return floordiv(convert_to_tensor(x, dtype=y.dtype.base_dtype, name="x"), y)
-
-
-def _matmul_operator(x, y):
-    return matmul(x, y)
-
-
-def _rmatmul_operator(y, x):
-    return matmul(x, y)
+_truediv_operator, _rtruediv_operator = _operator(truediv, "truediv")
+_floordiv_operator, _rfloordiv_operator = _operator(floordiv, "floordiv")
+_matmul_operator, _rmatmul_operator = _operator(matmul, "matmul")
 
 
 def _register_operators():

@@ -53,14 +53,15 @@ def _(op):
 
 
 @Assign.kernel
-def _(xp, ref, value, *, validate_shape, use_locking):
+def _(xp, ref, value, *, validate_shape, use_locking, ctx):
     old = ref.value
-    if validate_shape and old is not None and old.shape != value.shape:
+    lhs_shape = old.shape if old is not None else _declared_shape(ctx.op._inputs[0])
+    if validate_shape and lhs_shape is not None and lhs_shape != value.shape:
         raise errors.InvalidArgumentError(
             None, None, "Assign requires shapes of both tensors to match. lhs shape= "
-            f"[{','.join(map(str, old.shape))}] rhs shape= [{','.join(map(str, value.shape))}]")
+            f"[{','.join(map(str, lhs_shape))}] rhs shape= [{','.join(map(str, value.shape))}]")
     # Variables own their buffers: a fed array or a constant is never aliased.
-    new = np.array(value, copy=True)
+    new = xp.array(value, copy=True)
     if use_locking:
         with ref.lock:
             ref.value = new
@@ -70,6 +71,13 @@ def _(xp, ref, value, *, validate_shape, use_locking):
 
 
 Assign.no_gradient()
+
+
+def _declared_shape(ref_tensor):
+    # An uninitialized TF variable already has its declared shape (restoring a checkpoint
+    # of another shape into it fails).
+    shape = ref_tensor._shape
+    return tuple(shape.as_list()) if shape.is_fully_defined() else None
 
 
 def _update_kernel(fn, verb):
