@@ -10,8 +10,8 @@ import json
 import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-import numpy as np  # noqa: E402
-import tensorflow.compat.v1 as tf  # noqa: E402
+import numpy as np
+import tensorflow.compat.v1 as tf
 
 tf.disable_v2_behavior()
 
@@ -54,6 +54,15 @@ feed = {'x': [[0.1, 0.2], [-0.3, 0.4]]}
 p = tf.Variable([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], name='p')
 y = tf.gather(p, [2, 0, 2])
 grads = tf.gradients(tf.reduce_sum(y * y), p)
+extra = [tf.convert_to_tensor(grads[0])]
+feed = {}
+""",
+    "gather_twice_and_dense": """
+p = tf.Variable([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], name='p')
+a = tf.gather(p, [2, 0])
+b = tf.gather(p, [1, 1])
+grads = tf.gradients(tf.reduce_sum(a * b) + tf.reduce_sum(tf.gather(p, [0]) * 3.0), p)
+grads += tf.gradients(tf.reduce_sum(a) + tf.reduce_sum(p * p), p)
 extra = [tf.convert_to_tensor(grads[0])]
 feed = {}
 """,
