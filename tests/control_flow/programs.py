@@ -287,6 +287,9 @@ def grad_functional(tf):
              "gf_y": gf[1]}, [{"x:0": [[1.0, 2.0], [0.5, -1.0], [3.0, 0.2]], "y:0": 0.6}])
 
 
+# Their GraphDefs, written by TF, are rebuilt node by node and run (test_imported_graphs.py).
+GRAPH_DEF_PROGRAMS = ["while_basic", "while_inside_cond", "grad_while", "grad_cond_in_while",
+                      "grad_rnn", "while_nested"]
 STRUCTURE_PROGRAMS = ["cond_basic", "while_basic", "cond_side_effects", "tensor_array_loop",
                       "grad_cond", "grad_cond_in_while", "functional",
                       "while_nested"]

@@ -39,6 +39,35 @@ def graph_listing(graph):
     return out
 
 
+def node_listing(graph):
+    """The GraphDef's nodes as JSON: name, op, inputs ("^x" for control), and attrs."""
+    from tensorflow.core.framework import attr_value_pb2  # noqa: F401
+
+    nodes = []
+    for nd in graph.as_graph_def().node:
+        attrs = {}
+        for k, v in nd.attr.items():
+            if k.startswith("_"):
+                continue
+            kind = v.WhichOneof("value")
+            if kind == "type":
+                attrs[k] = ["type", tf.as_dtype(v.type).name]
+            elif kind == "shape":
+                s = tf.TensorShape(v.shape)
+                attrs[k] = ["shape", None if s.ndims is None else s.as_list()]
+            elif kind == "tensor":
+                arr = tf.make_ndarray(v.tensor)
+                attrs[k] = ["tensor", arr.dtype.name, list(arr.shape), arr.reshape(-1).tolist()]
+            elif kind == "list":
+                attrs[k] = ["types", [tf.as_dtype(t).name for t in v.list.type]]
+            elif kind == "s":
+                attrs[k] = ["s", v.s.decode()]
+            else:
+                attrs[k] = [kind, getattr(v, kind)]
+        nodes.append([nd.name, nd.op, list(nd.input), attrs])
+    return nodes
+
+
 def _core_message(e):
     """The message without TF's node and traceback lines (and the array-name prefix)."""
     lines = [ln.strip() for ln in str(e).split("\n")]
@@ -78,6 +107,8 @@ def main():
             fetches, feeds = fn(tf)
             if name in programs.STRUCTURE_PROGRAMS:
                 graphs[name] = graph_listing(g)
+            if name in programs.GRAPH_DEF_PROGRAMS:
+                graphs["graph_def/" + name] = node_listing(g)
             tensors = {k: v for k, v in fetches.items() if isinstance(v, tf.Tensor)}
             ops_ = [v for v in fetches.values() if isinstance(v, tf.Operation)]
             with tf.Session() as sess:
@@ -90,7 +121,7 @@ def main():
     graphs["errors"] = record_errors()
     np.savez_compressed(os.path.join(HERE, "control_flow_values.npz"), **values)
     with open(os.path.join(HERE, "control_flow_graphs.json"), "w") as f:
-        json.dump(graphs, f, indent=0, sort_keys=True)
+        json.dump(graphs, f, separators=(",", ":"), sort_keys=True)
     print(f"recorded {len(values)} values, {len(graphs)} graphs")
 
 
