@@ -1,6 +1,7 @@
 """flowloom runs the control-flow programs of programs.py with TF's results and graphs
 (recorded by tests/data/record_control_flow.py)."""
 
+import gzip
 import json
 import os
 
@@ -12,7 +13,7 @@ from tests.control_flow import programs
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "data")
 VALUES = np.load(os.path.join(DATA, "control_flow_values.npz"), allow_pickle=False)
-with open(os.path.join(DATA, "control_flow_graphs.json")) as _f:
+with gzip.open(os.path.join(DATA, "control_flow_graphs.json.gz"), "rt") as _f:
     GRAPHS = json.load(_f)
 
 

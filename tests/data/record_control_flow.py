@@ -4,10 +4,11 @@ programs of tests/control_flow/programs.py.
 Run with the reference TensorFlow:
   TF_CPP_MIN_LOG_LEVEL=3 /work/tfvenv/bin/python tests/data/record_control_flow.py
 Writes tests/data/control_flow_values.npz (values, keyed "<program>/<feed #>/<fetch>") and
-tests/data/control_flow_graphs.json (op name, type, inputs and control inputs of some
+tests/data/control_flow_graphs.json.gz (op name, type, inputs and control inputs of some
 programs' graphs).
 """
 
+import gzip
 import json
 import re
 import os
@@ -120,7 +121,7 @@ def main():
                         values[f"{name}/{k}/{key}"] = np.asarray(v)
     graphs["errors"] = record_errors()
     np.savez_compressed(os.path.join(HERE, "control_flow_values.npz"), **values)
-    with open(os.path.join(HERE, "control_flow_graphs.json"), "w") as f:
+    with gzip.open(os.path.join(HERE, "control_flow_graphs.json.gz"), "wt") as f:
         json.dump(graphs, f, separators=(",", ":"), sort_keys=True)
     print(f"recorded {len(values)} values, {len(graphs)} graphs")
 
