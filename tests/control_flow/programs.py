@@ -407,3 +407,42 @@ def err_ta_static_shapes(tf):
 def err_ta_read_unwritten(tf):
     ta = tf.TensorArray(tf.float32, size=2, infer_shape=False)
     return ta.write(0, 1.0).read(1)
+
+
+# -- tf.nest cases: (structure, other structure for assert_same_structure) -------------------
+def nest_cases():
+    return {
+        "flat": (3, 4),
+        "list": ([1, [2, 3], (4,)], [5, [6, 7], (8,)]),
+        "dict_order": ({"b": 1, "a": [2, 3], "c": {"z": 4, "y": 5}},
+                       {"a": [0, 0], "b": 0, "c": {"y": 0, "z": 0}}),
+        "namedtuple": (Pair(a=1, b=(2, {"k": 3})), Pair(a=0, b=(0, {"k": 0}))),
+        "none_leaf": ([None, (None, 1)], [1, (2, 3)]),
+        "tuple_vs_list": ((1, 2), [1, 2]),
+        "length": ([1, 2], [1, 2, 3]),
+        "seq_vs_leaf": ([1, [2]], [1, 2]),
+        "dict_keys": ({"a": 1}, {"b": 1}),
+        "string_leaf": (["ab", ("cd",)], [1, (2,)]),
+    }
+
+
+def nest_results(nest):
+    """What the nest functions return on the cases (JSON-able)."""
+    out = {}
+    for name, (s, other) in nest_cases().items():
+        flat = nest.flatten(s)
+        packed = nest.pack_sequence_as(s, list(range(len(flat))))
+        doubled = nest.map_structure(lambda v: None if v is None else v * 2, s)
+        try:
+            nest.assert_same_structure(s, other)
+            same = "OK"
+        except (TypeError, ValueError) as e:
+            same = type(e).__name__
+        try:
+            nest.assert_same_structure(s, other, check_types=False)
+            same_loose = "OK"
+        except (TypeError, ValueError) as e:
+            same_loose = type(e).__name__
+        out[name] = [repr(flat), repr(packed), repr(doubled), same, same_loose,
+                     nest.is_nested(s)]
+    return out

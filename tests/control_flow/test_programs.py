@@ -70,3 +70,8 @@ def test_errors_match_tensorflow(name):
                 sess.run(target)
     assert type(info.value).__name__ == want_class
     assert want_message in str(info.value)
+
+
+def test_nest_matches_tensorflow():
+    got = programs.nest_results(tf.nest)
+    assert got == GRAPHS["nest"]

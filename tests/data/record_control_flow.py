@@ -120,6 +120,7 @@ def main():
                     for key, v in got.items():
                         values[f"{name}/{k}/{key}"] = np.asarray(v)
     graphs["errors"] = record_errors()
+    graphs["nest"] = programs.nest_results(tf.nest)
     np.savez_compressed(os.path.join(HERE, "control_flow_values.npz"), **values)
     with gzip.open(os.path.join(HERE, "control_flow_graphs.json.gz"), "wt") as f:
         json.dump(graphs, f, separators=(",", ":"), sort_keys=True)
