@@ -4,7 +4,7 @@ NextIteration (back to the Merge), and Switch → Exit for the results."""
 from flowloom.framework import nest
 from flowloom.framework import tensor_shape
 from flowloom.framework.graph import (GraphKeys, add_to_collection, control_dependencies,
-                                      get_default_graph, name_scope)
+                                      name_scope)
 from flowloom.framework.ops import Tensor, convert_to_tensor
 from flowloom.ops import array_ops
 from flowloom.ops import control_flow_ops

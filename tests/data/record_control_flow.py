@@ -42,8 +42,6 @@ def graph_listing(graph):
 
 def node_listing(graph):
     """The GraphDef's nodes as JSON: name, op, inputs ("^x" for control), and attrs."""
-    from tensorflow.core.framework import attr_value_pb2  # noqa: F401
-
     nodes = []
     for nd in graph.as_graph_def().node:
         attrs = {}
