@@ -446,3 +446,21 @@ def nest_results(nest):
         out[name] = [repr(flat), repr(packed), repr(doubled), same, same_loose,
                      nest.is_nested(s)]
     return out
+
+
+@program
+def variables_in_loop(tf):
+    """Variables created inside a loop body (as RNN cells do) live outside the loop."""
+    xs = tf.placeholder(tf.float32, [5, 2, 3], name="xs")
+
+    def body(t, h):
+        with tf.variable_scope("cell", reuse=tf.AUTO_REUSE):
+            w = tf.get_variable("w", [3, 3], initializer=tf.constant_initializer(0.1))
+            b = tf.get_variable("b", [3], initializer=tf.constant_initializer(-0.2))
+        return t + 1, tf.tanh(tf.matmul(tf.gather(xs, t), w) + h + b)
+
+    _, h = tf.while_loop(lambda t, h: t < 5, body, [0, tf.zeros([2, 3])])
+    gw, gb = tf.gradients(tf.reduce_sum(h * h), tf.trainable_variables())
+    init = tf.global_variables_initializer()
+    return ({"h": h, "gw": gw, "gb": gb, "init": init},
+            [{"xs:0": np.linspace(-1, 1, 30).reshape(5, 2, 3)}])
