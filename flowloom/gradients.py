@@ -13,7 +13,8 @@ from flowloom.framework import indexed_slices as _indexed_slices
 from flowloom.runtime import session as _session
 
 # Ops whose modules are not imported elsewhere but whose gradients tf.gradients may build.
-from flowloom.ops import broadcast_ops, data_flow_ops, scan_ops, segment_ops  # noqa: F401,E402
+from flowloom.ops import (broadcast_ops, conv_grad_ops, data_flow_ops, scan_ops,  # noqa: F401,E402
+                          segment_ops)
 
 _session.register_session_run_conversion_functions(
     IndexedSlices, _indexed_slices.session_fetch, _indexed_slices.session_feed)

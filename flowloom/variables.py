@@ -72,6 +72,8 @@ class Variable:
                         f"initial_value must have a shape specified: {self._initial_value}")
                 self._variable = state_ops.variable_op_v2(
                     init_shape, self._initial_value.dtype.base_dtype, name=scope)
+                if init_from_fn:  # TF creates it inside the Initializer's `_class` scope
+                    self._variable.op._attrs.setdefault("_class", ["loc:@" + true_name])
                 with g.colocate_with(self._variable.op):
                     self._initializer_op = state_ops.assign(
                         self._variable, self._initial_value, validate_shape=validate_shape,

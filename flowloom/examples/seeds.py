@@ -155,6 +155,64 @@ def assertion_pattern():
             print("InvalidArgumentError:", e.message.splitlines()[0])
 
 
+def weight_variable(shape, decay=None):
+    """From TF's mnist_with_summaries tutorial, which the conv_layer snippet builds on."""
+    initial = tf.truncated_normal(shape, stddev=0.1)
+    var = tf.Variable(initial)
+    if decay is not None:
+        tf.add_to_collection("losses", tf.multiply(tf.nn.l2_loss(var), decay))
+    return var
+
+
+def bias_variable(shape):
+    return tf.Variable(tf.constant(0.1, shape=shape))
+
+
+def variable_summaries(var, name):
+    with tf.name_scope('summaries'):
+        mean = tf.reduce_mean(var)
+        tf.scalar_summary('mean/' + name, mean)
+        with tf.name_scope('stddev'):
+            stddev = tf.sqrt(tf.reduce_mean(tf.square(var - mean)))
+        tf.scalar_summary('stddev/' + name, stddev)
+        tf.histogram_summary(name, var)
+
+
+def conv_layer(input_tensor, kernel_shape, output_dim, layer_name, decay=None, act=tf.nn.relu):
+    """Reusable code for making a simple convolutional layer.
+    """
+    # Adding a name scope ensures logical grouping of the layers in the graph.
+    with tf.name_scope(layer_name):
+        # This Variable will hold the state of the weights for the layer
+        with tf.name_scope('weights'):
+            weights = weight_variable(kernel_shape, decay)
+            variable_summaries(weights, layer_name + '/weights')
+        with tf.name_scope('biases'):
+            biases = bias_variable([output_dim])
+            variable_summaries(biases, layer_name + '/biases')
+        with tf.name_scope('convolution'):
+            preactivate = tf.nn.conv2d(input_tensor, weights, strides=[1, 1, 1, 1], padding='SAME')
+            biased = tf.nn.bias_add(preactivate, biases)
+            tf.histogram_summary(layer_name + '/pre_activations', biased)
+        activations = act(biased, 'activation')
+        tf.histogram_summary(layer_name + '/activations', activations)
+        return activations
+
+
+def conv_layer_identity_activation():
+    """tf.identity as the activation function keeps the pre-activations (an autoencoder's need)."""
+    tf.reset_default_graph()
+    images = tf.random_normal([2, 8, 8, 3], seed=1)
+    relu_out = conv_layer(images, [3, 3, 3, 4], 4, "conv_relu")
+    linear_out = conv_layer(images, [3, 3, 3, 4], 4, "conv_linear", act=tf.identity)
+    print(relu_out.name, linear_out.name)
+    merged = tf.merge_all_summaries()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        r, lin, summary = sess.run([relu_out, linear_out, merged])
+        print((r >= 0).all(), (lin < 0).any(), len(tf.Summary.FromString(summary).value))
+
+
 ALL = [control_dependencies_without_identity, control_dependencies_with_identity,
        name_scope_names, variable_scope_default_name, conv_relu_twice_fails, sharing_variables,
        assertion_pattern]

@@ -52,7 +52,20 @@ def apply_op(op_type, inputs=(), name=None, **attrs):
                     f"{attrs[k].name} not in list of allowed values: "
                     f"{', '.join(t.name for t in types)}")
     out_dtypes = _output_dtypes(opdef, attrs, flat)
+    if opdef.ref_input_indices:
+        # TF creates an op that writes through a reference colocated with the variable.
+        must_colocate = [t for t in flat if t._dtype.is_ref_dtype]
+        if must_colocate:
+            return _create_colocated(graph, must_colocate, opdef, flat, out_dtypes, attrs,
+                                     op_name)
     return graph._create_op_internal(opdef, flat, out_dtypes, attrs, op_name)
+
+
+def _create_colocated(graph, tensors, opdef, flat, out_dtypes, attrs, op_name):
+    if not tensors:
+        return graph._create_op_internal(opdef, flat, out_dtypes, attrs, op_name)
+    with graph.colocate_with(tensors[0]._op):
+        return _create_colocated(graph, tensors[1:], opdef, flat, out_dtypes, attrs, op_name)
 
 
 def _convert_inputs(op_type, opdef, args, inputs, attrs):
@@ -106,7 +119,7 @@ def _convert(value, dtype, arg, op_type, source):
             if not value._dtype.is_ref_dtype:
                 raise TypeError(f"'{op_type}' Op requires that input '{arg.name}' be a mutable "
                                 "tensor (e.g.: a tf.Variable)")
-        if dtype is not None and value._dtype.base_dtype != dtype:
+        if dtype is not None and value._dtype.base_dtype is not dtype:
             raise TypeError(
                 f"Input '{arg.name}' of '{op_type}' Op has type {value._dtype.base_dtype.name} "
                 f"that does not match {_expected(dtype, arg, source)}.")

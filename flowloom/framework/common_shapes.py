@@ -14,6 +14,8 @@ def broadcast(a, b):
     if a._dims is None or b._dims is None:
         return tensor_shape.unknown_shape()
     x, y = a._dims, b._dims
+    if x == y and None not in x:
+        return a
     if len(x) < len(y):
         x = (1,) * (len(y) - len(x)) + x
     else:

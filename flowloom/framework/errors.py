@@ -107,3 +107,7 @@ def error_code_from_exception_type(cls):
         if c is cls:
             return code
     raise KeyError(cls)
+
+
+class OperatorNotAllowedInGraphError(TypeError):
+    """A Python operation (bool(), iteration) that a symbolic Tensor cannot support."""

@@ -78,6 +78,10 @@ def no_gradient(op_type):
     if not isinstance(op_type, str):
         raise TypeError("op_type must be a string")
     opdef = op_registry.get(op_type)
+    if op_type in _NAMED_GRADIENTS or (opdef is not None and (opdef.grad_fn or
+                                                              opdef.grad_none)):
+        raise KeyError(f"Registering two gradient with name '{op_type}'! (Previous "
+                       "registration was in flowloom)")
     if opdef is not None:
         opdef.no_gradient()
     else:

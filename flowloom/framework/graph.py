@@ -7,6 +7,7 @@ import threading
 from flowloom.framework import dtypes
 from flowloom.framework import op_def as op_registry
 from flowloom.framework.ops import Operation, Tensor
+from flowloom.framework.tensor_shape import TensorShape, as_shape
 
 _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
 _VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
@@ -190,7 +191,9 @@ class Graph:
             for k, v in self._attr_scope_map.items():
                 attrs.setdefault(k, v)
         if self._colocation_stack:
-            attrs["_class"] = ["loc:@" + self._colocation_stack[-1]._name]
+            # TF: the union of the groups of every op on the colocation stack, sorted.
+            attrs["_class"] = sorted({g.decode() for c in self._colocation_stack
+                                      for g in c.colocation_groups()})
         if self._gradient_override_map and opdef.type in self._gradient_override_map:
             # TF records the override on the op; tf.gradients reads it back.
             attrs["_gradient_op_type"] = self._gradient_override_map[opdef.type].encode()
@@ -199,10 +202,13 @@ class Graph:
             t._consumers.append(op)
         for c in control_inputs:
             c._control_outputs.append(op)
-        if self._colocation_stack:
-            op._device = self._colocation_stack[-1]._device
-        elif self._device_function_stack:
+        if self._device_function_stack:
             op._device = self._apply_device_functions(op)
+        for colocated in reversed(self._colocation_stack):
+            # The innermost colocation op that has a device gives it (after device scopes).
+            if colocated._device:
+                op._device = colocated._device
+                break
         for controller in self._control_dependencies_stack:
             controller.ops_created.add(op)
         self._ops_by_name[name] = op
@@ -229,12 +235,9 @@ class Graph:
         self._control_flow_context = ctx
 
     def _apply_device_functions(self, op):
-        device = ""
-        for fn in reversed(self._device_function_stack):
-            if fn is None:
-                break
-            device = fn(op, device)
-        return device
+        from flowloom.framework import device as device_lib
+
+        return device_lib.apply_device_stack(self._device_function_stack, op)
 
     # -- control dependencies ---------------------------------------------------
     def _current_control_inputs(self, inputs):
@@ -274,6 +277,10 @@ class Graph:
                 c = c._op
             if c not in ops:
                 ops.append(c)
+                # TF marks every op used as a manual control dependency (an attr its
+                # GraphDefs carry).
+                if not any(c in ctl.control_inputs for ctl in self._control_dependencies_stack):
+                    c._set_attr("_has_manual_control_dependencies", True)
         return _ControlDependenciesController(self, ops)
 
     # -- devices ------------------------------------------------------------------
@@ -477,9 +484,10 @@ def _set_shapes(op, opdef):
         raise ValueError(shape_error_message(op, str(e))) from None
     if shapes is None:
         return
-    from flowloom.framework.tensor_shape import TensorShape, as_shape
-
-    if isinstance(shapes, TensorShape) or not isinstance(shapes, (list, tuple)) or (
+    if type(shapes) is TensorShape:
+        op._outputs[0]._shape = shapes
+        return
+    if not isinstance(shapes, (list, tuple)) or (
             shapes and not isinstance(shapes[0], (TensorShape, list, tuple, type(None)))):
         shapes = [shapes]
     for t, s in zip(op._outputs, shapes):

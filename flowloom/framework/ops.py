@@ -8,6 +8,7 @@ import numpy as np
 from flowloom.framework import dtypes
 from flowloom.framework import tensor_shape
 
+_UNKNOWN_SHAPE = tensor_shape.unknown_shape()
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
@@ -175,7 +176,7 @@ class Tensor:
         self._op = op
         self._value_index = value_index
         self._dtype = dtype
-        self._shape = tensor_shape.unknown_shape()
+        self._shape = _UNKNOWN_SHAPE
         self._consumers = []
 
     @property
@@ -235,20 +236,22 @@ class Tensor:
         return id(self)
 
     def __bool__(self):
-        raise TypeError(
-            "Using a `tf.Tensor` as a Python `bool` is not allowed. Use `if t is not None:` "
-            "instead of `if t:` to test if a tensor is defined, and use TensorFlow ops such as "
-            "tf.cond to execute subgraphs conditioned on the value of a tensor.")
+        from flowloom.framework.errors import OperatorNotAllowedInGraphError
+
+        raise OperatorNotAllowedInGraphError(
+            "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed. Use "
+            "`if t is not None:` instead of `if t:` to test if a tensor is defined, and use "
+            "TensorFlow ops such as tf.cond to execute subgraphs conditioned on the value of a "
+            "tensor.")
 
     __nonzero__ = __bool__
 
     def __iter__(self):
-        shape = self._shape
-        if shape.ndims is None or shape.ndims == 0 or shape[0].value is None:
-            raise TypeError(
-                "Tensor objects are only iterable when the first dimension is known. "
-                f"'{self.name}' has shape {shape}.")
-        return (self[i] for i in range(shape[0].value))
+        from flowloom.framework.errors import OperatorNotAllowedInGraphError
+
+        raise OperatorNotAllowedInGraphError(
+            f"Iterating over a symbolic `tf.Tensor` ({self.name}) is not allowed in graph mode; "
+            "use tf.unstack(t) to split it into a list of tensors.")
 
     def __len__(self):
         raise TypeError(
@@ -295,7 +298,9 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref
         dtype = dtypes.as_dtype(dtype)
     for _, base_type, fn in _conversion_functions:
         if isinstance(value, base_type):
-            return fn(value, dtype=dtype, name=name, as_ref=as_ref)
+            ret = fn(value, dtype=dtype, name=name, as_ref=as_ref)
+            if ret is not NotImplemented:
+                return ret
     preferred_dtype = preferred_dtype or dtype_hint
     if dtype is None and preferred_dtype is not None:
         from flowloom.ops import array_ops

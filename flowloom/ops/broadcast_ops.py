@@ -232,7 +232,7 @@ def reduced_shape(input_shape, axes):
         return out
     axes = convert_to_tensor(axes)
     input_rank = array_ops.size(input_shape, out_type=axes.dtype.base_dtype)
-    axes = math_ops.floormod(axes + input_rank, input_rank)
+    axes = (axes + input_rank) % input_rank
     axes_shape = array_ops.shape(axes)
     return data_flow_ops.dynamic_stitch(
         [math_ops.range_(input_rank), axes],

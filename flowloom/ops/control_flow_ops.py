@@ -254,15 +254,22 @@ def _flatten(xs):
 def tuple(tensors, name=None, control_inputs=None):  # noqa: A001 - TF's name
     """Groups tensors: each returned tensor is available only after all inputs are computed."""
     with name_scope(name, "tuple", tensors) as scope:
-        gating = [t.op if isinstance(t, Tensor) else t for t in tensors if t is not None]
+        gating = [t if isinstance(t, Operation) else t.op for t in tensors if t is not None]
         if control_inputs:
             for c in control_inputs:
                 gating.append(c.op if isinstance(c, Tensor) else c)
+        # Unique ops in creation order, as TF gates them.
+        gating = sorted(set(gating), key=lambda op: op._id)
+        if not gating:
+            raise ValueError("'tensors' must have at least one Tensor")
         gate = group(*gating)
         out = []
         for t in tensors:
             if t is None:
                 out.append(None)
+            elif isinstance(t, Operation):
+                with control_dependencies([gate]):
+                    out.append(group(t))
             else:
                 out.append(with_dependencies([gate], t))
         del scope
@@ -272,7 +279,14 @@ def tuple(tensors, name=None, control_inputs=None):  # noqa: A001 - TF's name
 def with_dependencies(dependencies, output_tensor, name=None):
     """`output_tensor`, computed only after all `dependencies` have run."""
     with name_scope(name, "control_dependency", list(dependencies) + [output_tensor]) as scope:
-        with control_dependencies(dependencies):
+        g = get_default_graph()
+        with g.colocate_with(output_tensor.values if hasattr(output_tensor, "indices")
+                             else output_tensor), control_dependencies(dependencies):
+            if hasattr(output_tensor, "indices") and hasattr(output_tensor, "values"):
+                from flowloom.framework.indexed_slices import IndexedSlices
+
+                return IndexedSlices(array_ops.identity(output_tensor.values, name=scope),
+                                     output_tensor.indices, output_tensor.dense_shape)
             output_tensor = convert_to_tensor(output_tensor)
             return array_ops.identity(output_tensor, name=scope)
 

@@ -659,7 +659,8 @@ def saturate_cast(value, dtype, name=None):
 
 # -- MatMul ------------------------------------------------------------------------------------
 MatMul = defop("MatMul", inputs=["a: T", "b: T"], outputs=["product: T"],
-               attrs={"transpose_a": False, "transpose_b": False})
+               attrs={"transpose_a": False, "transpose_b": False, "grad_a": False,
+                      "grad_b": False})
 
 
 @MatMul.shape
@@ -904,7 +905,7 @@ def _(op, grad):
         shape = array_ops.shape(op._inputs[0])
         rank = array_ops.size(shape)
         axes = cast(op._inputs[1], rank.dtype.base_dtype)
-        axes = floormod(axes + rank, rank)
+        axes = (axes + rank) % rank
         factor = reduce_prod(array_ops.gather(shape, axes))
     return truediv(sum_grad, cast(factor, sum_grad.dtype.base_dtype)), None
 
@@ -985,8 +986,11 @@ def _reduce(op_type, default_name):
         keep = bool(keepdims if keepdims is not None else (keep_dims or False))
         with name_scope(name, default_name, [input_tensor]) as scope:
             x = convert_to_tensor(input_tensor)
-            return apply_op(op_type, (x, _reduction_dims(x, axis)), name=scope,
-                            keep_dims=keep).outputs[0]
+            out = apply_op(op_type, (x, _reduction_dims(x, axis)), name=scope,
+                           keep_dims=keep).outputs[0]
+            if axis is None and not keep:
+                out.set_shape([])  # reducing everything gives a scalar, whatever the rank
+            return out
     fn.__name__ = f"reduce_{default_name.lower()}"
     fn.__doc__ = f"Reduces `input_tensor` along `axis` with {op_type} (all axes when None)."
     return fn
@@ -1115,30 +1119,24 @@ def _binary_operator(op_type, default_name, py_name):
     return binary_op_wrapper, r_binary_op_wrapper
 
 
-def _truediv_operator(x, y):
-    return truediv(x, y)
+def _operator(fn, default_name):
+    """`x <op> y` and `y <op> x` for a wrapper `fn(x, y, name)`, named as TF names them."""
+    def forward(x, y):
+        with name_scope(None, default_name, [x, y]) as scope:
+            if not isinstance(y, Tensor):
+                y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+            return fn(x, y, name=scope)
+
+    def reverse(y, x):
+        with name_scope(None, default_name, [x, y]) as scope:
+            x = convert_to_tensor(x, dtype=y.dtype.base_dtype, name="x")
+            return fn(x, y, name=scope)
+    return forward, reverse
 
 
-def _rtruediv_operator(y, x):
-    with name_scope(None, "truediv", [x, y]):
-        return truediv(convert_to_tensor(x, dtype=y.dtype.base_dtype, name="x"), y)
-
-
-def _floordiv_operator(x, y):
-    return floordiv(x, convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
-                    if not isinstance(y, Tensor) else y)
-
-
-def _rfloordiv_operator(y, x):
-    return floordiv(convert_to_tensor(x, dtype=y.dtype.base_dtype, name="x"), y)
-
-
-def _matmul_operator(x, y):
-    return matmul(x, y)
-
-
-def _rmatmul_operator(y, x):
-    return matmul(x, y)
+_truediv_operator, _rtruediv_operator = _operator(truediv, "truediv")
+_floordiv_operator, _rfloordiv_operator = _operator(floordiv, "floordiv")
+_matmul_operator, _rmatmul_operator = _operator(matmul, "matmul")
 
 
 def _register_operators():
@@ -1176,3 +1174,231 @@ def _register_operators():
 
 
 _register_operators()
+
+
+# ================================================================================================
+# Training ops (branch `ops`): arg reductions, cumulative sums, top-k, segment reductions.
+# Their gradients stand next to them; `math_grad_helpers` style code lives with the ops.
+# ================================================================================================
+def _axis_value(op, index=1):
+    v = constant_value(op._inputs[index])
+    return None if v is None else int(np.ravel(v)[0])
+
+
+def _arg_reduce_shape(op):
+    s = op._inputs[0]._shape
+    axis = _axis_value(op)
+    if s.ndims is None:
+        return unknown_shape()
+    if axis is None:
+        return unknown_shape(builtins.max(s.ndims - 1, 0))
+    nd = s.ndims
+    if axis < -nd or axis >= nd:
+        raise ValueError(f"Expected dimension in the range [{-nd}, {nd}), but got {axis}")
+    dims = s.as_list()
+    del dims[axis % nd]
+    return TensorShape(dims)
+
+
+def _arg_reduce_kernel(fn):
+    def kernel(xp, x, dimension, *, output_type):
+        axis = int(np.ravel(dimension)[0])
+        nd = x.ndim
+        if axis < -nd or axis >= nd:
+            raise errors.InvalidArgumentError(
+                None, None, f"Expected dimension in the range [{-nd}, {nd}), but got {axis}")
+        if x.shape[axis] == 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"Reduction axis {axis} is empty in shape "
+                f"[{','.join(map(str, x.shape))}]")
+        return fn(x, axis=axis).astype(output_type.as_numpy_dtype)
+    return kernel
+
+
+for _type, _fn in (("ArgMax", np.argmax), ("ArgMin", np.argmin)):
+    _od = defop(_type, inputs=["input: T", "dimension: Tidx"], outputs=["output: output_type"],
+                attrs={"Tidx": dtypes.int32, "output_type": dtypes.int64})
+    _od.shape(_arg_reduce_shape)
+    _od.kernel(_arg_reduce_kernel(_fn))
+    _od.no_gradient()
+
+
+def _arg_reduce(op_type):
+    def fn(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):  # noqa: A002
+        if axis is not None and dimension is not None:
+            raise ValueError("Cannot specify both 'axis' and 'dimension'")
+        axis = dimension if axis is None else axis
+        return apply_op(op_type, (input, 0 if axis is None else axis), name=name,
+                        output_type=dtypes.as_dtype(output_type)).outputs[0]
+    fn.__name__ = op_type.lower()
+    fn.__doc__ = (f"The index of the {op_type[3:].lower()}imum along `axis` (op `{op_type}`).\n\n"
+                  "    Args:\n      input: a numeric tensor.\n      axis: the axis (default 0).\n"
+                  "      output_type: int32 or int64.\n\n    Returns:\n      A tensor of "
+                  "`output_type` with `axis` removed.\n")
+    return fn
+
+
+argmax = arg_max = _arg_reduce("ArgMax")
+argmin = arg_min = _arg_reduce("ArgMin")
+
+
+TopKV2 = defop("TopKV2", inputs=["input: T", "k: Tk"],
+               outputs=["values: T", "indices: index_type"],
+               attrs={"sorted": True, "Tk": dtypes.int32, "index_type": dtypes.int32})
+
+
+@TopKV2.shape
+def _(op):
+    s = op._inputs[0]._shape
+    kv = constant_value(op._inputs[1])
+    if s.ndims is None:
+        return [unknown_shape(), unknown_shape()]
+    if s.ndims < 1:
+        raise ValueError("Shape must be at least rank 1 but is rank 0")
+    dims = s.as_list()
+    if kv is not None:
+        k = int(kv)
+        if k < 0:
+            raise ValueError(f"Input 'k' must be >= 0, but is {k}")
+        if dims[-1] is not None and dims[-1] < k:
+            raise ValueError(f"input must have last dimension >= k = {k} but is {dims[-1]}")
+    out = TensorShape(dims[:-1] + [None if kv is None else int(kv)])
+    return [out, out]
+
+
+@TopKV2.kernel
+def _(xp, x, k, *, sorted, index_type):  # noqa: A002 - TF's attr name
+    k = int(k)
+    if k < 0:
+        raise errors.InvalidArgumentError(None, None, f"Need k >= 0, got {k}")
+    if x.shape[-1] < k:
+        raise errors.InvalidArgumentError(
+            None, None, f"input must have at least k columns. Had {x.shape[-1]}, needed {k}")
+    # Stable sort of the negated values: among equal values the lower index comes first.
+    key = -x.astype(np.float64) if x.dtype.kind in "iub" else -x
+    idx = xp.argsort(key, axis=-1, kind="stable")[..., :k].astype(index_type.as_numpy_dtype)
+    return xp.take_along_axis(x, idx, axis=-1), idx
+
+
+@TopKV2.gradient
+def _(op, grad, _indices_grad):
+    x = op._inputs[0]
+    if grad is None:
+        return [None, None]
+    in_shape = array_ops.shape(x)
+    last = array_ops.reshape(array_ops.slice(in_shape, array_ops.reshape(
+        array_ops.rank(x) - 1, [1]), [1]), [])
+    indices = op._outputs[1]
+    k = array_ops.reshape(array_ops.slice(array_ops.shape(indices), array_ops.reshape(
+        array_ops.rank(indices) - 1, [1]), [1]), [])
+    ind_2d = array_ops.reshape(indices, array_ops.stack([-1, k]))
+    outer = array_ops.slice(array_ops.shape(ind_2d), [0], [1])
+    offsets = array_ops.expand_dims(range_(0, array_ops.reshape(outer, []) * last, last), -1)
+    flat = array_ops.reshape(ind_2d + offsets, [-1, 1])
+    total = reduce_prod(in_shape, keepdims=True)
+    dx = array_ops.scatter_nd(flat, array_ops.reshape(grad, [-1]), total)
+    return [array_ops.reshape(dx, in_shape), None]
+
+
+def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None):  # noqa: A002
+    """The `k` largest entries of the last dimension and their indices.
+
+    Args:
+      input: a tensor with at least one dimension.
+      k: how many entries to keep.
+      sorted: ignored beyond TF's meaning: results are always in descending order.
+
+    Returns:
+      (values, indices), each shaped `input.shape[:-1] + [k]`.
+    """
+    op = apply_op("TopKV2", (input, k), name=name, sorted=sorted,
+                  index_type=dtypes.as_dtype(index_type))
+    return tuple(op.outputs)
+
+
+# -- Segment reductions -------------------------------------------------------------------------
+def _segment_shape(op):
+    data, ids = op._inputs[0]._shape, op._inputs[1]._shape
+    if ids.ndims is not None and ids.ndims != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {ids.ndims}")
+    if data.ndims is None:
+        return unknown_shape()
+    if data.ndims < 1:
+        raise ValueError("Shape must be at least rank 1 but is rank 0")
+    return TensorShape([None] + data.as_list()[1:])
+
+
+def _check_sorted_ids(ids, n):
+    if ids.shape[0] != n:
+        raise errors.InvalidArgumentError(
+            None, None, "segment_ids should be the same size as dimension 0 of input.")
+    if ids.size and ids[0] < 0:
+        raise errors.InvalidArgumentError(None, None, "segment ids must be >= 0")
+    if ids.size > 1 and np.any(np.diff(ids) < 0):
+        raise errors.InvalidArgumentError(None, None, "segment ids are not increasing")
+
+
+def _segment_kernel(mean):
+    def kernel(xp, data, segment_ids):
+        _check_sorted_ids(segment_ids, data.shape[0])
+        num = int(segment_ids[-1]) + 1 if segment_ids.size else 0
+        out = xp.zeros((num,) + data.shape[1:], dtype=data.dtype)
+        np.add.at(out, segment_ids, data)
+        if mean:
+            counts = np.bincount(segment_ids, minlength=num).astype(data.dtype)
+            counts = counts.reshape((-1,) + (1,) * (data.ndim - 1))
+            out = out / np.where(counts == 0, 1, counts)
+            out = out.astype(data.dtype, copy=False)
+        return out
+    return kernel
+
+
+SegmentSum = defop("SegmentSum", inputs=["data: T", "segment_ids: Tindices"],
+                   outputs=["output: T"])
+SegmentSum.shape(_segment_shape)
+SegmentSum.kernel(_segment_kernel(False))
+
+SegmentMean = defop("SegmentMean", inputs=["data: T", "segment_ids: Tindices"],
+                    outputs=["output: T"])
+SegmentMean.shape(_segment_shape)
+SegmentMean.kernel(_segment_kernel(True))
+
+
+@SegmentSum.gradient
+def _(op, grad):
+    return [array_ops.gather(grad, op._inputs[1]), None]
+
+
+@SegmentMean.gradient
+def _(op, grad):
+    data, ids = op._inputs
+    ones = array_ops.ones_like(cast(ids, data.dtype.base_dtype))
+    counts = segment_sum(ones, ids)
+    counts = maximum(counts, array_ops.ones_like(counts))  # empty segments: never gathered
+    counts = array_ops.reshape(counts, array_ops.concat(
+        [array_ops.shape(counts), array_ops.ones_like(array_ops.shape(data))[1:]], 0))
+    return [array_ops.gather(grad / counts, ids), None]
+
+
+def segment_sum(data, segment_ids, name=None):
+    """Sums the rows of `data` that share a (sorted) segment id."""
+    return apply_op("SegmentSum", (data, segment_ids), name=name).outputs[0]
+
+
+def segment_mean(data, segment_ids, name=None):
+    """Averages the rows of `data` that share a (sorted) segment id."""
+    return apply_op("SegmentMean", (data, segment_ids), name=name).outputs[0]
+
+
+def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
+    """Cumulative sum of `x` along `axis` (op `Cumsum`, defined in scan_ops)."""
+    from flowloom.ops import scan_ops
+
+    return scan_ops.cumsum(x, axis=axis, exclusive=exclusive, reverse=reverse, name=name)
+
+
+def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
+    """Sums `data` per segment id, ids in any order, negative ids dropped (segment_ops)."""
+    from flowloom.ops import segment_ops
+
+    return segment_ops.unsorted_segment_sum(data, segment_ids, num_segments, name=name)

@@ -1,0 +1,1 @@
+"""Protobuf schemas, wire-compatible with TensorFlow's (package `tensorflow`)."""

@@ -1,0 +1,422 @@
+"""`tf.import_graph_def`: adds the nodes of a GraphDef to the default graph.
+
+Nothing in a GraphDef is executed or evaluated while importing: node types are looked up in
+flowloom's op registry (an unknown type is an error), attrs are decoded from their protos
+with sizes checked first, and every op goes through the same creation path (shape
+functions included) as ops built in Python. An import that fails leaves the graph as it was.
+"""
+
+from flowloom.framework import errors
+from flowloom.framework import op_def as op_registry
+from flowloom.framework.apply_op import _output_dtypes
+from flowloom.framework.graph import _VALID_OP_NAME, get_default_graph, name_scope
+from flowloom.framework.graph_def import (
+    GRAPH_DEF_VERSION,
+    attr_kind_name,
+    attr_value_to_python,
+    prepend_name_scope,
+)
+from flowloom.framework.ops import Operation, Tensor
+from flowloom.proto import graph_pb2
+
+# Attrs that describe a node for export only: re-derived, never imported.
+_EXPORT_ONLY_ATTRS = ("_output_shapes",)
+
+
+def import_graph_def(graph_def, input_map=None, return_elements=None, name=None, op_dict=None,
+                     producer_op_list=None):
+    """Imports the graph from `graph_def` into the current default Graph.
+
+    Args:
+      graph_def: a `GraphDef` proto.
+      input_map: dict of tensor names in `graph_def` ("x:0", "x", or "^x" for a control
+        input) to Tensors (or Operations, for "^x") of the current graph to use instead.
+      return_elements: names in `graph_def` to return: "x:0" returns a Tensor, "x" the
+        Operation.
+      name: prefix for the imported names (default "import"; "" for none).
+      op_dict: ignored (as in TF).
+      producer_op_list: an `OpList` of the ops as the producer knew them; attrs the
+        producer set to its default that flowloom's op does not know are dropped.
+
+    Returns:
+      The list of Tensors/Operations named in `return_elements`, or None.
+
+    Raises:
+      TypeError: if an argument has the wrong type.
+      ValueError: for a malformed GraphDef (bad input, attr of the wrong kind, cycle, ...),
+        or `input_map`/`return_elements` names not found in it.
+      NotFoundError: for an op type flowloom does not have.
+
+    Example:
+      graph_def = tf.GraphDef.FromString(open("frozen.pb", "rb").read())
+      x, y = tf.import_graph_def(graph_def, return_elements=["input:0", "output:0"])
+    """
+    del op_dict
+    if not isinstance(graph_def, graph_pb2.GraphDef):
+        raise TypeError(f"graph_def must be a GraphDef proto, got {type(graph_def).__name__}.")
+    input_map = _check_input_map(input_map)
+    if return_elements is not None:
+        if isinstance(return_elements, (str, bytes)) or not all(
+                isinstance(x, str) for x in return_elements):
+            raise TypeError("return_elements must be a list of strings.")
+        return_elements = list(return_elements)
+    _check_versions(graph_def)
+    graph = get_default_graph()
+    mapped_values = [v for v in input_map.values() if isinstance(v, Tensor)]
+    with name_scope(name, "import", mapped_values or None) as scope:
+        prefix = scope[:-1] if scope else ""
+        importer = _Importer(graph, graph_def, input_map, prefix, producer_op_list)
+        results = importer.run(return_elements)
+        if graph_def.library.function or graph_def.library.gradient:
+            library = getattr(graph, "_function_library", None) or type(graph_def.library)()
+            library.MergeFrom(graph_def.library)
+            graph._function_library = library
+    return results
+
+
+def _check_input_map(input_map):
+    if input_map is None:
+        return {}
+    if not isinstance(input_map, dict):
+        raise TypeError("input_map must be a dictionary mapping strings to Tensor objects.")
+    out = {}
+    for key, value in input_map.items():
+        if not isinstance(key, str):
+            raise TypeError("input_map must be a dictionary mapping strings to Tensor objects.")
+        if hasattr(value, "_as_graph_element") and not isinstance(value, (Tensor, Operation)):
+            value = value._as_graph_element()
+        if key.startswith("^"):
+            if isinstance(value, Tensor):
+                value = value.op
+            if not isinstance(value, Operation):
+                raise TypeError(f"input_map entry {key!r} must map to an Operation.")
+        elif not isinstance(value, Tensor):
+            raise TypeError("input_map must be a dictionary mapping strings to Tensor objects.")
+        else:
+            key = _canonical_tensor_name(key)
+        out[key] = value
+    return out
+
+
+def _canonical_tensor_name(name):
+    return name if ":" in name else name + ":0"
+
+
+def _check_versions(graph_def):
+    versions = graph_def.versions
+    if versions.min_consumer > GRAPH_DEF_VERSION:
+        raise ValueError(f"GraphDef min consumer version {versions.min_consumer} above current "
+                         f"version {GRAPH_DEF_VERSION} for TensorFlow. Please upgrade "
+                         "TensorFlow.")
+    if GRAPH_DEF_VERSION in versions.bad_consumers:
+        raise ValueError(f"GraphDef disallows consumer version {GRAPH_DEF_VERSION}. Please "
+                         "upgrade TensorFlow: this version is likely buggy.")
+
+
+def _parse_input(node_name, text):
+    """'^x' -> ('x', -1); 'x:2' -> ('x', 2); 'x' -> ('x', 0)."""
+    if text.startswith("^"):
+        source = text[1:]
+        if not source or ":" in source:
+            raise ValueError(f"Node '{node_name}': malformed control input '{text}'")
+        return source, -1
+    source, sep, index = text.partition(":")
+    if sep:
+        if not index.isdigit():
+            raise ValueError(f"Node '{node_name}': malformed input '{text}'")
+        return source, int(index)
+    if not source:
+        raise ValueError(f"Node '{node_name}': empty input name")
+    return source, 0
+
+
+def _expected_kind(opdef, key):
+    """TF's kind name an attr must have, or None when flowloom's op does not constrain it."""
+    for arg in opdef.input_args + opdef.output_args:
+        if arg.type_attr == key:
+            return "type"
+        if arg.number_attr == key:
+            return "int"
+        if arg.type_list_attr == key:
+            return "list(type)"
+    if key not in opdef.attr_defaults:
+        return None
+    default = opdef.attr_defaults[key]
+    if default is None:
+        return None
+    from flowloom.framework.graph_def import KIND_NAMES, _kind_of
+
+    if isinstance(default, (list, tuple)):
+        inner = _kind_of(default[0]) if default else None
+        return f"list({KIND_NAMES[inner]})" if inner else "list"
+    kind = _kind_of(default)
+    return KIND_NAMES[kind] if kind else None
+
+
+def _kinds_match(expected, got):
+    if expected is None or expected == got:
+        return True
+    if expected.startswith("list") and got.startswith("list"):
+        return expected == "list" or got == "list"  # an empty list fits every list kind
+    return False
+
+
+class _Importer:
+    """One import: validates the nodes, orders them, creates the ops (or none)."""
+
+    def __init__(self, graph, graph_def, input_map, prefix, producer_op_list):
+        self.graph = graph
+        self.graph_def = graph_def
+        self.input_map = input_map
+        self.prefix = prefix
+        self.used_map_keys = set()
+        self.created = {}  # node name in graph_def -> Operation
+        self.node_names = {node.name for node in graph_def.node}
+        self.producer_ops = {}
+        if producer_op_list is not None:
+            self.producer_ops = {op.name: op for op in producer_op_list.op}
+
+    def full_name(self, node_name):
+        return prepend_name_scope(node_name, self.prefix)
+
+    # -- validation and ordering ------------------------------------------------------------
+    def _nodes_in_order(self):
+        nodes = {}
+        for node in self.graph_def.node:
+            if not node.name:
+                raise ValueError("GraphDef has a node with no name")
+            if node.name in nodes:
+                raise ValueError(f"Node '{node.name}' is not unique")
+            if not _VALID_OP_NAME.match(node.name):
+                raise ValueError(f"Node '{node.name}': Node name contains invalid characters")
+            nodes[node.name] = node
+        parsed = {}
+        for node in nodes.values():
+            if op_registry.get(node.op) is None:
+                raise errors.NotFoundError(
+                    None, None, f"Op type not registered '{node.op}' in binary running on "
+                    "flowloom. Make sure the Op and Kernel are registered in the binary running "
+                    "in this process.")
+            inputs = [_parse_input(node.name, text) for text in node.input]
+            for text, (source, index) in zip(node.input, inputs):
+                key = "^" + source if index < 0 else f"{source}:{index}"
+                if key not in self.input_map and source not in nodes:
+                    raise ValueError(f"Node '{node.name}': Unknown input node '{text}'")
+            parsed[node.name] = inputs
+        for key in self.input_map:
+            source = key[1:] if key.startswith("^") else key.rpartition(":")[0]
+            if source not in nodes:
+                missing = sorted(k for k in self.input_map
+                                 if (k[1:] if k.startswith("^") else k.rpartition(":")[0])
+                                 not in nodes)
+                raise ValueError("Attempted to map inputs that were not found in graph_def: "
+                                 f"[{', '.join(missing)}]")
+        return self._topological(nodes, parsed), parsed
+
+    def _topological(self, nodes, parsed):
+        # Kahn's algorithm, keeping the GraphDef's order among ready nodes.
+        pending = {}
+        consumers = {name: [] for name in nodes}
+        for name, inputs in parsed.items():
+            deps = set()
+            for source, index in inputs:
+                key = "^" + source if index < 0 else f"{source}:{index}"
+                if key not in self.input_map:
+                    deps.add(source)
+            pending[name] = len(deps)
+            for source in deps:
+                consumers[source].append(name)
+        position = {name: i for i, name in enumerate(nodes)}
+        import heapq
+
+        ready = [(position[n], n) for n, count in pending.items() if count == 0]
+        heapq.heapify(ready)
+        order = []
+        while ready:
+            _, name = heapq.heappop(ready)
+            order.append(nodes[name])
+            for consumer in consumers[name]:
+                pending[consumer] -= 1
+                if pending[consumer] == 0:
+                    heapq.heappush(ready, (position[consumer], consumer))
+        if len(order) != len(nodes):
+            stuck = sorted(n for n, c in pending.items() if c > 0)
+            raise ValueError("GraphDef contains a cycle (flowloom does not import while "
+                             f"loops); nodes involved: {', '.join(stuck[:10])}")
+        return order
+
+    # -- creating ops --------------------------------------------------------------------------
+    def run(self, return_elements):
+        """Creates the ops; returns the requested elements (None if none were asked for)."""
+        order, parsed = self._nodes_in_order()
+        graph = self.graph
+        saved = (len(graph._ops), dict(graph._names_in_use), graph._version)
+        try:
+            for node in order:
+                self._create(node, parsed[node.name])
+            if return_elements is None:
+                return None
+            return [self.return_element(n) for n in return_elements]
+        except BaseException:
+            self._rollback(saved)
+            raise
+
+    def _rollback(self, saved):
+        count, names_in_use, version = saved
+        graph = self.graph
+        for op in graph._ops[count:]:
+            graph._ops_by_name.pop(op._name, None)
+            for t in op._inputs:
+                if op in t._consumers:
+                    t._consumers.remove(op)
+            for c in op._control_inputs:
+                if op in c._control_outputs:
+                    c._control_outputs.remove(op)
+        del graph._ops[count:]
+        graph._names_in_use = names_in_use
+        graph._version = version
+
+    def _attrs(self, node, opdef, full):
+        attrs = {}
+        producer_op = self.producer_ops.get(node.op)
+        producer_defaults = {}
+        if producer_op is not None:
+            producer_defaults = {a.name: a.default_value for a in producer_op.attr
+                                 if a.HasField("default_value")}
+        for key, value in node.attr.items():
+            if key in _EXPORT_ONLY_ATTRS:
+                continue
+            if (key not in opdef.attr_defaults and key in producer_defaults
+                    and producer_defaults[key] == value):
+                continue
+            got = attr_kind_name(value)
+            want = _expected_kind(opdef, key)
+            if not _kinds_match(want, got):
+                raise ValueError(
+                    f"AttrValue had value with type '{got}' when '{want}' expected\n\t for attr "
+                    f"'{key}'\n\t; NodeDef: {{{{node {full}}}}}; Op<name={opdef.type}>")
+            attrs[key] = attr_value_to_python(value, f"Node '{full}', attr '{key}'")
+        for key, default in opdef.attr_defaults.items():
+            if key not in attrs:
+                if default is None:
+                    raise ValueError(f"NodeDef missing attr '{key}' from Op<name={opdef.type}>; "
+                                     f"NodeDef: {{{{node {full}}}}}")
+                attrs[key] = default
+        for key, allowed in opdef.allowed_types.items():
+            if key in attrs and attrs[key] not in allowed:
+                raise ValueError(
+                    f"Value for attr '{key}' of {attrs[key].name} is not in the list of "
+                    f"allowed values: {', '.join(t.name for t in allowed)}\n\t; NodeDef: "
+                    f"{{{{node {full}}}}}; Op<name={opdef.type}>")
+        if "_class" in attrs and self.prefix:
+            attrs["_class"] = [self._colocation(c) for c in attrs["_class"]]
+        return attrs
+
+    def _colocation(self, text):
+        if isinstance(text, str) and text.startswith("loc:@") and text[5:] in self.node_names:
+            return prepend_name_scope(text, self.prefix)
+        return text
+
+    def _input_tensor(self, full, source, index):
+        key = f"{source}:{index}"
+        if key in self.input_map:
+            self.used_map_keys.add(key)
+            return self.input_map[key]
+        op = self.created[source]
+        if index >= len(op._outputs):
+            raise ValueError(f"Node '{full}': Connecting to invalid output {index} of source "
+                             f"node {source} which has {len(op._outputs)} outputs.")
+        return op._outputs[index]
+
+    def _check_input_types(self, opdef, attrs, inputs, full):
+        expected = []
+        for arg in opdef.input_args:
+            if arg.type_list_attr is not None:
+                types = attrs.get(arg.type_list_attr)
+                if not isinstance(types, list):
+                    raise ValueError(f"Node '{full}': attr '{arg.type_list_attr}' must be a "
+                                     "list of types")
+                expected.extend((t, arg.is_ref) for t in types)
+                continue
+            dtype = arg.fixed_dtype if arg.fixed_dtype is not None else attrs.get(arg.type_attr)
+            if dtype is None:
+                raise ValueError(f"NodeDef missing attr '{arg.type_attr}' from "
+                                 f"Op<name={opdef.type}>; NodeDef: {{{{node {full}}}}}")
+            count = 1
+            if arg.number_attr is not None:
+                count = attrs.get(arg.number_attr)
+                if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+                    raise ValueError(f"Node '{full}': attr '{arg.number_attr}' must be a "
+                                     "non-negative int")
+            expected.extend([(dtype, arg.is_ref)] * count)
+        if len(expected) != len(inputs):
+            raise ValueError(f"NodeDef expected inputs '{_type_list(expected)}' do not match "
+                             f"{len(inputs)} inputs specified; Op<name={opdef.type}>; NodeDef: "
+                             f"{{{{node {full}}}}}")
+        for i, ((dtype, is_ref), tensor) in enumerate(zip(expected, inputs)):
+            want = dtype._as_ref if is_ref else dtype
+            got = tensor._dtype if is_ref else tensor._dtype.base_dtype
+            if got != want:
+                raise ValueError(f"Input {i} of node {full} was passed {got.name} from "
+                                 f"{tensor.name} incompatible with expected {want.name}.")
+
+    def _create(self, node, inputs):
+        graph = self.graph
+        full = self.full_name(node.name)
+        opdef = op_registry.get(node.op)
+        attrs = self._attrs(node, opdef, full)
+        data, control = [], []
+        for source, index in inputs:
+            if index < 0:
+                key = "^" + source
+                if key in self.input_map:
+                    self.used_map_keys.add(key)
+                    control.append(self.input_map[key])
+                else:
+                    control.append(self.created[source])
+            else:
+                data.append(self._input_tensor(full, source, index))
+        self._check_input_types(opdef, attrs, data, full)
+        try:
+            out_dtypes = _output_dtypes(opdef, attrs, data)
+            op = graph._create_op_internal(opdef, data, out_dtypes, attrs, full)
+        except (ValueError, TypeError, errors.OpError, RuntimeError):
+            raise
+        except Exception as e:  # a shape function meeting attrs it never expected
+            raise ValueError(f"Node '{full}' ({node.op}): invalid attrs or inputs: "
+                             f"{type(e).__name__}: {e}") from e
+        if node.device:
+            from flowloom.framework import device as device_lib
+
+            try:
+                op._device = device_lib.canonical_name(node.device)
+            except (ValueError, TypeError) as e:
+                raise ValueError(f"Node '{full}': invalid device '{node.device}': {e}") from None
+        for c in control:
+            op._add_control_input(c)
+        self.created[node.name] = op
+        key = full.lower()
+        graph._names_in_use[key] = max(graph._names_in_use.get(key, 0), 1)
+
+    # -- results -------------------------------------------------------------------------------
+    def return_element(self, name):
+        if ":" in name:
+            source, _, index = name.rpartition(":")
+            op = self.created.get(source)
+            if op is None or not index.isdigit():
+                raise ValueError(f"Requested return tensor '{name}' not found in graph def")
+            if int(index) >= len(op._outputs):
+                raise ValueError(f"Invalid return output {index} of node '{source}', which has "
+                                 f"{len(op._outputs)} output(s)")
+            return op._outputs[int(index)]
+        op = self.created.get(name)
+        if op is None:
+            raise ValueError(f"Requested return node '{name}' not found in graph def")
+        return op
+
+
+def _type_list(expected):
+    from flowloom.ops.array_ops import dtype_string
+
+    return ", ".join("?" if d is None else dtype_string(d) + ("_ref" if r else "")
+                     for d, r in expected)

@@ -1,0 +1,347 @@
+"""V2 checkpoints (tensor bundles) at the array level: write and read `{name: ndarray}`.
+
+A bundle with prefix P is two files:
+  P.index                  a table (see `table.py`): key "" -> BundleHeaderProto,
+                           tensor name -> BundleEntryProto (dtype, shape, shard,
+                           offset, size, masked crc32c of the stored bytes)
+  P.data-00000-of-00001    the tensors' bytes, back to back
+
+Fixed-width tensors are stored as their little-endian memory. A string tensor is
+stored as varint64 lengths, a masked CRC32C of the lengths (each taken as a
+uint32, or uint64 above 4 GiB), then the string bytes; its entry's CRC covers
+those lengths, the length checksum and the bytes.
+"""
+
+import os
+import struct
+
+import numpy as np
+from google.protobuf.message import DecodeError
+
+from flowloom.framework import errors
+from flowloom.io import crc32c
+from flowloom.io.atomic_file import AtomicFile, write_atomic
+from flowloom.io.bundle_dtypes import NUMPY_DTYPE_OF_ENUM, dtype_name, enum_for_array
+from flowloom.io.table import Table, build_table
+from flowloom.io.varint import decode_varint, encode_varint
+from flowloom.proto import tensor_bundle_pb2, types_pb2
+
+HEADER_KEY = b""
+BUNDLE_VERSION = 1  # kTensorBundleVersion
+BUNDLE_MIN_CONSUMER = 0
+
+
+def index_filename(prefix):
+    """Returns the name of a bundle's index file: `prefix + ".index"`."""
+    return f"{os.fspath(prefix)}.index"
+
+
+def data_filename(prefix, shard_id=0, num_shards=1):
+    """Returns the name of a bundle's data file, e.g. `prefix.data-00000-of-00001`."""
+    return f"{os.fspath(prefix)}.data-{shard_id:05d}-of-{num_shards:05d}"
+
+
+def _string_elements(array):
+    out = []
+    for item in array.reshape(-1):
+        if isinstance(item, str):
+            item = item.encode("utf-8")
+        elif isinstance(item, np.ndarray):  # object arrays may hold 0-d arrays
+            item = item.item()
+            item = item.encode("utf-8") if isinstance(item, str) else item
+        if not isinstance(item, (bytes, bytearray, memoryview)):
+            raise TypeError(f"string tensor element {item!r} is not bytes or str")
+        out.append(bytes(item))
+    return out
+
+
+def _encode_strings(elements):
+    """Returns (stored bytes, unmasked crc32c) of a string tensor."""
+    lengths = bytearray()
+    checksum = 0
+    for element in elements:
+        size = len(element)
+        lengths += encode_varint(size)
+        packed = struct.pack("<I", size) if size <= 0xFFFFFFFF else struct.pack("<Q", size)
+        checksum = crc32c.crc32c(packed, checksum)
+    length_checksum = struct.pack("<I", crc32c.mask(checksum))
+    checksum = crc32c.crc32c(length_checksum, checksum)
+    body = b"".join(elements)
+    checksum = crc32c.crc32c(body, checksum)
+    return bytes(lengths) + length_checksum + body, checksum
+
+
+def _encode_tensor(array):
+    """Returns (dtype enum, stored bytes, masked crc32c) for one array."""
+    dtype_enum = enum_for_array(array)
+    if dtype_enum == types_pb2.DT_STRING:
+        data, checksum = _encode_strings(_string_elements(array))
+        return dtype_enum, data, crc32c.mask(checksum)
+    data = np.ascontiguousarray(array, dtype=NUMPY_DTYPE_OF_ENUM[dtype_enum]).tobytes()
+    return dtype_enum, data, crc32c.masked_crc32c(data)
+
+
+def _header_bytes():
+    header = tensor_bundle_pb2.BundleHeaderProto(
+        num_shards=1, endianness=tensor_bundle_pb2.BundleHeaderProto.LITTLE
+    )
+    header.version.producer = BUNDLE_VERSION
+    header.version.min_consumer = BUNDLE_MIN_CONSUMER
+    return header.SerializeToString()
+
+
+def write_bundle(prefix, tensors):
+    """Writes a V2 checkpoint holding `tensors`, as TF's BundleWriter does.
+
+    Tensors are stored in sorted key order. Both files are written crash-safely
+    (temporary file, fsync, rename), the data file first, so a complete
+    `.index` always describes a complete data file.
+
+    Args:
+      prefix: checkpoint prefix, e.g. "/tmp/model.ckpt-100".
+      tensors: dict of name (str) -> array-like. bytes/str/object arrays are
+        stored as DT_STRING.
+
+    Raises:
+      InvalidArgumentError: for an empty name (reserved for the header).
+      TypeError: for an array of a dtype a bundle cannot hold.
+
+    Example:
+      write_bundle("/tmp/ckpt", {"w": np.ones([2, 3], np.float32)})
+    """
+    prefix = os.fspath(prefix)
+    directory = os.path.dirname(prefix)
+    if directory:
+        os.makedirs(directory, exist_ok=True)
+    named = sorted((name.encode("utf-8"), name) for name in tensors)
+    entries = []
+    data_file = AtomicFile(data_filename(prefix))
+    try:
+        offset = 0
+        for key, name in named:
+            if not key:
+                raise errors.InvalidArgumentError(None, None, "tensor name must not be empty")
+            array = np.asarray(tensors[name])
+            dtype_enum, data, checksum = _encode_tensor(array)
+            entry = tensor_bundle_pb2.BundleEntryProto(
+                dtype=dtype_enum, offset=offset, size=len(data), crc32c=checksum
+            )
+            entry.shape.SetInParent()  # TF writes an empty shape for scalars
+            for dim in array.shape:
+                entry.shape.dim.add(size=dim)
+            data_file.file.write(data)
+            offset += len(data)
+            entries.append((key, entry.SerializeToString()))
+    except BaseException:
+        data_file.abort()
+        raise
+    data_file.commit()
+    write_atomic(index_filename(prefix), build_table([(HEADER_KEY, _header_bytes())] + entries))
+
+
+class BundleReader:
+    """Reads a V2 checkpoint written by TF or by `write_bundle`.
+
+    Args:
+      prefix: checkpoint prefix (the path without ".index").
+
+    Raises:
+      NotFoundError: if the index file does not exist.
+      DataLossError: if the index is corrupt.
+      UnimplementedError: for big-endian bundles.
+
+    Example:
+      reader = BundleReader("/tmp/model.ckpt-100")
+      reader.list()      # {"w": (DT_FLOAT, (2, 3))}
+      reader.get("w")    # ndarray
+    """
+
+    def __init__(self, prefix):
+        self._prefix = os.fspath(prefix)
+        self._index_path = index_filename(self._prefix)
+        table = Table.open(self._index_path)
+        self._entries = {}
+        header = None
+        for key, value in table.items():
+            if key == HEADER_KEY:
+                header = self._parse(tensor_bundle_pb2.BundleHeaderProto, key, value)
+            else:
+                self._entries[key.decode("utf-8", "replace")] = self._parse(
+                    tensor_bundle_pb2.BundleEntryProto, key, value
+                )
+        if header is None:
+            raise self._corrupt("no header entry")
+        self._check_header(header)
+        self._num_shards = header.num_shards
+
+    def _corrupt(self, message):
+        return errors.DataLossError(None, None, f"{self._index_path}: {message}")
+
+    def _parse(self, message_class, key, value):
+        try:
+            return message_class.FromString(value)
+        except (DecodeError, RuntimeError, ValueError):
+            raise self._corrupt(f"entry for key {key!r} not parseable") from None
+
+    def _check_header(self, header):
+        if header.endianness != tensor_bundle_pb2.BundleHeaderProto.LITTLE:
+            raise errors.UnimplementedError(
+                None, None, f"{self._index_path}: big-endian tensor bundles are not supported"
+            )
+        if header.version.min_consumer > BUNDLE_VERSION:
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                f"{self._index_path}: checkpoint needs a reader of version "
+                f">= {header.version.min_consumer}; this one is {BUNDLE_VERSION}",
+            )
+        if header.num_shards < 1:
+            raise self._corrupt(f"bad num_shards {header.num_shards}")
+
+    def list(self):
+        """Returns {name: (DataType enum value, shape tuple)} for every tensor."""
+        return {
+            name: (entry.dtype, tuple(dim.size for dim in entry.shape.dim))
+            for name, entry in self._entries.items()
+        }
+
+    def __contains__(self, name):
+        return name in self._entries
+
+    def entry(self, name):
+        """Returns the BundleEntryProto stored for `name`.
+
+        Raises:
+          NotFoundError: if there is no such tensor.
+        """
+        try:
+            return self._entries[name]
+        except KeyError:
+            raise errors.NotFoundError(
+                None, None, f"Key {name} not found in checkpoint {self._prefix}"
+            ) from None
+
+    def get(self, name):
+        """Reads one tensor, verifying its checksum.
+
+        Args:
+          name: tensor name.
+
+        Returns:
+          An ndarray; string tensors are object arrays of bytes.
+
+        Raises:
+          NotFoundError: if there is no such tensor or data file.
+          DataLossError: on a checksum, size or shape mismatch.
+          UnimplementedError: for sliced (partitioned) entries and dtypes such
+            as bfloat16 or variant that NumPy cannot hold here.
+        """
+        entry = self.entry(name)
+        if entry.slices:
+            raise errors.UnimplementedError(
+                None, None, f"{name}: reading partitioned (sliced) tensors is not supported"
+            )
+        shape = tuple(dim.size for dim in entry.shape.dim)
+        if any(d < 0 for d in shape):
+            raise self._corrupt(f"{name}: bad shape {shape}")
+        num_elements = int(np.prod(shape, dtype=object)) if shape else 1
+        if entry.dtype == types_pb2.DT_STRING:
+            if num_elements > entry.size:  # every element needs a length byte
+                raise self._corrupt(
+                    f"{name}: {num_elements} strings cannot fit in {entry.size} bytes"
+                )
+        elif entry.dtype in NUMPY_DTYPE_OF_ENUM:
+            expected = num_elements * NUMPY_DTYPE_OF_ENUM[entry.dtype].itemsize
+            if expected != entry.size:
+                raise self._corrupt(
+                    f"{name}: {dtype_name(entry.dtype)}{list(shape)} needs {expected} bytes, "
+                    f"entry says {entry.size}"
+                )
+        else:
+            raise errors.UnimplementedError(
+                None, None, f"{name}: reading {dtype_name(entry.dtype)} tensors is not supported"
+            )
+        data = self._read_data(name, entry)
+        if entry.dtype == types_pb2.DT_STRING:
+            strings, checksum = self._decode_strings(name, data, num_elements)
+        else:
+            checksum = crc32c.crc32c(data)
+        if crc32c.mask(checksum) != entry.crc32c:
+            raise errors.DataLossError(
+                None,
+                None,
+                f"Checksum does not match for tensor {name} in {self._data_path(entry)}",
+            )
+        if entry.dtype == types_pb2.DT_STRING:
+            return strings.reshape(shape)
+        return np.frombuffer(data, dtype=NUMPY_DTYPE_OF_ENUM[entry.dtype]).reshape(shape).copy()
+
+    def _data_path(self, entry):
+        return data_filename(self._prefix, entry.shard_id, self._num_shards)
+
+    def _read_data(self, name, entry):
+        if not 0 <= entry.shard_id < self._num_shards:
+            raise self._corrupt(f"{name}: bad shard_id {entry.shard_id}")
+        path = self._data_path(entry)
+        try:
+            file = open(path, "rb")  # noqa: SIM115 (used as a context below)
+        except FileNotFoundError:
+            raise errors.NotFoundError(None, None, f"{path}: No such file or directory") from None
+        with file:
+            file_size = os.fstat(file.fileno()).st_size
+            if entry.offset + entry.size > file_size:
+                raise errors.DataLossError(
+                    None,
+                    None,
+                    f"{path}: tensor {name} at offset {entry.offset} size {entry.size} "
+                    f"runs past the end of the file ({file_size} bytes)",
+                )
+            file.seek(entry.offset)
+            return file.read(entry.size)
+
+    def _decode_strings(self, name, data, num_elements):
+        """Returns (object array of bytes, unmasked entry checksum)."""
+        pos = 0
+        lengths = []
+        checksum = 0
+        try:
+            for _ in range(num_elements):
+                length, pos = decode_varint(data, pos, what="string length")
+                lengths.append(length)
+                packed = (
+                    struct.pack("<I", length) if length <= 0xFFFFFFFF else struct.pack("<Q", length)
+                )
+                checksum = crc32c.crc32c(packed, checksum)
+        except errors.DataLossError as e:
+            raise self._corrupt(f"{name}: {e.message}") from None
+        if pos + 4 > len(data) or struct.unpack_from("<I", data, pos)[0] != crc32c.mask(checksum):
+            raise self._corrupt(f"{name}: string lengths checksum mismatch")
+        checksum = crc32c.crc32c(data[pos : pos + 4], checksum)
+        pos += 4
+        body_start = pos
+        if pos + sum(lengths) != len(data):
+            raise self._corrupt(f"{name}: string lengths do not add up to the stored size")
+        out = np.empty(num_elements, dtype=object)
+        for i, length in enumerate(lengths):
+            out[i] = data[pos : pos + length]
+            pos += length
+        return out, crc32c.crc32c(data[body_start:], checksum)
+
+    def read_all(self):
+        """Returns {name: ndarray} for every tensor."""
+        return {name: self.get(name) for name in self._entries}
+
+
+def read_bundle(prefix):
+    """Reads every tensor of a V2 checkpoint.
+
+    Args:
+      prefix: checkpoint prefix (the path without ".index").
+
+    Returns:
+      dict of name -> ndarray.
+
+    Raises:
+      NotFoundError, DataLossError: as `BundleReader`.
+    """
+    return BundleReader(prefix).read_all()

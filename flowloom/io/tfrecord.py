@@ -1,0 +1,318 @@
+"""TFRecord files: length-delimited records with masked CRC32C checks.
+
+Each record on disk is:
+
+    uint64 length (little-endian)
+    uint32 masked_crc32c(length bytes)
+    byte   data[length]
+    uint32 masked_crc32c(data)
+
+With GZIP or ZLIB compression the whole framed stream is compressed as one
+zlib stream, as TF's `ZlibOutputBuffer` does.
+"""
+
+import os
+import struct
+import zlib
+
+from flowloom.framework import errors
+from flowloom.io import crc32c
+from flowloom.io.atomic_file import AtomicFile
+
+_HEADER = struct.Struct("<QI")
+_FOOTER = struct.Struct("<I")
+_CHUNK = 1 << 16
+
+
+class TFRecordCompressionType:
+    """The compression types of `TFRecordOptions` (`tf.io.TFRecordCompressionType`)."""
+
+    NONE = 0
+    ZLIB = 1
+    GZIP = 2
+
+
+_TYPE_STRINGS = {
+    TFRecordCompressionType.NONE: "",
+    TFRecordCompressionType.ZLIB: "ZLIB",
+    TFRecordCompressionType.GZIP: "GZIP",
+}
+# zlib `wbits`: 15 = zlib header, 31 = gzip header.
+_WBITS = {"ZLIB": 15, "GZIP": 31}
+
+
+class TFRecordOptions:
+    """Options for writing and reading TFRecord files (`tf.io.TFRecordOptions`).
+
+    Args:
+      compression_type: "", "ZLIB", "GZIP", None, or a `TFRecordCompressionType`.
+      compression_level: zlib level 0-9, or None for zlib's default.
+    """
+
+    def __init__(self, compression_type=None, compression_level=None, **unused_zlib_tuning):
+        self.compression_type = compression_type
+        self.compression_level = compression_level
+
+    @classmethod
+    def get_compression_type_string(cls, options):
+        """Returns "", "ZLIB" or "GZIP" for `options`.
+
+        Args:
+          options: a `TFRecordOptions`, a compression type string or enum value, or None.
+
+        Raises:
+          ValueError: if the compression type is not one of the known ones.
+        """
+        if isinstance(options, TFRecordOptions):
+            options = options.compression_type
+        if options is None:
+            return ""
+        if isinstance(options, int) and options in _TYPE_STRINGS:
+            return _TYPE_STRINGS[options]
+        if isinstance(options, str) and options.upper() in ("", "ZLIB", "GZIP"):
+            return options.upper()
+        raise ValueError(f"Not a valid compression_type: {options!r}")
+
+
+def _level(options):
+    level = getattr(options, "compression_level", None)
+    return zlib.Z_DEFAULT_COMPRESSION if level is None else level
+
+
+def encode_record(data):
+    """Frames `data` as one TFRecord (header, data, footer).
+
+    Args:
+      data: bytes-like record payload.
+
+    Returns:
+      The framed record as bytes.
+    """
+    data = bytes(data)
+    length = struct.pack("<Q", len(data))
+    header = length + struct.pack("<I", crc32c.masked_crc32c(length))
+    return header + data + _FOOTER.pack(crc32c.masked_crc32c(data))
+
+
+class TFRecordWriter:
+    """Writes records to a TFRecord file (`tf.io.TFRecordWriter`).
+
+    Args:
+      path: file to write (created or truncated).
+      options: `TFRecordOptions`, a compression type string, or None.
+      crash_safe: if True, write to a temporary file and only rename it over
+        `path` on `close()`, after an fsync; a crash leaves no partial file.
+        Readers that tail the file while it grows (TensorBoard) need False.
+
+    Example:
+      with TFRecordWriter("/tmp/data.tfrecord") as writer:
+        writer.write(b"record")
+    """
+
+    def __init__(self, path, options=None, crash_safe=False):
+        self._path = os.fspath(path)
+        compression = TFRecordOptions.get_compression_type_string(options)
+        self._compressor = None
+        if compression:
+            self._compressor = zlib.compressobj(_level(options), zlib.DEFLATED, _WBITS[compression])
+        if crash_safe:
+            self._atomic = AtomicFile(self._path)
+            self._file = self._atomic.file
+        else:
+            self._atomic = None
+            self._file = open(self._path, "wb")  # noqa: SIM115 (closed in close())
+
+    def write(self, record):
+        """Appends one record.
+
+        Args:
+          record: bytes-like payload.
+        """
+        framed = encode_record(record)
+        if self._compressor is not None:
+            framed = self._compressor.compress(framed)
+        self._file.write(framed)
+
+    def flush(self):
+        """Pushes buffered records to the operating system, readable by others."""
+        if self._compressor is not None:
+            self._file.write(self._compressor.flush(zlib.Z_SYNC_FLUSH))
+        self._file.flush()
+
+    def close(self):
+        """Finishes the stream and closes the file (renaming it if crash_safe)."""
+        if self._file is None:
+            return
+        if self._compressor is not None:
+            self._file.write(self._compressor.flush(zlib.Z_FINISH))
+        if self._atomic is not None:
+            self._atomic.commit()
+        else:
+            self._file.close()
+        self._file = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is not None and self._atomic is not None:
+            self._atomic.abort()
+            self._file = None
+        else:
+            self.close()
+
+
+class _PlainSource:
+    """Reads an uncompressed file; knows how many bytes remain."""
+
+    def __init__(self, file):
+        self._file = file
+        self._remaining = os.fstat(file.fileno()).st_size - file.tell()
+
+    def remaining(self):
+        return self._remaining
+
+    def read(self, n):
+        data = self._file.read(n)
+        self._remaining -= len(data)
+        return data
+
+
+class _ZlibSource:
+    """Reads a zlib/gzip-compressed file; the decompressed size is unknown."""
+
+    def __init__(self, file, wbits, path):
+        self._file = file
+        self._wbits = wbits
+        self._path = path
+        self._inflater = zlib.decompressobj(wbits)
+        self._buffer = bytearray()
+
+    def remaining(self):
+        return None
+
+    def _fill(self):
+        """Decompresses more input; returns False at the end of the file."""
+        while True:
+            pending = self._inflater.unconsumed_tail
+            if not pending:
+                if self._inflater.eof and self._inflater.unused_data:
+                    # Concatenated streams (e.g. appended gzip members).
+                    pending = self._inflater.unused_data
+                    self._inflater = zlib.decompressobj(self._wbits)
+                else:
+                    pending = self._file.read(_CHUNK)
+                    if not pending:
+                        if not self._inflater.eof:
+                            raise errors.DataLossError(
+                                None, None, f"{self._path}: truncated compressed stream"
+                            )
+                        return False
+            try:
+                out = self._inflater.decompress(pending, _CHUNK)
+            except zlib.error as e:
+                raise errors.DataLossError(
+                    None, None, f"{self._path}: corrupted compressed stream: {e}"
+                ) from None
+            if out:
+                self._buffer += out
+                return True
+
+    def read(self, n):
+        while len(self._buffer) < n and self._fill():
+            pass
+        data = bytes(self._buffer[:n])
+        del self._buffer[:n]
+        return data
+
+
+def _open_source(file, path, options):
+    compression = TFRecordOptions.get_compression_type_string(options)
+    if compression:
+        return _ZlibSource(file, _WBITS[compression], path)
+    return _PlainSource(file)
+
+
+def _read_exact(source, n, path, offset, what):
+    remaining = source.remaining()
+    if remaining is not None and n > remaining:
+        raise errors.DataLossError(
+            None,
+            None,
+            f"{path}: truncated record at offset {offset}: {what} needs {n} bytes, "
+            f"{remaining} left in file",
+        )
+    data = source.read(n)
+    if len(data) != n:
+        raise errors.DataLossError(
+            None,
+            None,
+            f"{path}: truncated record at offset {offset}: {what} needs {n} bytes, got {len(data)}",
+        )
+    return data
+
+
+def read_records(path, options=None):
+    """Yields `(offset, record)` for each record of a TFRecord file.
+
+    Offsets are into the uncompressed stream.
+
+    Args:
+      path: the file to read.
+      options: `TFRecordOptions`, a compression type string, or None.
+
+    Yields:
+      (offset, bytes) pairs.
+
+    Raises:
+      DataLossError: a checksum mismatch, a truncated record or a corrupted
+        compressed stream; the message names the file and record offset.
+      NotFoundError: if the file does not exist.
+    """
+    path = os.fspath(path)
+    try:
+        file = open(path, "rb")  # noqa: SIM115 (used as a context below)
+    except FileNotFoundError:
+        raise errors.NotFoundError(None, None, f"{path}: No such file or directory") from None
+    with file:
+        source = _open_source(file, path, options)
+        offset = 0
+        while True:
+            first = source.read(1)
+            if not first:
+                return
+            header = first + _read_exact(source, _HEADER.size - 1, path, offset, "header")
+            length, length_crc = _HEADER.unpack(header)
+            if crc32c.masked_crc32c(header[:8]) != length_crc:
+                raise errors.DataLossError(
+                    None,
+                    None,
+                    f"{path}: corrupted record at offset {offset}: length checksum mismatch",
+                )
+            data = _read_exact(source, length, path, offset, "data")
+            (data_crc,) = _FOOTER.unpack(_read_exact(source, _FOOTER.size, path, offset, "footer"))
+            if crc32c.masked_crc32c(data) != data_crc:
+                raise errors.DataLossError(
+                    None,
+                    None,
+                    f"{path}: corrupted record at offset {offset}: data checksum mismatch",
+                )
+            yield offset, data
+            offset += _HEADER.size + length + _FOOTER.size
+
+
+def tf_record_iterator(path, options=None):
+    """Yields the records of a TFRecord file (`tf.io.tf_record_iterator`).
+
+    Args:
+      path: the file to read.
+      options: `TFRecordOptions`, a compression type string, or None.
+
+    Yields:
+      Each record as bytes.
+
+    Raises:
+      DataLossError: on a checksum mismatch or truncation (names file and offset).
+    """
+    for _, record in read_records(path, options):
+        yield record

@@ -1,0 +1,126 @@
+"""The TF1 `tf.layers.Layer`: variables through get_variable, ops under the layer's scope."""
+
+from flowloom.framework.graph import GraphKeys, get_default_graph, name_scope
+from flowloom.framework.ops import Tensor, convert_to_tensor
+from flowloom.framework.tensor_util import constant_value
+from flowloom.variable_scope import get_variable, variable_scope
+
+
+class Layer:
+    """Base class of layers: `build(input_shape)` makes weights, `call(inputs)` makes ops.
+
+    Variables are created with `tf.get_variable` inside the layer's variable scope (`dense`,
+    `dense_1`, ...), so they are shared and named as in TF1; calling a layer object again
+    reuses its variables.
+    """
+
+    _base_name = "layer"
+
+    def __init__(self, trainable=True, name=None, dtype=None, _reuse=None, _scope=None,
+                 **kwargs):
+        self.trainable = trainable
+        self._name = name
+        self.dtype = dtype
+        self._reuse = _reuse
+        self._scope = None
+        self._explicit_scope = _scope
+        self.built = False
+        self._trainable_weights = []
+        self._non_trainable_weights = []
+        self._updates = []
+        self._losses = []
+
+    @property
+    def name(self):
+        return self._name if self._name else self._base_name
+
+    @property
+    def scope_name(self):
+        return self._scope.name
+
+    @property
+    def trainable_weights(self):
+        return list(self._trainable_weights) if self.trainable else []
+
+    trainable_variables = trainable_weights
+
+    @property
+    def non_trainable_weights(self):
+        extra = [] if self.trainable else list(self._trainable_weights)
+        return extra + list(self._non_trainable_weights)
+
+    non_trainable_variables = non_trainable_weights
+
+    @property
+    def weights(self):
+        return self.trainable_weights + self.non_trainable_weights
+
+    variables = weights
+
+    @property
+    def updates(self):
+        return list(self._updates)
+
+    @property
+    def losses(self):
+        return list(self._losses)
+
+    def add_update(self, update):
+        self._updates.append(update)
+        get_default_graph().add_to_collection(GraphKeys.UPDATE_OPS, update)
+
+    def add_weight(self, name, shape, dtype=None, initializer=None, regularizer=None,
+                   trainable=True, constraint=None):
+        """Creates (or reuses) a variable of this layer through `tf.get_variable`."""
+        dtype = dtype or self.dtype or "float32"
+        trainable = trainable and self.trainable
+        existing = set(get_default_graph().get_collection(GraphKeys.REGULARIZATION_LOSSES))
+        v = get_variable(name, shape=shape, dtype=dtype, initializer=initializer,
+                            regularizer=regularizer, trainable=trainable, constraint=constraint)
+        new_losses = [x for x in get_default_graph().get_collection(
+            GraphKeys.REGULARIZATION_LOSSES) if x not in existing]
+        self._losses.extend(new_losses)
+        (self._trainable_weights if trainable else self._non_trainable_weights).append(v)
+        return v
+
+    def build(self, input_shape):
+        self.built = True
+
+    def call(self, inputs, **kwargs):
+        return inputs
+
+    def _set_scope(self):
+        if self._scope is None:
+            with variable_scope(self._explicit_scope or self._name,
+                                   default_name=self._base_name) as scope:
+                self._scope = scope
+
+    def __call__(self, inputs, *args, **kwargs):
+        self._set_scope()
+        reuse = True if self.built else self._reuse
+        with variable_scope(self._scope, reuse=reuse, auxiliary_name_scope=False):
+            with name_scope(self._scope.original_name_scope):
+                if not self.built:
+                    first = inputs[0] if isinstance(inputs, (list, tuple)) else inputs
+                    self.input_spec_shape = convert_to_tensor(first).shape
+                    self.build(self.input_spec_shape)
+                    self.built = True
+                return self.call(inputs, *args, **kwargs)
+
+    def apply(self, inputs, *args, **kwargs):
+        return self.__call__(inputs, *args, **kwargs)
+
+
+def smart_cond(pred, true_fn, false_fn, name=None):
+    """Picks a branch at graph-construction time when `pred` is known, else builds tf.cond."""
+    if isinstance(pred, bool):
+        return true_fn() if pred else false_fn()
+    if isinstance(pred, Tensor):
+        v = constant_value(pred)
+        if v is not None:
+            return true_fn() if bool(v) else false_fn()
+    from flowloom.ops import control_flow_ops
+
+    if not hasattr(control_flow_ops, "cond"):
+        raise NotImplementedError("a layer with a tensor `training` argument needs tf.cond")
+    return control_flow_ops.cond(pred, true_fn, false_fn, name=name)

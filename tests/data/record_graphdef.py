@@ -1,0 +1,167 @@
+"""Records what real TensorFlow writes for graphs and checkpoints (run with a TF install).
+
+  /work/tfvenv/bin/python tests/data/record_graphdef.py
+
+Writes under tests/data/graphdef/:
+  <prog>.pbtxt          as_graph_def(add_shapes=True) of each graphdef_programs program
+  saver_def.pbtxt       the SaverDef of prog_saver's Saver
+  frozen_mlp.pb, frozen_cnn.pb, frozen_io.npz
+                        frozen graphs (convert_variables_to_constants) with inputs and TF's
+                        outputs
+  tf_ckpt/              a tf.train.Saver V2 checkpoint (two steps, max_to_keep=1, relative
+                        paths) of graphdef_programs.checkpoint_values, with its .meta
+  errors.json           error classes and messages of import_graph_def misuse
+"""
+
+import json
+import os
+import shutil
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import numpy as np
+import tensorflow.compat.v1 as tf
+
+tf.disable_v2_behavior()
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "graphdef")
+sys.path.insert(0, HERE)
+import graphdef_programs
+
+
+def graph_defs():
+    for prog in graphdef_programs.PROGRAMS:
+        g = prog(tf)
+        name = prog.__name__[len("prog_"):]
+        with open(os.path.join(OUT, name + ".pbtxt"), "w") as f:
+            f.write(str(g.as_graph_def(add_shapes=True)))
+        if name == "saver":
+            saver = g.get_collection("savers") or None
+            with g.as_default():
+                saver_def = tf.train.Saver().as_saver_def() if not saver else saver[0]
+            with open(os.path.join(OUT, "saver_def.pbtxt"), "w") as f:
+                f.write(str(saver_def))
+
+
+def _freeze(sess, graph, outputs, path):
+    frozen = tf.graph_util.convert_variables_to_constants(sess, graph.as_graph_def(), outputs)
+    with open(path, "wb") as f:
+        f.write(frozen.SerializeToString(deterministic=True))
+
+
+def frozen_graphs():
+    rng = np.random.RandomState(1)
+    io = {}
+    with tf.Graph().as_default() as g, tf.Session() as sess:
+        x = tf.placeholder(tf.float32, [None, 6], name="input")
+        w1 = tf.Variable(rng.randn(6, 10).astype(np.float32), name="dense1/kernel")
+        b1 = tf.Variable(rng.randn(10).astype(np.float32), name="dense1/bias")
+        w2 = tf.Variable(rng.randn(10, 3).astype(np.float32), name="dense2/kernel")
+        b2 = tf.Variable(rng.randn(3).astype(np.float32), name="dense2/bias")
+        h = tf.nn.relu(tf.nn.bias_add(tf.matmul(x, w1), b1))
+        logits = tf.add(tf.matmul(h, w2), b2, name="logits")
+        tf.identity(logits, name="output")
+        sess.run(tf.global_variables_initializer())
+        _freeze(sess, g, ["output"], os.path.join(OUT, "frozen_mlp.pb"))
+        xin = rng.randn(5, 6).astype(np.float32)
+        io["mlp_input"] = xin
+        io["mlp_output"] = sess.run("output:0", {x: xin})
+    with tf.Graph().as_default() as g, tf.Session() as sess:
+        x = tf.placeholder(tf.float32, [None, 8, 8, 2], name="image")
+        k = tf.Variable(rng.randn(3, 3, 2, 4).astype(np.float32), name="conv/kernel")
+        kb = tf.Variable(rng.randn(4).astype(np.float32), name="conv/bias")
+        w = tf.Variable(rng.randn(64, 5).astype(np.float32) / 8, name="fc/kernel")
+        wb = tf.Variable(rng.randn(5).astype(np.float32), name="fc/bias")
+        c = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(x, k, [1, 1, 1, 1], "SAME"), kb))
+        p = tf.nn.max_pool(c, [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+        flat = tf.reshape(p, [-1, 64])
+        logits = tf.matmul(flat, w) + wb
+        tf.nn.softmax(logits, name="probabilities")
+        sess.run(tf.global_variables_initializer())
+        _freeze(sess, g, ["probabilities"], os.path.join(OUT, "frozen_cnn.pb"))
+        xin = rng.randn(3, 8, 8, 2).astype(np.float32)
+        io["cnn_input"] = xin
+        io["cnn_output"] = sess.run("probabilities:0", {x: xin})
+    np.savez(os.path.join(OUT, "frozen_io.npz"), **io)
+
+
+def checkpoint():
+    directory = os.path.join(OUT, "tf_ckpt")
+    shutil.rmtree(directory, ignore_errors=True)
+    values = graphdef_programs.checkpoint_values()
+    with tf.Graph().as_default(), tf.Session() as sess:
+        variables = graphdef_programs.build_checkpoint_graph(tf)
+        sess.run(tf.global_variables_initializer())
+        saver = tf.train.Saver(max_to_keep=1, save_relative_paths=True)
+        saver.save(sess, os.path.join(directory, "model.ckpt"), global_step=1)
+        for name, var in variables.items():
+            var.load(values[name], sess)
+        saver.save(sess, os.path.join(directory, "model.ckpt"), global_step=42)
+
+
+def errors():
+    out = {}
+
+    def record(key, fn):
+        try:
+            fn()
+        except Exception as e:  # noqa: BLE001 - class and message are recorded
+            out[key] = [type(e).__name__, str(e)]
+        else:
+            out[key] = None
+
+    def unknown_op():
+        gd = tf.GraphDef()
+        gd.node.add(name="n", op="NoSuchOp")
+        with tf.Graph().as_default():
+            tf.import_graph_def(gd)
+
+    def bad_input_map():
+        gd = tf.GraphDef()
+        gd.node.add(name="c", op="NoOp")
+        with tf.Graph().as_default():
+            tf.import_graph_def(gd, input_map={"missing:0": tf.constant(1.0)})
+
+    def bad_return():
+        gd = tf.GraphDef()
+        gd.node.add(name="c", op="NoOp")
+        with tf.Graph().as_default():
+            tf.import_graph_def(gd, return_elements=["nothere:0"])
+
+    def missing_input():
+        gd = tf.GraphDef()
+        gd.node.add(name="i", op="Identity", input=["ghost"]).attr["T"].type = 1
+        with tf.Graph().as_default():
+            tf.import_graph_def(gd)
+
+    def unknown_attr():
+        gd = tf.GraphDef()
+        node = gd.node.add(name="n", op="NoOp")
+        node.attr["bogus"].i = 1
+        with tf.Graph().as_default():
+            tf.import_graph_def(gd)
+
+    def wrong_attr_type():
+        gd = tf.GraphDef()
+        node = gd.node.add(name="p", op="Placeholder")
+        node.attr["dtype"].i = 1
+        with tf.Graph().as_default():
+            tf.import_graph_def(gd)
+
+    record("unknown_op", unknown_op)
+    record("bad_input_map", bad_input_map)
+    record("bad_return", bad_return)
+    record("missing_input", missing_input)
+    record("unknown_attr", unknown_attr)
+    record("wrong_attr_type", wrong_attr_type)
+    with open(os.path.join(OUT, "errors.json"), "w") as f:
+        json.dump(out, f, indent=1, sort_keys=True)
+
+
+if __name__ == "__main__":
+    os.makedirs(OUT, exist_ok=True)
+    graph_defs()
+    frozen_graphs()
+    checkpoint()
+    errors()
+    print("recorded into", OUT)

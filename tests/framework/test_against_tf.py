@@ -1,0 +1,30 @@
+"""The core programs give on flowloom exactly what they gave on real TensorFlow."""
+
+import json
+import os
+import sys
+
+import pytest
+
+import flowloom as tf
+
+DATA = os.path.join(os.path.dirname(__file__), "..", "data")
+sys.path.insert(0, DATA)
+import core_programs  # noqa: E402
+
+with open(os.path.join(DATA, "core_expected.json")) as f:
+    EXPECTED = json.load(f)
+
+
+def _normalize(x):
+    return json.loads(json.dumps(x, sort_keys=True, default=str))
+
+
+@pytest.mark.parametrize("prog", core_programs.PROGRAMS, ids=lambda p: p.__name__)
+def test_program_matches_tensorflow(prog):
+    got = _normalize(prog(tf))
+    want = EXPECTED[prog.__name__]
+    # Compare key by key so a failure names what differs.
+    assert sorted(got) == sorted(want)
+    for key in want:
+        assert got[key] == want[key], key

@@ -1,0 +1,91 @@
+"""tf.graph_util: freezing gives TF's frozen GraphDef; sub-graph extraction and pruning."""
+
+import numpy as np
+import pytest
+from graphdef_helpers import graph_def_differences, load_pb
+
+import flowloom as tf
+from flowloom.framework import tensor_proto
+
+TF_FROZEN = load_pb("frozen_mlp.pb")
+
+
+def _const_values(graph_def):
+    return {n.name: tensor_proto.to_numpy(n.attr["value"].tensor)
+            for n in graph_def.node if n.op == "Const"}
+
+
+def _build_mlp(values):
+    """The program record_graphdef.py froze with TF, with TF's weights."""
+    x = tf.placeholder(tf.float32, [None, 6], name="input")
+    w1 = tf.Variable(values["dense1/kernel"], name="dense1/kernel")
+    b1 = tf.Variable(values["dense1/bias"], name="dense1/bias")
+    w2 = tf.Variable(values["dense2/kernel"], name="dense2/kernel")
+    b2 = tf.Variable(values["dense2/bias"], name="dense2/bias")
+    h = tf.nn.relu(tf.nn.bias_add(tf.matmul(x, w1), b1))
+    logits = tf.add(tf.matmul(h, w2), b2, name="logits")
+    return tf.identity(logits, name="output")
+
+
+def test_convert_variables_to_constants_matches_tensorflow():
+    _build_mlp(_const_values(TF_FROZEN))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        frozen = tf.graph_util.convert_variables_to_constants(
+            sess, sess.graph.as_graph_def(), ["output"])
+    assert graph_def_differences(TF_FROZEN, frozen) == []
+
+
+def test_whitelist_and_blacklist():
+    _build_mlp(_const_values(TF_FROZEN))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        gd = sess.graph.as_graph_def()
+        frozen = tf.graph_util.convert_variables_to_constants(
+            sess, gd, ["output"], variable_names_whitelist=["dense1/kernel"],
+            variable_names_blacklist=["dense1/bias"])
+    ops = {n.name: n.op for n in frozen.node}
+    assert ops["dense1/kernel"] == "Const" and ops["dense1/bias"] == "VariableV2"
+
+
+def test_extract_sub_graph():
+    a = tf.constant(1.0, name="a")
+    b = tf.identity(a, name="b")
+    c = tf.no_op(name="c")
+    with tf.control_dependencies([c]):
+        tf.identity(b, name="d")
+    tf.constant(2.0, name="unused")
+    gd = tf.get_default_graph().as_graph_def()
+    sub = tf.graph_util.extract_sub_graph(gd, ["d"])
+    assert [n.name for n in sub.node] == ["a", "b", "c", "d"]
+    with pytest.raises(TypeError):
+        tf.graph_util.extract_sub_graph(gd, "d")
+    with pytest.raises(AssertionError):
+        tf.graph_util.extract_sub_graph(gd, ["nope"])
+
+
+def test_remove_training_nodes():
+    x = tf.placeholder(tf.float32, name="x")
+    y = tf.check_numerics(tf.identity(x, name="id1"), "bad", name="check")
+    z = tf.identity(y * 2.0, name="out")
+    gd = tf.graph_util.remove_training_nodes(tf.get_default_graph().as_graph_def(),
+                                             protected_nodes=["out"])
+    names = [n.name for n in gd.node]
+    assert "id1" not in names and "check" not in names and "out" in names
+    mul = next(n for n in gd.node if n.op == "Mul")
+    assert mul.input[0] == "x"
+    with tf.Graph().as_default():
+        (out,) = tf.import_graph_def(gd, return_elements=["out:0"])
+        with tf.Session() as sess:
+            assert sess.run(out, {"import/x:0": 3.0}) == 6.0
+    del z
+
+
+def test_must_run_on_cpu():
+    s = tf.constant("text")
+    f = tf.constant(1.0)
+    assert tf.graph_util.must_run_on_cpu(s.op)
+    assert not tf.graph_util.must_run_on_cpu(f.op)
+    v = tf.Variable(1.0)
+    assert tf.graph_util.must_run_on_cpu(v.op, pin_variables_on_cpu=True)
+    assert np.isscalar(1.0)

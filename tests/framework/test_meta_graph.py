@@ -1,0 +1,97 @@
+"""export_meta_graph / import_meta_graph: TF's .meta files import and restore; ours carry
+collections as TF serializes them."""
+
+import os
+
+import numpy as np
+import pytest
+from graphdef_helpers import GRAPHDEF_DATA, graph_def_differences, graphdef_programs
+
+import flowloom as tf
+from flowloom.framework.meta_graph import read_meta_graph_file
+
+TF_META = os.path.join(GRAPHDEF_DATA, "tf_ckpt", "model.ckpt-42.meta")
+VALUES = graphdef_programs.checkpoint_values()
+
+
+def test_tensorflow_meta_graph_imports_and_restores():
+    saver = tf.train.import_meta_graph(TF_META)
+    assert saver.as_saver_def().restore_op_name == "save/restore_all"
+    variables = {v.op.name: v for v in tf.global_variables()}
+    assert sorted(variables) == sorted(VALUES)
+    assert tf.trainable_variables()[0] is variables["weights"]  # one object per variable
+    with tf.Session() as sess:
+        saver.restore(sess, os.path.join(GRAPHDEF_DATA, "tf_ckpt", "model.ckpt-42"))
+        for name, var in variables.items():
+            assert np.asarray(sess.run(var)).tolist() == VALUES[name].tolist()
+        sess.run(tf.global_variables_initializer())  # the imported initializers run too
+        assert sess.run(variables["global_step"]) == 0
+
+
+def test_collections_and_saver_def_are_serialized_as_tensorflow():
+    tf_meta = read_meta_graph_file(TF_META)
+    graphdef_programs.build_checkpoint_graph(tf)
+    tf.global_variables_initializer()  # as the recording did
+    saver = tf.train.Saver(max_to_keep=1, save_relative_paths=True)
+    ours = saver.export_meta_graph()
+    assert ours.collection_def == tf_meta.collection_def
+    assert ours.saver_def == tf_meta.saver_def
+    assert graph_def_differences(tf_meta.graph_def, ours.graph_def) == []
+    assert [op.name for op in ours.meta_info_def.stripped_op_list.op] == [
+        op.name for op in tf_meta.meta_info_def.stripped_op_list.op]
+
+
+def test_round_trip_with_scope_and_collections(tmp_path):
+    x = tf.placeholder(tf.float32, [None, 2], name="x")
+    w = tf.Variable(np.ones([2, 1], np.float32), name="w")
+    y = tf.matmul(x, w, name="y")
+    tf.add_to_collection("outputs", y)
+    tf.add_to_collection("train_op", y.op)
+    tf.add_to_collection("notes", "hello")
+    tf.add_to_collection("counts", 3)
+    tf.add_to_collection("rates", 0.5)
+    path = str(tmp_path / "graph.meta")
+    tf.train.export_meta_graph(path)
+    text_path = str(tmp_path / "graph.pbtxt")
+    tf.train.export_meta_graph(text_path, as_text=True, clear_devices=True)
+    for filename in (path, text_path):
+        with tf.Graph().as_default() as g:
+            saver = tf.train.import_meta_graph(filename, import_scope="net")
+            assert saver is not None
+            assert [t.name for t in g.get_collection("outputs")] == ["net/y:0"]
+            assert [op.name for op in g.get_collection("train_op")] == ["net/y"]
+            assert g.get_collection("notes") == [b"hello"]
+            assert g.get_collection("counts") == [3]
+            assert g.get_collection("rates") == [0.5]
+            (var,) = tf.global_variables()
+            assert var.op.name == "net/w" and var.initializer.name == "net/w/Assign"
+            with tf.Session() as sess:
+                sess.run(var.initializer)
+                out = sess.run("net/y:0", {"net/x:0": [[1.0, 2.0]]})
+                assert out.tolist() == [[3.0]]
+
+
+def test_export_scope_and_strip_default_attrs():
+    with tf.name_scope("keep"):
+        a = tf.constant([[1.0]], name="a")
+        tf.matmul(a, a, name="m")
+    tf.constant(2.0, name="other")
+    meta = tf.train.export_meta_graph(export_scope="keep", strip_default_attrs=True)
+    names = [n.name for n in meta.graph_def.node]
+    assert "other" not in names and "m" in names and "a" in names
+    matmul = next(n for n in meta.graph_def.node if n.op == "MatMul")
+    assert "transpose_a" not in matmul.attr and "T" in matmul.attr
+    assert meta.meta_info_def.stripped_default_attrs
+    with tf.Graph().as_default():
+        tf.train.import_meta_graph(meta)
+        m = tf.get_default_graph().get_operation_by_name("m")
+        assert m.get_attr("transpose_a") is False  # filled back from the op's defaults
+
+
+def test_missing_or_garbage_file(tmp_path):
+    with pytest.raises(OSError, match="does not exist"):
+        tf.train.import_meta_graph(str(tmp_path / "missing.meta"))
+    bad = tmp_path / "bad.meta"
+    bad.write_bytes(b"\xff\xfe garbage {{{")
+    with pytest.raises(OSError):
+        tf.train.import_meta_graph(str(bad))
