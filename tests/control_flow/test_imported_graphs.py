@@ -88,3 +88,24 @@ def test_tensorflow_graph_def_runs(name):
                 for key, v in got.items():
                     np.testing.assert_allclose(v, VALUES[f"{name}/{k}/{key}"], rtol=2e-5,
                                                atol=1e-6, err_msg=f"{name} {key}")
+
+
+@pytest.mark.parametrize("name", programs.GRAPH_DEF_PROGRAMS)
+def test_tensorflow_graph_def_imports_with_import_graph_def(name):
+    """The serialized GraphDef TF wrote, through tf.import_graph_def (back edges included)."""
+    probe = tf.Graph()
+    with probe.as_default():
+        fetches, feeds = programs.PROGRAMS[name](tf)
+    fetch_names = {k: v.name for k, v in fetches.items() if isinstance(v, tf.Tensor)}
+    graph_def = tf.GraphDef.FromString(VALUES[f"graph_def_pb/{name}"].tobytes())
+    g = tf.Graph()
+    with g.as_default():
+        tf.import_graph_def(graph_def, name="")
+        assert any(op.type == "NextIteration" for op in g.get_operations())
+        with tf.Session() as sess:
+            for k, feed in enumerate(feeds):
+                got = sess.run({key: g.get_tensor_by_name(n) for key, n in fetch_names.items()},
+                               feed)
+                for key, v in got.items():
+                    np.testing.assert_allclose(v, VALUES[f"{name}/{k}/{key}"], rtol=2e-5,
+                                               atol=1e-6, err_msg=f"{name} {key}")

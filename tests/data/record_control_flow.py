@@ -108,6 +108,8 @@ def main():
                 graphs[name] = graph_listing(g)
             if name in programs.GRAPH_DEF_PROGRAMS:
                 graphs["graph_def/" + name] = node_listing(g)
+                pb = g.as_graph_def().SerializeToString()
+                values[f"graph_def_pb/{name}"] = np.frombuffer(pb, dtype=np.uint8)
             tensors = {k: v for k, v in fetches.items() if isinstance(v, tf.Tensor)}
             ops_ = [v for v in fetches.values() if isinstance(v, tf.Operation)]
             with tf.Session() as sess:
