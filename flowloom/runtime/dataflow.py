@@ -22,6 +22,7 @@ with control flow runs here, the way TF's executor runs it:
 """
 
 import collections
+import functools
 
 from flowloom.framework import errors
 
@@ -160,7 +161,7 @@ class _Node:
     __slots__ = ("idx", "op", "fn", "kind", "is_trigger", "nin", "nout", "pending0",
                  "inputs0", "dead_needed0", "dead_needed", "edges", "ctrl_out", "derefs",
                  "frame_name", "is_constant", "parallel_iterations", "fetch", "out", "simple",
-                 "fed", "forward", "const")
+                 "fed", "forward", "const", "device", "in_xfer")
 
 
 class DataflowPlan:
@@ -206,13 +207,16 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
             _check_merge_inputs(op)
     index = {op: i for i, op in enumerate(ops)}
     carries_ref = _ref_carrying_tensors(ops)
+    placement = session._place() if hasattr(session, "_place") else {}
     nodes = []
     for i, op in enumerate(ops):
         n = _Node()
         n.idx, n.op = i, op
         n.kind = _KIND.get(op._type, _NORMAL)
         n.is_trigger = op._type == "ControlTrigger"
-        n.fn = executor._bind_kernel(session, op, _xp())
+        n.device = placement.get(op)
+        n.fn = executor._bind_kernel(session, op, n.device.xp if n.device else _xp())
+        n.in_xfer = ()
         n.nin = len(op._inputs)
         n.nout = len(op._outputs)
         n.edges = [[] for _ in range(n.nout)]
@@ -241,7 +245,12 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
                 feed_targets[feed_pos[t]].append((n, j))
                 continue
             src = nodes[index[t._op]]
-            src.edges[t._value_index].append((n, j))
+            xfer = _transfer(src.device, n.device)
+            if xfer is not None and t in carries_ref:
+                # A variable's buffer is read on its consumer's side, then copied.
+                n.in_xfer += ((j, xfer),)
+                xfer = None
+            src.edges[t._value_index].append((n, j, xfer))
             data_from_graph += 1
             if src.kind == _NEXT:
                 backedges += 1
@@ -257,12 +266,13 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
         else:
             n.pending0 = data_from_graph + len(ctrl)
     for n in nodes:
-        n.out = tuple([(k, dst, slot) for k, edges in enumerate(n.edges) for dst, slot in edges]
-                      + [(-1, dst, -1) for dst in n.ctrl_out])
+        n.out = tuple([(k, dst, slot, xfer) for k, edges in enumerate(n.edges)
+                       for dst, slot, xfer in edges] + [(-1, dst, -1, None) for dst in n.ctrl_out])
         n.simple = n.kind != _MERGE and n.pending0 == 1
         n.fed = any(n is d for targets in feed_targets for d, _ in targets)
         # Pure forwarding ops skip their kernel call (the executor's hot loop).
-        n.forward = n.op._type in _FORWARDING and n.nin == 1 and not n.derefs
+        n.forward = n.op._type in _FORWARDING and n.nin == 1 and not n.derefs \
+            and not n.in_xfer
         n.const = None
         if n.op._type == "Const" and n.nin == 0:
             n.forward = True
@@ -282,6 +292,17 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
     fetch_derefs = [t in carries_ref for t in fetch_tensors]
     return DataflowPlan(nodes, sources, feed_targets, fetch_from_feed, len(fetch_tensors),
                         dict(enters), fetch_derefs, list(target_ops))
+
+
+def _transfer(src, dst):
+    """The copy an edge from device `src` to device `dst` needs (None within one memory)."""
+    if src is None or dst is None or src is dst:
+        return None
+    if src.xp is dst.xp and (src.is_host or src.cuda_id == dst.cuda_id):
+        return None
+    from flowloom.runtime import devices
+
+    return functools.partial(devices.transfer, src=src, dst=dst)
 
 
 _TF_TYPE_NAMES = {"float32": "float", "float64": "double"}
@@ -392,11 +413,13 @@ class _Run:
         the consumers that become ready."""
         ready = self.ready
         state = it.state
-        for k, dst, slot in node.out:
+        for k, dst, slot, xfer in node.out:
             if dead:
                 v = DEAD
             elif k >= 0:
                 v = outputs[k]
+                if xfer is not None and v is not DEAD:
+                    v = xfer(v)  # a copy between device memories
             else:
                 v = None  # a live control edge
             if dst.simple:  # one input (data or control): ready now
@@ -461,7 +484,10 @@ class _Run:
                 tmpl = fed.get(node.idx)
                 if tmpl is None:
                     tmpl = fed[node.idx] = list(node.inputs0)
-                tmpl[slot] = self.feed_values[k]
+                v = self.feed_values[k]
+                if node.device is not None and not node.device.is_host:
+                    v = node.device.put(v)
+                tmpl[slot] = v
         for node in plan.sources:
             self._enqueue(node, root, root_it, list(fed.get(node.idx, node.inputs0)), False)
         ready = self.ready
@@ -477,6 +503,8 @@ class _Run:
             else:
                 for j in node.derefs:
                     inputs[j] = deref(inputs[j], node.op)
+                for j, xfer in node.in_xfer:
+                    inputs[j] = xfer(inputs[j])
                 try:
                     r = node.fn(*inputs)
                 except Exception as e:  # noqa: BLE001 - kernel failures become TF errors
