@@ -23,6 +23,10 @@ with control flow runs here, the way TF's executor runs it:
 
 import collections
 import functools
+import os
+import sys
+import threading
+import time
 
 from flowloom.framework import errors
 
@@ -45,6 +49,7 @@ CONTROL_FLOW_TYPES = frozenset([
     "Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit", "RefExit",
     "NextIteration", "RefNextIteration", "LoopCond", "ControlTrigger"])
 
+_DEBUG = int(os.environ.get("FLOWLOOM_DEBUG", "0") or 0)
 _NORMAL, _MERGE, _ENTER, _EXIT, _NEXT = range(5)
 _FORWARDING = frozenset(["Identity", "Enter", "RefEnter", "Exit", "RefExit", "NextIteration",
                          "RefNextIteration", "LoopCond"])
@@ -178,8 +183,8 @@ class DataflowPlan:
         self.fetch_derefs = fetch_derefs
         self.fetch_ops = fetch_ops
 
-    def run(self, feed_values):
-        return run_plan(self, feed_values)
+    def run(self, feed_values, stats=None):
+        return run_plan(self, feed_values, stats)
 
 
 def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
@@ -399,8 +404,9 @@ class _Frame:
 class _Run:
     """The state of one execution of a DataflowPlan."""
 
-    def __init__(self, plan, feed_values):
+    def __init__(self, plan, feed_values, stats=None):
         self.plan = plan
+        self.stats = stats
         self.ready = collections.deque()
         self.root = _Frame("", None, None, 0, 1)
         self.fetched = [None] * plan.num_fetches
@@ -494,23 +500,30 @@ class _Run:
         popleft = ready.popleft
         activate = self._activate
         fetched, got = self.fetched, self.got
+        trace = self.stats is not None or _DEBUG
         while ready:
             node, frame, it, inputs, dead = popleft()
             if dead:
                 outputs = None
             elif node.forward:  # Identity, Enter, Exit, NextIteration, LoopCond; Const
                 outputs = inputs if node.const is None else node.const
+                if trace:
+                    self._record(node, outputs, time.time_ns(), frame, it)
             else:
                 for j in node.derefs:
                     inputs[j] = deref(inputs[j], node.op)
                 for j, xfer in node.in_xfer:
                     inputs[j] = xfer(inputs[j])
+                if trace:
+                    start = time.time_ns()
                 try:
                     r = node.fn(*inputs)
                 except Exception as e:  # noqa: BLE001 - kernel failures become TF errors
                     raise op_error(node.op, inputs, e) from (
                         None if isinstance(e, errors.OpError) else e)
                 outputs = (r,) if node.nout == 1 else r
+                if trace:
+                    self._record(node, outputs, start, frame, it)
             if node.fetch is not None and not dead:
                 for slot, ks in node.fetch:
                     v = outputs[slot]
@@ -529,6 +542,22 @@ class _Run:
             self.fetched[k] = self.feed_values[f]
             self.got[k] = True
         return self.fetched
+
+    def _record(self, node, outputs, start, frame, it):
+        from flowloom.runtime.parallel import NodeRecord
+
+        end = time.time_ns()
+        device = node.device.name if node.device is not None else \
+            "/job:localhost/replica:0/task:0/device:CPU:0"
+        if self.stats is not None:
+            self.stats.setdefault(device, []).append(NodeRecord(
+                node.op._name, node.op._type, start, end, list(outputs or ()), None,
+                threading.get_ident() & 0xFFFFFFFF))
+        if _DEBUG:
+            shape = getattr(outputs[0], "shape", None) if outputs else None
+            where = f"{frame.name}:{it.num}" if frame.name else ""
+            print(f"[flowloom] {node.op._type:<16} {node.op._name:<40} {device} "
+                  f"{(end - start) / 1e3:8.1f} us  {shape} {where}", file=sys.stderr)
 
     def _propagate(self, node, outputs, dead, frame, it):
         kind = node.kind
@@ -613,14 +642,17 @@ class _Run:
             self._cleanup(parent, parent_it.num)
 
 
-def run_plan(plan, feed_values):
+def run_plan(plan, feed_values, stats=None):
     """Runs a DataflowPlan once; returns the fetched values (references not yet read).
+
+    `stats`, a dict, receives {device name: [NodeRecord]} of the nodes that ran (for
+    RunMetadata.step_stats); FLOWLOOM_DEBUG=1 prints them with their frame and iteration.
 
     Raises:
       InvalidArgumentError: a fetched tensor is dead (on the untaken side of a Switch) or was
         never computed.
     """
-    run = _Run(plan, feed_values)
+    run = _Run(plan, feed_values, stats)
     values = run.run()
     for k, got in enumerate(run.got):
         if not got:
