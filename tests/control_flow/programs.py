@@ -464,3 +464,18 @@ def variables_in_loop(tf):
     init = tf.global_variables_initializer()
     return ({"h": h, "gw": gw, "gb": gb, "init": init},
             [{"xs:0": np.linspace(-1, 1, 30).reshape(5, 2, 3)}])
+
+
+@program
+def grad_sparse_cond(tf):
+    """tf.gather's IndexedSlices gradient through cond branches and a loop."""
+    v = tf.Variable(np.arange(6.0).reshape(3, 2), dtype=tf.float32, name="v")
+    p = tf.placeholder(tf.bool, [], name="p")
+    r = tf.cond(p, lambda: tf.gather(v, [0, 2]) * 2.0, lambda: tf.gather(v, [1, 1]))
+    g = tf.gradients(tf.reduce_sum(r * r), v)[0]
+    _, acc = tf.while_loop(lambda i, a: i < 3,
+                           lambda i, a: (i + 1, a + tf.reduce_sum(tf.gather(v, [i]) * a)),
+                           [0, 1.0])
+    g2 = tf.gradients(acc, v)[0]
+    return ({"dense_g": tf.convert_to_tensor(g), "dense_g2": tf.convert_to_tensor(g2),
+             "init": v.initializer}, [{"p:0": True}, {"p:0": False}])

@@ -107,3 +107,12 @@ def test_gradient_of_unused_loop_output_is_zero_through_used_one():
     with tf.Session() as sess:
         # b = x + x + 2x + 4x + ... while a < 100: d/dx at x=3: a: 3,6,...,96 (6 steps)
         assert sess.run(g, {x: 3.0}) == pytest.approx(1 + 1 + 2 + 4 + 8 + 16 + 32)
+
+
+def test_sparse_gradient_through_cond_stays_indexed_slices():
+    v = tf.Variable(np.ones((3, 2), np.float32))
+    p = tf.placeholder(tf.bool, [])
+    r = tf.cond(p, lambda: tf.gather(v, [0, 2]), lambda: tf.gather(v, [1]))
+    g = tf.gradients(tf.reduce_sum(r), v)[0]
+    assert isinstance(g, tf.IndexedSlices)  # as in TF
+    assert g.dense_shape.op.name == "gradients/cond/GatherV2_1/Switch_grad/cond_grad/Merge_2"
