@@ -53,7 +53,11 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
       body: a callable returning new loop variables (same structure as `loop_vars`).
       loop_vars: a list or tuple of (nested structures of) tensors and TensorArrays.
       shape_invariants: the shapes each loop variable may take (default: its initial shape).
-      parallel_iterations: how many iterations may run at once (honoured by the executor).
+      parallel_iterations: how many iterations may be in flight at once. Honoured as TF
+        does (runtime/dataflow.py): a NextIteration that would start one more is held until
+        the oldest iteration finishes; 1 runs iterations strictly one after another. Nodes
+        run from one queue on the calling thread, so iterations interleave rather than run
+        on several cores.
       back_prop: whether gradients may flow through the loop.
       swap_memory: accepted for compatibility (memory is not swapped).
       name: the name scope (default "while").

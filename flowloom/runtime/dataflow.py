@@ -448,6 +448,7 @@ class _Run:
                 st[1] = True
             st[0] -= 1
             if st[0] == 0:
+                del state[dst.idx]  # its inputs are freed once it has run
                 it.outstanding_ops += 1
                 ready.append((dst, frame, it, st[2], st[1]))
 
