@@ -289,6 +289,7 @@ def grad_functional(tf):
 
 # Their GraphDefs, written by TF, are rebuilt node by node and run (test_imported_graphs.py).
 GRAPH_DEF_PROGRAMS = ["while_basic", "while_inside_cond", "grad_while", "grad_cond_in_while",
+                      "grad_lstm_loop",
                       "grad_rnn", "while_nested"]
 STRUCTURE_PROGRAMS = ["cond_basic", "while_basic", "cond_side_effects", "tensor_array_loop",
                       "grad_cond", "grad_cond_in_while", "functional",
@@ -479,3 +480,39 @@ def grad_sparse_cond(tf):
     g2 = tf.gradients(acc, v)[0]
     return ({"dense_g": tf.convert_to_tensor(g), "dense_g2": tf.convert_to_tensor(g2),
              "init": v.initializer}, [{"p:0": True}, {"p:0": False}])
+
+
+@program
+def grad_lstm_loop(tf):
+    """dynamic_rnn's loop, written out: an LSTM over TensorArrays with sequence lengths."""
+    rs = _rs()
+    T, B, D, H = 5, 3, 4, 6
+    x = tf.placeholder(tf.float32, [B, None, D], name="x")
+    seq = tf.placeholder(tf.int32, [B], name="seq")
+    with tf.variable_scope("rnn"):
+        w = tf.get_variable("kernel", [D + H, 4 * H],
+                            initializer=tf.constant_initializer(rs.randn(D + H, 4 * H) * 0.3))
+        b = tf.get_variable("bias", [4 * H], initializer=tf.zeros_initializer())
+    xt = tf.transpose(x, [1, 0, 2])
+    time_steps = tf.shape(xt)[0]
+    inp = tf.TensorArray(tf.float32, size=time_steps, element_shape=[B, D]).unstack(xt)
+    out = tf.TensorArray(tf.float32, size=time_steps, element_shape=[B, H])
+
+    def step(t, c, h, out):
+        gates = tf.nn.bias_add(tf.matmul(tf.concat([inp.read(t), h], 1), w), b)
+        i, j, f, o = tf.split(gates, 4, axis=1)
+        nc = c * tf.sigmoid(f + 1.0) + tf.sigmoid(i) * tf.tanh(j)
+        nh = tf.tanh(nc) * tf.sigmoid(o)
+        valid = tf.tile(tf.expand_dims(t < seq, 1), [1, H])
+        return (t + 1, tf.where(valid, nc, c), tf.where(valid, nh, h),
+                out.write(t, tf.where(valid, nh, tf.zeros_like(nh))))
+
+    z = tf.zeros([B, H])
+    _, c, h, out = tf.while_loop(lambda t, *_: t < time_steps, step, (0, z, z, out),
+                                 maximum_iterations=time_steps)
+    outputs = tf.transpose(out.stack(), [1, 0, 2])
+    loss = tf.reduce_sum(outputs * outputs) + tf.reduce_sum(c)
+    gw, gb, gx = tf.gradients(loss, [w, b, x])
+    return ({"outputs": outputs, "c": c, "h": h, "gw": gw, "gb": gb, "gx": gx,
+             "init": tf.global_variables_initializer()},
+            [{"x:0": rs.randn(B, T, D).astype(np.float32), "seq:0": np.array([5, 2, 4])}])

@@ -78,11 +78,14 @@ def test_tensorflow_graph_def_runs(name):
     with probe.as_default():
         fetches, feeds = programs.PROGRAMS[name](tf)
     fetch_names = {k: v.name for k, v in fetches.items() if isinstance(v, tf.Tensor)}
+    op_names = [v.name for v in fetches.values() if isinstance(v, tf.Operation)]
     g = tf.Graph()
     with g.as_default():
         _import(GRAPHS["graph_def/" + name])
         with tf.Session() as sess:
             for k, feed in enumerate(feeds):
+                for op_name in op_names:
+                    sess.run(g.get_operation_by_name(op_name))
                 got = sess.run({key: g.get_tensor_by_name(n) for key, n in fetch_names.items()},
                                feed)
                 for key, v in got.items():
@@ -97,6 +100,7 @@ def test_tensorflow_graph_def_imports_with_import_graph_def(name):
     with probe.as_default():
         fetches, feeds = programs.PROGRAMS[name](tf)
     fetch_names = {k: v.name for k, v in fetches.items() if isinstance(v, tf.Tensor)}
+    op_names = [v.name for v in fetches.values() if isinstance(v, tf.Operation)]
     graph_def = tf.GraphDef.FromString(VALUES[f"graph_def_pb/{name}"].tobytes())
     g = tf.Graph()
     with g.as_default():
@@ -104,6 +108,8 @@ def test_tensorflow_graph_def_imports_with_import_graph_def(name):
         assert any(op.type == "NextIteration" for op in g.get_operations())
         with tf.Session() as sess:
             for k, feed in enumerate(feeds):
+                for op_name in op_names:
+                    sess.run(g.get_operation_by_name(op_name))
                 got = sess.run({key: g.get_tensor_by_name(n) for key, n in fetch_names.items()},
                                feed)
                 for key, v in got.items():
