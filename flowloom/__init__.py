@@ -84,6 +84,9 @@ from flowloom.ops.random_sampling_ops import multinomial, random_shuffle  # noqa
 from flowloom import losses  # noqa: E402
 from flowloom import test  # noqa: E402 - tf.test
 from flowloom import train  # noqa: E402 - tf.train
+from flowloom import summary
+from flowloom.summary.summary import (audio_summary, histogram_summary, image_summary,
+                                      merge_all_summaries, merge_summary, scalar_summary)
 
 __version__ = "0.1.0"
 
@@ -206,3 +209,27 @@ import flowloom.io as _io_package  # noqa: E402
 # tf.io is the flowloom.io package: it carries tf.io's public names too.
 _io_package.gfile = gfile
 _io_package.write_graph = _write_graph
+
+# Examples, records and sparse tensors (tf.parse_example, tf.io, tf.python_io).
+from flowloom.framework.sparse_tensor import (SparseTensor, SparseTensorValue,  # noqa: E402
+                                              sparse_placeholder)
+from flowloom.ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature,  # noqa: E402
+                                      SparseFeature, VarLenFeature, parse_example,
+                                      parse_single_example)
+from flowloom.ops.decode_ops import decode_csv, decode_raw  # noqa: E402
+from flowloom import io  # noqa: E402 - also the public tf.io namespace
+
+python_io = _types.ModuleType("flowloom.python_io")
+python_io.TFRecordWriter = io.TFRecordWriter
+python_io.TFRecordOptions = io.TFRecordOptions
+python_io.TFRecordCompressionType = io.TFRecordCompressionType
+python_io.tf_record_iterator = io.tf_record_iterator
+from flowloom.proto.event_pb2 import Event, SessionLog  # noqa: E402
+from flowloom.proto.summary_pb2 import (HistogramProto, Summary,  # noqa: E402
+                                        SummaryMetadata)
+from flowloom.ops.sparse_ops import sparse_tensor_to_dense, sparse_to_dense  # noqa: E402
+
+sparse = _types.ModuleType("flowloom.sparse")
+sparse.SparseTensor = SparseTensor
+sparse.to_dense = sparse_tensor_to_dense
+sparse.placeholder = sparse_placeholder

@@ -251,3 +251,12 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         del scope
         ret.set_shape(x._shape)
         return ret
+
+
+def zero_fraction(value, name=None):
+    """The fraction of zeros in `value` (a float32 scalar), e.g. for activation sparsity."""
+    with name_scope(name, "zero_fraction", [value]):
+        value = convert_to_tensor(value, name="value")
+        zero = array_ops.zeros([], dtype=value.dtype.base_dtype)
+        is_zero = math_ops.cast(math_ops.equal(value, zero), dtypes.float32)
+        return math_ops.reduce_mean(is_zero)

@@ -25,3 +25,7 @@ from flowloom.train.checkpoint_utils import (CheckpointReader, NewCheckpointRead
 from flowloom.train.saver import Saver, SaverDef
 from flowloom.framework.meta_graph import export_meta_graph, import_meta_graph
 from flowloom.framework.graph_io import write_graph
+from flowloom.train.summary_io import SummaryWriter, summary_iterator  # noqa: F401
+from flowloom.proto.example_pb2 import Example, SequenceExample  # noqa: F401
+from flowloom.proto.feature_pb2 import (BytesList, Feature, FeatureList,  # noqa: F401
+                                        FeatureLists, Features, FloatList, Int64List)
