@@ -219,8 +219,14 @@ class _Importer:
         consumers = {name: [] for name in nodes}
         for name, inputs in parsed.items():
             deps = set()
+            is_merge = nodes[name].op in ("Merge", "RefMerge")
             for source, index in inputs:
                 key = "^" + source if index < 0 else f"{source}:{index}"
+                # CF (cf branch): a loop's back edge NextIteration -> Merge is wired after all
+                # ops exist (see `run`), so it does not order the import.
+                if is_merge and index >= 0 and source in nodes and \
+                        nodes[source].op in ("NextIteration", "RefNextIteration"):
+                    continue
                 if key not in self.input_map:
                     deps.add(source)
             pending[name] = len(deps)
@@ -241,8 +247,8 @@ class _Importer:
                     heapq.heappush(ready, (position[consumer], consumer))
         if len(order) != len(nodes):
             stuck = sorted(n for n, c in pending.items() if c > 0)
-            raise ValueError("GraphDef contains a cycle (flowloom does not import while "
-                             f"loops); nodes involved: {', '.join(stuck[:10])}")
+            raise ValueError("GraphDef contains a cycle that does not pass through a "
+                             f"NextIteration op; nodes involved: {', '.join(stuck[:10])}")
         return order
 
     # -- creating ops --------------------------------------------------------------------------
@@ -251,9 +257,12 @@ class _Importer:
         order, parsed = self._nodes_in_order()
         graph = self.graph
         saved = (len(graph._ops), dict(graph._names_in_use), graph._version)
+        self.back_edges = []  # (merge op, input index, source node, output index)
         try:
             for node in order:
                 self._create(node, parsed[node.name])
+            for op, k, source, index in self.back_edges:
+                op._update_input(k, self._input_tensor(op._name, source, index))
             if return_elements is None:
                 return None
             return [self.return_element(n) for n in return_elements]
@@ -366,7 +375,13 @@ class _Importer:
         opdef = op_registry.get(node.op)
         attrs = self._attrs(node, opdef, full)
         data, control = [], []
+        deferred = []
         for source, index in inputs:
+            if index >= 0 and source not in self.created and \
+                    f"{source}:{index}" not in self.input_map:
+                deferred.append((len(data), source, index))  # a loop back edge
+                data.append(None)
+                continue
             if index < 0:
                 key = "^" + source
                 if key in self.input_map:
@@ -376,6 +391,8 @@ class _Importer:
                     control.append(self.created[source])
             else:
                 data.append(self._input_tensor(full, source, index))
+        for k, _, _ in deferred:  # stands in for the back edge until it exists
+            data[k] = next(t for t in data if t is not None)
         self._check_input_types(opdef, attrs, data, full)
         try:
             out_dtypes = _output_dtypes(opdef, attrs, data)
@@ -394,6 +411,8 @@ class _Importer:
                 raise ValueError(f"Node '{full}': invalid device '{node.device}': {e}") from None
         for c in control:
             op._add_control_input(c)
+        for k, source, index in deferred:
+            self.back_edges.append((op, k, source, index))
         self.created[node.name] = op
         key = full.lower()
         graph._names_in_use[key] = max(graph._names_in_use.get(key, 0), 1)
