@@ -93,8 +93,15 @@ def tuple(tensors, name=None, control_inputs=None):  # noqa: A001 - TF's name
 def with_dependencies(dependencies, output_tensor, name=None):
     """`output_tensor`, computed only after all `dependencies` have run."""
     with name_scope(name, "control_dependency", list(dependencies) + [output_tensor]) as scope:
-        output_tensor = convert_to_tensor(output_tensor)
-        with _default_graph().colocate_with(output_tensor), control_dependencies(dependencies):
+        g = get_default_graph()
+        with g.colocate_with(output_tensor.values if hasattr(output_tensor, "indices")
+                             else output_tensor), control_dependencies(dependencies):
+            if hasattr(output_tensor, "indices") and hasattr(output_tensor, "values"):
+                from flowloom.framework.indexed_slices import IndexedSlices
+
+                return IndexedSlices(array_ops.identity(output_tensor.values, name=scope),
+                                     output_tensor.indices, output_tensor.dense_shape)
+            output_tensor = convert_to_tensor(output_tensor)
             return array_ops.identity(output_tensor, name=scope)
 
 

@@ -36,6 +36,13 @@ def variable_op_v2(shape, dtype, name="Variable", container="", shared_name=""):
                     shared_name=shared_name).outputs[0]
 
 
+def _declared_shape(ref_tensor):
+    # An uninitialized TF variable already has its declared shape (restoring a checkpoint
+    # of another shape into it fails).
+    shape = ref_tensor._shape
+    return tuple(shape.as_list()) if shape.is_fully_defined() else None
+
+
 def _ref_shape(op):
     return op._inputs[0]._shape
 
@@ -68,13 +75,6 @@ def _(xp, ref, value, *, validate_shape, use_locking, ctx):
     else:
         ref.value = new
     return ref
-
-
-def _declared_shape(ref_tensor):
-    # An uninitialized TF variable already has its declared shape (restoring a checkpoint
-    # of another shape into it fails).
-    shape = ref_tensor._shape
-    return tuple(shape.as_list()) if shape.is_fully_defined() else None
 
 
 def _update_kernel(fn, verb):
