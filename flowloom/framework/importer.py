@@ -392,6 +392,10 @@ class _Importer:
                 op._device = device_lib.canonical_name(node.device)
             except (ValueError, TypeError) as e:
                 raise ValueError(f"Node '{full}': invalid device '{node.device}': {e}") from None
+        # TF gives every imported op the enclosing control dependencies, even ops whose
+        # inputs were imported in the same block.
+        for controller in graph._control_dependencies_stack:
+            control.extend(controller.control_inputs)
         for c in control:
             op._add_control_input(c)
         self.created[node.name] = op

@@ -11,6 +11,7 @@ Writes under tests/data/graphdef/:
   tf_ckpt/              a tf.train.Saver V2 checkpoint (two steps, max_to_keep=1, relative
                         paths) of graphdef_programs.checkpoint_values, with its .meta
   errors.json           error classes and messages of import_graph_def misuse
+  import_semantics.json import_graph_def and _output_shapes / outer control dependencies
 """
 
 import json
@@ -158,10 +159,31 @@ def errors():
         json.dump(out, f, indent=1, sort_keys=True)
 
 
+def import_semantics():
+    """What import_graph_def does with _output_shapes and outer control dependencies."""
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        tf.identity(x, name="y")
+        gd = g.as_graph_def(add_shapes=True)
+    out = {}
+    with tf.Graph().as_default() as g2:
+        tf.import_graph_def(gd, name="")
+        out["attrs_after_import"] = [sorted(n.attr) for n in g2.as_graph_def().node]
+        c = tf.constant(1.0, name="c")
+        with tf.control_dependencies([c]):
+            tf.import_graph_def(gd, name="imp")
+        out["nodes_under_control_dependencies"] = [
+            [n.name, list(n.input)] for n in g2.as_graph_def().node]
+    with open(os.path.join(OUT, "import_semantics.json"), "w") as f:
+        json.dump(out, f, indent=1, sort_keys=True)
+
+
+STEPS = [graph_defs, frozen_graphs, checkpoint, errors, import_semantics]
+
 if __name__ == "__main__":
+    # Optional arguments name the steps to rerun (default: all).
     os.makedirs(OUT, exist_ok=True)
-    graph_defs()
-    frozen_graphs()
-    checkpoint()
-    errors()
+    for step in STEPS:
+        if len(sys.argv) < 2 or step.__name__ in sys.argv[1:]:
+            step()
     print("recorded into", OUT)
