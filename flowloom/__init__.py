@@ -15,7 +15,6 @@ from flowloom.framework.graph import (Graph, GraphKeys, add_to_collection, add_t
                                       colocate_with, control_dependencies, device, get_collection,
                                       get_collection_ref, get_default_graph, get_name_scope,
                                       init_scope, name_scope, reset_default_graph)
-from flowloom.framework.op_def import NotDifferentiable
 from flowloom.framework.ops import (Operation, Tensor, convert_to_tensor,
                                     convert_to_tensor_or_indexed_slices,
                                     register_tensor_conversion_function)
@@ -30,6 +29,12 @@ from flowloom.ops.check_ops import (assert_equal, assert_greater, assert_greater
                                     assert_non_negative, assert_non_positive, assert_none_equal,
                                     assert_positive, assert_rank, assert_scalar, assert_type)
 from flowloom.ops.control_flow_ops import group, no_op, tuple, with_dependencies
+from flowloom.ops.cond import case, cond
+from flowloom.ops.while_loop import while_loop
+from flowloom.ops.tensor_array_ops import TensorArray
+from flowloom.ops.functional_ops import foldl, foldr, map_fn, scan
+from flowloom.ops import control_flow_grad as _control_flow_grad  # registers the gradients
+from flowloom.framework import nest
 from flowloom.ops.init_ops import (constant_initializer, glorot_normal_initializer,
                                    glorot_uniform_initializer, ones_initializer,
                                    random_normal_initializer, random_uniform_initializer,
@@ -66,6 +71,22 @@ from flowloom.variables import (Variable, all_variables, global_variables,
                                 trainable_variables, variables_initializer)
 
 from flowloom import layers, nn
+from flowloom.gradients import (AggregationMethod, IndexedSlices, NotDifferentiable, RegisterGradient, UnconnectedGradients,
+                                gradients, hessians, no_gradient)
+# -- training op library (branch `ops`) --
+from flowloom.ops.array_ops import (gather_nd, one_hot, pad, reverse, reverse_v2,  # noqa: E402
+                                    scatter_nd, sequence_mask, split, tile, where_v2)
+from flowloom.ops.math_ops import (arg_max, arg_min, argmax, argmin, cumsum,  # noqa: E402
+                                   segment_mean, segment_sum, unsorted_segment_sum)
+from flowloom.ops.clip_ops import (clip_by_global_norm, clip_by_norm,  # noqa: E402
+                                   clip_by_value, global_norm)
+from flowloom.ops.random_sampling_ops import multinomial, random_shuffle  # noqa: E402
+from flowloom import losses  # noqa: E402
+from flowloom import test  # noqa: E402 - tf.test
+from flowloom import train  # noqa: E402 - tf.train
+from flowloom import summary
+from flowloom.summary.summary import (audio_summary, histogram_summary, image_summary,
+                                      merge_all_summaries, merge_summary, scalar_summary)
 
 __version__ = "0.1.0"
 
@@ -188,3 +209,27 @@ import flowloom.io as _io_package  # noqa: E402
 # tf.io is the flowloom.io package: it carries tf.io's public names too.
 _io_package.gfile = gfile
 _io_package.write_graph = _write_graph
+
+# Examples, records and sparse tensors (tf.parse_example, tf.io, tf.python_io).
+from flowloom.framework.sparse_tensor import (SparseTensor, SparseTensorValue,  # noqa: E402
+                                              sparse_placeholder)
+from flowloom.ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature,  # noqa: E402
+                                      SparseFeature, VarLenFeature, parse_example,
+                                      parse_single_example)
+from flowloom.ops.decode_ops import decode_csv, decode_raw  # noqa: E402
+from flowloom import io  # noqa: E402 - also the public tf.io namespace
+
+python_io = _types.ModuleType("flowloom.python_io")
+python_io.TFRecordWriter = io.TFRecordWriter
+python_io.TFRecordOptions = io.TFRecordOptions
+python_io.TFRecordCompressionType = io.TFRecordCompressionType
+python_io.tf_record_iterator = io.tf_record_iterator
+from flowloom.proto.event_pb2 import Event, SessionLog  # noqa: E402
+from flowloom.proto.summary_pb2 import (HistogramProto, Summary,  # noqa: E402
+                                        SummaryMetadata)
+from flowloom.ops.sparse_ops import sparse_tensor_to_dense, sparse_to_dense  # noqa: E402
+
+sparse = _types.ModuleType("flowloom.sparse")
+sparse.SparseTensor = SparseTensor
+sparse.to_dense = sparse_tensor_to_dense
+sparse.placeholder = sparse_placeholder

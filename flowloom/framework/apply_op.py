@@ -53,23 +53,19 @@ def apply_op(op_type, inputs=(), name=None, **attrs):
                     f"{', '.join(t.name for t in types)}")
     out_dtypes = _output_dtypes(opdef, attrs, flat)
     if opdef.ref_input_indices:
-        # As TF's op_def_library: an op that takes a reference lives with the variable.
-        ref = _first_ref_input(args, flat)
-        if ref is not None:
-            with graph.colocate_with(ref):
-                return graph._create_op_internal(opdef, flat, out_dtypes, attrs, op_name)
+        # TF creates an op that writes through a reference colocated with the variable.
+        must_colocate = [t for t in flat if t._dtype.is_ref_dtype]
+        if must_colocate:
+            return _create_colocated(graph, must_colocate, opdef, flat, out_dtypes, attrs,
+                                     op_name)
     return graph._create_op_internal(opdef, flat, out_dtypes, attrs, op_name)
 
 
-def _first_ref_input(args, flat):
-    position = 0
-    for arg in args:
-        if arg.is_list:
-            return None  # list arguments are never references in TF's op set
-        if arg.is_ref:
-            return flat[position]
-        position += 1
-    return None
+def _create_colocated(graph, tensors, opdef, flat, out_dtypes, attrs, op_name):
+    if not tensors:
+        return graph._create_op_internal(opdef, flat, out_dtypes, attrs, op_name)
+    with graph.colocate_with(tensors[0]._op):
+        return _create_colocated(graph, tensors[1:], opdef, flat, out_dtypes, attrs, op_name)
 
 
 def _convert_inputs(op_type, opdef, args, inputs, attrs):

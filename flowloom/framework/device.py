@@ -1,13 +1,18 @@
-"""Device names: `DeviceSpec`, merging of partial specs, and device functions."""
+"""Device names: `DeviceSpec`, merging of partial specs, and the device-function stack.
 
-import re
-
-_DEVICE_RE = re.compile(r"^(?:/job:([^/]+))?(?:/replica:(\d+))?(?:/task:(\d+))?"
-                        r"(?:/(?:device:)?([A-Za-z_]+):(\d+|\*))?$")
+A device name is `/job:<name>/replica:<n>/task:<n>/device:<TYPE>:<n>`; every part is
+optional. `tf.device` scopes nest by merging: the outer spec is the base and the fields the
+inner one sets override it, so `/job:worker` around `/cpu:0` gives `/job:worker/device:CPU:0`.
+"""
 
 
 class DeviceSpec:
-    """A (possibly partial) device name: `/job:worker/replica:0/task:1/device:CPU:0`."""
+    """A (possibly partial) device name.
+
+    Example:
+      spec = tf.DeviceSpec.from_string("/job:worker/cpu:0")
+      spec.to_string()   # '/job:worker/device:CPU:0'
+    """
 
     __slots__ = ("job", "replica", "task", "device_type", "device_index")
 
@@ -15,57 +20,56 @@ class DeviceSpec:
         self.job = job
         self.replica = None if replica is None else int(replica)
         self.task = None if task is None else int(task)
-        if device_type is not None:
-            device_type = device_type.upper() if device_type.lower() in ("cpu", "gpu") \
-                else device_type
+        if device_type is not None and device_type.lower() in ("cpu", "gpu"):
+            device_type = device_type.upper()
         self.device_type = device_type
         self.device_index = None if device_index in (None, "*") else int(device_index)
 
     @classmethod
     def from_string(cls, spec):
+        """Parses `/job:w/replica:0/task:1/device:GPU:2` (or `/cpu:0`, `gpu:1`, `CPU:*`).
+
+        Raises:
+          ValueError: an unknown field or two device types in one name.
+        """
         if isinstance(spec, DeviceSpec):
             return spec
-        spec = spec or ""
-        parts = [p for p in spec.split("/") if p]
-        job = replica = task = dtype = dindex = None
-        i = 0
-        while i < len(parts):
-            p = parts[i]
-            key, _, val = p.partition(":")
+        fields = {}
+        for part in (spec or "").split("/"):
+            if not part:
+                continue
+            key, _, val = part.partition(":")
             lk = key.lower()
-            if lk == "job":
-                job = val
-            elif lk == "replica":
-                replica = val
-            elif lk == "task":
-                task = val
-            elif lk == "device":
-                dtype, _, dindex = val.partition(":")
-                dindex = dindex or None
-            elif lk in ("cpu", "gpu") or (val and (val.isdigit() or val == "*")):
-                dtype, dindex = key, val
-            elif p == "":
-                pass
-            else:
-                raise ValueError(f"Unknown attribute: '{p}' in '{spec}'")
-            i += 1
-        if dindex == "*":
-            dindex = None
-        return cls(job, replica, task, dtype, dindex)
+            if lk in ("job", "replica", "task") and val:
+                fields[lk] = val
+                continue
+            explicit = lk == "device"
+            if explicit:
+                key, _, val = val.partition(":")
+                lk = key.lower()
+            if key and (explicit or lk in ("cpu", "gpu")):
+                if "device_type" in fields:
+                    raise ValueError("Multiple device types are not allowed while parsing the "
+                                     f"device spec: {spec}.")
+                fields["device_type"] = key
+                fields["device_index"] = None if val in ("", "*") else int(val)
+                continue
+            raise ValueError(f"Unknown attribute '{key}' is encountered while parsing the device "
+                             f"spec: '{spec}'.")
+        return cls(**fields)
 
     def parse_from_string(self, spec):
-        return DeviceSpec.from_string(spec)
+        """Sets this spec's fields from `spec`; returns self (TF1's mutable DeviceSpec)."""
+        parsed = DeviceSpec.from_string(spec)
+        for f in self.__slots__:
+            setattr(self, f, getattr(parsed, f))
+        return self
 
     def make_merged_spec(self, dev):
-        """Returns this spec with the fields that `dev` sets overriding its own."""
-        dev = DeviceSpec.from_string(dev) if not isinstance(dev, DeviceSpec) else dev
-        return DeviceSpec(
-            dev.job if dev.job is not None else self.job,
-            dev.replica if dev.replica is not None else self.replica,
-            dev.task if dev.task is not None else self.task,
-            dev.device_type if dev.device_type is not None else self.device_type,
-            dev.device_index if dev.device_index is not None else (
-                self.device_index if dev.device_type is None else None))
+        """Returns a new spec: this one with every field that `dev` sets overriding it."""
+        dev = DeviceSpec.from_string(dev)
+        return DeviceSpec(*[getattr(dev, f) if getattr(dev, f) is not None else getattr(self, f)
+                            for f in self.__slots__])
 
     def merge_from(self, dev):
         merged = self.make_merged_spec(dev)
@@ -90,6 +94,10 @@ class DeviceSpec:
             s += "/device:%s:%s" % (self.device_type, idx)
         return s
 
+    @property
+    def is_empty(self):
+        return all(getattr(self, f) is None for f in self.__slots__)
+
     def __str__(self):
         return self.to_string()
 
@@ -103,39 +111,88 @@ class DeviceSpec:
         return hash(self.to_string())
 
 
+DeviceSpecV1 = DeviceSpec
+
+
 def canonical_name(device):
+    """`/cpu:0` → `/device:CPU:0`; '' and None → ''."""
     if device is None:
         return ""
-    if isinstance(device, DeviceSpec):
-        return device.to_string()
     return DeviceSpec.from_string(device).to_string()
+
+
+def _as_device_string(value):
+    # A device function's result: a DeviceSpec is written out, a string is kept as the user
+    # wrote it (TF does not canonicalise what a function returns).
+    if value is None:
+        return ""
+    if isinstance(value, DeviceSpec):
+        return value.to_string()
+    return value
+
+
+class MergeDevice:
+    """The device function of `tf.device(string or DeviceSpec)`: merges its spec underneath
+    the device that inner scopes already chose."""
+
+    __slots__ = ("spec", "_cache")
+
+    def __init__(self, spec):
+        self.spec = DeviceSpec.from_string(spec)
+        self._cache = {}
+
+    @property
+    def is_null_merge(self):
+        return self.spec.is_empty
+
+    def __call__(self, op, current):
+        result = self._cache.get(current)
+        if result is None:
+            result = self.spec.make_merged_spec(DeviceSpec.from_string(current)).to_string()
+            self._cache[current] = result
+        return result
+
+
+class UserDeviceFunction:
+    """`tf.device(fn)`: `fn(op)` sees the op with the device inner scopes gave it and returns
+    the device (string or DeviceSpec) that replaces it."""
+
+    __slots__ = ("fn",)
+    is_null_merge = False
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, op, current):
+        op._device = current
+        return _as_device_string(self.fn(op))
 
 
 def merge_device(spec):
     """A device function that merges `spec` into the device an inner scope already chose."""
-    spec = DeviceSpec.from_string(spec) if not isinstance(spec, DeviceSpec) else spec
-
-    def _merge(op, current):
-        # Inner scopes (applied later) override the outer ones, so the outer spec is the base.
-        if current:
-            return spec.make_merged_spec(DeviceSpec.from_string(current)).to_string()
-        return spec.to_string()
-
-    return _merge
+    return MergeDevice(spec)
 
 
 def device_function_for(device_name_or_function):
-    """Turns the argument of `tf.device` into a function (op, inner_device) -> device."""
+    """Turns the argument of `tf.device` into a stack entry (None stops the stack)."""
     if device_name_or_function is None:
         return None
-    if callable(device_name_or_function) and not isinstance(device_name_or_function, DeviceSpec):
-        user_fn = device_name_or_function
+    if isinstance(device_name_or_function, (str, DeviceSpec)):
+        return MergeDevice(device_name_or_function)
+    if callable(device_name_or_function):
+        return UserDeviceFunction(device_name_or_function)
+    raise TypeError(f"tf.device expects a device name, DeviceSpec or function, not "
+                    f"{device_name_or_function!r}")
 
-        def _call(op, current):
-            if current:
-                return current
-            d = user_fn(op)
-            return canonical_name(d)
 
-        return _call
-    return merge_device(device_name_or_function)
+def apply_device_stack(stack, op):
+    """The device of `op` under a device stack (outermost first), as TF computes it: the
+    innermost entry applies first, each outer one then merges or replaces; None stops."""
+    device = ""
+    for entry in reversed(stack):
+        if entry is None:
+            break
+        if entry.is_null_merge:
+            continue
+        device = entry(op, device)
+    return device

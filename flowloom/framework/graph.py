@@ -77,6 +77,7 @@ class Graph:
         self._gradient_override_map = {}
         self._building_function = False
         self._graph_def_versions = None
+        self._control_flow_context = None  # the CondContext/WhileContext ops are created in
 
     # -- default-graph handling ---------------------------------------------
     def as_default(self):
@@ -190,16 +191,24 @@ class Graph:
             for k, v in self._attr_scope_map.items():
                 attrs.setdefault(k, v)
         if self._colocation_stack:
-            attrs["_class"] = ["loc:@" + self._colocation_stack[-1]._name]
+            # TF: the union of the groups of every op on the colocation stack, sorted.
+            attrs["_class"] = sorted({g.decode() for c in self._colocation_stack
+                                      for g in c.colocation_groups()})
+        if self._gradient_override_map and opdef.type in self._gradient_override_map:
+            # TF records the override on the op; tf.gradients reads it back.
+            attrs["_gradient_op_type"] = self._gradient_override_map[opdef.type].encode()
         op = Operation(self, name, opdef, inputs, output_dtypes, attrs, control_inputs, "")
         for t in inputs:
             t._consumers.append(op)
         for c in control_inputs:
             c._control_outputs.append(op)
-        if self._colocation_stack:
-            op._device = self._colocation_stack[-1]._device
-        elif self._device_function_stack:
+        if self._device_function_stack:
             op._device = self._apply_device_functions(op)
+        for colocated in reversed(self._colocation_stack):
+            # The innermost colocation op that has a device gives it (after device scopes).
+            if colocated._device:
+                op._device = colocated._device
+                break
         for controller in self._control_dependencies_stack:
             controller.ops_created.add(op)
         self._ops_by_name[name] = op
@@ -207,15 +216,28 @@ class Graph:
         op._id = len(self._ops)
         if opdef.shape_fn is not None:
             _set_shapes(op, opdef)
+        if self._control_flow_context is not None:
+            # cond/while_loop: the context rewires inputs (Switch, Enter) inside the op's own
+            # name scope (`cond/add/Switch`), as TF does.
+            op._control_flow_context = self._control_flow_context
+            saved_stack = self._name_stack
+            self._name_stack = name
+            try:
+                self._control_flow_context.AddOp(op)
+            finally:
+                self._name_stack = saved_stack
         return op
 
+    def _get_control_flow_context(self):
+        return self._control_flow_context
+
+    def _set_control_flow_context(self, ctx):
+        self._control_flow_context = ctx
+
     def _apply_device_functions(self, op):
-        device = ""
-        for fn in reversed(self._device_function_stack):
-            if fn is None:
-                break
-            device = fn(op, device)
-        return device
+        from flowloom.framework import device as device_lib
+
+        return device_lib.apply_device_stack(self._device_function_stack, op)
 
     # -- control dependencies ---------------------------------------------------
     def _current_control_inputs(self, inputs):
@@ -507,8 +529,11 @@ class _ControlDependenciesController:
     def __enter__(self):
         g = self._graph
         if self._new_stack:
+            # `control_dependencies(None)` also leaves any cond/while context, as in TF.
             self._old_stack = g._control_dependencies_stack
             g._control_dependencies_stack = []
+            self._old_context = g._control_flow_context
+            g._control_flow_context = None
         g._control_dependencies_stack.append(self)
         self._old_create = None
         return self
@@ -518,6 +543,7 @@ class _ControlDependenciesController:
         g._control_dependencies_stack.remove(self)
         if self._new_stack:
             g._control_dependencies_stack = self._old_stack
+            g._control_flow_context = self._old_context
         return False
 
 

@@ -118,7 +118,7 @@ def attr_value_from_python(value, default=None, dtype=None):
     return out
 
 
-def node_def_from_op(op, add_shapes=False, sort_control_inputs=False):
+def node_def_from_op(op, add_shapes=False, sort_control_inputs=False, device=None, inputs=None):
     """Returns the NodeDef of an Operation, as TF's `op.node_def`.
 
     Args:
@@ -126,15 +126,21 @@ def node_def_from_op(op, add_shapes=False, sort_control_inputs=False):
       add_shapes: also add the `_output_shapes` attr (a list of the outputs' static shapes).
       sort_control_inputs: list control inputs by name, as TF's GraphDef serialization does
         (a single op's NodeDef keeps them in the order they were added).
+      device: the device string to write instead of `op.device` (partition graphs).
+      inputs: input strings to write instead of the op's own (partition graphs).
 
     Returns:
       A `NodeDef`: name, op type, inputs (`name`, `name:i`, `^ctrl`), device and attrs.
     """
-    node = node_def_pb2.NodeDef(name=op._name, op=op._type, device=op._device or "")
-    node.input.extend(t._as_node_def_input() for t in op._inputs)
-    control = [c._name for c in op._control_inputs]
-    node.input.extend("^" + name for name in (sorted(control) if sort_control_inputs
-                                              else control))
+    node = node_def_pb2.NodeDef(name=op._name, op=op._type,
+                                device=(op._device or "") if device is None else device)
+    if inputs is not None:
+        node.input.extend(inputs)
+    else:
+        node.input.extend(t._as_node_def_input() for t in op._inputs)
+        control = [c._name for c in op._control_inputs]
+        node.input.extend("^" + name for name in (sorted(control) if sort_control_inputs
+                                                  else control))
     defaults = op._opdef.attr_defaults
     for key, value in op._attrs.items():
         if value is None:
@@ -263,3 +269,8 @@ def variable_to_proto(variable, export_scope=None):
     if variable._snapshot is not None:
         proto.snapshot_name = strip_name_scope(variable._snapshot.name, export_scope)
     return proto
+
+
+def attr_value(value):
+    """The AttrValue of a Python attr value (what partition graphs write for _Send/_Recv)."""
+    return attr_value_from_python(value)

@@ -26,7 +26,8 @@ class Operation:
     """A node in the graph: an instance of an op type with inputs, attrs and a device."""
 
     __slots__ = ("_graph", "_name", "_type", "_opdef", "_inputs", "_control_inputs", "_outputs",
-                 "_attrs", "_device", "_traceback", "_id", "_control_outputs", "__weakref__")
+                 "_attrs", "_device", "_traceback", "_id", "_control_outputs",
+                 "_control_flow_context", "__weakref__")
 
     def __init__(self, graph, name, opdef, inputs, output_dtypes, attrs, control_inputs, device):
         self._graph = graph
@@ -39,6 +40,7 @@ class Operation:
         self._device = device
         self._traceback = _user_frame()
         self._control_outputs = []
+        self._control_flow_context = None
         self._outputs = [Tensor(self, i, dt) for i, dt in enumerate(output_dtypes)]
 
     # -- the public TF1 API -------------------------------------------------
@@ -110,6 +112,26 @@ class Operation:
             self._control_inputs.append(op)
             op._control_outputs.append(self)
             self._graph._version += 1
+
+    def _update_input(self, index, tensor):
+        """Replaces input `index` by `tensor` (control flow rewires inputs after creation)."""
+        old = self._inputs[index]
+        self._inputs[index] = tensor
+        old._consumers.remove(self)
+        tensor._consumers.append(self)
+        self._graph._version += 1
+
+    def _remove_all_control_inputs(self):
+        for c in self._control_inputs:
+            c._control_outputs.remove(self)
+        self._control_inputs = []
+        self._graph._version += 1
+
+    def _get_control_flow_context(self):
+        return self._control_flow_context
+
+    def _set_control_flow_context(self, ctx):
+        self._control_flow_context = ctx
 
     def _add_control_inputs(self, ops):
         for op in ops:

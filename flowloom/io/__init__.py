@@ -6,4 +6,37 @@
   bundle       V2 checkpoints at array level (write_bundle, read_bundle, BundleReader)
   events       TensorBoard event files (EventFileWriter, summary_iterator)
   atomic_file  crash-safe writes (temp file, fsync, rename)
+  png, wav     PNG and WAV encoders (TensorBoard image and audio summaries)
+  example_wire strict reader of serialized tf.train.Example protos
+
+It is also the public `tf.io` namespace: the names below resolve on first use, so that
+importing the byte-level modules never pulls in the graph layers.
 """
+
+_PUBLIC = {
+    "TFRecordWriter": "flowloom.io.tfrecord",
+    "TFRecordOptions": "flowloom.io.tfrecord",
+    "TFRecordCompressionType": "flowloom.io.tfrecord",
+    "tf_record_iterator": "flowloom.io.tfrecord",
+    "FixedLenFeature": "flowloom.ops.parsing_ops",
+    "FixedLenSequenceFeature": "flowloom.ops.parsing_ops",
+    "VarLenFeature": "flowloom.ops.parsing_ops",
+    "SparseFeature": "flowloom.ops.parsing_ops",
+    "parse_example": "flowloom.ops.parsing_ops",
+    "parse_single_example": "flowloom.ops.parsing_ops",
+    "decode_raw": "flowloom.ops.decode_ops",
+    "decode_csv": "flowloom.ops.decode_ops",
+}
+
+
+def __getattr__(name):
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module 'flowloom.io' has no attribute '{name}'")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
+
+def __dir__():
+    return sorted(list(globals()) + list(_PUBLIC))

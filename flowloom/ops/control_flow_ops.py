@@ -1,14 +1,193 @@
-"""Grouping and ordering ops: no_op, group, tuple, with_dependencies."""
+"""Control flow: the TF1 dataflow primitives (Switch, Merge, Enter, Exit, NextIteration,
+LoopCond, ControlTrigger and their Ref variants), and grouping ops (no_op, group, tuple,
+with_dependencies).
+
+The primitives' kernels handle live values only; deadness and frames are the executor's job
+(runtime/dataflow.py). Switch outputs `DEAD` on its untaken port; Merge receives `DEAD` for the
+inputs that have not arrived and forwards the first live one with its index.
+
+`cond`, `case` (ops/cond.py) and `while_loop` (ops/while_loop.py) build graphs from these.
+"""
 
 import builtins
 
+from flowloom.framework import common_shapes, errors, tensor_shape
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.graph import (_graph_of, control_dependencies, get_default_graph,
                                       name_scope)
 from flowloom.framework.op_def import defop
 from flowloom.framework.ops import Operation, Tensor, convert_to_tensor
 from flowloom.ops import array_ops
+from flowloom.runtime.dataflow import DEAD
 
+# -- the dataflow primitives ----------------------------------------------------------------
+def _check_pred(pred):
+    if getattr(pred, "ndim", 0) != 0:
+        raise errors.InvalidArgumentError(
+            None, None, "The second input must be a scalar, but it has shape "
+            f"[{','.join(str(d) for d in pred.shape)}]")
+    return bool(pred)
+
+
+def _switch_kernel(xp, data, pred):
+    return (data, DEAD) if not _check_pred(pred) else (DEAD, data)
+
+
+def _switch_shape(op):
+    if op._inputs[1]._shape.ndims not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {op._inputs[1]._shape.ndims}")
+    return [op._inputs[0]._shape, op._inputs[0]._shape]
+
+
+def _merge_kernel(xp, *inputs):
+    for i, v in enumerate(inputs):
+        if v is not DEAD:
+            return v, xp.asarray(i, dtype=xp.int32)
+    raise errors.InternalError(None, None, "Merge ran without a live input")
+
+
+def _merge_shape(op):
+    shapes = [t._shape for t in op._inputs]
+    out = shapes[0]
+    for s in shapes[1:]:
+        if out.ndims is None or s.ndims is None or out.ndims != s.ndims:
+            out = tensor_shape.unknown_shape()
+            break
+        out = tensor_shape.TensorShape(
+            [a if a.value == b.value else None for a, b in zip(out.dims, s.dims)])
+    return [out, tensor_shape.TensorShape([])]
+
+
+def _forward_kernel(xp, data):
+    return data
+
+
+def _enter_shape(op):
+    # A loop variable's shape is set by while_loop from its shape invariant; a loop constant
+    # keeps its input's shape.
+    if op._attrs.get("is_constant"):
+        return op._inputs[0]._shape
+    return tensor_shape.unknown_shape()
+
+
+def _loop_cond_shape(op):
+    if op._inputs[0]._shape.ndims not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {op._inputs[0]._shape.ndims}")
+    return tensor_shape.TensorShape([])
+
+
+_ENTER_ATTRS = {"frame_name": "", "is_constant": False, "parallel_iterations": 10}
+for _ref in ("", "Ref"):
+    _t = "Ref(T)" if _ref else "T"
+    _op = defop(_ref + "Switch", inputs=[f"data: {_t}", "pred: bool"],
+                outputs=[f"output_false: {_t}", f"output_true: {_t}"])
+    _op.shape(_switch_shape)
+    _op.kernel(_switch_kernel)
+    _op = defop(_ref + "Merge", inputs=[f"inputs: N * {_t}"],
+                outputs=[f"output: {_t}", "value_index: int32"])
+    _op.shape(_merge_shape)
+    _op.kernel(_merge_kernel)
+    _op = defop(_ref + "Enter", inputs=[f"data: {_t}"], outputs=[f"output: {_t}"],
+                attrs=dict(_ENTER_ATTRS))
+    _op.shape(_enter_shape)
+    _op.kernel(_forward_kernel)
+    for _name in ("Exit", "NextIteration"):
+        _op = defop(_ref + _name, inputs=[f"data: {_t}"], outputs=[f"output: {_t}"])
+        _op.shape(common_shapes.unchanged)
+        _op.kernel(_forward_kernel)
+
+LoopCond = defop("LoopCond", inputs=["input: bool"], outputs=["output: bool"])
+LoopCond.shape(_loop_cond_shape)
+LoopCond.kernel(_forward_kernel)
+
+ControlTrigger = defop("ControlTrigger")
+ControlTrigger.shape(lambda op: [])
+
+
+@ControlTrigger.kernel
+def _(xp):
+    return None
+
+
+def switch(data, pred, dtype=None, name=None):
+    """Forwards `data` to output_true if `pred` else to output_false; the other is dead.
+
+    Args:
+      data: the tensor to forward.
+      pred: a scalar bool tensor.
+      name: the op's name (default "Switch").
+
+    Returns:
+      `(output_false, output_true)`.
+    """
+    with name_scope(name, "Switch", [data, pred]) as name:
+        data = convert_to_tensor(data, dtype=dtype, name="data")
+        pred = convert_to_tensor(pred, name="pred")
+        op_type = "RefSwitch" if data.dtype.is_ref_dtype else "Switch"
+        op = apply_op(op_type, (data, pred), name=name)
+        return op.outputs[0], op.outputs[1]
+
+
+def ref_switch(data, pred, name=None):
+    """`switch` of a reference (a variable), keeping it a reference."""
+    op = apply_op("RefSwitch", (data, pred), name=name or "RefSwitch")
+    return op.outputs[0], op.outputs[1]
+
+
+def merge(inputs, name=None):
+    """Forwards the first live tensor of `inputs`.
+
+    Returns:
+      `(output, value_index)`: the value and the index of the input it came from.
+    """
+    with name_scope(name, "Merge", inputs) as name:
+        inputs = [convert_to_tensor(x) for x in inputs]
+        op_type = "RefMerge" if all(x.dtype.is_ref_dtype for x in inputs) else "Merge"
+        op = apply_op(op_type, (inputs,), name=name)
+        return op.outputs[0], op.outputs[1]
+
+
+def ref_merge(inputs, name=None):
+    op = apply_op("RefMerge", (list(inputs),), name=name or "RefMerge")
+    return op.outputs[0], op.outputs[1]
+
+
+def _enter(data, frame_name, is_constant=False, parallel_iterations=10, use_ref=True,
+           use_input_shape=True, name=None):
+    """Makes `data` available in the child frame `frame_name` (TF's `_Enter`)."""
+    data = convert_to_tensor(data)
+    op_type = "RefEnter" if data.dtype.is_ref_dtype and use_ref else "Enter"
+    out = apply_op(op_type, (data,), name=name or "Enter", frame_name=frame_name,
+                   is_constant=is_constant, parallel_iterations=parallel_iterations).outputs[0]
+    if use_input_shape:
+        out.set_shape(data.shape)
+    return out
+
+
+def exit(data, name=None):  # noqa: A001 - TF's name
+    """Makes `data` available in the parent frame."""
+    data = convert_to_tensor(data)
+    op_type = "RefExit" if data.dtype.is_ref_dtype else "Exit"
+    return apply_op(op_type, (data,), name=name or "Exit").outputs[0]
+
+
+def _next_iteration(data, name=None):
+    data = convert_to_tensor(data)
+    op_type = "RefNextIteration" if data.dtype.is_ref_dtype else "NextIteration"
+    return apply_op(op_type, (data,), name=name or "NextIteration").outputs[0]
+
+
+def loop_cond(input, name=None):  # noqa: A002 - TF's name
+    """Forwards the loop predicate; marks it as the condition of its loop."""
+    return apply_op("LoopCond", (input,), name=name or "LoopCond").outputs[0]
+
+
+def control_trigger(name=None):
+    """An op that runs even when its control inputs are dead."""
+    return apply_op("ControlTrigger", (), name=name)
+
+
+# -- grouping ------------------------------------------------------------------------------
 NoOp = defop("NoOp")
 NoOp.shape(lambda op: [])
 
@@ -75,15 +254,22 @@ def _flatten(xs):
 def tuple(tensors, name=None, control_inputs=None):  # noqa: A001 - TF's name
     """Groups tensors: each returned tensor is available only after all inputs are computed."""
     with name_scope(name, "tuple", tensors) as scope:
-        gating = [t.op if isinstance(t, Tensor) else t for t in tensors if t is not None]
+        gating = [t if isinstance(t, Operation) else t.op for t in tensors if t is not None]
         if control_inputs:
             for c in control_inputs:
                 gating.append(c.op if isinstance(c, Tensor) else c)
+        # Unique ops in creation order, as TF gates them.
+        gating = sorted(set(gating), key=lambda op: op._id)
+        if not gating:
+            raise ValueError("'tensors' must have at least one Tensor")
         gate = group(*gating)
         out = []
         for t in tensors:
             if t is None:
                 out.append(None)
+            elif isinstance(t, Operation):
+                with control_dependencies([gate]):
+                    out.append(group(t))
             else:
                 out.append(with_dependencies([gate], t))
         del scope
@@ -106,9 +292,13 @@ def with_dependencies(dependencies, output_tensor, name=None):
 
 
 def cond_initialized(variable):
-    raise NotImplementedError(
-        "Variable.initialized_value (and a Variable as another's initial value) needs tf.cond, "
-        "which flowloom does not implement yet")
+    """`variable`'s value if it is initialized, else its initial value (as TF builds
+    `Variable.initialized_value()`: a cond on IsVariableInitialized)."""
+    from flowloom import variables
+    from flowloom.ops.cond import cond
+
+    return cond(variables.is_variable_initialized(variable), variable.read_value,
+                lambda: variable.initial_value)
 
 
 def boolean_mask_1d(values, mask):

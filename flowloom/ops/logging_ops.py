@@ -85,6 +85,12 @@ def _(xp, x, *data, message, first_n, summarize, ctx):
     return x
 
 
+@Print.gradient
+def _(op, *grads):
+    # Only the printed tensor gets the gradient; the data inputs are just printed.
+    return [grads[0]] + [None] * (len(op._inputs) - 1)
+
+
 def Print_(input_, data, message=None, first_n=None, summarize=None, name=None):  # noqa: N802
     """Identity on `input_` that prints `message` and `data` to stderr when it runs."""
     return apply_op("Print", (input_, list(data)), name=name, message=message or "",
@@ -154,6 +160,13 @@ def _(xp, x, *, message):
         what = "NaN and Inf" if nan and inf else ("NaN" if nan else "Inf")
         raise errors.InvalidArgumentError(None, None, f"{message} : Tensor had {what} values")
     return x
+
+
+@CheckNumerics.gradient
+def _(op, grad):
+    message = op._attrs["message"]
+    return check_numerics(grad, "Not a number (NaN) or infinity (Inf) values detected in "
+                          f"gradient. {message}")
 
 
 def check_numerics(tensor, message, name=None):

@@ -118,6 +118,123 @@ for _type, _fn, _out in _BINARY:
     BINARY_OPS[_type] = _od
 
 
+# -- gradients of the binary ops (TF's math_grad, value for value) -----------------------------
+def _reduce_args(op, gx, gy):
+    from flowloom.ops import broadcast_ops
+
+    return broadcast_ops.reduce_gradient_args(op._inputs[0], op._inputs[1], gx, gy)
+
+
+def _same_static_shapes(op, grad):
+    from flowloom.ops import broadcast_ops
+
+    return broadcast_ops.shapes_fully_equal(op._inputs[0], op._inputs[1], grad)
+
+
+def _add_grad(op, grad):
+    if _same_static_shapes(op, grad):
+        return grad, grad
+    return _reduce_args(op, grad, grad)
+
+
+BINARY_OPS["AddV2"].gradient(_add_grad)
+BINARY_OPS["Add"].gradient(_add_grad)
+
+
+@BINARY_OPS["Sub"].gradient
+def _(op, grad):
+    if _same_static_shapes(op, grad):
+        return grad, -grad
+    return _reduce_args(op, grad, -grad)
+
+
+@BINARY_OPS["Mul"].gradient
+def _(op, grad):
+    x, y = op._inputs
+    if _same_static_shapes(op, grad) and grad.dtype.base_dtype in (dtypes.int32,
+                                                                    dtypes.float32):
+        return apply_op("Mul", (grad, y)).outputs[0], apply_op("Mul", (grad, x)).outputs[0]
+    return _reduce_args(op, apply_op("Mul", (grad, y)).outputs[0],
+                        apply_op("Mul", (x, grad)).outputs[0])
+
+
+def _div_grad(divide):
+    def grad_fn(op, grad):
+        x, y = op._inputs
+        gx = divide(grad, y)
+        gy = grad * divide(divide(-x, y), y)
+        return _reduce_args(op, gx, gy)
+    return grad_fn
+
+
+BINARY_OPS["RealDiv"].gradient(_div_grad(lambda a, b: realdiv(a, b)))
+BINARY_OPS["Div"].gradient(_div_grad(lambda a, b: divide(a, b)))
+BINARY_OPS["DivNoNan"].gradient(_div_grad(lambda a, b: div_no_nan(a, b)))
+for _type in ("FloorDiv", "TruncateDiv"):
+    BINARY_OPS[_type].gradient(lambda op, grad: (None, None))
+
+
+@BINARY_OPS["FloorMod"].gradient
+def _(op, grad):
+    x, y = op._inputs
+    floor_xy = floordiv(x, y)
+    return _reduce_args(op, grad, grad * negative(floor_xy))
+
+
+@BINARY_OPS["Pow"].gradient
+def _(op, grad):
+    x, y = op._inputs
+    gx = grad * y * pow(x, y - 1)
+    mask = x > 0  # no sensible real gradient for x <= 0: use 0
+    safe_x = array_ops.where(mask, x, array_ops.ones_like(x))
+    log_x = array_ops.where(mask, log(safe_x), array_ops.zeros_like(x))
+    gy = grad * op._outputs[0] * log_x
+    return _reduce_args(op, gx, gy)
+
+
+def _max_min_grad(selector):
+    def grad_fn(op, grad):
+        x, y = op._inputs
+        zeros = array_ops.zeros_like(grad)
+        xmask = selector(x, y)
+        gx = array_ops.where(xmask, grad, zeros)
+        gy = array_ops.where(xmask, zeros, grad)
+        return _reduce_args(op, gx, gy)
+    return grad_fn
+
+
+BINARY_OPS["Maximum"].gradient(_max_min_grad(lambda x, y: greater_equal(x, y)))
+BINARY_OPS["Minimum"].gradient(_max_min_grad(lambda x, y: less_equal(x, y)))
+
+
+@BINARY_OPS["SquaredDifference"].gradient
+def _(op, grad):
+    x, y = op._inputs
+    from flowloom.framework.graph import control_dependencies
+
+    with control_dependencies([grad]):
+        two = convert_to_tensor(2.0, dtype=grad.dtype.base_dtype)
+        x_grad = multiply(two, grad) * (x - y)
+    if _same_static_shapes(op, grad):
+        return x_grad, -x_grad
+    return _reduce_args(op, x_grad, -x_grad)
+
+
+@BINARY_OPS["Atan2"].gradient
+def _(op, grad):
+    y, x = op._inputs
+    from flowloom.framework.graph import control_dependencies
+
+    with control_dependencies([grad]):
+        grad_inv = grad / (square(x) + square(y))
+        return _reduce_args(op, x * grad_inv, -y * grad_inv)
+
+
+for _type in ("Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",
+              "LogicalAnd", "LogicalOr", "TruncateMod"):
+    BINARY_OPS[_type].no_gradient()
+
+
 def _erf(x):
     from math import erf
 
@@ -166,6 +283,198 @@ for _type, _fn in _UNARY:
     _od.shape(common_shapes.unchanged)
     _od.kernel(_unary_kernel(_fn, not (_bool_out or _type == "LogicalNot")))
     UNARY_OPS[_type] = _od
+
+
+# -- the *Grad helper ops: d(unary)/dx from the op's output y and the incoming gradient dy -------
+def _grad_helper(type_name, fn, a="y", b="dy", out="z"):
+    od = defop(type_name, inputs=[f"{a}: T", f"{b}: T"], outputs=[f"{out}: T"])
+    od.shape(common_shapes.unchanged)
+
+    def kernel(xp, y, dy):
+        with np.errstate(all="ignore"):
+            r = fn(y, dy)
+        return r if r.dtype == y.dtype else r.astype(y.dtype)
+    od.kernel(kernel)
+    return od
+
+
+TanhGrad = _grad_helper("TanhGrad", lambda y, dy: dy * (1 - y * y))
+SigmoidGrad = _grad_helper("SigmoidGrad", lambda y, dy: dy * (y * (1 - y)))
+RsqrtGrad = _grad_helper("RsqrtGrad", lambda y, dy: dy * (-0.5 * y * y * y))
+SqrtGrad = _grad_helper("SqrtGrad", lambda y, dy: dy * 0.5 / y)
+ReciprocalGrad = _grad_helper("ReciprocalGrad", lambda y, dy: -dy * y * y)
+SoftplusGrad = _grad_helper("SoftplusGrad", lambda dy, x: dy * _sigmoid(x),
+                            a="gradients", b="features", out="backprops")
+
+
+@TanhGrad.gradient
+def _(op, grad):
+    from flowloom.framework.graph import control_dependencies
+
+    a, b = op._inputs
+    with control_dependencies([grad]):
+        return grad * -2.0 * b * a, apply_op("TanhGrad", (a, grad)).outputs[0]
+
+
+@SigmoidGrad.gradient
+def _(op, grad):
+    from flowloom.framework.graph import control_dependencies
+
+    a, b = op._inputs
+    with control_dependencies([grad]):
+        gb = grad * b
+        return gb - 2.0 * gb * a, apply_op("SigmoidGrad", (a, grad)).outputs[0]
+
+
+# -- gradients of the unary ops -----------------------------------------------------------------
+def _unary_grad(type_name, use_output=False, gate=True):
+    """Registers `fn(x_or_y, grad)` as the gradient of `type_name`, under a control dependency
+    on grad (TF's way of keeping the derivative from being computed before it is needed)."""
+    def register(fn):
+        def grad_fn(op, grad):
+            from flowloom.framework.graph import control_dependencies
+
+            v = op._outputs[0] if use_output else op._inputs[0]
+            if not gate:
+                return fn(v, grad)
+            with control_dependencies([grad]):
+                return fn(v, grad)
+        UNARY_OPS[type_name].gradient(grad_fn)
+        return fn
+    return register
+
+
+@_unary_grad("Neg", gate=False)
+def _(x, grad):
+    return -grad
+
+
+@_unary_grad("Abs", gate=False)
+def _(x, grad):
+    return grad * sign(x)
+
+
+@_unary_grad("Square")
+def _(x, grad):
+    return multiply(grad, multiply(x, convert_to_tensor(2.0, dtype=x.dtype.base_dtype)))
+
+
+@_unary_grad("Sqrt", use_output=True, gate=False)
+def _(y, grad):
+    return apply_op("SqrtGrad", (y, grad)).outputs[0]
+
+
+@_unary_grad("Rsqrt", use_output=True, gate=False)
+def _(y, grad):
+    return apply_op("RsqrtGrad", (y, grad)).outputs[0]
+
+
+@_unary_grad("Reciprocal", use_output=True, gate=False)
+def _(y, grad):
+    return apply_op("ReciprocalGrad", (y, grad)).outputs[0]
+
+
+UNARY_OPS["Inv"].gradient(UNARY_OPS["Reciprocal"].grad_fn)
+
+
+@_unary_grad("Exp", use_output=True)
+def _(y, grad):
+    return grad * y
+
+
+@_unary_grad("Expm1")
+def _(x, grad):
+    return grad * exp(x)
+
+
+@_unary_grad("Log")
+def _(x, grad):
+    return grad * reciprocal(x)
+
+
+@_unary_grad("Log1p")
+def _(x, grad):
+    return grad * reciprocal(1 + x)
+
+
+@_unary_grad("Sin")
+def _(x, grad):
+    return grad * cos(x)
+
+
+@_unary_grad("Cos")
+def _(x, grad):
+    return -grad * sin(x)
+
+
+@_unary_grad("Tan")
+def _(x, grad):
+    return square(reciprocal(cos(x))) * grad
+
+
+@_unary_grad("Asin")
+def _(x, grad):
+    one = convert_to_tensor(1, dtype=grad.dtype.base_dtype)
+    return grad * reciprocal(sqrt(subtract(one, square(x))))
+
+
+@_unary_grad("Acos")
+def _(x, grad):
+    one = convert_to_tensor(1, dtype=grad.dtype.base_dtype)
+    return -(grad * reciprocal(sqrt(subtract(one, square(x)))))
+
+
+@_unary_grad("Atan")
+def _(x, grad):
+    one = convert_to_tensor(1, dtype=grad.dtype.base_dtype)
+    return grad * reciprocal(add(one, square(x)))
+
+
+@_unary_grad("Sinh")
+def _(x, grad):
+    return grad * cosh(x)
+
+
+@_unary_grad("Cosh")
+def _(x, grad):
+    return grad * sinh(x)
+
+
+@_unary_grad("Tanh", use_output=True)
+def _(y, grad):
+    return apply_op("TanhGrad", (y, grad)).outputs[0]
+
+
+@_unary_grad("Sigmoid", use_output=True)
+def _(y, grad):
+    return apply_op("SigmoidGrad", (y, grad)).outputs[0]
+
+
+@_unary_grad("Erf")
+def _(x, grad):
+    two_over_root_pi = convert_to_tensor(2 / np.sqrt(np.pi), dtype=grad.dtype.base_dtype)
+    return grad * two_over_root_pi * exp(-square(x))
+
+
+@_unary_grad("Softplus", gate=False)
+def _(x, grad):
+    return grad * sigmoid(x)
+
+
+@_unary_grad("Softsign", gate=False)
+def _(x, grad):
+    return grad / square(1 + abs(x))
+
+
+@_unary_grad("Sign", gate=False)
+def _(x, grad):
+    return array_ops.zeros_like(x)
+
+
+for _type in ("Floor", "Ceil", "Round", "Rint"):
+    UNARY_OPS[_type].gradient(lambda op, grad: [None])
+for _type in ("IsNan", "IsInf", "IsFinite", "LogicalNot"):
+    UNARY_OPS[_type].no_gradient()
 
 
 def _unary(op_type, default_name):
@@ -308,6 +617,18 @@ def _(xp, x, *, DstT):
     return x.astype(npt)
 
 
+_FLOAT_AND_COMPLEX = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.bfloat16,
+                      dtypes.complex64, dtypes.complex128)
+
+
+@Cast.gradient
+def _(op, grad):
+    src = op._inputs[0].dtype.base_dtype
+    if src in _FLOAT_AND_COMPLEX and grad.dtype.base_dtype in _FLOAT_AND_COMPLEX:
+        return cast(grad, src)
+    return None
+
+
 def cast(x, dtype, name=None):
     """Casts `x` to `dtype` (returns `x` itself when it already has that type)."""
     dtype = dtypes.as_dtype(dtype).base_dtype
@@ -373,6 +694,22 @@ def matmul_kernel(xp, a, b, *, transpose_a, transpose_b):
     return xp.matmul(a, b)
 
 
+@MatMul.gradient
+def _(op, grad):
+    a, b = op._inputs
+    t_a, t_b = op._attrs["transpose_a"], op._attrs["transpose_b"]
+
+    def mm(x, y, ta=False, tb=False):
+        return apply_op("MatMul", (x, y), transpose_a=ta, transpose_b=tb).outputs[0]
+    if not t_a and not t_b:
+        return mm(grad, b, tb=True), mm(a, grad, ta=True)
+    if not t_a and t_b:
+        return mm(grad, b), mm(grad, a, ta=True)
+    if t_a and not t_b:
+        return mm(b, grad, tb=True), mm(a, grad)
+    return mm(b, grad, ta=True, tb=True), mm(grad, a, ta=True, tb=True)
+
+
 BatchMatMulV2 = defop("BatchMatMulV2", inputs=["x: T", "y: T"], outputs=["output: T"],
                       attrs={"adj_x": False, "adj_y": False})
 
@@ -400,6 +737,36 @@ def _(xp, x, y, *, adj_x, adj_y):
     if adj_y:
         y = xp.swapaxes(y, -1, -2).conj()
     return xp.matmul(x, y)
+
+
+@BatchMatMulV2.gradient
+def _(op, grad):
+    from flowloom.ops import broadcast_ops
+
+    x, y = op._inputs
+    adj_x, adj_y = op._attrs["adj_x"], op._attrs["adj_y"]
+    if not adj_x:
+        if not adj_y:
+            gx, gy = matmul(grad, y, adjoint_b=True), matmul(x, grad, adjoint_a=True)
+        else:
+            gx, gy = matmul(grad, y), matmul(grad, x, adjoint_a=True)
+    else:
+        if not adj_y:
+            gx, gy = matmul(y, grad, adjoint_b=True), matmul(x, grad)
+        else:
+            gx = matmul(y, grad, adjoint_a=True, adjoint_b=True)
+            gy = matmul(grad, x, adjoint_a=True, adjoint_b=True)
+    sx, sy = x._shape, y._shape
+    may_have_batch = (sx.ndims is None or sx.ndims > 2) or (sy.ndims is None or sy.ndims > 2)
+    batch_match = (sx.ndims is not None and sy.ndims is not None and
+                   sx[:-2].is_fully_defined() and sy[:-2].is_fully_defined() and
+                   sx[:-2] == sy[:-2])
+    if not may_have_batch or batch_match:
+        return gx, gy
+    shape_x, shape_y = array_ops.shape(x), array_ops.shape(y)
+    rx, ry = broadcast_ops.broadcast_gradient_args(shape_x[:-2], shape_y[:-2])
+    return (array_ops.reshape(reduce_sum(gx, rx), shape_x),
+            array_ops.reshape(reduce_sum(gy, ry), shape_y))
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
@@ -484,11 +851,117 @@ _REDUCTIONS = [
     ("Max", _extreme(np.max), "T"), ("Min", _extreme(np.min), "T"),
     ("Any", np.any, "bool"), ("All", np.all, "bool"),
 ]
+REDUCTION_OPS = {}
 for _type, _fn, _t in _REDUCTIONS:
-    _od = defop(_type, inputs=[f"input: {_t}", "reduction_indices: Tidx"],
+    _od = REDUCTION_OPS[_type] = defop(_type, inputs=[f"input: {_t}", "reduction_indices: Tidx"],
                 outputs=[f"output: {_t}"], attrs={"keep_dims": False, "Tidx": dtypes.int32})
     _od.shape(_reduction_shape)
     _od.kernel(_reducer(_fn))
+    if _t == "bool":
+        _od.no_gradient()
+
+
+def _sum_grad(op, grad):
+    """Gradient of Sum: the incoming gradient broadcast back over the reduced axes."""
+    from flowloom.ops import broadcast_ops
+
+    x, axes = op._inputs
+    in_shape = x._shape
+    axes_value = constant_value(axes)
+    if in_shape.ndims is not None and axes_value is not None:
+        rank = in_shape.ndims
+        dims = in_shape.as_list()
+        if np.array_equal(axes_value, np.arange(rank)):  # reduce all: Reshape + Tile
+            grad = array_ops.reshape(grad, [1] * rank)
+            if None not in dims:
+                shape = array_ops.constant(dims, dtype=dtypes.int32)
+            else:
+                shape = array_ops.shape(x)
+            return [broadcast_ops.tile(grad, shape), None]
+        if None not in dims:
+            kept = broadcast_ops.reduced_shape(np.array(dims, dtype=np.int32),
+                                               np.reshape(axes_value, -1))
+            scaling = np.array(dims, dtype=np.int32) // np.maximum(kept, 1)
+            grad = array_ops.reshape(grad, [int(d) for d in kept])
+            return [broadcast_ops.tile(grad, [int(d) for d in scaling]), None]
+    shape = array_ops.shape(x)
+    if not op._attrs["keep_dims"]:
+        grad = array_ops.reshape(grad, broadcast_ops.reduced_shape(shape, axes))
+    return [broadcast_ops.broadcast_to(grad, shape), None]
+
+
+REDUCTION_OPS["Sum"].gradient(_sum_grad)
+
+
+@REDUCTION_OPS["Mean"].gradient
+def _(op, grad):
+    sum_grad = _sum_grad(op, grad)[0]
+    in_shape, out_shape = op._inputs[0]._shape, op._outputs[0]._shape
+    if in_shape.is_fully_defined() and out_shape.is_fully_defined():
+        factor = int(np.prod(in_shape.as_list())) // builtins.max(
+            int(np.prod(out_shape.as_list())), 1)
+        factor = array_ops.constant(factor, dtype=sum_grad.dtype.base_dtype)
+    else:
+        shape = array_ops.shape(op._inputs[0])
+        rank = array_ops.size(shape)
+        axes = cast(op._inputs[1], rank.dtype.base_dtype)
+        axes = (axes + rank) % rank
+        factor = reduce_prod(array_ops.gather(shape, axes))
+    return truediv(sum_grad, cast(factor, sum_grad.dtype.base_dtype)), None
+
+
+def _min_or_max_grad(op, grad):
+    from flowloom.ops import broadcast_ops
+
+    x, axes = op._inputs
+    shape = array_ops.shape(x)
+    y = op._outputs[0]
+    if not op._attrs["keep_dims"]:
+        kept = broadcast_ops.reduced_shape(shape, axes)
+        y = array_ops.reshape(y, kept)
+        grad = array_ops.reshape(grad, kept)
+    else:
+        kept = array_ops.shape(y)
+    # Ties share the gradient equally, as in TF.
+    indicators = cast(equal(y, x), grad.dtype.base_dtype)
+    num_selected = array_ops.reshape(reduce_sum(indicators, axes), kept)
+    return [divide(indicators, num_selected) * grad, None]
+
+
+REDUCTION_OPS["Max"].gradient(_min_or_max_grad)
+REDUCTION_OPS["Min"].gradient(_min_or_max_grad)
+
+
+@REDUCTION_OPS["Prod"].gradient
+def _(op, grad):
+    """Product of all other entries as exclusive cumprods from both ends (safe with zeros)."""
+    from flowloom.ops import broadcast_ops
+    from flowloom.ops import scan_ops
+
+    x, axes = op._inputs
+    axes_value = constant_value(axes)
+    if x._shape.ndims is None or axes_value is None:
+        raise NotImplementedError("Prod gradient for an input of unknown rank or reduction "
+                                  "axes computed at run time")
+    shape = array_ops.shape(x)
+    if not op._attrs["keep_dims"]:
+        grad = array_ops.reshape(grad, broadcast_ops.reduced_shape(shape, axes))
+    grad = broadcast_ops.broadcast_to(grad, shape)
+    rank = x._shape.ndims
+    reduced = sorted({int(a) % rank for a in np.ravel(axes_value)}) if rank else []
+    other = [i for i in range(rank) if i not in reduced]
+    perm = reduced + other
+    inverse = [int(i) for i in np.argsort(perm)]
+    reduced_num = reduce_prod(array_ops.gather(shape, reduced)) if reduced else 1
+    other_num = reduce_prod(array_ops.gather(shape, other)) if other else 1
+    permuted = array_ops.transpose(x, perm)
+    permuted_shape = array_ops.shape(permuted)
+    reshaped = array_ops.reshape(permuted, array_ops.stack([reduced_num, other_num]))
+    left = scan_ops.cumprod(reshaped, axis=0, exclusive=True)
+    right = scan_ops.cumprod(reshaped, axis=0, exclusive=True, reverse=True)
+    y = array_ops.reshape(left * right, permuted_shape)
+    out = grad * array_ops.transpose(y, inverse)
+    return array_ops.reshape(out, shape), None
 
 
 def _reduction_dims(x, axis):
@@ -513,8 +986,11 @@ def _reduce(op_type, default_name):
         keep = bool(keepdims if keepdims is not None else (keep_dims or False))
         with name_scope(name, default_name, [input_tensor]) as scope:
             x = convert_to_tensor(input_tensor)
-            return apply_op(op_type, (x, _reduction_dims(x, axis)), name=scope,
-                            keep_dims=keep).outputs[0]
+            out = apply_op(op_type, (x, _reduction_dims(x, axis)), name=scope,
+                           keep_dims=keep).outputs[0]
+            if axis is None and not keep:
+                out.set_shape([])  # reducing everything gives a scalar, whatever the rank
+            return out
     fn.__name__ = f"reduce_{default_name.lower()}"
     fn.__doc__ = f"Reduces `input_tensor` along `axis` with {op_type} (all axes when None)."
     return fn
@@ -559,6 +1035,11 @@ def _(xp, *inputs):
     return out
 
 
+@AddN.gradient
+def _(op, grad):
+    return [grad] * len(op._inputs)
+
+
 def add_n(inputs, name=None):
     """Adds all input tensors elementwise."""
     if not inputs or not isinstance(inputs, (list, tuple)):
@@ -592,6 +1073,9 @@ def _(xp, start, limit, delta):
     if delta == 0:
         raise errors.InvalidArgumentError(None, None, "Requires delta != 0: 0")
     return xp.arange(start, limit, delta, dtype=start.dtype)
+
+
+Range.no_gradient()
 
 
 def range_(start, limit=None, delta=1, dtype=None, name="range"):
@@ -690,3 +1174,231 @@ def _register_operators():
 
 
 _register_operators()
+
+
+# ================================================================================================
+# Training ops (branch `ops`): arg reductions, cumulative sums, top-k, segment reductions.
+# Their gradients stand next to them; `math_grad_helpers` style code lives with the ops.
+# ================================================================================================
+def _axis_value(op, index=1):
+    v = constant_value(op._inputs[index])
+    return None if v is None else int(np.ravel(v)[0])
+
+
+def _arg_reduce_shape(op):
+    s = op._inputs[0]._shape
+    axis = _axis_value(op)
+    if s.ndims is None:
+        return unknown_shape()
+    if axis is None:
+        return unknown_shape(builtins.max(s.ndims - 1, 0))
+    nd = s.ndims
+    if axis < -nd or axis >= nd:
+        raise ValueError(f"Expected dimension in the range [{-nd}, {nd}), but got {axis}")
+    dims = s.as_list()
+    del dims[axis % nd]
+    return TensorShape(dims)
+
+
+def _arg_reduce_kernel(fn):
+    def kernel(xp, x, dimension, *, output_type):
+        axis = int(np.ravel(dimension)[0])
+        nd = x.ndim
+        if axis < -nd or axis >= nd:
+            raise errors.InvalidArgumentError(
+                None, None, f"Expected dimension in the range [{-nd}, {nd}), but got {axis}")
+        if x.shape[axis] == 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"Reduction axis {axis} is empty in shape "
+                f"[{','.join(map(str, x.shape))}]")
+        return fn(x, axis=axis).astype(output_type.as_numpy_dtype)
+    return kernel
+
+
+for _type, _fn in (("ArgMax", np.argmax), ("ArgMin", np.argmin)):
+    _od = defop(_type, inputs=["input: T", "dimension: Tidx"], outputs=["output: output_type"],
+                attrs={"Tidx": dtypes.int32, "output_type": dtypes.int64})
+    _od.shape(_arg_reduce_shape)
+    _od.kernel(_arg_reduce_kernel(_fn))
+    _od.no_gradient()
+
+
+def _arg_reduce(op_type):
+    def fn(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):  # noqa: A002
+        if axis is not None and dimension is not None:
+            raise ValueError("Cannot specify both 'axis' and 'dimension'")
+        axis = dimension if axis is None else axis
+        return apply_op(op_type, (input, 0 if axis is None else axis), name=name,
+                        output_type=dtypes.as_dtype(output_type)).outputs[0]
+    fn.__name__ = op_type.lower()
+    fn.__doc__ = (f"The index of the {op_type[3:].lower()}imum along `axis` (op `{op_type}`).\n\n"
+                  "    Args:\n      input: a numeric tensor.\n      axis: the axis (default 0).\n"
+                  "      output_type: int32 or int64.\n\n    Returns:\n      A tensor of "
+                  "`output_type` with `axis` removed.\n")
+    return fn
+
+
+argmax = arg_max = _arg_reduce("ArgMax")
+argmin = arg_min = _arg_reduce("ArgMin")
+
+
+TopKV2 = defop("TopKV2", inputs=["input: T", "k: Tk"],
+               outputs=["values: T", "indices: index_type"],
+               attrs={"sorted": True, "Tk": dtypes.int32, "index_type": dtypes.int32})
+
+
+@TopKV2.shape
+def _(op):
+    s = op._inputs[0]._shape
+    kv = constant_value(op._inputs[1])
+    if s.ndims is None:
+        return [unknown_shape(), unknown_shape()]
+    if s.ndims < 1:
+        raise ValueError("Shape must be at least rank 1 but is rank 0")
+    dims = s.as_list()
+    if kv is not None:
+        k = int(kv)
+        if k < 0:
+            raise ValueError(f"Input 'k' must be >= 0, but is {k}")
+        if dims[-1] is not None and dims[-1] < k:
+            raise ValueError(f"input must have last dimension >= k = {k} but is {dims[-1]}")
+    out = TensorShape(dims[:-1] + [None if kv is None else int(kv)])
+    return [out, out]
+
+
+@TopKV2.kernel
+def _(xp, x, k, *, sorted, index_type):  # noqa: A002 - TF's attr name
+    k = int(k)
+    if k < 0:
+        raise errors.InvalidArgumentError(None, None, f"Need k >= 0, got {k}")
+    if x.shape[-1] < k:
+        raise errors.InvalidArgumentError(
+            None, None, f"input must have at least k columns. Had {x.shape[-1]}, needed {k}")
+    # Stable sort of the negated values: among equal values the lower index comes first.
+    key = -x.astype(np.float64) if x.dtype.kind in "iub" else -x
+    idx = xp.argsort(key, axis=-1, kind="stable")[..., :k].astype(index_type.as_numpy_dtype)
+    return xp.take_along_axis(x, idx, axis=-1), idx
+
+
+@TopKV2.gradient
+def _(op, grad, _indices_grad):
+    x = op._inputs[0]
+    if grad is None:
+        return [None, None]
+    in_shape = array_ops.shape(x)
+    last = array_ops.reshape(array_ops.slice(in_shape, array_ops.reshape(
+        array_ops.rank(x) - 1, [1]), [1]), [])
+    indices = op._outputs[1]
+    k = array_ops.reshape(array_ops.slice(array_ops.shape(indices), array_ops.reshape(
+        array_ops.rank(indices) - 1, [1]), [1]), [])
+    ind_2d = array_ops.reshape(indices, array_ops.stack([-1, k]))
+    outer = array_ops.slice(array_ops.shape(ind_2d), [0], [1])
+    offsets = array_ops.expand_dims(range_(0, array_ops.reshape(outer, []) * last, last), -1)
+    flat = array_ops.reshape(ind_2d + offsets, [-1, 1])
+    total = reduce_prod(in_shape, keepdims=True)
+    dx = array_ops.scatter_nd(flat, array_ops.reshape(grad, [-1]), total)
+    return [array_ops.reshape(dx, in_shape), None]
+
+
+def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None):  # noqa: A002
+    """The `k` largest entries of the last dimension and their indices.
+
+    Args:
+      input: a tensor with at least one dimension.
+      k: how many entries to keep.
+      sorted: ignored beyond TF's meaning: results are always in descending order.
+
+    Returns:
+      (values, indices), each shaped `input.shape[:-1] + [k]`.
+    """
+    op = apply_op("TopKV2", (input, k), name=name, sorted=sorted,
+                  index_type=dtypes.as_dtype(index_type))
+    return tuple(op.outputs)
+
+
+# -- Segment reductions -------------------------------------------------------------------------
+def _segment_shape(op):
+    data, ids = op._inputs[0]._shape, op._inputs[1]._shape
+    if ids.ndims is not None and ids.ndims != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {ids.ndims}")
+    if data.ndims is None:
+        return unknown_shape()
+    if data.ndims < 1:
+        raise ValueError("Shape must be at least rank 1 but is rank 0")
+    return TensorShape([None] + data.as_list()[1:])
+
+
+def _check_sorted_ids(ids, n):
+    if ids.shape[0] != n:
+        raise errors.InvalidArgumentError(
+            None, None, "segment_ids should be the same size as dimension 0 of input.")
+    if ids.size and ids[0] < 0:
+        raise errors.InvalidArgumentError(None, None, "segment ids must be >= 0")
+    if ids.size > 1 and np.any(np.diff(ids) < 0):
+        raise errors.InvalidArgumentError(None, None, "segment ids are not increasing")
+
+
+def _segment_kernel(mean):
+    def kernel(xp, data, segment_ids):
+        _check_sorted_ids(segment_ids, data.shape[0])
+        num = int(segment_ids[-1]) + 1 if segment_ids.size else 0
+        out = xp.zeros((num,) + data.shape[1:], dtype=data.dtype)
+        np.add.at(out, segment_ids, data)
+        if mean:
+            counts = np.bincount(segment_ids, minlength=num).astype(data.dtype)
+            counts = counts.reshape((-1,) + (1,) * (data.ndim - 1))
+            out = out / np.where(counts == 0, 1, counts)
+            out = out.astype(data.dtype, copy=False)
+        return out
+    return kernel
+
+
+SegmentSum = defop("SegmentSum", inputs=["data: T", "segment_ids: Tindices"],
+                   outputs=["output: T"])
+SegmentSum.shape(_segment_shape)
+SegmentSum.kernel(_segment_kernel(False))
+
+SegmentMean = defop("SegmentMean", inputs=["data: T", "segment_ids: Tindices"],
+                    outputs=["output: T"])
+SegmentMean.shape(_segment_shape)
+SegmentMean.kernel(_segment_kernel(True))
+
+
+@SegmentSum.gradient
+def _(op, grad):
+    return [array_ops.gather(grad, op._inputs[1]), None]
+
+
+@SegmentMean.gradient
+def _(op, grad):
+    data, ids = op._inputs
+    ones = array_ops.ones_like(cast(ids, data.dtype.base_dtype))
+    counts = segment_sum(ones, ids)
+    counts = maximum(counts, array_ops.ones_like(counts))  # empty segments: never gathered
+    counts = array_ops.reshape(counts, array_ops.concat(
+        [array_ops.shape(counts), array_ops.ones_like(array_ops.shape(data))[1:]], 0))
+    return [array_ops.gather(grad / counts, ids), None]
+
+
+def segment_sum(data, segment_ids, name=None):
+    """Sums the rows of `data` that share a (sorted) segment id."""
+    return apply_op("SegmentSum", (data, segment_ids), name=name).outputs[0]
+
+
+def segment_mean(data, segment_ids, name=None):
+    """Averages the rows of `data` that share a (sorted) segment id."""
+    return apply_op("SegmentMean", (data, segment_ids), name=name).outputs[0]
+
+
+def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
+    """Cumulative sum of `x` along `axis` (op `Cumsum`, defined in scan_ops)."""
+    from flowloom.ops import scan_ops
+
+    return scan_ops.cumsum(x, axis=axis, exclusive=exclusive, reverse=reverse, name=name)
+
+
+def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
+    """Sums `data` per segment id, ids in any order, negative ids dropped (segment_ops)."""
+    from flowloom.ops import segment_ops
+
+    return segment_ops.unsorted_segment_sum(data, segment_ids, num_segments, name=name)

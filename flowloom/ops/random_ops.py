@@ -58,6 +58,7 @@ def _random_op(type_name, sample):
     od = defop(type_name, inputs=["shape: T"], outputs=["output: dtype"],
                attrs={"seed": 0, "seed2": 0}, stateful=True)
     od.shape(_shape_fn)
+    od.no_gradient()
 
     @od.kernel
     def _(xp, shape, *, dtype, seed, seed2, ctx):

@@ -36,13 +36,6 @@ def variable_op_v2(shape, dtype, name="Variable", container="", shared_name=""):
                     shared_name=shared_name).outputs[0]
 
 
-def _declared_shape(ref_tensor):
-    # An uninitialized TF variable already has its declared shape (restoring a checkpoint
-    # of another shape into it fails).
-    shape = ref_tensor._shape
-    return tuple(shape.as_list()) if shape.is_fully_defined() else None
-
-
 def _ref_shape(op):
     return op._inputs[0]._shape
 
@@ -68,13 +61,23 @@ def _(xp, ref, value, *, validate_shape, use_locking, ctx):
             None, None, "Assign requires shapes of both tensors to match. lhs shape= "
             f"[{','.join(map(str, lhs_shape))}] rhs shape= [{','.join(map(str, value.shape))}]")
     # Variables own their buffers: a fed array or a constant is never aliased.
-    new = np.array(value, copy=True)
+    new = xp.array(value, copy=True)
     if use_locking:
         with ref.lock:
             ref.value = new
     else:
         ref.value = new
     return ref
+
+
+Assign.no_gradient()
+
+
+def _declared_shape(ref_tensor):
+    # An uninitialized TF variable already has its declared shape (restoring a checkpoint
+    # of another shape into it fails).
+    shape = ref_tensor._shape
+    return tuple(shape.as_list()) if shape.is_fully_defined() else None
 
 
 def _update_kernel(fn, verb):
@@ -107,6 +110,8 @@ AssignSub = defop("AssignSub", inputs=["ref: Ref(T)", "value: T"],
                   outputs=["output_ref: Ref(T)"], attrs={"use_locking": False}, stateful=True)
 AssignSub.shape(_ref_shape)
 AssignSub.kernel(_update_kernel(np.subtract, "sub"))
+AssignAdd.no_gradient()
+AssignSub.no_gradient()
 
 IsVariableInitialized = defop("IsVariableInitialized", inputs=["ref: Ref(dtype)"],
                               outputs=["is_initialized: bool"], stateful=True)
@@ -116,6 +121,9 @@ IsVariableInitialized.shape(lambda op: [()])
 @IsVariableInitialized.kernel
 def _(xp, ref):
     return np.array(ref.value is not None)
+
+
+IsVariableInitialized.no_gradient()
 
 
 def _ref_of(ref):
@@ -155,3 +163,70 @@ def is_variable_initialized(ref, name=None):
 
 
 del unknown_shape
+
+
+# -- Scatter updates: rows of a variable ------------------------------------------------------------
+def _scatter_kernel(combine):
+    def kernel(xp, ref, indices, updates, *, use_locking):
+        def apply():
+            old = ref.value
+            if old is None:
+                raise errors.FailedPreconditionError(
+                    None, None, f"Attempting to use uninitialized value {ref.name}")
+            if not old.flags.writeable:
+                old = ref.value = old.copy()
+            idx = np.asarray(indices)
+            if updates.shape != idx.shape + old.shape[1:] and np.size(updates) != 1:
+                raise errors.InvalidArgumentError(
+                    None, None, "Must have updates.shape = indices.shape + params.shape[1:] or "
+                    f"updates.shape = [], got updates.shape [{','.join(map(str, updates.shape))}]"
+                    f", indices.shape [{','.join(map(str, idx.shape))}], params.shape "
+                    f"[{','.join(map(str, old.shape))}]")
+            flat = idx.reshape(-1)
+            if flat.size and (flat.min() < 0 or flat.max() >= old.shape[0]):
+                bad = flat[(flat < 0) | (flat >= old.shape[0])][0]
+                raise errors.InvalidArgumentError(
+                    None, None, f"indices[0] = {int(bad)} is not in [0, {old.shape[0]})")
+            combine(old, idx, updates)
+        if use_locking:
+            with ref.lock:
+                apply()
+        else:
+            apply()
+        return ref
+    return kernel
+
+
+def _scatter_update(old, idx, updates):
+    old[idx] = updates
+
+
+_SCATTER = [("ScatterAdd", lambda old, i, u: np.add.at(old, i, u), False),
+            ("ScatterSub", lambda old, i, u: np.subtract.at(old, i, u), False),
+            ("ScatterUpdate", _scatter_update, True)]
+for _type, _combine, _locking in _SCATTER:
+    _od = defop(_type, inputs=["ref: Ref(T)", "indices: Tindices", "updates: T"],
+                outputs=["output_ref: Ref(T)"], attrs={"use_locking": _locking}, stateful=True)
+    _od.shape(_ref_shape)
+    _od.kernel(_scatter_kernel(_combine))
+    _od.no_gradient()
+
+
+def _scatter(op_type, ref, indices, updates, use_locking, name):
+    kwargs = {} if use_locking is None else {"use_locking": bool(use_locking)}
+    return apply_op(op_type, (_ref_of(ref), indices, updates), name=name, **kwargs).outputs[0]
+
+
+def scatter_add(ref, indices, updates, use_locking=False, name=None):
+    """ref[indices] += updates, summing repeated indices (op type ScatterAdd)."""
+    return _scatter("ScatterAdd", ref, indices, updates, use_locking, name)
+
+
+def scatter_sub(ref, indices, updates, use_locking=False, name=None):
+    """ref[indices] -= updates, summing repeated indices (op type ScatterSub)."""
+    return _scatter("ScatterSub", ref, indices, updates, use_locking, name)
+
+
+def scatter_update(ref, indices, updates, use_locking=True, name=None):
+    """ref[indices] = updates (op type ScatterUpdate)."""
+    return _scatter("ScatterUpdate", ref, indices, updates, use_locking, name)

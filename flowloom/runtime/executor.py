@@ -15,6 +15,7 @@ import numpy as np
 
 from flowloom.framework import errors
 from flowloom.framework.ops import Tensor
+from flowloom.runtime.devices import to_host
 
 _DEBUG = int(os.environ.get("FLOWLOOM_DEBUG", "0") or 0)
 
@@ -45,9 +46,17 @@ class KernelContext:
 
 
 class Step:
-    __slots__ = ("op", "fn", "ins", "derefs", "out", "nout", "frees")
+    """One op of a compiled plan: its bound kernel, the value slots it reads (`ins`), the
+    first slot it writes (`out`, `nout` slots), the slots it frees, and its device.
 
-    def __init__(self, op, fn, ins, derefs, out, nout):
+    Partitioned plans add `SendStep`/`RecvStep` (see partitioner.py); the control-flow
+    executor (runtime/dataflow.py) runs the same objects.
+    """
+
+    __slots__ = ("op", "fn", "ins", "derefs", "out", "nout", "frees", "device")
+    kind = "op"
+
+    def __init__(self, op, fn, ins, derefs, out, nout, device=None):
         self.op = op
         self.fn = fn
         self.ins = ins
@@ -55,26 +64,53 @@ class Step:
         self.out = out
         self.nout = nout
         self.frees = ()
+        self.device = device
 
 
 class Plan:
-    """The compiled form of one Session.run signature."""
+    """The compiled form of one Session.run signature.
 
-    def __init__(self, steps, num_slots, feed_slots, fetch_slots, fetch_derefs, fetch_ops):
+    `steps` run in order on the calling thread when the whole plan is on one host device and
+    has no control flow (the fast path: no threads, no rendezvous). Otherwise `partitioned`
+    holds a `PartitionedPlan` (one step list per device, with Send/Recv pairs); it is also
+    built on demand when a run asks for tracing.
+    """
+
+    def __init__(self, steps, num_slots, feed_slots, fetch_slots, fetch_derefs, fetch_ops,
+                 partitioned=None, build_partitioned=None, external=None):
         self.steps = steps
+        # A plan compiled by runtime/dataflow.py (single-device control flow): run with
+        # `external.run(feed_values)`.
+        self.external = external
         self.num_slots = num_slots
         self.feed_slots = feed_slots
         self.fetch_slots = fetch_slots
         self.fetch_derefs = fetch_derefs
         self.fetch_ops = fetch_ops
+        self.partitioned = partitioned
+        self._build_partitioned = build_partitioned
+
+    def get_partitioned(self):
+        if self.partitioned is None:
+            self.partitioned = self._build_partitioned()
+        return self.partitioned
 
 
 def prune(fetch_ops, feed_tensors):
-    """The ops needed to compute `fetch_ops`, in an order where every op follows its inputs."""
+    """The ops needed to compute `fetch_ops`, in an order where every op follows its inputs.
+
+    A loop's back edge (NextIteration -> Merge) is not followed in place: the NextIteration
+    is visited afterwards as a root of its own, so while loops are pruned without a cycle
+    (the dataflow executor orders their ops by readiness, not by this list).
+    """
     fed = feed_tensors
     order = []
     state = {}  # op -> 1 visiting, 2 done
-    for root in fetch_ops:
+    roots = list(fetch_ops)
+    k = 0
+    while k < len(roots):
+        root = roots[k]
+        k += 1
         if root in state:
             continue
         stack = [(root, False)]
@@ -95,9 +131,11 @@ def prune(fetch_ops, feed_tensors):
                 if t in fed:
                     continue
                 p = t._op
-                if p not in state:
+                if _is_loop_back_edge(p):
+                    roots.append(p)
+                elif p not in state:
                     stack.append((p, False))
-                elif state[p] == 1 and not _is_loop_back_edge(p):
+                elif state[p] == 1:
                     raise errors.InvalidArgumentError(
                         None, op, f"Graph has a cycle through '{op._name}'")
     return order
@@ -107,11 +145,28 @@ def _is_loop_back_edge(op):
     return op._type in ("NextIteration", "RefNextIteration")
 
 
+# Op types whose partitions need the frame-aware dataflow executor (runtime/dataflow.py).
+CONTROL_FLOW_TYPES = frozenset([
+    "Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit", "RefExit",
+    "NextIteration", "RefNextIteration", "LoopCond", "ControlTrigger"])
+
+
 def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
-    """Compiles the steps that compute `fetch_tensors` and run `target_ops` given the feeds."""
+    """Compiles the steps that compute `fetch_tensors` and run `target_ops` given the feeds.
+
+    Places the graph (whole, as TF does at the first run), prunes it to what the fetches
+    need, binds each op's kernel to its device's array module, and, when more than one device
+    is involved, partitions the steps per device with Send/Recv pairs.
+    """
+    placement = session._place()
     fed = set(feed_tensors)
     roots = [t._op for t in fetch_tensors if t not in fed] + list(target_ops)
     order = prune(roots, fed)
+    if any(op._type in CONTROL_FLOW_TYPES for op in order):
+        plan = _compile_control_flow(session, placement, order, feed_tensors, fetch_tensors,
+                                     target_ops)
+        if plan is not None:
+            return plan
     for op in order:
         if op._opdef.kernel_fn is None:
             raise errors.UnimplementedError(
@@ -124,9 +179,9 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
         slot_of[t] = n
         n += 1
     steps = []
-    xp = np
     for op in order:
         opdef = op._opdef
+        device = placement[op]
         ins = []
         derefs = []
         for i, t in enumerate(op._inputs):
@@ -142,12 +197,54 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
                 carries_ref.add(t)
         if opdef.forwards_ref and op._inputs and op._inputs[0] in carries_ref:
             carries_ref.add(op._outputs[0])
-        steps.append(Step(op, _bind_kernel(session, op, xp), tuple(ins), tuple(derefs), out,
-                          nout))
+        steps.append(Step(op, _bind_kernel(session, op, device.xp), tuple(ins), tuple(derefs),
+                          out, nout, device))
     fetch_slots = [slot_of[t] for t in fetch_tensors]
     fetch_derefs = [t in carries_ref for t in fetch_tensors]
-    _plan_frees(steps, set(fetch_slots) | set(range(len(feed_tensors))))
-    return Plan(steps, n, list(range(len(feed_tensors))), fetch_slots, fetch_derefs, target_ops)
+    feed_slots = list(range(len(feed_tensors)))
+    client = session._devices[0]
+    used = {s.device for s in steps} | {placement[t._op] for t in feed_tensors}
+    fast = (used <= {client} and
+            not any(s.op._type in CONTROL_FLOW_TYPES for s in steps))
+
+    def build_partitioned():
+        from flowloom.runtime import partitioner
+
+        return partitioner.partition(steps, n, placement, feed_tensors, fetch_tensors,
+                                     slot_of, fetch_derefs, client, CONTROL_FLOW_TYPES)
+
+    if fast:
+        _plan_frees(steps, set(fetch_slots) | set(feed_slots))
+        return Plan(steps, n, feed_slots, fetch_slots, fetch_derefs, target_ops,
+                    build_partitioned=build_partitioned)
+    return Plan(None, n, feed_slots, fetch_slots, fetch_derefs, target_ops,
+                partitioned=build_partitioned())
+
+
+def _compile_control_flow(session, placement, order, feed_tensors, fetch_tensors, target_ops):
+    """THE HOOK for TF1 control flow. A plan with Switch/Merge/Enter/... whose ops are all
+    on host devices is compiled by `runtime/dataflow.compile_plan(session, feeds, fetches,
+    targets)` (the frame-aware executor) when that module exists: host devices share memory,
+    so one dataflow run over all of them computes what TF's partitions would (without their
+    concurrency). Returns None to partition the plan instead (with a GPU: partitions with
+    control flow go to `dataflow.run_partition`)."""
+    try:
+        from flowloom.runtime import dataflow
+    except ImportError:
+        return None
+    devices = {placement[op] for op in order} | {placement[t._op] for t in feed_tensors}
+    if not all(d.is_host for d in devices) or not hasattr(dataflow, "compile_plan"):
+        return None
+    external = dataflow.compile_plan(session, feed_tensors, fetch_tensors, target_ops)
+    if external is None:
+        return None
+    return Plan(None, 0, list(range(len(feed_tensors))), [], [], target_ops,
+                build_partitioned=lambda: None, external=external)
+
+
+def plan_frees(steps, keep):
+    """Sets each step's `frees`: the slots whose last reader it is (except `keep`)."""
+    _plan_frees(steps, keep)
 
 
 def _plan_frees(steps, keep):
@@ -169,6 +266,10 @@ def _bind_kernel(session, op, xp):
     for a in opdef.kernel_attrs:
         if a in op._attrs:
             kwargs[a] = op._attrs[a]
+    if xp is not np:
+        # Array attrs (a Const's value) are moved to the device once, at compile time.
+        kwargs = {k: xp.asarray(v) if isinstance(v, np.ndarray) and v.dtype != object else v
+                  for k, v in kwargs.items()}
     if opdef.kernel_wants_ctx:
         kwargs["ctx"] = KernelContext(session, op)
     return functools.partial(opdef.kernel_fn, xp, **kwargs)
@@ -187,6 +288,8 @@ def deref(value, op):
 
 def run_plan(plan, feed_values):
     """Runs `plan` once; returns the fetched values (references not yet dereferenced)."""
+    if type(plan) is not Plan:  # HOOK(cf branch): a dataflow.DataflowPlan (control flow)
+        return plan.run(feed_values)
     vals = [None] * plan.num_slots
     vals[: len(feed_values)] = feed_values
     trace = _DEBUG
@@ -202,7 +305,7 @@ def run_plan(plan, feed_values):
         except Exception as e:  # noqa: BLE001 - every kernel failure becomes a TF error
             raise op_error(step.op, args, e) from (None if isinstance(e, errors.OpError) else e)
         if trace:
-            _trace(step.op, r, time.perf_counter() - t0)
+            trace_step(step, r, time.perf_counter() - t0)
         if step.nout == 1:
             vals[step.out] = r
         elif step.nout:
@@ -212,9 +315,13 @@ def run_plan(plan, feed_values):
     return [vals[i] for i in plan.fetch_slots]
 
 
-def _trace(op, result, seconds):
+def trace_step(step, result, seconds):
+    """FLOWLOOM_DEBUG=1: one line per executed op: type, name, device, time, output shape."""
+    if type(result) is Ref:
+        result = result.value
     shape = getattr(result, "shape", None)
-    print(f"[flowloom] {op._type:<16} {op._name:<40} {op._device or '/device:CPU:0'} "
+    device = step.device.name if step.device is not None else "?"
+    print(f"[flowloom] {step.op._type:<16} {step.op._name:<40} {device} "
           f"{seconds * 1e6:8.1f} us  {shape}", file=sys.stderr)
 
 
@@ -257,7 +364,9 @@ def fetch_value(value, op=None):
     """Converts a computed value to what Session.run returns (copies variable buffers)."""
     if type(value) is Ref:
         value = deref(value, op)
-        value = np.array(value, copy=True)
+        value = np.array(to_host(value), copy=True)
+    elif not isinstance(value, np.ndarray) and hasattr(value, "__cuda_array_interface__"):
+        value = to_host(value)
     elif isinstance(value, np.ndarray) and not value.flags.writeable:
         value = value.copy()
     if isinstance(value, np.ndarray) and value.ndim == 0:

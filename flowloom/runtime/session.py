@@ -2,6 +2,7 @@
 
 import collections
 import contextlib
+import os
 import threading
 
 import numpy as np
@@ -9,7 +10,11 @@ import numpy as np
 from flowloom.framework import errors
 from flowloom.framework.graph import get_default_graph
 from flowloom.framework.ops import Operation, Tensor, tensor_value_to_numpy
+from flowloom.runtime import devices
 from flowloom.runtime import executor
+from flowloom.runtime import parallel
+from flowloom.runtime import placer
+from flowloom.runtime import tracing
 
 
 class _DefaultSessionStack(threading.local):
@@ -139,9 +144,16 @@ class BaseSession:
         self._plan_cache = {}
         self._lock = threading.Lock()
         self._default_ctx = None
-        from flowloom.runtime import devices
-
         self._devices = devices.local_devices(config)
+        self._placer = placer.Placer(
+            self._devices,
+            allow_soft_placement=bool(getattr(config, "allow_soft_placement", False)),
+            log_device_placement=bool(getattr(config, "log_device_placement", False)))
+        threads = int(getattr(config, "inter_op_parallelism_threads", 0) or 0)
+        if threads <= 0:
+            threads = max(os.cpu_count() or 1, len(self._devices))
+        # Bounds how many kernels run at once across this session's partitions.
+        self._inter_op = threading.Semaphore(threads)
 
     # -- properties --------------------------------------------------------------
     @property
@@ -157,7 +169,13 @@ class BaseSession:
         return self._target
 
     def list_devices(self):
-        return list(self._devices)
+        """The session's devices (`_DeviceAttributes`: name, device_type, memory_limit_bytes)."""
+        return [d.attributes for d in self._devices]
+
+    def _place(self):
+        """Places the graph's ops not yet placed (the first run places the whole graph, as
+        TF does); returns {op: Device}. Called with the session lock held."""
+        return self._placer.place_graph(self._graph)
 
     # -- default session -------------------------------------------------------------
     @contextlib.contextmanager
@@ -280,8 +298,35 @@ class BaseSession:
                 if plan is None:
                     plan = executor.compile_plan(self, feed_keys, fetch_tensors, target_ops)
                     self._plan_cache[key] = plan
-        raw = executor.run_plan(plan, feed_vals)
+        if options is None:
+            if plan.steps is not None:
+                raw = executor.run_plan(plan, feed_vals)
+            elif plan.external is not None:
+                raw = plan.external.run(feed_vals)
+            else:
+                raw, _ = parallel.run_partitioned(plan.partitioned, feed_vals, self._inter_op)
+        else:
+            raw = self._run_traced(plan, feed_vals, options, run_metadata)
         return [executor.fetch_value(v, t._op) for v, t in zip(raw, fetch_tensors)]
+
+    def _run_traced(self, plan, feed_vals, options, run_metadata):
+        trace = tracing.wants_trace(options)
+        graphs = tracing.wants_partition_graphs(options)
+        if not trace and not graphs and plan.steps is not None:
+            return executor.run_plan(plan, feed_vals)
+        if plan.external is not None:
+            # The dataflow executor does not record step stats yet.
+            return plan.external.run(feed_vals)
+        with self._lock:
+            pplan = plan.get_partitioned()
+        stats = {} if trace else None
+        raw, _ = parallel.run_partitioned(pplan, feed_vals, self._inter_op, stats)
+        if run_metadata is not None:
+            if trace:
+                tracing.fill_step_stats(run_metadata.step_stats, stats, pplan)
+            if graphs:
+                run_metadata.partition_graphs.extend(tracing.partition_graph_defs(pplan))
+        return raw
 
     def make_callable(self, fetches, feed_list=None, accept_options=False):
         """Returns a function that runs `fetches` with positional values for `feed_list`."""

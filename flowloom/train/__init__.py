@@ -1,4 +1,19 @@
-"""`tf.train`: checkpoints (Saver, state file, readers) and the other training utilities."""
+"""`tf.train`: optimizers, schedules, the global step, moving averages, checkpoints."""
+
+from flowloom.train.adam import AdamOptimizer  # noqa: F401
+from flowloom.train.adaptive import (AdadeltaOptimizer, AdagradOptimizer,  # noqa: F401
+                                     RMSPropOptimizer)
+from flowloom.train.gradient_descent import (GradientDescentOptimizer,  # noqa: F401
+                                             MomentumOptimizer)
+from flowloom.train.learning_rate_decay import (exponential_decay,  # noqa: F401
+                                                inverse_time_decay, piecewise_constant,
+                                                polynomial_decay)
+from flowloom.train.moving_averages import (ExponentialMovingAverage,  # noqa: F401
+                                            assign_moving_average)
+from flowloom.train.optimizer import Optimizer  # noqa: F401
+from flowloom.train.training_util import (assert_global_step, create_global_step,  # noqa: F401
+                                          get_global_step, get_or_create_global_step,
+                                          global_step)
 
 from flowloom.train.checkpoint_management import (checkpoint_exists, generate_checkpoint_state_proto,  # noqa: E501
                                                   get_checkpoint_mtimes, get_checkpoint_state,
@@ -10,3 +25,7 @@ from flowloom.train.checkpoint_utils import (CheckpointReader, NewCheckpointRead
 from flowloom.train.saver import Saver, SaverDef
 from flowloom.framework.meta_graph import export_meta_graph, import_meta_graph
 from flowloom.framework.graph_io import write_graph
+from flowloom.train.summary_io import SummaryWriter, summary_iterator  # noqa: F401
+from flowloom.proto.example_pb2 import Example, SequenceExample  # noqa: F401
+from flowloom.proto.feature_pb2 import (BytesList, Feature, FeatureList,  # noqa: F401
+                                        FeatureLists, Features, FloatList, Int64List)

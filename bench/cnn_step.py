@@ -1,0 +1,167 @@
+"""One training step of a small CNN: flowloom vs real TensorFlow vs plain NumPy.
+
+Input 24x24x3, batch 64; two 5x5x64 conv + ReLU + 3x3/2 SAME max pool; dense 384-192-10;
+softmax cross-entropy; SGD. The same program runs under flowloom here and under TensorFlow
+(/work/tfvenv/bin/python, two threads) in a subprocess; the NumPy version is the floor: the
+same math hand-written on the same kernels, with no graph or session around it.
+
+    python3 bench/cnn_step.py [--steps N] [--no-tf]
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TF_PYTHON = "/work/tfvenv/bin/python"
+BATCH, SIZE = 64, 24
+
+
+def build(tf, lr=0.05):
+    """The model in TF1 API calls; `tf` is flowloom or tensorflow.compat.v1."""
+    x = tf.placeholder(tf.float32, [BATCH, SIZE, SIZE, 3])
+    y = tf.placeholder(tf.int32, [BATCH])
+
+    def var(shape, stddev=0.05):
+        return tf.Variable(tf.truncated_normal(shape, stddev=stddev, seed=1))
+
+    params = []
+
+    def conv(h, cin):
+        w, b = var([5, 5, cin, 64]), var([64])
+        params.extend([w, b])
+        h = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(h, w, [1, 1, 1, 1], "SAME"), b))
+        return tf.nn.max_pool(h, [1, 3, 3, 1], [1, 2, 2, 1], "SAME")
+
+    def dense(h, n_in, n_out, relu=True):
+        w, b = var([n_in, n_out]), var([n_out])
+        params.extend([w, b])
+        h = tf.matmul(h, w) + b
+        return tf.nn.relu(h) if relu else h
+
+    h = conv(conv(x, 3), 64)
+    h = tf.reshape(h, [BATCH, -1])
+    h = dense(dense(h, 6 * 6 * 64, 384), 384, 192)
+    logits = dense(h, 192, 10, relu=False)
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y,
+                                                                         logits=logits))
+    if hasattr(tf, "train") and hasattr(tf.train, "GradientDescentOptimizer"):
+        train = tf.train.GradientDescentOptimizer(lr).minimize(loss)
+    else:  # until flowloom's optimizers land: the same update by hand
+        grads = tf.gradients(loss, params)
+        train = tf.group(*[tf.assign_sub(p, lr * g) for p, g in zip(params, grads)])
+    return x, y, loss, train
+
+
+def feeds():
+    rng = np.random.default_rng(0)
+    return (rng.random((BATCH, SIZE, SIZE, 3), dtype=np.float32),
+            rng.integers(0, 10, BATCH).astype(np.int32))
+
+
+def time_graph(tf, steps, config=None):
+    x, y, loss, train = build(tf)
+    xv, yv = feeds()
+    with tf.Session(config=config) as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(3):
+            sess.run(train, {x: xv, y: yv})
+        per_step = _median_step(lambda: sess.run(train, {x: xv, y: yv}), steps)
+        return per_step, float(sess.run(loss, {x: xv, y: yv}))
+
+
+def _median_step(step, steps):
+    """Median seconds per step: robust to other processes sharing the two cores."""
+    times = []
+    for _ in range(steps):
+        t = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - t)
+    return float(np.median(times))
+
+
+def time_numpy(steps):
+    """The floor: forward and backward by hand on flowloom's NumPy kernels."""
+    from flowloom.ops import nn_kernels as K
+
+    rng = np.random.default_rng(1)
+    shapes = [(5, 5, 3, 64), (64,), (5, 5, 64, 64), (64,), (2304, 384), (384,), (384, 192),
+              (192,), (192, 10), (10,)]
+    p = [(rng.standard_normal(s) * 0.05).astype(np.float32) for s in shapes]
+    xv, yv = feeds()
+    one, pool_k, pool_s = (1, 1), (3, 3), (2, 2)
+
+    def step():
+        c1 = np.maximum(K.conv2d(xv, p[0], one, one, "SAME") + p[1], 0)
+        p1 = K.max_pool(c1, pool_k, pool_s, "SAME")
+        c2 = np.maximum(K.conv2d(p1, p[2], one, one, "SAME") + p[3], 0)
+        p2 = K.max_pool(c2, pool_k, pool_s, "SAME")
+        f = p2.reshape(BATCH, -1)
+        h1 = np.maximum(f @ p[4] + p[5], 0)
+        h2 = np.maximum(h1 @ p[6] + p[7], 0)
+        z = h2 @ p[8] + p[9]
+        e = np.exp(z - z.max(1, keepdims=True))
+        dz = e / e.sum(1, keepdims=True)
+        dz[np.arange(BATCH), yv] -= 1
+        dz /= BATCH
+        g = [None] * 10
+        g[8], g[9] = h2.T @ dz, dz.sum(0)
+        dh2 = (dz @ p[8].T) * (h2 > 0)
+        g[6], g[7] = h1.T @ dh2, dh2.sum(0)
+        dh1 = (dh2 @ p[6].T) * (h1 > 0)
+        g[4], g[5] = f.T @ dh1, dh1.sum(0)
+        dp2 = (dh1 @ p[4].T).reshape(p2.shape)
+        dc2 = K.max_pool_grad(c2, p2, dp2, pool_k, pool_s, "SAME") * (c2 > 0)
+        g[2] = K.conv2d_backprop_filter(p1, p[2].shape, dc2, one, one, "SAME")
+        g[3] = dc2.sum((0, 1, 2))
+        dp1 = K.conv2d_backprop_input(p1.shape, p[2], dc2, one, one, "SAME")
+        dc1 = K.max_pool_grad(c1, p1, dp1, pool_k, pool_s, "SAME") * (c1 > 0)
+        g[0] = K.conv2d_backprop_filter(xv, p[0].shape, dc1, one, one, "SAME")
+        g[1] = dc1.sum((0, 1, 2))
+        for a, b in zip(p, g):
+            a -= 0.05 * b
+
+    for _ in range(3):
+        step()
+    return _median_step(step, steps)
+
+
+def run_tf(steps):
+    code = ("import os, sys, json; os.environ['TF_CPP_MIN_LOG_LEVEL'] = '3'\n"
+            f"sys.path.insert(0, {os.path.join(ROOT, 'bench')!r})\n"
+            "import tensorflow.compat.v1 as tf; tf.disable_v2_behavior()\n"
+            "import cnn_step\n"
+            "cfg = tf.ConfigProto(intra_op_parallelism_threads=2, "
+            "inter_op_parallelism_threads=2)\n"
+            f"t, loss = cnn_step.time_graph(tf, {steps}, cfg)\n"
+            "print(json.dumps({'step_s': t, 'loss': loss}))\n")
+    out = subprocess.run([TF_PYTHON, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--no-tf", action="store_true")
+    args = ap.parse_args()
+    sys.path.insert(0, ROOT)
+    import flowloom as tf
+
+    fl, fl_loss = time_graph(tf, args.steps)
+    floor = time_numpy(args.steps)
+    print(f"median ms/step over {args.steps} steps")
+    print(f"flowloom  {fl * 1e3:7.1f} ms/step (loss {fl_loss:.4f})")
+    print(f"numpy     {floor * 1e3:7.1f} ms/step  flowloom/numpy = {fl / floor:.2f}x")
+    if not args.no_tf and os.path.exists(TF_PYTHON):
+        ref = run_tf(args.steps)
+        print(f"tf        {ref['step_s'] * 1e3:7.1f} ms/step (loss {ref['loss']:.4f})  "
+              f"flowloom/tf = {fl / ref['step_s']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

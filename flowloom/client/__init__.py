@@ -1,0 +1,1 @@
+"""`tf.python.client` equivalents: the step-stats timeline."""

@@ -1,0 +1,180 @@
+"""Nested structures of tensors (`tf.nest`): lists, tuples, namedtuples, dicts and attrs-less
+objects are structure; everything else (Tensors, arrays, numbers, None) is a leaf.
+
+Dicts flatten in sorted-key order, as TF's nest does, and are rebuilt with their own type.
+"""
+
+import collections.abc as _abc
+
+
+def _is_namedtuple(x):
+    return isinstance(x, tuple) and hasattr(type(x), "_fields")
+
+
+def is_nested(structure):
+    """True if `structure` is a list, tuple, namedtuple or mapping (not a string)."""
+    return isinstance(structure, (list, tuple, _abc.Mapping))
+
+
+is_sequence = is_nested
+
+
+def _sorted_keys(d):
+    try:
+        return sorted(d)
+    except TypeError:
+        raise TypeError("nest only supports dicts with sortable keys.") from None
+
+
+def _children(structure):
+    if isinstance(structure, _abc.Mapping):
+        return [structure[k] for k in _sorted_keys(structure)]
+    return list(structure)
+
+
+def _rebuild(instance, children):
+    if isinstance(instance, _abc.Mapping):
+        rebuilt = dict(zip(_sorted_keys(instance), children))
+        if type(instance) is dict:
+            return rebuilt
+        if isinstance(instance, _abc.MutableMapping) or hasattr(type(instance), "__init__"):
+            try:
+                if isinstance(instance, __import__("collections").defaultdict):
+                    out = type(instance)(instance.default_factory)
+                    out.update(rebuilt)
+                    return out
+                return type(instance)((k, rebuilt[k]) for k in instance)
+            except TypeError:
+                return rebuilt
+    if _is_namedtuple(instance):
+        return type(instance)(*children)
+    if isinstance(instance, tuple):
+        return tuple(children)
+    return list(children)
+
+
+def flatten(structure, expand_composites=False):
+    """Returns the leaves of `structure` in TF's order (dicts by sorted key).
+
+    Args:
+      structure: a nested structure, or a single leaf.
+
+    Returns:
+      A Python list of the leaves; `[structure]` for a leaf (including None).
+    """
+    out = []
+    stack = [structure]
+    while stack:
+        s = stack.pop()
+        if is_nested(s):
+            stack.extend(reversed(_children(s)))
+        else:
+            out.append(s)
+    return out
+
+
+def _structure_repr(s):
+    return repr(s)
+
+
+def assert_same_structure(nest1, nest2, check_types=True, expand_composites=False):
+    """Raises ValueError if the two structures nest differently, TypeError if their sequence
+    types differ (when `check_types`)."""
+    _assert_same(nest1, nest2, check_types, nest1, nest2)
+
+
+def _assert_same(a, b, check_types, top1, top2):
+    a_seq, b_seq = is_nested(a), is_nested(b)
+    if a_seq != b_seq:
+        raise ValueError(
+            "The two structures don't have the same nested structure.\n\n"
+            f"First structure: {top1!r}\n\nSecond structure: {top2!r}\n\n"
+            f"More specifically: Substructure \"{a if a_seq else b!r}\" is a sequence, while "
+            f"substructure \"{b if a_seq else a!r}\" is not")
+    if not a_seq:
+        return
+    if check_types and type(a) is not type(b):
+        if not (isinstance(a, _abc.Mapping) and isinstance(b, _abc.Mapping)):
+            raise TypeError(
+                "The two structures don't have the same sequence type. Input structure has "
+                f"type {type(a)!r}, while shallow structure has type {type(b)!r}.")
+    if isinstance(a, _abc.Mapping) and set(a) != set(b):
+        raise ValueError(
+            "The two dictionaries don't have the same set of keys. First structure has keys "
+            f"{list(a)}, while second structure has keys {list(b)}.")
+    ca, cb = _children(a), _children(b)
+    if len(ca) != len(cb):
+        raise ValueError(
+            "The two structures don't have the same nested structure.\n\n"
+            f"First structure: {top1!r}\n\nSecond structure: {top2!r}\n\n"
+            f"More specifically: The two structures don't have the same number of elements. "
+            f"First structure: {a!r}. Second structure: {b!r}.")
+    for x, y in zip(ca, cb):
+        _assert_same(x, y, check_types, top1, top2)
+
+
+def pack_sequence_as(structure, flat_sequence, expand_composites=False):
+    """Returns `flat_sequence` packed into the nesting of `structure`.
+
+    Raises:
+      ValueError: the number of leaves differs.
+    """
+    flat_sequence = list(flat_sequence)
+    if not is_nested(structure):
+        if len(flat_sequence) != 1:
+            raise ValueError(
+                f"Structure is a scalar but len(flat_sequence) == {len(flat_sequence)} > 1")
+        return flat_sequence[0]
+    n = len(flatten(structure))
+    if n != len(flat_sequence):
+        raise ValueError(
+            f"Could not pack sequence. Structure had {n} atoms, but flat_sequence had "
+            f"{len(flat_sequence)} items.  Structure: {structure}, flat_sequence: "
+            f"{flat_sequence}.")
+    it = iter(flat_sequence)
+
+    def build(s):
+        if is_nested(s):
+            return _rebuild(s, [build(c) for c in _children(s)])
+        return next(it)
+
+    return build(structure)
+
+
+def map_structure(func, *structure, **kwargs):
+    """Applies `func` to corresponding leaves of the structures; returns the same nesting.
+
+    Args:
+      func: a callable taking one argument per structure.
+      *structure: structures of the same nesting.
+      **kwargs: `check_types` (default True), `expand_composites` (ignored).
+    """
+    if not callable(func):
+        raise TypeError(f"func must be callable, got: {func}")
+    if not structure:
+        raise ValueError("Must provide at least one structure")
+    check_types = kwargs.pop("check_types", True)
+    kwargs.pop("expand_composites", None)
+    if kwargs:
+        raise ValueError("Only valid keyword arguments are `check_types` and "
+                         f"`expand_composites`, not: `{', '.join(kwargs)}`")
+    for other in structure[1:]:
+        assert_same_structure(structure[0], other, check_types=check_types)
+    flats = [flatten(s) for s in structure]
+    return pack_sequence_as(structure[0], [func(*xs) for xs in zip(*flats)])
+
+
+def flatten_up_to(shallow_tree, input_tree):
+    """The parts of `input_tree` at the leaves of `shallow_tree`, flattened."""
+    if not is_nested(shallow_tree):
+        return [input_tree]
+    out = []
+    for s, t in zip(_children(shallow_tree), _children(input_tree)):
+        out.extend(flatten_up_to(s, t))
+    return out
+
+
+def map_structure_up_to(shallow_tree, func, *inputs):
+    """`map_structure` that stops at the leaves of `shallow_tree`."""
+    flats = [flatten_up_to(shallow_tree, x) for x in inputs]
+    return pack_sequence_as(shallow_tree, [func(*xs) for xs in zip(*flats)])

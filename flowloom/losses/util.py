@@ -1,0 +1,87 @@
+"""Loss collections and weight broadcasting for tf.losses."""
+
+from flowloom.framework import errors as _errors  # noqa: F401 - documented error classes
+from flowloom.framework.graph import GraphKeys, add_to_collection, get_collection, name_scope
+from flowloom.framework.ops import convert_to_tensor
+from flowloom.ops import array_ops
+from flowloom.ops import control_flow_ops
+from flowloom.ops import math_ops
+
+
+def add_loss(loss, loss_collection=GraphKeys.LOSSES):
+    """Adds `loss` to `loss_collection` (nothing when the collection is None)."""
+    if loss_collection:
+        add_to_collection(loss_collection, loss)
+
+
+def get_losses(scope=None, loss_collection=GraphKeys.LOSSES):
+    """The losses in `loss_collection`, filtered by `scope`."""
+    return get_collection(loss_collection, scope)
+
+
+def get_regularization_losses(scope=None):
+    """The losses in GraphKeys.REGULARIZATION_LOSSES."""
+    return get_collection(GraphKeys.REGULARIZATION_LOSSES, scope)
+
+
+def get_regularization_loss(scope=None, name="total_regularization_loss"):
+    """The sum of the regularization losses (a 0.0 constant when there are none)."""
+    losses = get_regularization_losses(scope)
+    if losses:
+        return math_ops.add_n(losses, name=name)
+    return array_ops.constant(0.0)
+
+
+def get_total_loss(add_regularization_losses=True, name="total_loss", scope=None):
+    """The sum of the losses (and by default the regularization losses).
+
+    Raises:
+      ValueError: when there are no losses.
+    """
+    losses = get_losses(scope=scope)
+    if add_regularization_losses:
+        losses += get_regularization_losses(scope=scope)
+    return math_ops.add_n(losses, name=name)
+
+
+def assert_broadcastable(weights, values):
+    """A no-op when `weights` can be broadcast to `values` (checked statically).
+
+    Raises:
+      ValueError: when the static shapes show the weights cannot be broadcast.
+    """
+    with name_scope(None, "assert_broadcastable", (weights, values)) as scope:
+        weights = convert_to_tensor(weights, name="weights")
+        values = convert_to_tensor(values, name="values")
+        ws, vs = weights._shape, values._shape
+        if ws.ndims == 0:
+            return control_flow_ops.no_op(name="static_scalar_check_success")
+        if ws.is_fully_defined() and vs.is_fully_defined():
+            w, v = ws.as_list(), vs.as_list()
+            if len(w) != len(v) or any(a not in (1, b) for a, b in zip(w, v)):
+                if len(w) != len(v):
+                    raise ValueError(
+                        f"weights can not be broadcast to values. values.rank={len(v)}. "
+                        f"weights.rank={len(w)}. values.shape={vs}. weights.shape={ws}.")
+                raise ValueError(f"weights can not be broadcast to values. "
+                                 f"values.shape={vs}. weights.shape={ws}.")
+            return control_flow_ops.no_op(name="static_dims_check_success")
+        raise NotImplementedError(f"{scope}: broadcast check of weights with dynamic shapes")
+
+
+def broadcast_weights(weights, values):
+    """`weights` broadcast to the shape of `values` (weights * ones_like(values))."""
+    with name_scope(None, "broadcast_weights", (weights, values)) as scope:
+        values = convert_to_tensor(values, name="values")
+        weights = convert_to_tensor(weights, name="weights")
+        if weights._shape.is_fully_defined() and values._shape.is_fully_defined() and \
+                weights._shape.is_compatible_with(values._shape):
+            return weights
+        with _deps(assert_broadcastable(weights, values)):
+            return math_ops.multiply(weights, array_ops.ones_like(values), name=scope)
+
+
+def _deps(op):
+    from flowloom.framework.graph import control_dependencies
+
+    return control_dependencies((op,))

@@ -1,0 +1,304 @@
+"""Convolution and pooling kernels on NumPy arrays (NHWC), shared by the nn op types.
+
+Pure functions of arrays. A convolution is one BLAS matmul over a patches view of the
+padded input (`as_strided`, copied once into a C-contiguous [n*oh*ow, kh*kw*c] matrix);
+its input gradient is the transposed matmul followed by a col2im that adds one strided
+slice per kernel offset (never `np.add.at`). Pooling loops over the window offsets on
+strided slices, which beats reducing a 6-D view for small windows.
+"""
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from flowloom.framework import errors
+
+
+def out_size(n, k, s, d, padding, pads=(0, 0)):
+    """Output length of one spatial dimension (None when `n` is unknown)."""
+    if n is None or k is None:
+        return None
+    eff = (k - 1) * d + 1
+    if padding == "SAME":
+        return -(-n // s)
+    n = n + pads[0] + pads[1]
+    return (n - eff) // s + 1 if n >= eff else 0
+
+
+def same_pads(n, k, s, d, padding, explicit=(0, 0)):
+    """(before, after) padding of one spatial dimension, TF's rule for SAME."""
+    if padding == "EXPLICIT":
+        return tuple(explicit)
+    if padding != "SAME":
+        return 0, 0
+    eff = (k - 1) * d + 1
+    out = -(-n // s)
+    total = max((out - 1) * s + eff - n, 0)
+    return total // 2, total - total // 2
+
+
+def spatial(attr, data_format):
+    """The (h, w) entries of a 4-element strides/ksize/dilations attr."""
+    return (attr[2], attr[3]) if data_format == "NCHW" else (attr[1], attr[2])
+
+
+def explicit_pairs(explicit_paddings, data_format):
+    if not explicit_paddings:
+        return (0, 0), (0, 0)
+    p = list(explicit_paddings)
+    pairs = [(p[2 * i], p[2 * i + 1]) for i in range(4)]
+    return (pairs[2], pairs[3]) if data_format == "NCHW" else (pairs[1], pairs[2])
+
+
+def to_nhwc(x, data_format):
+    return np.transpose(x, (0, 2, 3, 1)) if data_format == "NCHW" else x
+
+
+def from_nhwc(y, data_format):
+    return np.ascontiguousarray(np.transpose(y, (0, 3, 1, 2))) if data_format == "NCHW" else y
+
+
+def _geometry(h, w, kh, kw, strides, dilations, padding, explicit):
+    sh, sw = strides
+    dh, dw = dilations
+    ph = same_pads(h, kh, sh, dh, padding, explicit[0])
+    pw = same_pads(w, kw, sw, dw, padding, explicit[1])
+    oh = (h + ph[0] + ph[1] - (kh - 1) * dh - 1) // sh + 1
+    ow = (w + pw[0] + pw[1] - (kw - 1) * dw - 1) // sw + 1
+    return ph, pw, max(oh, 0), max(ow, 0)
+
+
+def _pad(x, ph, pw, value=0):
+    if not (any(ph) or any(pw)):
+        return x
+    out = np.full((x.shape[0], x.shape[1] + ph[0] + ph[1], x.shape[2] + pw[0] + pw[1],
+                   x.shape[3]), value, dtype=x.dtype)
+    out[:, ph[0]:ph[0] + x.shape[1], pw[0]:pw[0] + x.shape[2]] = x
+    return out
+
+
+def _patches(xpad, kh, kw, oh, ow, strides, dilations):
+    """A read-only [n, oh, ow, kh, kw, c] view of the windows of `xpad`."""
+    s0, s1, s2, s3 = xpad.strides
+    n, _, _, c = xpad.shape
+    return as_strided(xpad, (n, oh, ow, kh, kw, c),
+                      (s0, s1 * strides[0], s2 * strides[1], s1 * dilations[0],
+                       s2 * dilations[1], s3), writeable=False)
+
+
+def _window(a, i, j, oh, ow, strides, dilations):
+    """The slice of `a` that kernel offset (i, j) sees, for all outputs."""
+    r, q = i * dilations[0], j * dilations[1]
+    return a[:, r:r + (oh - 1) * strides[0] + 1:strides[0], q:q + (ow - 1) * strides[1] + 1:
+             strides[1]]
+
+
+def _check_depth(c, ci):
+    if c != ci:
+        raise errors.InvalidArgumentError(
+            None, None, f"input depth must be evenly divisible by filter depth: {c} vs {ci}"
+            if c % ci else "Grouped convolution is not supported on CPU "
+            f"(input depth {c}, filter depth {ci})")
+
+
+# Patch matrices are built a few images at a time: a block of ~8 MB stays in cache between
+# the copy that makes it and the matmul that reads it (about 2x faster than one big copy).
+_BLOCK_BYTES = 8 << 20
+
+
+def _blocks(xpad, kh, kw, oh, ow, strides, dilations):
+    """Yields (image slice, [rows, kh*kw*c] patch matrix) for blocks of images."""
+    n, c = xpad.shape[0], xpad.shape[3]
+    per_image = oh * ow * kh * kw * c * xpad.itemsize
+    step = max(1, _BLOCK_BYTES // max(per_image, 1))
+    for start in range(0, n, step):
+        part = xpad[start:start + step]
+        cols = _patches(part, kh, kw, oh, ow, strides, dilations)
+        yield slice(start, start + part.shape[0]), cols.reshape(-1, kh * kw * c)
+
+
+def conv2d(x, w, strides, dilations, padding, explicit=((0, 0), (0, 0))):
+    """NHWC forward convolution: [n,h,w,c] * [kh,kw,c,co] -> [n,oh,ow,co]."""
+    n, h, wd, c = x.shape
+    kh, kw, ci, co = w.shape
+    _check_depth(c, ci)
+    ph, pw, oh, ow = _geometry(h, wd, kh, kw, strides, dilations, padding, explicit)
+    if n * oh * ow == 0:
+        return np.zeros((n, oh, ow, co), x.dtype)
+    w2 = w.reshape(kh * kw * c, co)
+    if kh == kw == 1 and strides == (1, 1) and not (any(ph) or any(pw)):
+        return (x.reshape(-1, c) @ w2).reshape(n, oh, ow, co)
+    out = np.empty((n, oh, ow, co), np.result_type(x, w))
+    for part, cols in _blocks(_pad(x, ph, pw), kh, kw, oh, ow, strides, dilations):
+        np.matmul(cols, w2, out=out[part].reshape(-1, co))
+    return out
+
+
+def conv2d_backprop_filter(x, filter_shape, dy, strides, dilations, padding,
+                           explicit=((0, 0), (0, 0))):
+    """Gradient of `conv2d` with respect to its filter."""
+    n, h, wd, c = x.shape
+    kh, kw, ci, co = filter_shape
+    _check_depth(c, ci)
+    ph, pw, oh, ow = _geometry(h, wd, kh, kw, strides, dilations, padding, explicit)
+    _check_out(dy, (n, oh, ow, co))
+    dw = np.zeros((kh * kw * c, co), np.result_type(x, dy))
+    for part, cols in _blocks(_pad(x, ph, pw), kh, kw, oh, ow, strides, dilations):
+        dw += cols.T @ dy[part].reshape(-1, co)
+    return dw.reshape(kh, kw, c, co)
+
+
+def conv2d_backprop_input(input_shape, w, dy, strides, dilations, padding,
+                          explicit=((0, 0), (0, 0))):
+    """Gradient of `conv2d` with respect to its input (also `conv2d_transpose`).
+
+    A stride-1 VALID convolution of the zero-dilated, padded gradient with the flipped,
+    transposed filter: one patches matmul, like the forward pass (a col2im after a
+    [rows, kh*kw*c] matmul costs twice as much here).
+    """
+    n, h, wd, c = input_shape
+    kh, kw, ci, co = w.shape
+    _check_depth(c, ci)
+    ph, pw, oh, ow = _geometry(h, wd, kh, kw, strides, dilations, padding, explicit)
+    _check_out(dy, (n, oh, ow, co))
+    sh, sw = strides
+    dh, dw = dilations
+    if sh == sw == 1:
+        dyd = dy
+    else:
+        dyd = np.zeros((n, (oh - 1) * sh + 1, (ow - 1) * sw + 1, co), dy.dtype)
+        dyd[:, ::sh, ::sw] = dy
+    # Pad so that a VALID correlation gives exactly h x w outputs (crop when negative).
+    eff_h, eff_w = (kh - 1) * dh + 1, (kw - 1) * dw + 1
+    top, left = eff_h - 1 - ph[0], eff_w - 1 - pw[0]
+    bottom = h + eff_h - 1 - top - dyd.shape[1]
+    right = wd + eff_w - 1 - left - dyd.shape[2]
+    padded = np.zeros((n, dyd.shape[1] + max(top, 0) + max(bottom, 0),
+                       dyd.shape[2] + max(left, 0) + max(right, 0), co), dy.dtype)
+    src = dyd[:, max(-top, 0):dyd.shape[1] - max(-bottom, 0),
+              max(-left, 0):dyd.shape[2] - max(-right, 0)]
+    padded[:, max(top, 0):max(top, 0) + src.shape[1],
+           max(left, 0):max(left, 0) + src.shape[2]] = src
+    flipped = np.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2))
+    return conv2d(padded, flipped, (1, 1), (dh, dw), "VALID")
+
+
+def _check_out(dy, want):
+    if tuple(dy.shape) != tuple(want):
+        raise errors.InvalidArgumentError(
+            None, None, "Conv2DCustomBackpropInput: Size of out_backprop doesn't match computed: "
+            f"actual = {list(dy.shape)}, computed = {list(want)}")
+
+
+def depthwise_conv2d(x, w, strides, dilations, padding, explicit=((0, 0), (0, 0))):
+    """[n,h,w,c] * [kh,kw,c,m] -> [n,oh,ow,c*m]: each channel with its own m filters."""
+    n, h, wd, c = x.shape
+    kh, kw, ci, m = w.shape
+    if c != ci:
+        raise errors.InvalidArgumentError(
+            None, None, f"input and filter must have the same depth: {c} vs {ci}")
+    ph, pw, oh, ow = _geometry(h, wd, kh, kw, strides, dilations, padding, explicit)
+    xpad = _pad(x, ph, pw)
+    out = np.zeros((n, oh, ow, c, m), x.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            out += _window(xpad, i, j, oh, ow, strides, dilations)[..., None] * w[i, j]
+    return out.reshape(n, oh, ow, c * m)
+
+
+def depthwise_backprop_input(input_shape, w, dy, strides, dilations, padding,
+                             explicit=((0, 0), (0, 0))):
+    n, h, wd, c = input_shape
+    kh, kw, _, m = w.shape
+    ph, pw, oh, ow = _geometry(h, wd, kh, kw, strides, dilations, padding, explicit)
+    dy5 = dy.reshape(n, oh, ow, c, m)
+    dxpad = np.zeros((n, h + ph[0] + ph[1], wd + pw[0] + pw[1], c), dy.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            _window(dxpad, i, j, oh, ow, strides, dilations)[...] += \
+                np.einsum("nhwcm,cm->nhwc", dy5, w[i, j])
+    return dxpad[:, ph[0]:ph[0] + h, pw[0]:pw[0] + wd]
+
+
+def depthwise_backprop_filter(x, filter_shape, dy, strides, dilations, padding,
+                              explicit=((0, 0), (0, 0))):
+    n, h, wd, c = x.shape
+    kh, kw, _, m = filter_shape
+    ph, pw, oh, ow = _geometry(h, wd, kh, kw, strides, dilations, padding, explicit)
+    dy5 = dy.reshape(n, oh, ow, c, m)
+    xpad = _pad(x, ph, pw)
+    dw = np.empty((kh, kw, c, m), x.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            dw[i, j] = np.einsum("nhwc,nhwcm->cm",
+                                 _window(xpad, i, j, oh, ow, strides, dilations), dy5)
+    return dw
+
+
+def _pool_geometry(shape, ksize, strides, padding):
+    n, h, w, c = shape
+    ph, pw, oh, ow = _geometry(h, w, ksize[0], ksize[1], strides, (1, 1), padding,
+                               ((0, 0), (0, 0)))
+    return ph, pw, oh, ow
+
+
+def max_pool(x, ksize, strides, padding):
+    """NHWC max pooling; SAME padding never wins (it is -inf)."""
+    ph, pw, oh, ow = _pool_geometry(x.shape, ksize, strides, padding)
+    low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    xpad = _pad(x, ph, pw, low)
+    out = None
+    for i in range(ksize[0]):
+        for j in range(ksize[1]):
+            win = _window(xpad, i, j, oh, ow, strides, (1, 1))
+            out = win.copy() if out is None else np.maximum(out, win, out=out)
+    return out
+
+
+def max_pool_grad(x, y, dy, ksize, strides, padding):
+    """Routes each output's gradient to the first maximum of its window (TF's CPU order)."""
+    ph, pw, oh, ow = _pool_geometry(x.shape, ksize, strides, padding)
+    low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    xpad = _pad(x, ph, pw, low)
+    dxpad = np.zeros(xpad.shape, dy.dtype)
+    taken = np.zeros(y.shape, bool)
+    for i in range(ksize[0]):
+        for j in range(ksize[1]):
+            hit = _window(xpad, i, j, oh, ow, strides, (1, 1)) == y
+            hit &= ~taken
+            taken |= hit
+            _window(dxpad, i, j, oh, ow, strides, (1, 1))[...] += np.where(hit, dy, 0)
+    return dxpad[:, ph[0]:ph[0] + x.shape[1], pw[0]:pw[0] + x.shape[2]]
+
+
+def _avg_counts(shape, ksize, strides, padding, dtype):
+    """How many real (unpadded) inputs each output window covers."""
+    n, h, w, c = shape
+    ph, pw, oh, ow = _pool_geometry(shape, ksize, strides, padding)
+    ones = _pad(np.ones((1, h, w, 1), dtype), ph, pw)
+    count = np.zeros((1, oh, ow, 1), dtype)
+    for i in range(ksize[0]):
+        for j in range(ksize[1]):
+            count += _window(ones, i, j, oh, ow, strides, (1, 1))
+    return count
+
+
+def avg_pool(x, ksize, strides, padding):
+    ph, pw, oh, ow = _pool_geometry(x.shape, ksize, strides, padding)
+    xpad = _pad(x, ph, pw)
+    out = np.zeros((x.shape[0], oh, ow, x.shape[3]), x.dtype)
+    for i in range(ksize[0]):
+        for j in range(ksize[1]):
+            out += _window(xpad, i, j, oh, ow, strides, (1, 1))
+    out /= _avg_counts(x.shape, ksize, strides, padding, x.dtype)
+    return out
+
+
+def avg_pool_grad(input_shape, dy, ksize, strides, padding):
+    n, h, w, c = input_shape
+    ph, pw, oh, ow = _pool_geometry(input_shape, ksize, strides, padding)
+    g = dy / _avg_counts(input_shape, ksize, strides, padding, dy.dtype)
+    dxpad = np.zeros((n, h + ph[0] + ph[1], w + pw[0] + pw[1], c), dy.dtype)
+    for i in range(ksize[0]):
+        for j in range(ksize[1]):
+            _window(dxpad, i, j, oh, ow, strides, (1, 1))[...] += g
+    return dxpad[:, ph[0]:ph[0] + h, pw[0]:pw[0] + w]

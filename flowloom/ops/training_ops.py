@@ -1,0 +1,287 @@
+"""The optimizer update ops (TF's training_ops): Apply* and SparseApply* with TF's op types.
+
+Each op takes the variable and its slots as references and updates their buffers in place
+(a variable owns its buffer: Assign copies what it stores), returning the variable's
+reference. `use_locking` holds the variable's lock during the update.
+"""
+
+import numpy as np
+
+from flowloom.framework import errors
+from flowloom.framework.apply_op import apply_op
+from flowloom.framework.op_def import defop
+
+
+def _value(ref):
+    v = ref.value
+    if v is None:
+        raise errors.FailedPreconditionError(
+            None, None, f"Attempting to use uninitialized value {ref.name}")
+    if not v.flags.writeable:
+        v = ref.value = v.copy()
+    return v
+
+
+def _shape_str(shape):
+    return "[%s]" % ",".join(map(str, shape))
+
+
+def _check_same_shape(what, a, b):
+    if a.shape != b.shape:
+        raise errors.InvalidArgumentError(
+            None, None, f"{what} do not have the same shape{_shape_str(a.shape)} "
+            f"{_shape_str(b.shape)}")
+
+
+def _check_scalar(name, x):
+    if np.ndim(x) != 0:
+        raise errors.InvalidArgumentError(
+            None, None, f"{name} is not a scalar: {_shape_str(np.shape(x))}")
+
+
+class _Lock:
+    """Holds the variable's lock when use_locking is set."""
+
+    def __init__(self, ref, use_locking):
+        self._lock = ref.lock if use_locking else None
+
+    def __enter__(self):
+        if self._lock is not None:
+            self._lock.acquire()
+
+    def __exit__(self, *exc):
+        if self._lock is not None:
+            self._lock.release()
+        return False
+
+
+def _defapply(type_name, slots, scalars, update, extra_attrs=None, sparse=False, after=()):
+    """Defines `type_name`: inputs var, *slots (refs), *scalars, grad[, indices], *after.
+
+    `update(var, *slots, *scalars, grad, *after, **attrs)` updates the arrays in place; for
+    the sparse op it receives the selected rows and the op writes them back.
+    """
+    inputs = ["var: Ref(T)"] + [f"{s}: Ref(T)" for s in slots] + \
+        [f"{s}: T" for s in scalars] + ["grad: T"] + \
+        (["indices: Tindices"] if sparse else []) + [f"{s}: T" for s in after]
+    attrs = {"use_locking": False}
+    attrs.update(extra_attrs or {})
+    od = defop(type_name, inputs=inputs, outputs=["out: Ref(T)"], attrs=attrs, stateful=True)
+    od.shape(lambda op: op._inputs[0]._shape)
+    n_slots, n_scalars = len(slots), len(scalars)
+    extra_names = tuple(extra_attrs or ())
+
+    def kernel(xp, var_ref, *args, use_locking, **extra):
+        slot_refs = args[:n_slots]
+        scalar_values = args[n_slots:n_slots + n_scalars]
+        grad = args[n_slots + n_scalars]
+        rest = args[n_slots + n_scalars + 1:]
+        indices, after_values = (rest[0], rest[1:]) if sparse else (None, rest)
+        for name, value in zip(scalars + list(after), scalar_values + after_values):
+            _check_scalar(name, value)
+        with _Lock(var_ref, use_locking):
+            var = _value(var_ref)
+            slot_values = [_value(r) for r in slot_refs]
+            for name, s in zip(slots, slot_values):
+                _check_same_shape(f"var and {name}", var, s)
+            if sparse:
+                _sparse_update(update, var, slot_values, scalar_values, grad, after_values,
+                               indices, extra)
+            else:
+                _check_same_shape("var and grad", var, grad)
+                update(var, *slot_values, *scalar_values, grad, *after_values, **extra)
+        return var_ref
+
+    od.kernel(kernel)
+    od.kernel_attrs = ("use_locking",) + extra_names
+    od.no_gradient()
+    return od
+
+
+def _sparse_update(update, var, slots, scalars, grad, after, indices, extra):
+    indices = np.asarray(indices).reshape(-1)
+    if grad.shape[:1] != indices.shape or grad.shape[1:] != var.shape[1:]:
+        raise errors.InvalidArgumentError(
+            None, None, "grad must be the same shape as var except the first dimension and "
+            f"indices: {_shape_str(grad.shape)} vs {_shape_str(var.shape)}")
+    if indices.size and (indices.min() < 0 or indices.max() >= var.shape[0]):
+        bad = indices[(indices < 0) | (indices >= var.shape[0])][0]
+        raise errors.InvalidArgumentError(
+            None, None, f"Index {int(bad)} at offset 0 in indices is out of range")
+    if np.unique(indices).size == indices.size:
+        rows = [var[indices]] + [s[indices] for s in slots]
+        update(*rows, *scalars, grad, *after, **extra)
+        var[indices] = rows[0]
+        for s, r in zip(slots, rows[1:]):
+            s[indices] = r
+        return
+    for i, row in zip(indices, grad):  # repeated indices apply one after another, as in TF
+        rows = [var[i:i + 1]] + [s[i:i + 1] for s in slots]
+        update(*rows, *scalars, row[None], *after, **extra)
+
+
+# -- the update rules, in place on (rows of) the arrays ---------------------------------------
+def _gradient_descent(var, alpha, delta):
+    var -= alpha * delta
+
+
+def _momentum(var, accum, lr, grad, momentum, use_nesterov):
+    accum *= momentum
+    accum += grad
+    if use_nesterov:
+        var -= grad * lr + accum * momentum * lr
+    else:
+        var -= lr * accum
+
+
+def _adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, use_nesterov):
+    one = np.ones((), dtype=var.dtype)
+    lr_t = lr * np.sqrt(one - beta2_power) / (one - beta1_power)
+    m += (grad - m) * (one - beta1)
+    v += (grad * grad - v) * (one - beta2)
+    if use_nesterov:
+        var -= ((grad * (one - beta1) + beta1 * m) * lr_t) / (np.sqrt(v) + epsilon)
+    else:
+        var -= (m * lr_t) / (np.sqrt(v) + epsilon)
+
+
+def _adagrad(var, accum, lr, grad, update_slots):
+    if update_slots:
+        accum += grad * grad
+    var -= grad * lr / np.sqrt(accum)
+
+
+def _rms_prop(var, ms, mom, lr, rho, momentum, epsilon, grad):
+    one = np.ones((), dtype=var.dtype)
+    ms += (grad * grad - ms) * (one - rho)
+    mom *= momentum
+    mom += lr * grad / np.sqrt(ms + epsilon)
+    var -= mom
+
+
+def _centered_rms_prop(var, mg, ms, mom, lr, rho, momentum, epsilon, grad):
+    one = np.ones((), dtype=var.dtype)
+    ms += (grad * grad - ms) * (one - rho)
+    mg += (grad - mg) * (one - rho)
+    denom = (ms - mg * mg) + epsilon
+    mom *= momentum
+    mom += lr * grad / np.sqrt(denom)
+    var -= mom
+
+
+def _adadelta(var, accum, accum_update, lr, rho, epsilon, grad):
+    one = np.ones((), dtype=var.dtype)
+    accum *= rho
+    accum += grad * grad * (one - rho)
+    update = np.sqrt(accum_update + epsilon) / np.sqrt(accum + epsilon) * grad
+    accum_update *= rho
+    accum_update += update * update * (one - rho)
+    var -= update * lr
+
+
+_NESTEROV = {"use_nesterov": False}
+
+ApplyGradientDescent = _defapply("ApplyGradientDescent", [], ["alpha"], _gradient_descent)
+ApplyMomentum = _defapply("ApplyMomentum", ["accum"], ["lr"], _momentum, _NESTEROV,
+                          after=["momentum"])
+SparseApplyMomentum = _defapply("SparseApplyMomentum", ["accum"], ["lr"], _momentum, _NESTEROV,
+                                sparse=True, after=["momentum"])
+ApplyAdam = _defapply("ApplyAdam", ["m", "v"], ["beta1_power", "beta2_power", "lr", "beta1",
+                                               "beta2", "epsilon"], _adam, _NESTEROV)
+ApplyAdagrad = _defapply("ApplyAdagrad", ["accum"], ["lr"], _adagrad, {"update_slots": True})
+ApplyRMSProp = _defapply("ApplyRMSProp", ["ms", "mom"], ["lr", "rho", "momentum", "epsilon"],
+                         _rms_prop)
+ApplyCenteredRMSProp = _defapply("ApplyCenteredRMSProp", ["mg", "ms", "mom"],
+                                 ["lr", "rho", "momentum", "epsilon"], _centered_rms_prop)
+ApplyAdadelta = _defapply("ApplyAdadelta", ["accum", "accum_update"], ["lr", "rho", "epsilon"],
+                          _adadelta)
+SparseApplyAdagrad = _defapply("SparseApplyAdagrad", ["accum"], ["lr"], _adagrad,
+                               {"update_slots": True}, sparse=True)
+SparseApplyRMSProp = _defapply("SparseApplyRMSProp", ["ms", "mom"],
+                               ["lr", "rho", "momentum", "epsilon"], _rms_prop, sparse=True)
+SparseApplyCenteredRMSProp = _defapply("SparseApplyCenteredRMSProp", ["mg", "ms", "mom"],
+                                       ["lr", "rho", "momentum", "epsilon"],
+                                       _centered_rms_prop, sparse=True)
+SparseApplyAdadelta = _defapply("SparseApplyAdadelta", ["accum", "accum_update"],
+                                ["lr", "rho", "epsilon"], _adadelta, sparse=True)
+
+
+def _apply(op_type, inputs, use_locking, name=None, **attrs):
+    return apply_op(op_type, tuple(inputs), name=name, use_locking=bool(use_locking),
+                    **attrs).outputs[0]
+
+
+def apply_gradient_descent(var, alpha, delta, use_locking=False, name=None):
+    """var -= alpha * delta (op type ApplyGradientDescent)."""
+    return _apply("ApplyGradientDescent", (var, alpha, delta), use_locking, name)
+
+
+def apply_momentum(var, accum, lr, grad, momentum, use_locking=False, use_nesterov=False,
+                   name=None):
+    """accum = accum * momentum + grad; var -= lr * accum (or the Nesterov form)."""
+    return _apply("ApplyMomentum", (var, accum, lr, grad, momentum), use_locking, name,
+                  use_nesterov=use_nesterov)
+
+
+def sparse_apply_momentum(var, accum, lr, grad, indices, momentum, use_locking=False,
+                          use_nesterov=False, name=None):
+    return _apply("SparseApplyMomentum", (var, accum, lr, grad, indices, momentum),
+                  use_locking, name, use_nesterov=use_nesterov)
+
+
+def apply_adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad,
+               use_locking=False, use_nesterov=False, name=None):
+    """One Adam step on var and its slots m and v (op type ApplyAdam)."""
+    return _apply("ApplyAdam", (var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon,
+                                grad), use_locking, name, use_nesterov=use_nesterov)
+
+
+def apply_adagrad(var, accum, lr, grad, use_locking=False, update_slots=True, name=None):
+    """accum += grad^2; var -= lr * grad / sqrt(accum) (op type ApplyAdagrad)."""
+    return _apply("ApplyAdagrad", (var, accum, lr, grad), use_locking, name,
+                  update_slots=update_slots)
+
+
+def sparse_apply_adagrad(var, accum, lr, grad, indices, use_locking=False, update_slots=True,
+                         name=None):
+    return _apply("SparseApplyAdagrad", (var, accum, lr, grad, indices), use_locking, name,
+                  update_slots=update_slots)
+
+
+def apply_rms_prop(var, ms, mom, lr, rho, momentum, epsilon, grad, use_locking=False,
+                   name=None):
+    """One RMSProp step (op type ApplyRMSProp)."""
+    return _apply("ApplyRMSProp", (var, ms, mom, lr, rho, momentum, epsilon, grad), use_locking,
+                  name)
+
+
+def sparse_apply_rms_prop(var, ms, mom, lr, rho, momentum, epsilon, grad, indices,
+                          use_locking=False, name=None):
+    return _apply("SparseApplyRMSProp", (var, ms, mom, lr, rho, momentum, epsilon, grad,
+                                         indices), use_locking, name)
+
+
+def apply_centered_rms_prop(var, mg, ms, mom, lr, rho, momentum, epsilon, grad,
+                            use_locking=False, name=None):
+    """One centered RMSProp step (op type ApplyCenteredRMSProp)."""
+    return _apply("ApplyCenteredRMSProp", (var, mg, ms, mom, lr, rho, momentum, epsilon, grad),
+                  use_locking, name)
+
+
+def sparse_apply_centered_rms_prop(var, mg, ms, mom, lr, rho, momentum, epsilon, grad, indices,
+                                   use_locking=False, name=None):
+    return _apply("SparseApplyCenteredRMSProp", (var, mg, ms, mom, lr, rho, momentum, epsilon,
+                                                 grad, indices), use_locking, name)
+
+
+def apply_adadelta(var, accum, accum_update, lr, rho, epsilon, grad, use_locking=False,
+                   name=None):
+    """One Adadelta step (op type ApplyAdadelta)."""
+    return _apply("ApplyAdadelta", (var, accum, accum_update, lr, rho, epsilon, grad),
+                  use_locking, name)
+
+
+def sparse_apply_adadelta(var, accum, accum_update, lr, rho, epsilon, grad, indices,
+                          use_locking=False, name=None):
+    return _apply("SparseApplyAdadelta", (var, accum, accum_update, lr, rho, epsilon, grad,
+                                          indices), use_locking, name)

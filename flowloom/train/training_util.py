@@ -1,0 +1,75 @@
+"""The global step: an int64 scalar variable named `global_step` counting training steps."""
+
+import logging
+
+from flowloom.framework import dtypes
+from flowloom.framework.graph import GraphKeys, get_default_graph
+from flowloom.framework.ops import Tensor
+from flowloom.ops import init_ops
+from flowloom.variable_scope import get_variable, get_variable_scope, variable_scope
+from flowloom import variables
+
+
+def assert_global_step(global_step_tensor):
+    """Raises TypeError unless `global_step_tensor` is a scalar integer Variable or Tensor."""
+    if not isinstance(global_step_tensor, (variables.Variable, Tensor)):
+        raise TypeError('Existing "global_step" must be a Variable or Tensor: %s.'
+                        % global_step_tensor)
+    if not global_step_tensor.dtype.base_dtype.is_integer:
+        raise TypeError('Existing "global_step" does not have integer type: %s'
+                        % global_step_tensor.dtype)
+    shape = global_step_tensor.get_shape()
+    if shape.ndims != 0 and shape.is_fully_defined():
+        raise TypeError('Existing "global_step" is not scalar: %s' % shape)
+
+
+def get_global_step(graph=None):
+    """The global step of `graph` (collection GLOBAL_STEP, else tensor `global_step:0`), or None.
+
+    Raises:
+      TypeError: the global step found is not a scalar integer.
+    """
+    graph = graph or get_default_graph()
+    found = graph.get_collection(GraphKeys.GLOBAL_STEP)
+    if len(found) == 1:
+        step = found[0]
+    elif not found:
+        try:
+            step = graph.get_tensor_by_name("global_step:0")
+        except KeyError:
+            return None
+    else:
+        logging.error("Multiple tensors in global_step collection.")
+        return None
+    assert_global_step(step)
+    return step
+
+
+def create_global_step(graph=None):
+    """Creates the global step variable in `graph` (at the root name scope).
+
+    Raises:
+      ValueError: the graph already has a global step.
+    """
+    graph = graph or get_default_graph()
+    if get_global_step(graph) is not None:
+        raise ValueError('"global_step" already exists.')
+    with graph.as_default(), graph.name_scope(None):
+        return get_variable(
+            GraphKeys.GLOBAL_STEP, shape=[], dtype=dtypes.int64,
+            initializer=init_ops.zeros_initializer(), trainable=False,
+            collections=[GraphKeys.GLOBAL_VARIABLES, GraphKeys.GLOBAL_STEP])
+
+
+def get_or_create_global_step(graph=None):
+    """The global step of `graph`, created if it has none."""
+    graph = graph or get_default_graph()
+    step = get_global_step(graph)
+    if step is None:
+        step = create_global_step(graph)
+    return step
+
+
+def global_step(sess, global_step_tensor):
+    """The value of the global step in session `sess`, as an int."""
+    return int(sess.run(global_step_tensor))

@@ -1,0 +1,74 @@
+"""Dropout, RandomShuffle and Multinomial: statistics and TF's seed rules (their values
+cannot match TF's generator; names and shapes are compared in test_ops_vs_tf.py)."""
+
+import numpy as np
+import pytest
+
+import flowloom as tf
+
+
+def test_dropout_keeps_scaled_fraction():
+    x = tf.ones([400, 100])
+    with tf.Session() as sess:
+        a, b, c = sess.run([tf.nn.dropout(x, rate=0.25, seed=1),
+                            tf.nn.dropout(x, keep_prob=0.5, seed=2),
+                            tf.nn.dropout(x, rate=0.5, noise_shape=[400, 1], seed=3)])
+    assert set(np.unique(a)) <= {0.0, np.float32(1 / 0.75)}
+    assert abs((a > 0).mean() - 0.75) < 0.02
+    assert abs((b > 0).mean() - 0.5) < 0.02
+    # noise_shape [400, 1]: whole rows are kept or dropped.
+    assert np.all((c == c[:, :1]))
+
+
+def test_dropout_rate_zero_is_identity_and_bad_rates_raise():
+    x = tf.constant([1.0, 2.0])
+    assert tf.nn.dropout(x, rate=0.0) is x
+    with pytest.raises(ValueError):
+        tf.nn.dropout(x, rate=1.0)
+    with pytest.raises(ValueError):
+        tf.nn.dropout(x, keep_prob=0.0)
+    with pytest.raises(ValueError):
+        tf.nn.dropout(tf.constant([1, 2]), rate=0.5)
+
+
+def test_dropout_tensor_rate():
+    rate = tf.placeholder(tf.float32, [])
+    y = tf.nn.dropout(tf.ones([1000]), rate=rate, seed=5)
+    with tf.Session() as sess:
+        v = sess.run(y, {rate: 0.5})
+    assert set(np.unique(v)) <= {0.0, 2.0}
+
+
+def _run_twice(build):
+    out = []
+    for _ in range(2):
+        tf.reset_default_graph()
+        tf.set_random_seed(11)
+        t = build()
+        with tf.Session() as sess:
+            out.append(sess.run(t))
+    return out
+
+
+def test_random_shuffle_is_a_seeded_permutation():
+    a, b = _run_twice(lambda: tf.random_shuffle(tf.constant(np.arange(50).reshape(25, 2))))
+    np.testing.assert_array_equal(a, b)
+    assert sorted(a[:, 0].tolist()) == list(range(0, 50, 2))
+    np.testing.assert_array_equal(a[:, 1], a[:, 0] + 1)  # rows move whole
+
+
+def test_multinomial_frequencies_and_seed():
+    logits = np.log(np.array([[0.1, 0.6, 0.3], [0.5, 0.0 + 1e-9, 0.5]]))
+    a, b = _run_twice(lambda: tf.multinomial(tf.constant(logits, tf.float32), 4000))
+    np.testing.assert_array_equal(a, b)
+    assert a.dtype == np.int64 and a.shape == (2, 4000)
+    np.testing.assert_allclose(np.bincount(a[0], minlength=3) / 4000, [0.1, 0.6, 0.3],
+                               atol=0.03)
+    assert (a[1] == 1).sum() == 0
+
+
+def test_multinomial_shape_function():
+    n = tf.placeholder(tf.int32, [])
+    assert tf.multinomial(tf.zeros([3, 4]), n).shape.as_list() == [3, None]
+    with pytest.raises(ValueError):
+        tf.multinomial(tf.zeros([4]), 2)

@@ -1,0 +1,114 @@
+"""tf.gradients against real TensorFlow: the same programs, the same names and values.
+
+The programs and TF's results are in tests/data/gradients_tf.json (recorded by
+tests/data/record_gradients.py).
+"""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+import flowloom as tf
+from flowloom.framework import gradients_impl
+
+with open(os.path.join(os.path.dirname(__file__), "data", "gradients_tf.json")) as f:
+    RECORDED = json.load(f)
+
+# Cases whose gradient graphs match TF op for op (name and type of every `gradients*` op).
+SAME_OPS = {"broadcast_add_mul", "unconnected_and_int", "grad_ys_and_multiple_ys",
+            "gate_gradients", "override_map", "stop_gradient_and_stop_list",
+            "gather_indexed_slices", "nn_conv_bias_relu", "unknown_shape_broadcast"}
+
+
+@pytest.fixture(autouse=True)
+def _forget_test_gradients():
+    yield
+    for name in [n for n in gradients_impl._NAMED_GRADIENTS if n.startswith("FlowloomTest")]:
+        del gradients_impl._NAMED_GRADIENTS[name]
+
+
+def _run(source):
+    g = tf.Graph()
+    with g.as_default():
+        scope = {"tf": tf, "np": np}
+        exec(source, scope)  # noqa: S102 - the recorded test programs
+        grads = scope["grads"]
+        feed = {g.get_tensor_by_name(k + ":0"): v for k, v in scope.get("feed", {}).items()}
+        names, fetch = [], []
+        for t in grads:
+            if t is None:
+                names.append(None)
+            elif isinstance(t, tf.IndexedSlices):
+                names.append(["IndexedSlices", t.values.name, t.indices.name,
+                              t.dense_shape.name])
+                fetch.append(t)
+            else:
+                names.append(t.name)
+                fetch.append(t)
+        ops = [[op.name, op.type] for op in g.get_operations() if op.name.startswith("gradients")]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            values = sess.run(fetch + scope.get("extra", []), feed)
+        return names, ops, values
+
+
+@pytest.mark.parametrize("case", sorted(RECORDED["cases"]))
+def test_gradients_match_tensorflow(case):
+    want = RECORDED["cases"][case]
+    names, ops, values = _run(want["source"])
+    assert names == want["names"]
+    if case in SAME_OPS:
+        assert ops == want["ops"]
+    assert len(values) == len(want["values"])
+    for got, expected in zip(values, want["values"]):
+        if isinstance(expected, dict):
+            assert np.allclose(got.values, expected["values"], rtol=1e-5)
+            assert got.indices.tolist() == expected["indices"]
+            assert got.dense_shape.tolist() == expected["dense_shape"]
+        elif isinstance(expected, str):
+            assert (got.decode() if isinstance(got, bytes) else got) == expected
+        else:
+            assert np.allclose(got, expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("case", sorted(RECORDED["errors"]))
+def test_gradient_errors_match_tensorflow(case):
+    want = RECORDED["errors"][case]
+    with tf.Graph().as_default():
+        with pytest.raises(Exception) as info:
+            exec(want["source"], {"tf": tf, "np": np})  # noqa: S102
+    assert type(info.value).__name__ == want["error"]
+    assert str(info.value).strip('"')[:60] == want["message"].strip('"')[:60]
+
+
+def test_aggregation_methods_give_the_same_sum():
+    x = tf.placeholder(tf.float32, [3])
+    y = x * 2.0 + tf.sin(x) + x * x
+    tree, = tf.gradients(y, x, aggregation_method=tf.AggregationMethod.EXPERIMENTAL_TREE)
+    add_n, = tf.gradients(y, x)
+    with pytest.raises(ValueError):
+        tf.gradients(y, x, aggregation_method=7)
+    with tf.Session() as sess:
+        a, b = sess.run([tree, add_n], {x: [0.1, 0.2, 0.3]})
+    assert np.allclose(a, b)
+
+
+def test_unconnected_zero():
+    x = tf.placeholder(tf.float32, [2])
+    u = tf.placeholder(tf.float32, [2])
+    g = tf.gradients(x * 2.0, [u], unconnected_gradients="zero")[0]
+    with tf.Session() as sess:
+        assert sess.run(g, {u: [1.0, 2.0]}).tolist() == [0.0, 0.0]
+
+
+def test_indexed_slices_fetch_and_feed():
+    values = tf.placeholder(tf.float32, [None, 2])
+    indices = tf.placeholder(tf.int32, [None])
+    s = tf.IndexedSlices(values, indices, tf.constant([3, 2]))
+    dense = tf.convert_to_tensor(s)
+    with tf.Session() as sess:
+        fetched, d = sess.run([s, dense], {s: ([[1., 2.], [3., 4.]], [2, 2])})
+    assert fetched.indices.tolist() == [2, 2]
+    assert d.tolist() == [[0, 0], [0, 0], [4, 6]]
