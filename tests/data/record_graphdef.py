@@ -4,12 +4,14 @@
 
 Writes under tests/data/graphdef/:
   <prog>.pbtxt          as_graph_def(add_shapes=True) of each graphdef_programs program
-  saver_def.pbtxt       the SaverDef of prog_saver's Saver
+  saver_def.pbtxt, saver_sharded_def.pbtxt
+                        the SaverDefs of the prog_saver* Savers
   frozen_mlp.pb, frozen_cnn.pb, frozen_io.npz
                         frozen graphs (convert_variables_to_constants) with inputs and TF's
                         outputs
   tf_ckpt/              a tf.train.Saver V2 checkpoint (two steps, max_to_keep=1, relative
                         paths) of graphdef_programs.checkpoint_values, with its .meta
+  tf_ckpt_sharded/      prog_saver_sharded's variables from a sharded Saver
   errors.json           error classes and messages of import_graph_def misuse
   import_semantics.json import_graph_def and _output_shapes / outer control dependencies
 """
@@ -36,12 +38,9 @@ def graph_defs():
         name = prog.__name__[len("prog_"):]
         with open(os.path.join(OUT, name + ".pbtxt"), "w") as f:
             f.write(str(g.as_graph_def(add_shapes=True)))
-        if name == "saver":
-            saver = g.get_collection("savers") or None
-            with g.as_default():
-                saver_def = tf.train.Saver().as_saver_def() if not saver else saver[0]
-            with open(os.path.join(OUT, "saver_def.pbtxt"), "w") as f:
-                f.write(str(saver_def))
+        if name.startswith("saver"):
+            with open(os.path.join(OUT, name + "_def.pbtxt"), "w") as f:
+                f.write(str(g.saver_for_test.as_saver_def()))
 
 
 def _freeze(sess, graph, outputs, path):
@@ -98,6 +97,18 @@ def checkpoint():
         for name, var in variables.items():
             var.load(values[name], sess)
         saver.save(sess, os.path.join(directory, "model.ckpt"), global_step=42)
+
+
+def sharded_checkpoint():
+    """prog_saver_sharded's variables saved by a sharded Saver (one device, one shard)."""
+    directory = os.path.join(OUT, "tf_ckpt_sharded")
+    shutil.rmtree(directory, ignore_errors=True)
+    os.makedirs(directory)
+    g = graphdef_programs.prog_saver_sharded(tf)
+    with g.as_default(), tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        g.saver_for_test.save(sess, os.path.join(directory, "model.ckpt"), global_step=5,
+                              write_meta_graph=False, write_state=False)
 
 
 def errors():
@@ -178,7 +189,7 @@ def import_semantics():
         json.dump(out, f, indent=1, sort_keys=True)
 
 
-STEPS = [graph_defs, frozen_graphs, checkpoint, errors, import_semantics]
+STEPS = [graph_defs, frozen_graphs, checkpoint, sharded_checkpoint, errors, import_semantics]
 
 if __name__ == "__main__":
     # Optional arguments name the steps to rerun (default: all).
