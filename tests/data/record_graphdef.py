@@ -12,6 +12,8 @@ Writes under tests/data/graphdef/:
   tf_ckpt/              a tf.train.Saver V2 checkpoint (two steps, max_to_keep=1, relative
                         paths) of graphdef_programs.checkpoint_values, with its .meta
   tf_ckpt_sharded/      prog_saver_sharded's variables from a sharded Saver
+  tf_train/             a model TF trained 3 steps (checkpoint + meta graph with optimizer
+                        ops) and the weights after 2 more steps
   errors.json           error classes and messages of import_graph_def misuse
   import_semantics.json import_graph_def and _output_shapes / outer control dependencies
 """
@@ -111,6 +113,35 @@ def sharded_checkpoint():
                               write_meta_graph=False, write_state=False)
 
 
+def training_meta_graph():
+    """A model trained 3 steps by TF (optimizer ops included), saved with its meta graph, and
+    the weights TF reaches after 2 more steps from there: flowloom resumes the training."""
+    directory = os.path.join(OUT, "tf_train")
+    shutil.rmtree(directory, ignore_errors=True)
+    rng = np.random.RandomState(3)
+    xs = rng.randn(8, 3).astype(np.float32)
+    ys = rng.randn(8, 1).astype(np.float32)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        y = tf.placeholder(tf.float32, [None, 1], name="y")
+        w = tf.Variable(rng.randn(3, 1).astype(np.float32), name="w")
+        b = tf.Variable(np.zeros(1, np.float32), name="b")
+        loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y), name="loss")
+        step = tf.train.get_or_create_global_step()
+        train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+        tf.add_to_collection("train_op", train_op)
+        tf.add_to_collection("loss", loss)
+        sess.run(tf.global_variables_initializer())
+        for _ in range(3):
+            sess.run(train_op, {x: xs, y: ys})
+        tf.train.Saver().save(sess, os.path.join(directory, "model.ckpt"), global_step=step,
+                              write_state=False)
+        losses = [sess.run([train_op, loss], {x: xs, y: ys})[1] for _ in range(2)]
+        final = {"w": sess.run(w), "b": sess.run(b), "losses": np.array(losses),
+                 "xs": xs, "ys": ys}
+    np.savez(os.path.join(directory, "expected.npz"), **final)
+
+
 def errors():
     out = {}
 
@@ -189,7 +220,8 @@ def import_semantics():
         json.dump(out, f, indent=1, sort_keys=True)
 
 
-STEPS = [graph_defs, frozen_graphs, checkpoint, sharded_checkpoint, errors, import_semantics]
+STEPS = [graph_defs, frozen_graphs, checkpoint, sharded_checkpoint, training_meta_graph, errors,
+         import_semantics]
 
 if __name__ == "__main__":
     # Optional arguments name the steps to rerun (default: all).

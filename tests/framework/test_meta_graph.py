@@ -95,3 +95,20 @@ def test_missing_or_garbage_file(tmp_path):
     bad.write_bytes(b"\xff\xfe garbage {{{")
     with pytest.raises(OSError):
         tf.train.import_meta_graph(str(bad))
+
+
+def test_resume_training_from_tensorflow_meta_graph_and_checkpoint():
+    directory = os.path.join(GRAPHDEF_DATA, "tf_train")
+    expected = np.load(os.path.join(directory, "expected.npz"), allow_pickle=False)
+    saver = tf.train.import_meta_graph(os.path.join(directory, "model.ckpt-3.meta"))
+    train_op = tf.get_collection("train_op")[0]  # minimize() added it too: TF stores it twice
+    (loss,) = tf.get_collection("loss")
+    feed = {"x:0": expected["xs"], "y:0": expected["ys"]}
+    with tf.Session() as sess:
+        saver.restore(sess, os.path.join(directory, "model.ckpt-3"))
+        assert sess.run(tf.train.get_global_step()) == 3
+        losses = [sess.run([train_op, loss], feed)[1] for _ in range(2)]
+        np.testing.assert_allclose(losses, expected["losses"], rtol=1e-5)
+        np.testing.assert_allclose(sess.run("w:0"), expected["w"], rtol=1e-5)
+        np.testing.assert_allclose(sess.run("b:0"), expected["b"], rtol=1e-5, atol=1e-7)
+        assert sess.run(tf.train.get_global_step()) == 5
