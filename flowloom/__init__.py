@@ -234,3 +234,4 @@ sparse = _types.ModuleType("flowloom.sparse")
 sparse.SparseTensor = SparseTensor
 sparse.to_dense = sparse_tensor_to_dense
 sparse.placeholder = sparse_placeholder
+import flowloom.ops.string_ops  # noqa: E402,F401 - registers StringJoin/StaticRegexFullMatch

@@ -1797,7 +1797,7 @@ def reverse(tensor, axis, name=None):
 reverse_v2 = reverse
 
 
-# -- sequence_mask, SelectV2 --------------------------------------------------------------------------
+# -- sequence_mask, SelectV2 ---------------------------------------------------------------
 def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool_, name=None):
     """A mask `[..., maxlen]`: entry j of row i is `j < lengths[i]`.
 

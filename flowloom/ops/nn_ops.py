@@ -1,6 +1,5 @@
-"""Neural-network ops: activations, convolution, bias."""
-
-import numpy as np
+"""Neural-network ops: Relu, BiasAdd, convolutions (Conv2D, its transpose, depthwise) and
+pooling. The NumPy kernels are in nn_kernels.py; Conv2D's backprop ops in conv_grad_ops.py."""
 
 from flowloom.framework import common_shapes
 from flowloom.framework import errors
