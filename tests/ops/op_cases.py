@@ -85,6 +85,26 @@ def unsorted_segment_sum(tf):
             "xs": [x]}
 
 
+@case
+def more_elementwise(tf):
+    x = tf.constant(np.array([0.3, 1.5, 4.0, -0.7, 10.0, 2.0]))
+    a = tf.constant(np.array([1.2, 1.5, 4.0, 2.0, 10.0, 3.0]))
+    t = tf.constant(np.array([-0.9, -0.2, 0.0, 0.5, 0.7, 0.99]))
+    out = [tf.acosh(a), tf.asinh(x), tf.atanh(t), tf.erfc(x), tf.lgamma(x), tf.digamma(x)]
+    if hasattr(tf, "math") and hasattr(tf.math, "xlogy"):
+        xlogy, xdivy, mul_no_nan = tf.math.xlogy, tf.math.xdivy, tf.math.multiply_no_nan
+    else:  # flowloom has no tf.math namespace yet: the same functions from math_ops
+        from flowloom.ops.math_ops import mul_no_nan, xdivy, xlogy
+    z = tf.constant(np.array([0.0, 2.0, 0.0, 1.0, 3.0, 0.0]))
+    out += [xlogy(z, a), xdivy(z, t), mul_no_nan(tf.constant(np.inf, tf.float64), z)]
+    i = tf.constant(np.array([5, 12, -7, 0], np.int32))
+    j = tf.constant(np.array([3, 10, 2, 1], np.int32))
+    out += [tf.bitwise.bitwise_and(i, j), tf.bitwise.bitwise_or(i, j),
+            tf.bitwise.bitwise_xor(i, j), tf.bitwise.invert(i), tf.bitwise.left_shift(i, j),
+            tf.bitwise.right_shift(i, j)]
+    return {"out": out}
+
+
 # -- array ------------------------------------------------------------------------------------
 @case
 def gather_nd(tf):
