@@ -551,3 +551,96 @@ def _pool(op_type, default_name):
 
 max_pool = _pool("MaxPool", "MaxPool")
 avg_pool = _pool("AvgPool", "AvgPool")
+
+
+def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu=None,
+           data_format=None, name=None, input=None, dilations=None):  # noqa: A002
+    """1-D convolution of [batch, width, in] by [width, in, out], as TF builds it: ExpandDims,
+    Conv2D, Squeeze.
+
+    Raises:
+      ValueError: for a data_format other than NWC/NCW.
+    """
+    from flowloom.ops import array_ops
+
+    value = input if value is None else value
+    with name_scope(name, "conv1d", [value, filters]) as scope:
+        if data_format in (None, "NHWC", "NWC"):
+            data_format, spatial_start_dim = "NHWC", -3
+        elif data_format in ("NCHW", "NCW"):
+            data_format, spatial_start_dim = "NCHW", -2
+        else:
+            raise ValueError("`data_format` must be 'NWC' or 'NCW'. Received: "
+                             f"data_format={data_format}")
+        stride = [stride] if isinstance(stride, int) else list(stride)
+        dil = [1] if dilations is None else ([dilations] if isinstance(dilations, int)
+                                             else list(dilations))
+        if len(stride) == 1:
+            stride = [1] + stride + [1] if data_format == "NHWC" else [1, 1] + stride
+        if len(dil) == 1:
+            dil = [1] + dil + [1] if data_format == "NHWC" else [1, 1] + dil
+        value = array_ops.expand_dims(value, spatial_start_dim)
+        filters = array_ops.expand_dims(filters, 0)
+        padding, explicit = _padding_attrs(padding)
+        result = apply_op("Conv2D", (value, filters), name=scope, strides=[1] + stride,
+                          padding=padding, explicit_paddings=explicit,
+                          use_cudnn_on_gpu=True if use_cudnn_on_gpu is None else
+                          use_cudnn_on_gpu, data_format=data_format,
+                          dilations=[1] + dil).outputs[0]
+        return array_ops.squeeze(result, [spatial_start_dim])
+
+
+def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding,  # noqa: A002
+                     rate=None, name=None, data_format=None, dilations=None):
+    """A depthwise convolution followed by a 1x1 convolution mixing channels.
+
+    Raises:
+      ValueError: when the pointwise filter is not 1x1.
+    """
+    from flowloom.framework.ops import convert_to_tensor
+
+    rate = dilations if rate is None else rate
+    data_format = data_format or "NHWC"
+    with name_scope(name, "separable_conv2d",
+                    [input, depthwise_filter, pointwise_filter]) as scope:
+        input = convert_to_tensor(input, name="tensor_in")
+        depthwise_filter = convert_to_tensor(depthwise_filter, name="depthwise_filter")
+        pointwise_filter = convert_to_tensor(pointwise_filter, name="pointwise_filter")
+        ps = pointwise_filter._shape
+        if ps.ndims is not None and (ps.ndims != 4 or ps.as_list()[0] not in (1, None) or
+                                     ps.as_list()[1] not in (1, None)):
+            raise ValueError(f"Dimensions must be equal, but are {ps.as_list()[:2]} and "
+                             "[1, 1] (pointwise filter)")
+        depthwise = depthwise_conv2d_native(
+            input, depthwise_filter, strides, padding, data_format=data_format,
+            dilations=_four([1, 1] if rate is None else list(rate), data_format),
+            name="depthwise")
+        return apply_op("Conv2D", (depthwise, pointwise_filter), name=scope,
+                        strides=[1, 1, 1, 1], padding="VALID", data_format=data_format,
+                        dilations=[1, 1, 1, 1]).outputs[0]
+
+
+def xw_plus_b(x, weights, biases, name=None):
+    """matmul(x, weights) + biases (ops MatMul and BiasAdd, scope `xw_plus_b`)."""
+    from flowloom.framework.ops import convert_to_tensor
+    from flowloom.ops import math_ops
+
+    with name_scope(name, "xw_plus_b", [x, weights, biases]) as scope:
+        x = convert_to_tensor(x, name="x")
+        weights = convert_to_tensor(weights, name="weights")
+        biases = convert_to_tensor(biases, name="biases")
+        mm = math_ops.matmul(x, weights)
+        return bias_add(mm, biases, name=scope)
+
+
+def relu_layer(x, weights, biases, name=None):
+    """relu(matmul(x, weights) + biases) (scope `relu_layer`)."""
+    from flowloom.framework.ops import convert_to_tensor
+    from flowloom.ops import math_ops
+
+    with name_scope(name, "relu_layer", [x, weights, biases]) as scope:
+        x = convert_to_tensor(x, name="x")
+        weights = convert_to_tensor(weights, name="weights")
+        biases = convert_to_tensor(biases, name="biases")
+        xw_plus_b_v1 = bias_add(math_ops.matmul(x, weights), biases)
+        return relu(xw_plus_b_v1, name=scope)

@@ -213,6 +213,22 @@ def conv2d_transpose(tf):
 
 
 @case
+def conv1d_separable_dense(tf):
+    x = tf.constant(f64("c1x", 2, 9, 3))
+    w = tf.constant(f64("c1w", 3, 3, 4))
+    img = tf.constant(f64("sepx", 2, 6, 6, 3))
+    dw = tf.constant(f64("sepd", 3, 3, 3, 2))
+    pw = tf.constant(f64("sepp", 1, 1, 6, 4))
+    m = tf.constant(f64("xwx", 3, 4))
+    mw = tf.constant(f64("xww", 4, 5))
+    b = tf.constant(f64("xwb", 5))
+    return {"out": [tf.nn.conv1d(x, w, 2, "SAME"),
+                    tf.nn.separable_conv2d(img, dw, pw, [1, 1, 1, 1], "SAME"),
+                    tf.nn.xw_plus_b(m, mw, b), tf.nn.relu_layer(m, mw, b)],
+            "xs": [x, w]}
+
+
+@case
 def depthwise(tf):
     x = tf.constant(f64("dwx", 2, 6, 5, 3))
     w = tf.constant(f64("dww", 3, 2, 3, 2))
