@@ -4,6 +4,7 @@ Importing this module also lets `Session.run` fetch and feed `IndexedSlices`.
 """
 
 from flowloom.framework import indexed_slices as _indexed_slices
+from flowloom.framework.custom_gradient import custom_gradient  # noqa: F401
 from flowloom.framework.gradients_impl import (AggregationMethod,  # noqa: F401
                                                NotDifferentiable, RegisterGradient,
                                                UnconnectedGradients, get_gradient_function,

@@ -151,6 +151,23 @@ def _(xp, x):
 Identity.gradient(lambda op, grad: grad)
 
 
+IdentityN = defop("IdentityN", inputs=["input: list(T)"], outputs=["output: list(T)"])
+IdentityN.shape(lambda op: [t._shape for t in op._inputs])
+
+
+@IdentityN.kernel
+def _(xp, *inputs):
+    return list(inputs)
+
+
+IdentityN.gradient(lambda op, *grads: list(grads))
+
+
+def identity_n(input, name=None):  # noqa: A002
+    """Each of the tensors in `input`, passed through one IdentityN op."""
+    return apply_op("IdentityN", (list(input),), name=name).outputs
+
+
 def identity(input, name=None):  # noqa: A002
     """Returns a tensor with the same value as `input`: a new node in the graph.
 

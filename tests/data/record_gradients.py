@@ -66,6 +66,24 @@ grads += tf.gradients(tf.reduce_sum(a) + tf.reduce_sum(p * p), p)
 extra = [tf.convert_to_tensor(grads[0])]
 feed = {}
 """,
+    "custom_gradient": """
+@tf.custom_gradient
+def log1pexp(x):
+    e = tf.exp(x)
+    def grad(dy):
+        return dy * (1 - 1 / (1 + e))
+    return tf.log(1 + e), grad
+@tf.custom_gradient
+def clip_grad(x, y):
+    def grad(dy):
+        return dy * 0.5, dy * 2.0
+    return x * y, grad
+x = tf.placeholder(tf.float32, [3], name='x')
+y = tf.placeholder(tf.float32, [3], name='y')
+grads = tf.gradients(tf.reduce_sum(log1pexp(x) + clip_grad(x, y)), [x, y])
+extra = [log1pexp(x)]
+feed = {'x': [0.0, 50.0, -3.0], 'y': [1.0, 2.0, 3.0]}
+""",
     "gather_axis1_and_concat": """
 x = tf.placeholder(tf.float32, [2, 3], name='x')
 y = tf.placeholder(tf.float32, [2, 2], name='y')

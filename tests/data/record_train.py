@@ -68,7 +68,12 @@ fetch = [tf.train.exponential_decay(0.1, step, 4, 0.5),
          tf.train.inverse_time_decay(0.1, step, 2, 0.5, staircase=True),
          tf.train.polynomial_decay(0.1, step, 5, 0.01, power=2.0),
          tf.train.polynomial_decay(0.1, step, 3, 0.01, cycle=True),
-         tf.train.piecewise_constant(step, [2, 5], [1.0, 0.5, 0.1])]
+         tf.train.piecewise_constant(step, [2, 5], [1.0, 0.5, 0.1]),
+         tf.train.natural_exp_decay(0.1, step, 3, 0.5, staircase=True),
+         tf.train.cosine_decay(0.1, step, 6, alpha=0.1),
+         tf.train.cosine_decay_restarts(0.1, step, 2),
+         tf.train.cosine_decay_restarts(0.1, step, 2, t_mul=1.0, m_mul=0.5),
+         tf.train.linear_cosine_decay(0.1, step, 7, num_periods=1.5)]
 steps = 8
 """
 
