@@ -220,7 +220,7 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         rate = 1 - keep_prob
     if rate is None:
         raise ValueError("rate must be specified")
-    with name_scope(name, "dropout", [x]) as scope:
+    with name_scope(name, "dropout", [x]):
         x = convert_to_tensor(x, name="x")
         dtype = x.dtype.base_dtype
         if not dtype.is_floating:
@@ -249,7 +249,6 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         keep_mask = random_tensor >= rate_t
         zero = array_ops.constant(0, dtype=dtype)
         ret = array_ops.where_v2(keep_mask, ret, zero)
-        del scope
         ret.set_shape(x._shape)
         return ret
 

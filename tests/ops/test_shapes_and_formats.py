@@ -78,11 +78,9 @@ def test_nchw_matches_nhwc(op):
         x = rng.standard_normal((2, 7, 6, 4)).astype(np.float32)
     nhwc = builders[op](tf.constant(x), "NHWC", [1, 2, 2, 1])
     nchw = builders[op](tf.constant(_nchw(x)), "NCHW", [1, 1, 2, 2])
-    wrt = tf.constant(x)
     with tf.Session() as sess:
         a, b = sess.run([nhwc, nchw])
     np.testing.assert_allclose(_nchw(a), b, rtol=1e-5, atol=1e-5)
-    del wrt
 
 
 def test_conv_gradients_nchw_match_nhwc():
