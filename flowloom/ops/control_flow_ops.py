@@ -354,3 +354,16 @@ def boolean_mask_1d(values, mask):
 
 def _default_graph():
     return get_default_graph()
+
+
+def __getattr__(name):
+    # TF1 code reaches these through control_flow_ops; they live in their own modules.
+    if name == "cond" or name == "case":
+        from flowloom.ops import cond as cond_module
+
+        return getattr(cond_module, name)
+    if name == "while_loop":
+        from flowloom.ops.while_loop import while_loop
+
+        return while_loop
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,7 +1,8 @@
 """Frame-aware dataflow execution: TF1 control flow (Switch/Merge/Enter/Exit/NextIteration).
 
 Plans without control-flow ops run in `executor.run_plan` (a straight list of steps). A plan
-with control flow runs here, the way TF's executor runs it:
+with control flow is compiled here (`executor._compile_control_flow` calls `compile_plan`) and
+runs here, the way TF's executor runs it:
 
 - every node instance is identified by (frame, iteration, node); a node becomes ready when all
   its inputs (data and control) have arrived in that iteration;
@@ -18,7 +19,9 @@ with control flow runs here, the way TF's executor runs it:
   frame are outstanding; a NextIteration that would start one more is deferred until the oldest
   iteration finishes. With one worker (this executor runs nodes from one FIFO queue, on the
   calling thread) iterations may interleave up to that bound, so ops of different iterations
-  with no dependency between them can run out of iteration order, exactly as in TF.
+  with no dependency between them can run out of iteration order, exactly as in TF;
+- **devices**: each op's kernel is bound to its placed device's array module, and values are
+  copied on edges between device memories (host <-> GPU), so one run covers all devices.
 """
 
 import collections
@@ -55,23 +58,6 @@ _FORWARDING = frozenset(["Identity", "Enter", "RefEnter", "Exit", "RefExit", "Ne
                          "RefNextIteration", "LoopCond"])
 _KIND = {"Merge": _MERGE, "RefMerge": _MERGE, "Enter": _ENTER, "RefEnter": _ENTER,
          "Exit": _EXIT, "RefExit": _EXIT, "NextIteration": _NEXT, "RefNextIteration": _NEXT}
-
-
-def graph_has_control_flow(graph):
-    """True if any op of `graph` is a control-flow primitive (cached per graph size)."""
-    n = len(graph._ops)
-    cached = getattr(graph, "_dataflow_scan", None)
-    if cached is not None and cached[0] == n:
-        return cached[1]
-    found = cached[1] if cached is not None else False
-    start = cached[0] if cached is not None else 0
-    if not found:
-        for op in graph._ops[start:]:
-            if op._type in CONTROL_FLOW_TYPES:
-                found = True
-                break
-    graph._dataflow_scan = (n, found)
-    return found
 
 
 def reachable_ops(roots, fed):
