@@ -257,10 +257,12 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
         else:
             n.pending0 = data_from_graph + len(ctrl)
     for n in nodes:
-        n.out = tuple([(k, dst, slot, xfer) for k, edges in enumerate(n.edges)
-                       for dst, slot, xfer in edges] + [(-1, dst, -1, None) for dst in n.ctrl_out])
         n.simple = n.kind != _MERGE and n.pending0 == 1
         n.fed = any(n is d for targets in feed_targets for d, _ in targets)
+    for n in nodes:
+        n.out = tuple([(k, dst, slot, xfer, _edge_mode(dst)) for k, edges in enumerate(n.edges)
+                       for dst, slot, xfer in edges] +
+                      [(-1, dst, -1, None, _edge_mode(dst)) for dst in n.ctrl_out])
         # Pure forwarding ops skip their kernel call (the executor's hot loop).
         n.forward = n.op._type in _FORWARDING and n.nin == 1 and not n.derefs \
             and not n.in_xfer
@@ -283,6 +285,19 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
     fetch_derefs = [t in carries_ref for t in fetch_tensors]
     return DataflowPlan(nodes, sources, feed_targets, fetch_from_feed, len(fetch_tensors),
                         dict(enters), fetch_derefs, list(target_ops))
+
+
+_EDGE_ONLY_INPUT, _EDGE_ONLY_ARRIVAL, _EDGE_MERGE, _EDGE_GENERAL = range(4)
+
+
+def _edge_mode(dst):
+    """How an arrival at `dst` is handled (the executor's hot path picks by this)."""
+    if dst.kind == _MERGE:
+        return _EDGE_MERGE
+    if dst.simple:
+        return _EDGE_ONLY_INPUT if dst.nin == 1 and not dst.fed and \
+            not dst.op._control_inputs else _EDGE_ONLY_ARRIVAL
+    return _EDGE_GENERAL
 
 
 def _transfer(src, dst):
@@ -403,9 +418,10 @@ class _Run:
     def _activate(self, node, outputs, dead, frame, it):
         """Delivers `node`'s outputs (all DEAD if `dead`) to its consumers in `it`; queues
         the consumers that become ready."""
-        ready = self.ready
+        append = self.ready.append
         state = it.state
-        for k, dst, slot, xfer in node.out:
+        queued = 0
+        for k, dst, slot, xfer, mode in node.out:
             if dead:
                 v = DEAD
             elif k >= 0:
@@ -414,29 +430,32 @@ class _Run:
                     v = xfer(v)  # a copy between device memories
             else:
                 v = None  # a live control edge
-            if dst.simple:  # one input (data or control): ready now
+            if mode == _EDGE_ONLY_INPUT:  # the consumer's one data input: ready now
+                queued += 1
+                append((dst, frame, it, [v], v is DEAD and not dst.is_trigger))
+            elif mode == _EDGE_ONLY_ARRIVAL:  # its one in-graph input (or a control edge)
                 inputs = list(self.fed_templates[dst.idx] if dst.fed else dst.inputs0)
                 if slot >= 0:
                     inputs[slot] = v
-                it.outstanding_ops += 1
-                ready.append((dst, frame, it, inputs, v is DEAD and not dst.is_trigger))
-                continue
-            if dst.kind == _MERGE:
+                queued += 1
+                append((dst, frame, it, inputs, v is DEAD and not dst.is_trigger))
+            elif mode == _EDGE_MERGE:
                 self._deliver_merge(dst, slot, v, frame, it)
-                continue
-            st = state.get(dst.idx)
-            if st is None:
-                st = state[dst.idx] = [dst.pending0, False, list(
-                    self.fed_templates[dst.idx] if dst.fed else dst.inputs0)]
-            if slot >= 0:
-                st[2][slot] = v
-            if v is DEAD and not dst.is_trigger:
-                st[1] = True
-            st[0] -= 1
-            if st[0] == 0:
-                del state[dst.idx]  # its inputs are freed once it has run
-                it.outstanding_ops += 1
-                ready.append((dst, frame, it, st[2], st[1]))
+            else:
+                st = state.get(dst.idx)
+                if st is None:
+                    st = state[dst.idx] = [dst.pending0, False, list(
+                        self.fed_templates[dst.idx] if dst.fed else dst.inputs0)]
+                if slot >= 0:
+                    st[2][slot] = v
+                if v is DEAD and not dst.is_trigger:
+                    st[1] = True
+                st[0] -= 1
+                if st[0] == 0:
+                    del state[dst.idx]  # its inputs are freed once it has run
+                    queued += 1
+                    append((dst, frame, it, st[2], st[1]))
+        it.outstanding_ops += queued
 
     def _deliver_merge(self, dst, slot, value, frame, it):
         """Merge waits for its control inputs, then runs on its first live data input, or
