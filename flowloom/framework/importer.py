@@ -6,6 +6,8 @@ with sizes checked first, and every op goes through the same creation path (shap
 functions included) as ops built in Python. An import that fails leaves the graph as it was.
 """
 
+import heapq
+
 from flowloom.framework import errors
 from flowloom.framework import op_def as op_registry
 from flowloom.framework.apply_op import _output_dtypes
@@ -113,6 +115,15 @@ def _check_versions(graph_def):
                          "upgrade TensorFlow: this version is likely buggy.")
 
 
+def _map_key(source, index):
+    """The input_map key of an input: 'x:1', or '^x' for a control input (index -1)."""
+    return "^" + source if index < 0 else f"{source}:{index}"
+
+
+def _source_of_key(key):
+    return key[1:] if key.startswith("^") else key.rpartition(":")[0]
+
+
 def _parse_input(node_name, text):
     """'^x' -> ('x', -1); 'x:2' -> ('x', 2); 'x' -> ('x', 0)."""
     if text.startswith("^"):
@@ -169,7 +180,6 @@ class _Importer:
         self.graph_def = graph_def
         self.input_map = input_map
         self.prefix = prefix
-        self.used_map_keys = set()
         self.created = {}  # node name in graph_def -> Operation
         self.node_names = {node.name for node in graph_def.node}
         self.producer_ops = {}
@@ -199,18 +209,14 @@ class _Importer:
                     "in this process.")
             inputs = [_parse_input(node.name, text) for text in node.input]
             for text, (source, index) in zip(node.input, inputs):
-                key = "^" + source if index < 0 else f"{source}:{index}"
-                if key not in self.input_map and source not in nodes:
+                if _map_key(source, index) not in self.input_map and source not in nodes:
                     raise ValueError(f"Node '{node.name}': Unknown input node '{text}'")
             parsed[node.name] = inputs
-        for key in self.input_map:
-            source = key[1:] if key.startswith("^") else key.rpartition(":")[0]
-            if source not in nodes:
-                missing = sorted(k for k in self.input_map
-                                 if (k[1:] if k.startswith("^") else k.rpartition(":")[0])
-                                 not in nodes)
-                raise ValueError("Attempted to map inputs that were not found in graph_def: "
-                                 f"[{', '.join(missing)}]")
+        # As TF: a mapping is an error only when its node is not in the GraphDef at all.
+        missing = sorted(k for k in self.input_map if _source_of_key(k) not in nodes)
+        if missing:
+            raise ValueError("Attempted to map inputs that were not found in graph_def: "
+                             f"[{', '.join(missing)}]")
         return self._topological(nodes, parsed), parsed
 
     def _topological(self, nodes, parsed):
@@ -221,20 +227,17 @@ class _Importer:
             deps = set()
             is_merge = nodes[name].op in ("Merge", "RefMerge")
             for source, index in inputs:
-                key = "^" + source if index < 0 else f"{source}:{index}"
                 # CF (cf branch): a loop's back edge NextIteration -> Merge is wired after all
                 # ops exist (see `run`), so it does not order the import.
                 if is_merge and index >= 0 and source in nodes and \
                         nodes[source].op in ("NextIteration", "RefNextIteration"):
                     continue
-                if key not in self.input_map:
+                if _map_key(source, index) not in self.input_map:
                     deps.add(source)
             pending[name] = len(deps)
             for source in deps:
                 consumers[source].append(name)
         position = {name: i for i, name in enumerate(nodes)}
-        import heapq
-
         ready = [(position[n], n) for n, count in pending.items() if count == 0]
         heapq.heapify(ready)
         order = []
@@ -327,10 +330,9 @@ class _Importer:
         return text
 
     def _input_tensor(self, full, source, index):
-        key = f"{source}:{index}"
-        if key in self.input_map:
-            self.used_map_keys.add(key)
-            return self.input_map[key]
+        mapped = self.input_map.get(_map_key(source, index))
+        if mapped is not None:
+            return mapped
         op = self.created[source]
         if index >= len(op._outputs):
             raise ValueError(f"Node '{full}': Connecting to invalid output {index} of source "
@@ -383,12 +385,8 @@ class _Importer:
                 data.append(None)
                 continue
             if index < 0:
-                key = "^" + source
-                if key in self.input_map:
-                    self.used_map_keys.add(key)
-                    control.append(self.input_map[key])
-                else:
-                    control.append(self.created[source])
+                mapped = self.input_map.get(_map_key(source, index))
+                control.append(mapped if mapped is not None else self.created[source])
             else:
                 data.append(self._input_tensor(full, source, index))
         for k, _, _ in deferred:  # stands in for the back edge until it exists
@@ -409,6 +407,10 @@ class _Importer:
                 op._device = device_lib.canonical_name(node.device)
             except (ValueError, TypeError) as e:
                 raise ValueError(f"Node '{full}': invalid device '{node.device}': {e}") from None
+        # TF gives every imported op the enclosing control dependencies, even ops whose
+        # inputs were imported in the same block.
+        for controller in graph._control_dependencies_stack:
+            control.extend(controller.control_inputs)
         for c in control:
             op._add_control_input(c)
         for k, source, index in deferred:

@@ -25,7 +25,8 @@ _log = logging.getLogger("flowloom")
 
 _VARIABLE_COLLECTIONS = (
     GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES, GraphKeys.LOCAL_VARIABLES,
-    GraphKeys.MODEL_VARIABLES, GraphKeys.MOVING_AVERAGE_VARIABLES, GraphKeys.METRIC_VARIABLES)
+    GraphKeys.MODEL_VARIABLES, GraphKeys.MOVING_AVERAGE_VARIABLES, GraphKeys.METRIC_VARIABLES,
+    GraphKeys.CONCATENATED_VARIABLES, GraphKeys.GLOBAL_STEP)
 
 
 # -- OpDef protos for meta_info_def.stripped_op_list ---------------------------------------------

@@ -72,6 +72,23 @@ def test_input_map_replaces_inputs():
             np.testing.assert_allclose(sess.run(y), IO["mlp_output"], rtol=1e-5, atol=1e-6)
 
 
+def test_output_shapes_dropped_and_outer_control_dependencies_as_tensorflow():
+    with open(os.path.join(GRAPHDEF_DATA, "import_semantics.json")) as f:
+        want = json.load(f)
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        tf.identity(x, name="y")
+        gd = g.as_graph_def(add_shapes=True)
+    with tf.Graph().as_default() as g2:
+        tf.import_graph_def(gd, name="")
+        assert [sorted(n.attr) for n in g2.as_graph_def().node] == want["attrs_after_import"]
+        c = tf.constant(1.0, name="c")
+        with tf.control_dependencies([c]):
+            tf.import_graph_def(gd, name="imp")
+        got = [[n.name, list(n.input)] for n in g2.as_graph_def().node]
+        assert got == want["nodes_under_control_dependencies"]
+
+
 def test_control_input_map_and_defaults_filled():
     gd = graph_pb2.GraphDef()
     gd.node.add(name="a", op="NoOp")
