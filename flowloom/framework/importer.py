@@ -124,6 +124,12 @@ def _source_of_key(key):
     return key[1:] if key.startswith("^") else key.rpartition(":")[0]
 
 
+def _is_back_edge(source_node, consumer_node, index):
+    """A while loop's NextIteration -> Merge edge: the one edge that may close a cycle."""
+    return (index >= 0 and source_node.op in ("NextIteration", "RefNextIteration")
+            and consumer_node.op in ("Merge", "RefMerge"))
+
+
 def _parse_input(node_name, text):
     """'^x' -> ('x', -1); 'x:2' -> ('x', 2); 'x' -> ('x', 0)."""
     if text.startswith("^"):
@@ -182,6 +188,7 @@ class _Importer:
         self.prefix = prefix
         self.created = {}  # node name in graph_def -> Operation
         self.node_names = {node.name for node in graph_def.node}
+        self.back_edges = []  # (consumer's full name, input position, source, output index)
         self.producer_ops = {}
         if producer_op_list is not None:
             self.producer_ops = {op.name: op for op in producer_op_list.op}
@@ -226,7 +233,8 @@ class _Importer:
         for name, inputs in parsed.items():
             deps = set()
             for source, index in inputs:
-                if _map_key(source, index) not in self.input_map:
+                if _map_key(source, index) not in self.input_map and not _is_back_edge(
+                        nodes[source], nodes[name], index):
                     deps.add(source)
             pending[name] = len(deps)
             for source in deps:
@@ -244,8 +252,8 @@ class _Importer:
                     heapq.heappush(ready, (position[consumer], consumer))
         if len(order) != len(nodes):
             stuck = sorted(n for n, c in pending.items() if c > 0)
-            raise ValueError("GraphDef contains a cycle (flowloom does not import while "
-                             f"loops); nodes involved: {', '.join(stuck[:10])}")
+            raise ValueError("GraphDef contains a cycle that does not pass through a "
+                             f"NextIteration op; nodes involved: {', '.join(stuck[:10])}")
         return order
 
     # -- creating ops --------------------------------------------------------------------------
@@ -257,6 +265,7 @@ class _Importer:
         try:
             for node in order:
                 self._create(node, parsed[node.name])
+            self._connect_back_edges()
             if return_elements is None:
                 return None
             return [self.return_element(n) for n in return_elements]
@@ -372,8 +381,17 @@ class _Importer:
             if index < 0:
                 mapped = self.input_map.get(_map_key(source, index))
                 control.append(mapped if mapped is not None else self.created[source])
+            elif source not in self.created and _map_key(source, index) not in self.input_map:
+                # A loop's back edge: stands in for now, connected once its source exists.
+                self.back_edges.append((full, len(data), source, index))
+                data.append(None)
             else:
                 data.append(self._input_tensor(full, source, index))
+        if None in data:
+            stand_in = next((t for t in data if t is not None), None)
+            if stand_in is None:
+                raise ValueError(f"Node '{full}': a Merge needs one input from outside its loop")
+            data = [stand_in if t is None else t for t in data]
         self._check_input_types(opdef, attrs, data, full)
         try:
             out_dtypes = _output_dtypes(opdef, attrs, data)
@@ -399,6 +417,20 @@ class _Importer:
         self.created[node.name] = op
         key = full.lower()
         graph._names_in_use[key] = max(graph._names_in_use.get(key, 0), 1)
+
+    def _connect_back_edges(self):
+        from flowloom.framework.graph import _set_shapes
+
+        for full, position, source, index in self.back_edges:
+            op = self.graph._ops_by_name[full]
+            tensor = self._input_tensor(full, source, index)
+            if tensor._dtype != op._inputs[position]._dtype:
+                raise ValueError(f"Input {position} of node {full} was passed "
+                                 f"{tensor._dtype.name} from {tensor.name} incompatible with "
+                                 f"expected {op._inputs[position]._dtype.name}.")
+            op._update_input(position, tensor)
+            if op._opdef.shape_fn is not None:
+                _set_shapes(op, op._opdef)
 
     # -- results -------------------------------------------------------------------------------
     def return_element(self, name):
