@@ -3,7 +3,8 @@
 Nothing in a GraphDef is executed or evaluated while importing: node types are looked up in
 flowloom's op registry (an unknown type is an error), attrs are decoded from their protos
 with sizes checked first, and every op goes through the same creation path (shape
-functions included) as ops built in Python. An import that fails leaves the graph as it was.
+functions included) as ops built in Python; a while loop's NextIteration -> Merge back edges
+are connected once the loop body exists. An import that fails leaves the graph as it was.
 """
 
 import heapq
@@ -430,7 +431,13 @@ class _Importer:
                                  f"expected {op._inputs[position]._dtype.name}.")
             op._update_input(position, tensor)
             if op._opdef.shape_fn is not None:
-                _set_shapes(op, op._opdef)
+                try:
+                    _set_shapes(op, op._opdef)
+                except (ValueError, TypeError):
+                    raise
+                except Exception as e:
+                    raise ValueError(f"Node '{full}' ({op._type}): invalid attrs or inputs: "
+                                     f"{type(e).__name__}: {e}") from e
 
     # -- results -------------------------------------------------------------------------------
     def return_element(self, name):

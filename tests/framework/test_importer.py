@@ -177,8 +177,17 @@ def test_bad_arguments():
 
 
 # -- fuzzing --------------------------------------------------------------------------------------
+def _while_loop_graph_def():
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [], name="x")
+        tf.while_loop(lambda i, acc: i < 3, lambda i, acc: (i + 1, acc * x),
+                      [tf.constant(0), tf.constant(1.0)])
+        return g.as_graph_def()
+
+
 _SEED_GRAPHS = [load_pb("frozen_mlp.pb").SerializeToString(),
-                load_pb("frozen_cnn.pb").SerializeToString()]
+                load_pb("frozen_cnn.pb").SerializeToString(),
+                _while_loop_graph_def().SerializeToString()]
 _ALLOWED = (ValueError, TypeError, errors.OpError, NotImplementedError)
 
 
