@@ -39,6 +39,16 @@ def test_frozen_cnn_from_tensorflow_gives_tensorflow_outputs():
     np.testing.assert_allclose(out, IO["cnn_output"], rtol=1e-5, atol=1e-6)
 
 
+def test_frozen_while_loop_from_tensorflow_gives_tensorflow_outputs():
+    io = np.load(os.path.join(GRAPHDEF_DATA, "frozen_loop_io.npz"), allow_pickle=False)
+    x, last, every = tf.import_graph_def(load_pb("frozen_loop.pb"),
+                                         return_elements=["sequence:0", "last:0", "all:0"])
+    with tf.Session() as sess:
+        got_last, got_all = sess.run([last, every], {x: io["input"]})
+    np.testing.assert_allclose(got_last, io["last"], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got_all, io["all"], rtol=1e-5, atol=1e-6)
+
+
 def test_round_trip_keeps_the_graph_def():
     original = graphdef_programs.prog_mlp(tf).as_graph_def()
     with tf.Graph().as_default() as g:
