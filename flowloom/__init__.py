@@ -71,7 +71,8 @@ from flowloom.variables import (Variable, all_variables, global_variables,
                                 trainable_variables, variables_initializer)
 
 from flowloom import layers, nn
-from flowloom.gradients import (AggregationMethod, IndexedSlices, NotDifferentiable, RegisterGradient, UnconnectedGradients,
+from flowloom.gradients import (AggregationMethod, IndexedSlices, NotDifferentiable,
+                                RegisterGradient, UnconnectedGradients, custom_gradient,
                                 gradients, hessians, no_gradient)
 # -- training op library (branch `ops`) --
 from flowloom.ops.array_ops import (gather_nd, one_hot, pad, reverse, reverse_v2,  # noqa: E402

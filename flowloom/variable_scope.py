@@ -437,8 +437,9 @@ class variable_scope:  # noqa: N801 - TF's spelling
                     ns_name = self._name_or_scope
                 else:
                     ns_name = self._name_or_scope.name.split("/")[-1]
+                # The root scope ("") opens no name scope: ops keep the current one, as in TF.
                 ns = stack.enter_context(name_scope(ns_name)) if ns_name else \
-                    stack.enter_context(name_scope(None))
+                    _current_name_scope()
                 old_name_scope = ns if isinstance(self._name_or_scope, str) else \
                     self._name_or_scope.original_name_scope
             else:
@@ -465,6 +466,11 @@ class variable_scope:  # noqa: N801 - TF's spelling
     def __exit__(self, *exc):
         self._stack.pop().close()
         return False
+
+
+def _current_name_scope():
+    ns = get_default_graph().get_name_scope()
+    return ns + "/" if ns else ""
 
 
 def variable_op_scope(values, name_or_scope, default_name=None, **kwargs):

@@ -87,8 +87,11 @@ def tower_loss(scope, images, labels):
     _ = loss(logits, labels)
     losses = tf.get_collection("losses", scope)
     total_loss = tf.add_n(losses, name="total_loss")
-    loss_averages = tf.train.ExponentialMovingAverage(0.9, name="avg")
-    loss_averages_op = loss_averages.apply(losses + [total_loss])
+    # The towers after the first run with reuse=True; the loss averages are per tower, so
+    # their shadow variables are created under AUTO_REUSE (TF1's reuse rules, as in TF).
+    with tf.variable_scope(tf.get_variable_scope(), reuse=tf.AUTO_REUSE):
+        loss_averages = tf.train.ExponentialMovingAverage(0.9, name="avg")
+        loss_averages_op = loss_averages.apply(losses + [total_loss])
     for l in losses + [total_loss]:
         loss_name = l.op.name[len(scope):] if l.op.name.startswith(scope) else l.op.name
         tf.summary.scalar(loss_name + " (raw)", l)
@@ -130,8 +133,12 @@ def load_digits(seed=0):
 def _progress(step, total, loss_value, examples_per_sec, width=30):
     done = int(width * step / total)
     bar = "#" * done + "-" * (width - done)
-    sys.stdout.write(f"\r[{bar}] step {step:4d}/{total}  loss {loss_value:7.4f}  "
-                     f"{examples_per_sec:7.0f} examples/s")
+    line = (f"[{bar}] step {step:4d}/{total}  loss {loss_value:7.4f}  "
+            f"{examples_per_sec:7.0f} examples/s")
+    if sys.stdout.isatty():
+        sys.stdout.write("\r" + line)
+    elif step % 100 == 0 or step == total:
+        sys.stdout.write(line + "\n")
     sys.stdout.flush()
 
 
@@ -197,7 +204,7 @@ def train(num_towers=2, batch_size=32, max_steps=600, logdir="runs/digits", seed
             if not quiet:
                 _progress(step, max_steps, float(loss_value), per_step / max(dt, 1e-9))
         elapsed = time.time() - start
-        if not quiet:
+        if not quiet and sys.stdout.isatty():
             sys.stdout.write("\n")
         pred = sess.run(predictions, {eval_images: test_x})
         accuracy = float(np.mean(pred == test_y))

@@ -215,7 +215,7 @@ def conv_layer_identity_activation():
 
 ALL = [control_dependencies_without_identity, control_dependencies_with_identity,
        name_scope_names, variable_scope_default_name, conv_relu_twice_fails, sharing_variables,
-       assertion_pattern]
+       assertion_pattern, conv_layer_identity_activation]
 
 
 def main():

@@ -723,7 +723,11 @@ def init_scope():
     g = get_default_graph()
     saved = g._control_dependencies_stack
     g._control_dependencies_stack = []
+    # ...and out of cond/while_loop contexts (TF enters control_dependencies(None)).
+    saved_context = g._control_flow_context
+    g._control_flow_context = None
     try:
         yield
     finally:
         g._control_dependencies_stack = saved
+        g._control_flow_context = saved_context

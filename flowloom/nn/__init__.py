@@ -13,7 +13,7 @@ from flowloom.ops.nn_loss_ops import (in_top_k, l2_loss,  # noqa: F401
                                       sparse_softmax_cross_entropy_with_logits)
 from flowloom.ops.nn_impl import (batch_normalization, dropout, fused_batch_norm,  # noqa
                                   l2_normalize, moments, sigmoid_cross_entropy_with_logits,
-                                  weighted_cross_entropy_with_logits)
+                                  weighted_cross_entropy_with_logits, zero_fraction)
 from flowloom.ops.embedding_ops import embedding_lookup  # noqa: F401
 
 max_pool2d = max_pool

@@ -82,8 +82,8 @@ def is_in_while_loop(op):
 def _switch_ref_or_tensor(data, pred, name="Switch"):
     from flowloom.ops import control_flow_ops
 
-    graph = data.graph
-    with graph.colocate_with(data._op, ignore_existing=True):
+    anchor = data.values if hasattr(data, "values") and hasattr(data, "indices") else data
+    with anchor.graph.colocate_with(anchor._op, ignore_existing=True):
         return control_flow_ops.switch(data, pred, name=name)
 
 

@@ -326,6 +326,46 @@ def _(op, grad):
         return gb - 2.0 * gb * a, apply_op("SigmoidGrad", (a, grad)).outputs[0]
 
 
+@SqrtGrad.gradient
+def _(op, grad):
+    from flowloom.framework.graph import control_dependencies
+
+    a, _ = op._inputs
+    y = op._outputs[0]  # y = 0.5 * b / a
+    with control_dependencies([grad]):
+        ga = grad / a
+        return -ga * y, 0.5 * ga
+
+
+@RsqrtGrad.gradient
+def _(op, grad):
+    from flowloom.framework.graph import control_dependencies
+
+    a, b = op._inputs  # y = -0.5 * b * a^3
+    with control_dependencies([grad]):
+        return -1.5 * grad * b * square(a), apply_op("RsqrtGrad", (a, grad)).outputs[0]
+
+
+@ReciprocalGrad.gradient
+def _(op, grad):
+    from flowloom.framework.graph import control_dependencies
+
+    a, b = op._inputs  # y = -b * a^2
+    with control_dependencies([grad]):
+        return grad * -2.0 * b * a, apply_op("ReciprocalGrad", (a, grad)).outputs[0]
+
+
+@SoftplusGrad.gradient
+def _(op, grad):
+    from flowloom.framework.graph import control_dependencies
+
+    dy, x = op._inputs  # y = dy * sigmoid(x)
+    with control_dependencies([grad]):
+        ddy = apply_op("SoftplusGrad", (grad, x)).outputs[0]
+        d2x = grad * dy / (exp(-x) + 2.0 + exp(x))
+        return ddy, d2x
+
+
 # -- gradients of the unary ops -----------------------------------------------------------------
 def _unary_grad(type_name, use_output=False, gate=True):
     """Registers `fn(x_or_y, grad)` as the gradient of `type_name`, under a control dependency
@@ -879,11 +919,18 @@ def _sum_grad(op, grad):
                 shape = array_ops.shape(x)
             return [broadcast_ops.tile(grad, shape), None]
         if None not in dims:
-            kept = broadcast_ops.reduced_shape(np.array(dims, dtype=np.int32),
-                                               np.reshape(axes_value, -1))
-            scaling = np.array(dims, dtype=np.int32) // np.maximum(kept, 1)
-            grad = array_ops.reshape(grad, [int(d) for d in kept])
-            return [broadcast_ops.tile(grad, [int(d) for d in scaling]), None]
+            # TF caches this per graph; on a miss it builds (dead) Maximum and floordiv ops
+            # for the tile multiples and folds them, so the first gradient names them.
+            cache = op._graph.__dict__.setdefault("_reduced_shape_cache", {})
+            key = (tuple(dims), tuple(int(a) for a in np.reshape(axes_value, -1)))
+            if key not in cache:
+                kept = broadcast_ops.reduced_shape(np.array(dims, dtype=np.int32), key[1])
+                _rfloordiv_operator(maximum(tuple(int(d) for d in kept), 1), tuple(dims))
+                cache[key] = ([int(d) for d in kept],
+                              [int(d) for d in np.array(dims) // np.maximum(kept, 1)])
+            kept, scaling = cache[key]
+            grad = array_ops.reshape(grad, kept)
+            return [broadcast_ops.tile(grad, scaling), None]
     shape = array_ops.shape(x)
     if not op._attrs["keep_dims"]:
         grad = array_ops.reshape(grad, broadcast_ops.reduced_shape(shape, axes))
@@ -984,13 +1031,13 @@ def _reduce(op_type, default_name):
             raise ValueError("Cannot specify both 'axis' and 'reduction_indices'.")
         axis = axis if axis is not None else reduction_indices
         keep = bool(keepdims if keepdims is not None else (keep_dims or False))
-        with name_scope(name, default_name, [input_tensor]) as scope:
-            x = convert_to_tensor(input_tensor)
-            out = apply_op(op_type, (x, _reduction_dims(x, axis)), name=scope,
-                           keep_dims=keep).outputs[0]
-            if axis is None and not keep:
-                out.set_shape([])  # reducing everything gives a scalar, whatever the rank
-            return out
+        # As TF: no name scope, so the all-axes Const is a sibling ("Const"), not "Sum/Const".
+        x = convert_to_tensor(input_tensor)
+        out = apply_op(op_type, (x, _reduction_dims(x, axis)), name=name or default_name,
+                       keep_dims=keep).outputs[0]
+        if axis is None and not keep:
+            out.set_shape([])  # reducing everything gives a scalar, whatever the rank
+        return out
     fn.__name__ = f"reduce_{default_name.lower()}"
     fn.__doc__ = f"Reduces `input_tensor` along `axis` with {op_type} (all axes when None)."
     return fn

@@ -251,3 +251,22 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         del scope
         ret.set_shape(x._shape)
         return ret
+
+
+def zero_fraction(value, name=None):
+    """The fraction of zeros in `value` (float32 scalar named `fraction`).
+
+    TF counts in int32 or int64 under a `cond` on the size; flowloom counts in int64 always
+    (same value, no control flow).
+    """
+    with name_scope(name, "zero_fraction", [value]):
+        value = convert_to_tensor(value, name="value")
+        size = array_ops.size(value, out_type=dtypes.int64)
+        zero = array_ops.zeros([], dtype=value.dtype.base_dtype)
+        num_nonzero = math_ops.reduce_sum(
+            math_ops.cast(math_ops.not_equal(value, zero), dtypes.int64))
+        with name_scope("counts_to_fraction"):
+            num_zero = size - num_nonzero
+            fraction = math_ops.cast(num_zero, dtypes.float32) / math_ops.cast(
+                size, dtypes.float32)
+        return array_ops.identity(fraction, "fraction")

@@ -3,8 +3,7 @@
 from flowloom.framework import dtypes
 from flowloom.framework.graph import name_scope
 from flowloom.framework.ops import convert_to_tensor
-from flowloom.ops import array_ops
-from flowloom.ops import math_ops
+from flowloom.ops import array_ops, math_ops
 
 
 def _check_step(global_step, fn_name):

@@ -217,3 +217,12 @@ def test_mixing_graphs_is_value_error():
         b = tf.constant(2.0)
     with pytest.raises(ValueError, match="must be from the same graph"):
         tf.add(a, b)
+
+
+def test_reentering_root_variable_scope_keeps_the_name_scope():
+    # As TF: the root scope ("") opens no name scope, so ops stay in tower_0/.
+    with tf.name_scope("tower_0"):
+        with tf.variable_scope(tf.get_variable_scope(), reuse=tf.AUTO_REUSE):
+            c = tf.constant(1)
+            v = tf.get_variable("v", [1])
+    assert (c.name, v.name) == ("tower_0/Const:0", "v:0")

@@ -303,6 +303,15 @@ def sigmoid_xent(tf):
 
 
 @case
+def weighted_sigmoid_xent(tf):
+    logits = tf.constant(f64("wsx", 3, 4) * 3)
+    labels = tf.constant(rng("wsxl").uniform(0, 1, (3, 4)))
+    return {"out": [tf.nn.weighted_cross_entropy_with_logits(labels=labels, logits=logits,
+                                                             pos_weight=2.5)],
+            "xs": [logits, labels]}
+
+
+@case
 def moments_and_batchnorm(tf):
     x = tf.constant(f64("mom", 4, 3, 2))
     mean, var = tf.nn.moments(x, [0, 1])
@@ -364,6 +373,12 @@ def embedding(tf):
                     tf.nn.embedding_lookup([params[:4], params[4:]], [3, 4, 1],
                                            partition_strategy="div")],
             "xs": [params]}
+
+
+@case
+def zero_fraction(tf):
+    x = tf.constant(np.array([[0.0, 1.5, 0.0], [2.0, 0.0, 0.0]], np.float32))
+    return {"out": [tf.nn.zero_fraction(x), tf.nn.zero_fraction(tf.constant([1, 0, 3]))]}
 
 
 # -- tf.losses ----------------------------------------------------------------------------------
