@@ -1,0 +1,115 @@
+"""Winograd minimal-filtering convolution F(m x m, r x r) for stride-1 NHWC convolutions.
+
+A convolution with an r x r kernel computes each m x m output tile from an alpha x alpha
+input tile (alpha = m + r - 1) as  Y = A^T [(G g G^T) . (B^T d B)] A : after the input and
+filter transforms, the channel contraction is alpha^2 independent matmuls of
+[tiles, c] @ [c, co], which take r^2 m^2 / alpha^2 fewer multiplies than im2col's single
+matmul (F(4x4, 5x5): 6.25x; F(2x2, 5x5): 2.8x). The filter gradient is the adjoint of the
+same map: dU = V^T (A dY A^T) per tile position, then dg = G^T dU G.
+
+Matrices come from Toom-Cook on small interpolation points (0, +-1, +-2, +-1/2), built in
+float64 and rounded once. Lavin & Gray, "Fast Algorithms for Convolutional Neural Networks"
+(2015). Pure functions of arrays; nn_kernels decides when they are used.
+"""
+
+import functools
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+# Interpolation points, best-conditioned first; alpha - 1 finite ones plus the point at infinity.
+_POINTS = (0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 3.0, -3.0)
+
+
+@functools.lru_cache(maxsize=None)
+def matrices(m, r, dtype=np.float32):
+    """(A^T [m, alpha], G [alpha, r], B^T [alpha, alpha]) of F(m, r), rounded to `dtype`.
+
+    Correlation y = A^T[(G g) . (B^T d)] comes from Toom-Cook linear convolution: with
+    evaluation matrices E_k (row j = p_j^0..p_j^(k-1), infinity row = e_(k-1)) and V = E_alpha,
+    conv(g, h) = V^-1 ((E_r g) . (E_m h)); correlation is its transpose in h, so
+    A^T = E_m^T, G = E_r, B^T = V^-T. Each B^T row is scaled to integers where it can be, its
+    inverse folded into G (the filter transform is computed once per step).
+    """
+    alpha = m + r - 1
+    pts = _POINTS[:alpha - 1]
+
+    def evaluation(k):
+        e = np.zeros((alpha, k))
+        for j, p in enumerate(pts):
+            e[j] = [p ** i for i in range(k)]
+        e[alpha - 1, k - 1] = 1.0
+        return e
+
+    at = evaluation(m).T
+    g = evaluation(r)
+    bt = np.linalg.inv(evaluation(alpha)).T
+    scale = np.array([1.0 / np.abs(row[np.abs(row) > 1e-12]).min() for row in bt])
+    bt *= scale[:, None]
+    g /= scale[:, None]
+    return at.astype(dtype), g.astype(dtype), bt.astype(dtype)
+
+
+def _sandwich(t, d):
+    """out[p, q, ...] = sum_ab t[p, a] t[q, b] d[a, b, ...]: two small-K matmuls."""
+    k, rest = d.shape[0], d.shape[2:]
+    p = t.shape[0]
+    first = (t @ d.reshape(k, -1)).reshape(p, k, -1)
+    return np.matmul(t, first).reshape((p, p) + rest)
+
+
+def _tile_count(oh, ow, m):
+    return -(-oh // m), -(-ow // m)
+
+
+def _input_tiles(x, pads_h, pads_w, th, tw, m, alpha):
+    """[alpha, alpha, n*th*tw, c]: the overlapping input tiles, zero padded as the conv pads."""
+    n, h, wd, c = x.shape
+    hp, wp = th * m + alpha - m, tw * m + alpha - m
+    xpad = np.zeros((n, hp, wp, c), x.dtype)
+    hh, ww = min(h, hp - pads_h[0]), min(wd, wp - pads_w[0])
+    xpad[:, pads_h[0]:pads_h[0] + hh, pads_w[0]:pads_w[0] + ww] = x[:, :hh, :ww]
+    s0, s1, s2, s3 = xpad.strides
+    view = as_strided(xpad, (alpha, alpha, n, th, tw, c), (s1, s2, s0, s1 * m, s2 * m, s3),
+                      writeable=False)
+    tiles = np.empty(view.shape, x.dtype)
+    np.copyto(tiles, view)
+    return tiles.reshape(alpha, alpha, n * th * tw, c)
+
+
+def conv2d(x, w, pads_h, pads_w, oh, ow, m):
+    """Stride-1, undilated NHWC conv2d [n,h,w,c] * [r,r,c,co] -> [n,oh,ow,co] by F(m, r)."""
+    n, c = x.shape[0], x.shape[3]
+    r, co = w.shape[0], w.shape[3]
+    alpha = m + r - 1
+    at, g, bt = matrices(m, r, x.dtype.type)
+    th, tw = _tile_count(oh, ow, m)
+    v = _sandwich(bt, _input_tiles(x, pads_h, pads_w, th, tw, m, alpha))
+    u = _sandwich(g, w)
+    prod = np.matmul(v.reshape(alpha * alpha, -1, c), u.reshape(alpha * alpha, c, co))
+    y = _sandwich(at, prod.reshape(alpha, alpha, -1, co)).reshape(m, m, n, th, tw, co)
+    full = np.empty((n, th, m, tw, m, co), x.dtype)
+    full[...] = y.transpose(2, 3, 0, 4, 1, 5)
+    full = full.reshape(n, th * m, tw * m, co)
+    return full if (th * m, tw * m) == (oh, ow) else np.ascontiguousarray(full[:, :oh, :ow])
+
+
+def conv2d_backprop_filter(x, filter_shape, dy, pads_h, pads_w, m):
+    """Filter gradient of `conv2d` by the adjoint of F(m, r): [r, r, c, co]."""
+    n, c = x.shape[0], x.shape[3]
+    r, co = filter_shape[0], filter_shape[3]
+    oh, ow = dy.shape[1], dy.shape[2]
+    alpha = m + r - 1
+    at, g, bt = matrices(m, r, x.dtype.type)
+    th, tw = _tile_count(oh, ow, m)
+    v = _sandwich(bt, _input_tiles(x, pads_h, pads_w, th, tw, m, alpha))
+    if (th * m, tw * m) != (oh, ow):
+        grid = np.zeros((n, th * m, tw * m, dy.shape[3]), dy.dtype)
+        grid[:, :oh, :ow] = dy
+        dy = grid
+    dyt = np.empty((m, m, n, th, tw, co), dy.dtype)
+    dyt.transpose(2, 3, 0, 4, 1, 5)[...] = dy.reshape(n, th, m, tw, m, co)
+    dprod = _sandwich(np.ascontiguousarray(at.T), dyt.reshape(m, m, -1, co))
+    du = np.matmul(v.reshape(alpha * alpha, -1, c).transpose(0, 2, 1),
+                   dprod.reshape(alpha * alpha, -1, co))
+    return _sandwich(np.ascontiguousarray(g.T), du.reshape(alpha, alpha, c, co))
