@@ -12,6 +12,7 @@ from flowloom.framework.graph import get_default_graph
 from flowloom.framework.ops import Operation, Tensor, tensor_value_to_numpy
 from flowloom.runtime import devices
 from flowloom.runtime import executor
+from flowloom.runtime import host_memory
 from flowloom.runtime import parallel
 from flowloom.runtime import placer
 from flowloom.runtime import tracing
@@ -139,6 +140,7 @@ class BaseSession:
         self._target = target
         self._config = config
         self._closed = False
+        host_memory.keep_freed_memory()
         self._resources = {}
         self._op_state = {}
         self._plan_cache = {}
