@@ -144,7 +144,8 @@ def _blocks(xpad, kh, kw, oh, ow, strides, dilations):
 # Output tile size m of Winograd F(m x m, r x r) per kernel size r. F(4x4, 5x5) does 6.25x
 # fewer multiplies than im2col at ~1e-5 relative error in float32; for 3x3, F(2x2, 3x3) keeps
 # im2col's accuracy (F(4x4, 3x3) would be faster but 10x less exact).
-_WINOGRAD_TILE = {3: 2, 5: 4}
+# FLOWLOOM_WINOGRAD=0 turns it off (im2col everywhere), to compare.
+_WINOGRAD_TILE = {3: 2, 5: 4} if os.environ.get("FLOWLOOM_WINOGRAD", "1") != "0" else {}
 # Below this many input or output channels the alpha^2 small matmuls lose to one im2col matmul.
 _WINOGRAD_MIN_CHANNELS = 16
 
@@ -213,23 +214,27 @@ def conv2d_backprop_input(input_shape, w, dy, strides, dilations, padding,
         return _backprop_input_col2im(input_shape, w, dy, strides, dilations, ph, pw, oh, ow)
     sh, sw = strides
     dh, dw = dilations
+    flipped = np.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2))
+    # Pad so that a VALID correlation gives exactly h x w outputs (crop when negative).
+    eff_h, eff_w = (kh - 1) * dh + 1, (kw - 1) * dw + 1
+    dyd_h, dyd_w = (oh - 1) * sh + 1, (ow - 1) * sw + 1
+    top, left = eff_h - 1 - ph[0], eff_w - 1 - pw[0]
+    bottom, right = h + eff_h - 1 - top - dyd_h, wd + eff_w - 1 - left - dyd_w
+    if sh == sw == 1 and min(top, left, bottom, right) >= 0:
+        # The padding is the convolution's own (no copy; Winograd pads tile by tile).
+        return conv2d(dy, flipped, (1, 1), (dh, dw), "EXPLICIT",
+                      ((top, bottom), (left, right)))
     if sh == sw == 1:
         dyd = dy
     else:
-        dyd = np.zeros((n, (oh - 1) * sh + 1, (ow - 1) * sw + 1, co), dy.dtype)
+        dyd = np.zeros((n, dyd_h, dyd_w, co), dy.dtype)
         dyd[:, ::sh, ::sw] = dy
-    # Pad so that a VALID correlation gives exactly h x w outputs (crop when negative).
-    eff_h, eff_w = (kh - 1) * dh + 1, (kw - 1) * dw + 1
-    top, left = eff_h - 1 - ph[0], eff_w - 1 - pw[0]
-    bottom = h + eff_h - 1 - top - dyd.shape[1]
-    right = wd + eff_w - 1 - left - dyd.shape[2]
     padded = np.zeros((n, dyd.shape[1] + max(top, 0) + max(bottom, 0),
                        dyd.shape[2] + max(left, 0) + max(right, 0), co), dy.dtype)
     src = dyd[:, max(-top, 0):dyd.shape[1] - max(-bottom, 0),
               max(-left, 0):dyd.shape[2] - max(-right, 0)]
     padded[:, max(top, 0):max(top, 0) + src.shape[1],
            max(left, 0):max(left, 0) + src.shape[2]] = src
-    flipped = np.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2))
     return conv2d(padded, flipped, (1, 1), (dh, dw), "VALID")
 
 
