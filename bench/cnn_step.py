@@ -10,6 +10,12 @@ same math hand-written on the same kernels, with no graph or session around it.
 On a shared machine wall-clock ratios swing with the neighbours' load; `--threads 1
 --cpu-time` runs everything on one thread (BLAS, nn_kernels' workers, TF's pools) and compares
 process CPU time per step, which contention barely moves.
+
+The floor calls the same nn_kernels functions flowloom's ops run, so it uses the same
+algorithms: conv1 (3 input channels) as one im2col matmul, conv2 and its two gradients as
+Winograd F(4x4, 5x5) (the input gradient is the forward Winograd convolution of the gradient
+with the flipped filter), max pooling over cache-sized image blocks. It runs in this process
+after flowloom's Session, so it also gets the Session's malloc tuning (runtime/host_memory.py).
 """
 
 import argparse
