@@ -51,8 +51,11 @@ def _pads(h, w, r, padding, explicit):
 
 @pytest.mark.parametrize("n,h,w,c,co,r,padding,explicit", CASES)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("one_image_blocks", [False, True])
 def test_conv2d_and_its_gradients_take_winograd_and_match(n, h, w, c, co, r, padding, explicit,
-                                                          dtype):
+                                                          dtype, one_image_blocks, monkeypatch):
+    if one_image_blocks:
+        monkeypatch.setattr(winograd, "_BLOCK_BYTES", 1)
     rng = np.random.default_rng(h * w + c)
     x = rng.standard_normal((n, h, w, c)).astype(dtype)
     f = (rng.standard_normal((r, r, c, co)) / (r * np.sqrt(c))).astype(dtype)
