@@ -374,9 +374,20 @@ def max_pool_grad(x, y, dy, ksize, strides, padding):
     h, w = x.shape[1], x.shape[2]
     dx = np.empty(x.shape, dy.dtype)
 
+    sh, sw = strides
+    # Offsets (i < sh, j < sw) land on disjoint input positions, and each is the first offset
+    # in window order to reach its positions: those write instead of add, so dx needs zeros
+    # only where none of them reaches.
+    direct = ksize[0] >= sh and ksize[1] >= sw
+
     def run(s):
         xs, ys = _pad(x[s], ph, pw, _lowest(x.dtype)), y[s]
-        dxs = np.zeros(xs.shape, dy.dtype)
+        if direct:
+            dxs = np.empty(xs.shape, dy.dtype)
+            dxs[:, sh * oh:] = 0
+            dxs[:, :, sw * ow:] = 0
+        else:
+            dxs = np.zeros(xs.shape, dy.dtype)
         # The gradient no earlier offset has claimed: a hit moves it to dx and zeroes it, so
         # a tie goes to the first maximum in window order.
         unclaimed = np.array(dy[s])
@@ -385,8 +396,12 @@ def max_pool_grad(x, y, dy, ksize, strides, padding):
         for i in range(ksize[0]):
             for j in range(ksize[1]):
                 np.equal(_window(xs, i, j, oh, ow, strides, (1, 1)), ys, out=hit)
-                np.multiply(unclaimed, hit, out=part)  # ufunc where= is ~10x slower
                 win = _window(dxs, i, j, oh, ow, strides, (1, 1))
+                if direct and i < sh and j < sw:
+                    np.multiply(unclaimed, hit, out=win)
+                    np.subtract(unclaimed, win, out=unclaimed)
+                    continue
+                np.multiply(unclaimed, hit, out=part)  # ufunc where= is ~10x slower
                 np.add(win, part, out=win)
                 np.subtract(unclaimed, part, out=unclaimed)
         dx[s] = dxs[:, ph[0]:ph[0] + h, pw[0]:pw[0] + w]

@@ -111,7 +111,8 @@ def _max_pool_grad_ref(x, dy, k, s, padding):
 
 
 @pytest.mark.parametrize("shape,k,s,padding", [((5, 9, 8, 3), (3, 3), (2, 2), "SAME"),
-                                               ((3, 7, 7, 2), (2, 3), (1, 2), "VALID")])
+                                               ((3, 7, 7, 2), (2, 3), (1, 2), "VALID"),
+                                               ((2, 8, 9, 2), (2, 2), (3, 3), "SAME")])
 def test_max_pool_grad_routes_ties_to_the_first_maximum(shape, k, s, padding, monkeypatch):
     monkeypatch.setattr(nn_kernels, "_POOL_BLOCK_BYTES", 1)  # one image per block
     rng = np.random.default_rng(0)
