@@ -35,6 +35,12 @@ def _over_batch(fn, n, nbytes):
         f.result()
 
 
+def _pool_for(x):
+    """(pool, workers) for a kernel that splits its own work over `x`'s images."""
+    return (_POOL, _WORKERS) if _POOL is not None and x.nbytes >= _PARALLEL_MIN_BYTES else \
+        (None, 1)
+
+
 def out_size(n, k, s, d, padding, pads=(0, 0)):
     """Output length of one spatial dimension (None when `n` is unknown)."""
     if n is None or k is None:
@@ -170,7 +176,7 @@ def conv2d(x, w, strides, dilations, padding, explicit=((0, 0), (0, 0))):
         return np.zeros((n, oh, ow, co), x.dtype)
     m = _winograd_tile(x, kh, kw, c, co, strides, dilations, oh, ow)
     if m is not None and x.dtype == w.dtype:
-        return winograd.conv2d(x, w, ph, pw, oh, ow, m)
+        return winograd.conv2d(x, w, ph, pw, oh, ow, m, *_pool_for(x))
     w2 = w.reshape(kh * kw * c, co)
     if kh == kw == 1 and strides == (1, 1) and not (any(ph) or any(pw)):
         return (x.reshape(-1, c) @ w2).reshape(n, oh, ow, co)
@@ -190,7 +196,7 @@ def conv2d_backprop_filter(x, filter_shape, dy, strides, dilations, padding,
     _check_out(dy, (n, oh, ow, co))
     m = _winograd_tile(x, kh, kw, c, co, strides, dilations, oh, ow)
     if m is not None and x.dtype == dy.dtype:
-        return winograd.conv2d_backprop_filter(x, filter_shape, dy, ph, pw, m)
+        return winograd.conv2d_backprop_filter(x, filter_shape, dy, ph, pw, m, *_pool_for(x))
     dw = np.zeros((kh * kw * c, co), np.result_type(x, dy))
     for part, cols in _blocks(_pad(x, ph, pw), kh, kw, oh, ow, strides, dilations):
         dw += cols.T @ dy[part].reshape(-1, co)

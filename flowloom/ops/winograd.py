@@ -51,11 +51,15 @@ def matrices(m, r, dtype=np.float32):
 
 
 def _sandwich(t, d):
-    """out[p, q, ...] = sum_ab t[p, a] t[q, b] d[a, b, ...]: two small-K matmuls."""
+    """out[p, q, ...] = sum_ab t[p, a] t[q, b] d[a, b, ...]: two batches of small matmuls.
+
+    Each matmul is [p, k] @ [k, rest]; on a cache-sized block they stay under OpenBLAS's
+    threading threshold, so blocks can run on our own threads without BLAS's pool waking up.
+    """
     k, rest = d.shape[0], d.shape[2:]
-    p = t.shape[0]
-    first = (t @ d.reshape(k, -1)).reshape(p, k, -1)
-    return np.matmul(t, first).reshape((p, p) + rest)
+    flat = d.reshape(k, k, -1)
+    first = np.matmul(t, flat.transpose(1, 0, 2))  # [b, p, rest]
+    return np.matmul(t, first.transpose(1, 0, 2)).reshape((t.shape[0],) * 2 + rest)
 
 
 def _tile_count(oh, ow, m):
@@ -71,6 +75,16 @@ _BLOCK_BYTES = 512 << 10
 def _image_blocks(n, per_image_bytes):
     step = max(1, _BLOCK_BYTES // max(per_image_bytes, 1))
     return [slice(a, min(a + step, n)) for a in range(0, n, step)]
+
+
+def _in_groups(fn, blocks, pool, workers):
+    """[fn(group)] over `workers` contiguous groups of blocks, on `pool` when one is given
+    (NumPy releases the GIL in its copies and matmuls)."""
+    if pool is None or workers < 2 or len(blocks) < 2:
+        return [fn(blocks)]
+    bounds = np.linspace(0, len(blocks), min(workers, len(blocks)) + 1).astype(int)
+    futures = [pool.submit(fn, blocks[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
+    return [f.result() for f in futures]
 
 
 def _padded(x, pads_h, pads_w, th, tw, m, alpha):
@@ -94,8 +108,11 @@ def _tiles(xpad, th, tw, m, alpha):
     return tiles.reshape(alpha, alpha, n * th * tw, c)
 
 
-def conv2d(x, w, pads_h, pads_w, oh, ow, m):
-    """Stride-1, undilated NHWC conv2d [n,h,w,c] * [r,r,c,co] -> [n,oh,ow,co] by F(m, r)."""
+def conv2d(x, w, pads_h, pads_w, oh, ow, m, pool=None, workers=1):
+    """Stride-1, undilated NHWC conv2d [n,h,w,c] * [r,r,c,co] -> [n,oh,ow,co] by F(m, r).
+
+    `pool` (an Executor with `workers` threads), when given, runs groups of image blocks.
+    """
     n, c = x.shape[0], x.shape[3]
     r, co = w.shape[0], w.shape[3]
     alpha = m + r - 1
@@ -104,17 +121,21 @@ def conv2d(x, w, pads_h, pads_w, oh, ow, m):
     xpad = _padded(x, pads_h, pads_w, th, tw, m, alpha)
     u = _sandwich(g, w).reshape(alpha * alpha, c, co)
     full = np.empty((n, th, m, tw, m, co), x.dtype)
-    for part in _image_blocks(n, alpha * alpha * th * tw * max(c, co) * x.itemsize):
-        b = part.stop - part.start
-        v = _sandwich(bt, _tiles(xpad[part], th, tw, m, alpha))
-        prod = np.matmul(v.reshape(alpha * alpha, -1, c), u)
-        y = _sandwich(at, prod.reshape(alpha, alpha, -1, co))
-        full[part] = y.reshape(m, m, b, th, tw, co).transpose(2, 3, 0, 4, 1, 5)
+
+    def run(blocks):
+        for part in blocks:
+            b = part.stop - part.start
+            v = _sandwich(bt, _tiles(xpad[part], th, tw, m, alpha))
+            prod = np.matmul(v.reshape(alpha * alpha, -1, c), u)
+            y = _sandwich(at, prod.reshape(alpha, alpha, -1, co))
+            full[part] = y.reshape(m, m, b, th, tw, co).transpose(2, 3, 0, 4, 1, 5)
+    _in_groups(run, _image_blocks(n, alpha * alpha * th * tw * max(c, co) * x.itemsize),
+               pool, workers)
     full = full.reshape(n, th * m, tw * m, co)
     return full if (th * m, tw * m) == (oh, ow) else np.ascontiguousarray(full[:, :oh, :ow])
 
 
-def conv2d_backprop_filter(x, filter_shape, dy, pads_h, pads_w, m):
+def conv2d_backprop_filter(x, filter_shape, dy, pads_h, pads_w, m, pool=None, workers=1):
     """Filter gradient of `conv2d` by the adjoint of F(m, r): [r, r, c, co]."""
     n, c = x.shape[0], x.shape[3]
     r, co = filter_shape[0], filter_shape[3]
@@ -129,13 +150,18 @@ def conv2d_backprop_filter(x, filter_shape, dy, pads_h, pads_w, m):
         grid[:, :oh, :ow] = dy
         dy = grid
     dy6 = dy.reshape(n, th, m, tw, m, co)
-    du = np.zeros((alpha * alpha, c, co), np.result_type(x, dy))
-    for part in _image_blocks(n, alpha * alpha * th * tw * max(c, co) * x.itemsize):
-        b = part.stop - part.start
-        v = _sandwich(bt, _tiles(xpad[part], th, tw, m, alpha))
-        dyt = np.empty((m, m, b, th, tw, co), dy.dtype)
-        dyt.transpose(2, 3, 0, 4, 1, 5)[...] = dy6[part]
-        dprod = _sandwich(a_mat, dyt.reshape(m, m, -1, co))
-        du += np.matmul(v.reshape(alpha * alpha, -1, c).transpose(0, 2, 1),
-                        dprod.reshape(alpha * alpha, -1, co))
+
+    def run(blocks):
+        du = np.zeros((alpha * alpha, c, co), np.result_type(x, dy))
+        for part in blocks:
+            b = part.stop - part.start
+            v = _sandwich(bt, _tiles(xpad[part], th, tw, m, alpha))
+            dyt = np.empty((m, m, b, th, tw, co), dy.dtype)
+            dyt.transpose(2, 3, 0, 4, 1, 5)[...] = dy6[part]
+            dprod = _sandwich(a_mat, dyt.reshape(m, m, -1, co))
+            du += np.matmul(v.reshape(alpha * alpha, -1, c).transpose(0, 2, 1),
+                            dprod.reshape(alpha * alpha, -1, co))
+        return du
+    du = sum(_in_groups(run, _image_blocks(n, alpha * alpha * th * tw * max(c, co) *
+                                           x.itemsize), pool, workers))
     return _sandwich(np.ascontiguousarray(g.T), du.reshape(alpha, alpha, c, co))
