@@ -15,9 +15,13 @@ from numpy.lib.stride_tricks import as_strided
 
 from flowloom.framework import errors
 from flowloom.ops import winograd
+from flowloom.runtime import blas_threads
 
 # Memory-bound loops (patch copies, pooling) run over batch slices on a few threads: NumPy
-# releases the GIL inside its loops, and BLAS already uses the cores for the matmuls.
+# releases the GIL inside its loops. Blocked convolutions run whole blocks (copy + matmuls)
+# on these threads with BLAS on one thread meanwhile: one level of parallelism at a time, so
+# that BLAS's pool never waits on cores our workers hold (on a loaded machine such waits
+# cost a scheduler tick each: steps of 4x their CPU time were measured).
 _WORKERS = max(1, min(int(os.environ.get("FLOWLOOM_NN_THREADS", 0)) or os.cpu_count() or 1, 4))
 _POOL = ThreadPoolExecutor(_WORKERS, thread_name_prefix="nn_kernels") if _WORKERS > 1 else None
 _PARALLEL_MIN_BYTES = 1 << 20
@@ -35,10 +39,17 @@ def _over_batch(fn, n, nbytes):
         f.result()
 
 
-def _pool_for(x):
-    """(pool, workers) for a kernel that splits its own work over `x`'s images."""
-    return (_POOL, _WORKERS) if _POOL is not None and x.nbytes >= _PARALLEL_MIN_BYTES else \
-        (None, 1)
+def _in_groups(fn, blocks, nbytes):
+    """[fn(group)] over contiguous groups of `blocks`, one group per worker when `nbytes` of
+    work make threads worth it; BLAS runs on one thread while the groups run."""
+    groups = min(_WORKERS, len(blocks)) if _POOL is not None and nbytes >= _PARALLEL_MIN_BYTES \
+        else 1
+    if groups <= 1:
+        return [fn(blocks)]
+    bounds = np.linspace(0, len(blocks), groups + 1).astype(int)
+    with blas_threads.shared_between(groups):
+        futures = [_POOL.submit(fn, blocks[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
+        return [f.result() for f in futures]
 
 
 def out_size(n, k, s, d, padding, pads=(0, 0)):
@@ -134,18 +145,17 @@ def _check_depth(c, ci):
 _BLOCK_BYTES = 1 << 20
 
 
-def _blocks(xpad, kh, kw, oh, ow, strides, dilations):
-    """Yields (image slice, [rows, kh*kw*c] patch matrix) for blocks of images."""
-    n, c = xpad.shape[0], xpad.shape[3]
-    per_image = oh * ow * kh * kw * c * xpad.itemsize
-    step = max(1, _BLOCK_BYTES // max(per_image, 1))
-    for start in range(0, n, step):
-        part = xpad[start:start + step]
-        view = _patches(part, kh, kw, oh, ow, strides, dilations)
-        cols = np.empty(view.shape, xpad.dtype)
-        _over_batch(lambda s, cols=cols, view=view: np.copyto(cols[s], view[s]),
-                    cols.shape[0], cols.nbytes)
-        yield slice(start, start + part.shape[0]), cols.reshape(-1, kh * kw * c)
+def _image_blocks(n, per_image_bytes, block_bytes):
+    step = max(1, block_bytes // max(per_image_bytes, 1))
+    return [slice(a, min(a + step, n)) for a in range(0, n, step)]
+
+
+def _patch_matrix(xpad, kh, kw, oh, ow, strides, dilations):
+    """The [n*oh*ow, kh*kw*c] patch matrix of (a block of) padded images."""
+    view = _patches(xpad, kh, kw, oh, ow, strides, dilations)
+    cols = np.empty(view.shape, xpad.dtype)
+    np.copyto(cols, view)
+    return cols.reshape(-1, kh * kw * xpad.shape[3])
 
 
 # Output tile size m of Winograd F(m x m, r x r) per kernel size r. F(4x4, 5x5) does 6.25x
@@ -176,13 +186,19 @@ def conv2d(x, w, strides, dilations, padding, explicit=((0, 0), (0, 0))):
         return np.zeros((n, oh, ow, co), x.dtype)
     m = _winograd_tile(x, kh, kw, c, co, strides, dilations, oh, ow)
     if m is not None and x.dtype == w.dtype:
-        return winograd.conv2d(x, w, ph, pw, oh, ow, m, *_pool_for(x))
+        return winograd.conv2d(x, w, ph, pw, oh, ow, m, _in_groups)
     w2 = w.reshape(kh * kw * c, co)
     if kh == kw == 1 and strides == (1, 1) and not (any(ph) or any(pw)):
         return (x.reshape(-1, c) @ w2).reshape(n, oh, ow, co)
     out = np.empty((n, oh, ow, co), np.result_type(x, w))
-    for part, cols in _blocks(_pad(x, ph, pw), kh, kw, oh, ow, strides, dilations):
-        np.matmul(cols, w2, out=out[part].reshape(-1, co))
+    xpad = _pad(x, ph, pw)
+    per_image = oh * ow * kh * kw * c * x.itemsize
+
+    def run(blocks):
+        for part in blocks:
+            np.matmul(_patch_matrix(xpad[part], kh, kw, oh, ow, strides, dilations), w2,
+                      out=out[part].reshape(-1, co))
+    _in_groups(run, _image_blocks(n, per_image, _BLOCK_BYTES), n * per_image)
     return out
 
 
@@ -196,11 +212,18 @@ def conv2d_backprop_filter(x, filter_shape, dy, strides, dilations, padding,
     _check_out(dy, (n, oh, ow, co))
     m = _winograd_tile(x, kh, kw, c, co, strides, dilations, oh, ow)
     if m is not None and x.dtype == dy.dtype:
-        return winograd.conv2d_backprop_filter(x, filter_shape, dy, ph, pw, m, *_pool_for(x))
-    dw = np.zeros((kh * kw * c, co), np.result_type(x, dy))
-    for part, cols in _blocks(_pad(x, ph, pw), kh, kw, oh, ow, strides, dilations):
-        dw += cols.T @ dy[part].reshape(-1, co)
-    return dw.reshape(kh, kw, c, co)
+        return winograd.conv2d_backprop_filter(x, filter_shape, dy, ph, pw, m, _in_groups)
+    xpad = _pad(x, ph, pw)
+    per_image = oh * ow * kh * kw * c * x.itemsize
+
+    def run(blocks):
+        dw = np.zeros((kh * kw * c, co), np.result_type(x, dy))
+        for part in blocks:
+            dw += _patch_matrix(xpad[part], kh, kw, oh, ow, strides, dilations).T @ \
+                dy[part].reshape(-1, co)
+        return dw
+    return sum(_in_groups(run, _image_blocks(n, per_image, _BLOCK_BYTES),
+                          n * per_image)).reshape(kh, kw, c, co)
 
 
 def conv2d_backprop_input(input_shape, w, dy, strides, dilations, padding,

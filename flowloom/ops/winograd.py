@@ -53,8 +53,8 @@ def matrices(m, r, dtype=np.float32):
 def _sandwich(t, d):
     """out[p, q, ...] = sum_ab t[p, a] t[q, b] d[a, b, ...]: two batches of small matmuls.
 
-    Each matmul is [p, k] @ [k, rest]; on a cache-sized block they stay under OpenBLAS's
-    threading threshold, so blocks can run on our own threads without BLAS's pool waking up.
+    Each matmul is [p, k] @ [k, rest]: on a cache-sized block, small enough that BLAS
+    would not split it over threads anyway.
     """
     k, rest = d.shape[0], d.shape[2:]
     flat = d.reshape(k, k, -1)
@@ -77,14 +77,8 @@ def _image_blocks(n, per_image_bytes):
     return [slice(a, min(a + step, n)) for a in range(0, n, step)]
 
 
-def _in_groups(fn, blocks, pool, workers):
-    """[fn(group)] over `workers` contiguous groups of blocks, on `pool` when one is given
-    (NumPy releases the GIL in its copies and matmuls)."""
-    if pool is None or workers < 2 or len(blocks) < 2:
-        return [fn(blocks)]
-    bounds = np.linspace(0, len(blocks), min(workers, len(blocks)) + 1).astype(int)
-    futures = [pool.submit(fn, blocks[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
-    return [f.result() for f in futures]
+def _sequential(fn, blocks, nbytes):
+    return [fn(blocks)]
 
 
 def _padded(x, pads_h, pads_w, th, tw, m, alpha):
@@ -108,10 +102,11 @@ def _tiles(xpad, th, tw, m, alpha):
     return tiles.reshape(alpha, alpha, n * th * tw, c)
 
 
-def conv2d(x, w, pads_h, pads_w, oh, ow, m, pool=None, workers=1):
+def conv2d(x, w, pads_h, pads_w, oh, ow, m, in_groups=_sequential):
     """Stride-1, undilated NHWC conv2d [n,h,w,c] * [r,r,c,co] -> [n,oh,ow,co] by F(m, r).
 
-    `pool` (an Executor with `workers` threads), when given, runs groups of image blocks.
+    `in_groups(fn, blocks, nbytes)` returns [fn(group), ...] over groups of the image blocks
+    (nn_kernels runs them on its worker threads).
     """
     n, c = x.shape[0], x.shape[3]
     r, co = w.shape[0], w.shape[3]
@@ -129,13 +124,13 @@ def conv2d(x, w, pads_h, pads_w, oh, ow, m, pool=None, workers=1):
             prod = np.matmul(v.reshape(alpha * alpha, -1, c), u)
             y = _sandwich(at, prod.reshape(alpha, alpha, -1, co))
             full[part] = y.reshape(m, m, b, th, tw, co).transpose(2, 3, 0, 4, 1, 5)
-    _in_groups(run, _image_blocks(n, alpha * alpha * th * tw * max(c, co) * x.itemsize),
-               pool, workers)
+    per_image = alpha * alpha * th * tw * max(c, co) * x.itemsize
+    in_groups(run, _image_blocks(n, per_image), n * per_image)
     full = full.reshape(n, th * m, tw * m, co)
     return full if (th * m, tw * m) == (oh, ow) else np.ascontiguousarray(full[:, :oh, :ow])
 
 
-def conv2d_backprop_filter(x, filter_shape, dy, pads_h, pads_w, m, pool=None, workers=1):
+def conv2d_backprop_filter(x, filter_shape, dy, pads_h, pads_w, m, in_groups=_sequential):
     """Filter gradient of `conv2d` by the adjoint of F(m, r): [r, r, c, co]."""
     n, c = x.shape[0], x.shape[3]
     r, co = filter_shape[0], filter_shape[3]
@@ -162,6 +157,6 @@ def conv2d_backprop_filter(x, filter_shape, dy, pads_h, pads_w, m, pool=None, wo
             du += np.matmul(v.reshape(alpha * alpha, -1, c).transpose(0, 2, 1),
                             dprod.reshape(alpha * alpha, -1, co))
         return du
-    du = sum(_in_groups(run, _image_blocks(n, alpha * alpha * th * tw * max(c, co) *
-                                           x.itemsize), pool, workers))
+    per_image = alpha * alpha * th * tw * max(c, co) * x.itemsize
+    du = sum(in_groups(run, _image_blocks(n, per_image), n * per_image))
     return _sandwich(np.ascontiguousarray(g.T), du.reshape(alpha, alpha, c, co))

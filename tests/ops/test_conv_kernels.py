@@ -54,8 +54,9 @@ def _pads(h, w, r, padding, explicit):
 @pytest.mark.parametrize("one_image_blocks", [False, True])
 def test_conv2d_and_its_gradients_take_winograd_and_match(n, h, w, c, co, r, padding, explicit,
                                                           dtype, one_image_blocks, monkeypatch):
-    if one_image_blocks:
+    if one_image_blocks:  # and the blocks in groups on the worker threads
         monkeypatch.setattr(winograd, "_BLOCK_BYTES", 1)
+        monkeypatch.setattr(nn_kernels, "_PARALLEL_MIN_BYTES", 0)
     rng = np.random.default_rng(h * w + c)
     x = rng.standard_normal((n, h, w, c)).astype(dtype)
     f = (rng.standard_normal((r, r, c, co)) / (r * np.sqrt(c))).astype(dtype)
@@ -80,6 +81,25 @@ def test_conv2d_and_its_gradients_take_winograd_and_match(n, h, w, c, co, r, pad
     lhs = np.sum(probe * dx)
     rhs = np.sum(_conv_ref(probe, f, *pads) * dy)
     assert abs(lhs - rhs) <= 1e-4 * (abs(rhs) + np.sqrt(dy.size))
+
+
+@pytest.mark.parametrize("strides", [(1, 1), (2, 1)])
+def test_im2col_blocks_on_worker_threads_match(strides, monkeypatch):
+    monkeypatch.setattr(nn_kernels, "_BLOCK_BYTES", 1)
+    monkeypatch.setattr(nn_kernels, "_PARALLEL_MIN_BYTES", 0)
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((5, 9, 8, 3)).astype(np.float32)
+    f = rng.standard_normal((5, 5, 3, 8)).astype(np.float32)
+    y = nn_kernels.conv2d(x, f, strides, (1, 1), "VALID")
+    xs = x.astype(np.float64)
+    want = _conv_ref(xs, f, (0, 0), (0, 0))[:, ::strides[0], ::strides[1]]
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
+    dy = rng.standard_normal(y.shape).astype(np.float32)
+    dyfull = np.zeros(want.shape[:1] + (9 - 4, 8 - 4, 8))
+    dyfull[:, ::strides[0], ::strides[1]] = dy
+    dw = nn_kernels.conv2d_backprop_filter(x, f.shape, dy, strides, (1, 1), "VALID")
+    np.testing.assert_allclose(dw, _filter_grad_ref(x, dyfull, 5, (0, 0), (0, 0)), rtol=1e-4,
+                               atol=1e-4)
 
 
 def test_small_channel_counts_and_strides_keep_im2col():
