@@ -177,7 +177,8 @@ def main():
     fl, fl_loss = time_graph(tf, args.steps)
     floor = time_numpy(args.steps)
     print(f"median {'CPU' if args.cpu_time else 'wall'} ms/step over {args.steps} steps, "
-          f"{args.threads} thread(s)")
+          f"{args.threads} thread(s); load average {os.getloadavg()[0]:.2f} on "
+          f"{os.cpu_count()} cores")
     print(f"flowloom  {fl * 1e3:7.1f} ms/step (loss {fl_loss:.4f})")
     print(f"numpy     {floor * 1e3:7.1f} ms/step  flowloom/numpy = {fl / floor:.2f}x")
     if not args.no_tf and os.path.exists(TF_PYTHON):
