@@ -7,6 +7,7 @@ slice per kernel offset (never `np.add.at`). Pooling loops over the window offse
 strided slices, which beats reducing a 6-D view for small windows.
 """
 
+import itertools
 import os
 from concurrent.futures import ThreadPoolExecutor
 
@@ -17,11 +18,12 @@ from flowloom.framework import errors
 from flowloom.ops import winograd
 from flowloom.runtime import blas_threads
 
-# Memory-bound loops (patch copies, pooling) run over batch slices on a few threads: NumPy
-# releases the GIL inside its loops. Blocked convolutions run whole blocks (copy + matmuls)
-# on these threads with BLAS on one thread meanwhile: one level of parallelism at a time, so
-# that BLAS's pool never waits on cores our workers hold (on a loaded machine such waits
-# cost a scheduler tick each: steps of 4x their CPU time were measured).
+# Memory-bound loops (patch copies, pooling) and Winograd's image blocks (whose matmuls are
+# too small for BLAS to thread) run on a few threads of our own: NumPy releases the GIL
+# inside its loops. im2col's large matmuls are left to BLAS's threads instead when it has
+# several: one level of parallelism at a time (our workers each calling a multi-threaded
+# BLAS oversubscribe the cores). BLAS's thread count is never toggled per call: on a loaded
+# machine that made steps 2-4x slower.
 _WORKERS = max(1, min(int(os.environ.get("FLOWLOOM_NN_THREADS", 0)) or os.cpu_count() or 1, 4))
 _POOL = ThreadPoolExecutor(_WORKERS, thread_name_prefix="nn_kernels") if _WORKERS > 1 else None
 _PARALLEL_MIN_BYTES = 1 << 20
@@ -39,17 +41,23 @@ def _over_batch(fn, n, nbytes):
         f.result()
 
 
-def _in_groups(fn, blocks, nbytes):
-    """[fn(group)] over contiguous groups of `blocks`, one group per worker when `nbytes` of
-    work make threads worth it; BLAS runs on one thread while the groups run."""
-    groups = min(_WORKERS, len(blocks)) if _POOL is not None and nbytes >= _PARALLEL_MIN_BYTES \
-        else 1
+# Groups per worker: a worker that the OS deschedules (a loaded machine) leaves its queued
+# groups to the others instead of holding up the whole op.
+_GROUPS_PER_WORKER = 2
+
+
+def _in_groups(fn, blocks, nbytes, big_matmuls=False):
+    """[fn(group)] over contiguous groups of `blocks`, queued on the workers when `nbytes` of
+    work make threads worth it (and, with `big_matmuls`, only when BLAS is single-threaded)."""
+    groups = min(_WORKERS * _GROUPS_PER_WORKER, len(blocks)) \
+        if _POOL is not None and nbytes >= _PARALLEL_MIN_BYTES else 1
+    if groups > 1 and big_matmuls and (blas_threads.current() or 1) > 1:
+        groups = 1
     if groups <= 1:
         return [fn(blocks)]
     bounds = np.linspace(0, len(blocks), groups + 1).astype(int)
-    with blas_threads.shared_between(groups):
-        futures = [_POOL.submit(fn, blocks[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
-        return [f.result() for f in futures]
+    futures = [_POOL.submit(fn, blocks[a:b]) for a, b in itertools.pairwise(bounds)]
+    return [f.result() for f in futures]
 
 
 def out_size(n, k, s, d, padding, pads=(0, 0)):
@@ -198,7 +206,7 @@ def conv2d(x, w, strides, dilations, padding, explicit=((0, 0), (0, 0))):
         for part in blocks:
             np.matmul(_patch_matrix(xpad[part], kh, kw, oh, ow, strides, dilations), w2,
                       out=out[part].reshape(-1, co))
-    _in_groups(run, _image_blocks(n, per_image, _BLOCK_BYTES), n * per_image)
+    _in_groups(run, _image_blocks(n, per_image, _BLOCK_BYTES), n * per_image, big_matmuls=True)
     return out
 
 
@@ -222,8 +230,8 @@ def conv2d_backprop_filter(x, filter_shape, dy, strides, dilations, padding,
             dw += _patch_matrix(xpad[part], kh, kw, oh, ow, strides, dilations).T @ \
                 dy[part].reshape(-1, co)
         return dw
-    return sum(_in_groups(run, _image_blocks(n, per_image, _BLOCK_BYTES),
-                          n * per_image)).reshape(kh, kw, c, co)
+    return sum(_in_groups(run, _image_blocks(n, per_image, _BLOCK_BYTES), n * per_image,
+                          big_matmuls=True)).reshape(kh, kw, c, co)
 
 
 def conv2d_backprop_input(input_shape, w, dy, strides, dilations, padding,

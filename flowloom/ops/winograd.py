@@ -21,7 +21,7 @@ from numpy.lib.stride_tricks import as_strided
 _POINTS = (0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 3.0, -3.0)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def matrices(m, r, dtype=np.float32):
     """(A^T [m, alpha], G [alpha, r], B^T [alpha, alpha]) of F(m, r), rounded to `dtype`.
 

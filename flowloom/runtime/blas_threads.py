@@ -44,6 +44,12 @@ def _openblas():
     return found
 
 
+def current():
+    """BLAS's thread count (None without OpenBLAS). Reading it is cheap; setting it is not."""
+    api = _openblas()
+    return int(api[0]()) if api else None
+
+
 @contextlib.contextmanager
 def shared_between(partitions):
     """While the block runs, BLAS uses `cores // partitions` threads (at least one)."""
