@@ -15,10 +15,13 @@ The floor calls the same nn_kernels functions flowloom's ops run, so it uses the
 algorithms: conv1 (3 input channels) as one im2col matmul, conv2 and its two gradients as
 Winograd F(4x4, 5x5) (the input gradient is the forward Winograd convolution of the gradient
 with the flipped filter), max pooling over cache-sized image blocks. It runs in this process
-after flowloom's Session, so it also gets the Session's malloc tuning (runtime/host_memory.py).
+after flowloom's Session, so it also gets the Session's malloc tuning (runtime/host_memory.py),
+and like a Session run it keeps BLAS on one thread while the kernels use their own workers
+(ops/kernel_threads.py).
 """
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -139,9 +142,15 @@ def time_numpy(steps):
         for a, b in zip(p, g):
             a -= 0.05 * b
 
-    for _ in range(3):
-        step()
-    return _median_step(step, steps)
+    from flowloom.ops import kernel_threads
+    from flowloom.runtime import blas_threads
+
+    # The same threading as a flowloom run: the kernels' own pool, BLAS on one thread.
+    with blas_threads.one_thread() if kernel_threads.POOL is not None else \
+            contextlib.nullcontext():
+        for _ in range(3):
+            step()
+        return _median_step(step, steps)
 
 
 def run_tf(steps, threads, cpu_time):

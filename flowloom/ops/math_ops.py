@@ -13,7 +13,7 @@ from flowloom.framework.op_def import defop
 from flowloom.framework.ops import Tensor, convert_to_tensor
 from flowloom.framework.tensor_shape import TensorShape, unknown_shape
 from flowloom.framework.tensor_util import constant_value
-from flowloom.ops import array_ops
+from flowloom.ops import array_ops, kernel_threads
 
 
 def _incompatible(x, y):
@@ -731,6 +731,8 @@ def matmul_kernel(xp, a, b, *, transpose_a, transpose_b):
         raise errors.InvalidArgumentError(
             None, None, f"Matrix size-incompatible: In[0]: [{a.shape[0]},{a.shape[1]}], "
             f"In[1]: [{b.shape[0]},{b.shape[1]}]")
+    if xp is np:  # large products split over the kernels' worker threads
+        return kernel_threads.matmul(a, b)
     return xp.matmul(a, b)
 
 

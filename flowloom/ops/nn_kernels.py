@@ -7,57 +7,18 @@ slice per kernel offset (never `np.add.at`). Pooling loops over the window offse
 strided slices, which beats reducing a 6-D view for small windows.
 """
 
-import itertools
 import os
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from flowloom.framework import errors
-from flowloom.ops import winograd
-from flowloom.runtime import blas_threads
+from flowloom.ops import kernel_threads, winograd
 
-# Memory-bound loops (patch copies, pooling) and Winograd's image blocks (whose matmuls are
-# too small for BLAS to thread) run on a few threads of our own: NumPy releases the GIL
-# inside its loops. im2col's large matmuls are left to BLAS's threads instead when it has
-# several: one level of parallelism at a time (our workers each calling a multi-threaded
-# BLAS oversubscribe the cores). BLAS's thread count is never toggled per call: on a loaded
-# machine that made steps 2-4x slower.
-_WORKERS = max(1, min(int(os.environ.get("FLOWLOOM_NN_THREADS", 0)) or os.cpu_count() or 1, 4))
-_POOL = ThreadPoolExecutor(_WORKERS, thread_name_prefix="nn_kernels") if _WORKERS > 1 else None
-_PARALLEL_MIN_BYTES = 1 << 20
-
-
-def _over_batch(fn, n, nbytes):
-    """Calls fn(batch_slice) for slices covering range(n), in parallel when worth it."""
-    parts = min(_WORKERS, n) if _POOL is not None and nbytes >= _PARALLEL_MIN_BYTES else 1
-    if parts <= 1:
-        fn(slice(0, n))
-        return
-    bounds = np.linspace(0, n, parts + 1).astype(int)
-    futures = [_POOL.submit(fn, slice(a, b)) for a, b in zip(bounds[:-1], bounds[1:])]
-    for f in futures:
-        f.result()
-
-
-# Groups per worker: a worker that the OS deschedules (a loaded machine) leaves its queued
-# groups to the others instead of holding up the whole op.
-_GROUPS_PER_WORKER = 2
-
-
-def _in_groups(fn, blocks, nbytes, big_matmuls=False):
-    """[fn(group)] over contiguous groups of `blocks`, queued on the workers when `nbytes` of
-    work make threads worth it (and, with `big_matmuls`, only when BLAS is single-threaded)."""
-    groups = min(_WORKERS * _GROUPS_PER_WORKER, len(blocks)) \
-        if _POOL is not None and nbytes >= _PARALLEL_MIN_BYTES else 1
-    if groups > 1 and big_matmuls and (blas_threads.current() or 1) > 1:
-        groups = 1
-    if groups <= 1:
-        return [fn(blocks)]
-    bounds = np.linspace(0, len(blocks), groups + 1).astype(int)
-    futures = [_POOL.submit(fn, blocks[a:b]) for a, b in itertools.pairwise(bounds)]
-    return [f.result() for f in futures]
+# Parallel work (patch copies, pooling slices, convolution image blocks) runs on the kernels'
+# worker threads (kernel_threads.py).
+_over_batch = kernel_threads.over_batch
+_in_groups = kernel_threads.in_groups
 
 
 def out_size(n, k, s, d, padding, pads=(0, 0)):
@@ -376,8 +337,8 @@ def _over_image_blocks(fn, x):
     per_image = max(x[:1].nbytes, 1)
     step = max(1, _POOL_BLOCK_BYTES // per_image)
     blocks = [slice(a, min(a + step, n)) for a in range(0, n, step)]
-    if _POOL is not None and len(blocks) > 1 and x.nbytes >= _PARALLEL_MIN_BYTES:
-        for f in [_POOL.submit(fn, b) for b in blocks]:
+    if kernel_threads.POOL is not None and len(blocks) > 1 and x.nbytes >= kernel_threads.PARALLEL_MIN_BYTES:
+        for f in [kernel_threads.POOL.submit(fn, b) for b in blocks]:
             f.result()
     else:
         for b in blocks:

@@ -50,6 +50,12 @@ def current():
     return int(api[0]()) if api else None
 
 
+def one_thread():
+    """While the block runs, BLAS uses one thread: for runs whose kernels parallelise on
+    their own pool (ops/kernel_threads.py), so that the two pools never compete for cores."""
+    return shared_between(os.cpu_count() or 1)
+
+
 @contextlib.contextmanager
 def shared_between(partitions):
     """While the block runs, BLAS uses `cores // partitions` threads (at least one)."""

@@ -10,12 +10,17 @@ import numpy as np
 from flowloom.framework import errors
 from flowloom.framework.graph import get_default_graph
 from flowloom.framework.ops import Operation, Tensor, tensor_value_to_numpy
+from flowloom.ops import kernel_threads
+from flowloom.runtime import blas_threads
 from flowloom.runtime import devices
 from flowloom.runtime import executor
 from flowloom.runtime import host_memory
 from flowloom.runtime import parallel
 from flowloom.runtime import placer
 from flowloom.runtime import tracing
+
+
+_NO_CONTEXT = contextlib.nullcontext()
 
 
 class _DefaultSessionStack(threading.local):
@@ -300,15 +305,18 @@ class BaseSession:
                 if plan is None:
                     plan = executor.compile_plan(self, feed_keys, fetch_tensors, target_ops)
                     self._plan_cache[key] = plan
-        if options is None:
-            if plan.steps is not None:
-                raw = executor.run_plan(plan, feed_vals)
-            elif plan.external is not None:
-                raw = plan.external.run(feed_vals)
+        # The kernels parallelise on their own pool; BLAS stays on one thread meanwhile.
+        with blas_threads.one_thread() if kernel_threads.POOL is not None else _NO_CONTEXT:
+            if options is None:
+                if plan.steps is not None:
+                    raw = executor.run_plan(plan, feed_vals)
+                elif plan.external is not None:
+                    raw = plan.external.run(feed_vals)
+                else:
+                    raw, _ = parallel.run_partitioned(plan.partitioned, feed_vals,
+                                                      self._inter_op)
             else:
-                raw, _ = parallel.run_partitioned(plan.partitioned, feed_vals, self._inter_op)
-        else:
-            raw = self._run_traced(plan, feed_vals, options, run_metadata)
+                raw = self._run_traced(plan, feed_vals, options, run_metadata)
         return [executor.fetch_value(v, t._op) for v, t in zip(raw, fetch_tensors)]
 
     def _run_traced(self, plan, feed_vals, options, run_metadata):

@@ -4,7 +4,7 @@ direct float64 references written with loops over kernel offsets."""
 import numpy as np
 import pytest
 
-from flowloom.ops import nn_kernels, winograd
+from flowloom.ops import kernel_threads, nn_kernels, winograd
 
 
 def _conv_ref(x, w, pads_h, pads_w):
@@ -56,7 +56,7 @@ def test_conv2d_and_its_gradients_take_winograd_and_match(n, h, w, c, co, r, pad
                                                           dtype, one_image_blocks, monkeypatch):
     if one_image_blocks:  # and the blocks in groups on the worker threads
         monkeypatch.setattr(winograd, "_BLOCK_BYTES", 1)
-        monkeypatch.setattr(nn_kernels, "_PARALLEL_MIN_BYTES", 0)
+        monkeypatch.setattr(kernel_threads, "PARALLEL_MIN_BYTES", 0)
     rng = np.random.default_rng(h * w + c)
     x = rng.standard_normal((n, h, w, c)).astype(dtype)
     f = (rng.standard_normal((r, r, c, co)) / (r * np.sqrt(c))).astype(dtype)
@@ -86,7 +86,7 @@ def test_conv2d_and_its_gradients_take_winograd_and_match(n, h, w, c, co, r, pad
 @pytest.mark.parametrize("strides", [(1, 1), (2, 1)])
 def test_im2col_blocks_on_worker_threads_match(strides, monkeypatch):
     monkeypatch.setattr(nn_kernels, "_BLOCK_BYTES", 1)
-    monkeypatch.setattr(nn_kernels, "_PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(kernel_threads, "PARALLEL_MIN_BYTES", 0)
     rng = np.random.default_rng(7)
     x = rng.standard_normal((5, 9, 8, 3)).astype(np.float32)
     f = rng.standard_normal((5, 5, 3, 8)).astype(np.float32)

@@ -1,0 +1,82 @@
+"""The kernels' worker threads: one pool for the parallel work inside CPU kernels.
+
+TF runs every kernel's parallel work on one intra-op pool. flowloom's kernels split their
+work (image blocks of a convolution, batch slices of a pooling, row blocks of a matmul) over
+these few threads, and a Session runs its steps with BLAS on one thread
+(`blas_threads.kernels_own_threads`): two pools, ours and OpenBLAS's, each sized to the
+cores, oversubscribe them, and OpenBLAS's threads wait whole scheduler ticks for a core on a
+loaded machine (the bench CNN step measured 75-250 ms wall with both pools on 2 cores, a
+steady 55 ms with this one). NumPy releases the GIL inside its loops and matmuls.
+FLOWLOOM_NN_THREADS sets the number of workers (1: no pool; BLAS is then left alone).
+"""
+
+import itertools
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from flowloom.runtime import blas_threads
+
+WORKERS = max(1, min(int(os.environ.get("FLOWLOOM_NN_THREADS", "0")) or os.cpu_count() or 1,
+                     4))
+POOL = ThreadPoolExecutor(WORKERS, thread_name_prefix="flowloom_kernels") if WORKERS > 1 \
+    else None
+# Less work than this runs on the calling thread: handing it over would cost more.
+PARALLEL_MIN_BYTES = 1 << 20
+# Groups per worker: a worker that the OS deschedules (a loaded machine) leaves its queued
+# groups to the others instead of holding up the whole op.
+GROUPS_PER_WORKER = 2
+# Matmuls under this many multiply-adds run whole.
+MATMUL_MIN_MACS = 1 << 21
+
+
+def over_batch(fn, n, nbytes):
+    """Calls fn(batch_slice) for slices covering range(n), in parallel when worth it."""
+    parts = min(WORKERS, n) if POOL is not None and nbytes >= PARALLEL_MIN_BYTES else 1
+    if parts <= 1:
+        fn(slice(0, n))
+        return
+    bounds = np.linspace(0, n, parts + 1).astype(int)
+    for f in [POOL.submit(fn, slice(a, b)) for a, b in itertools.pairwise(bounds)]:
+        f.result()
+
+
+def in_groups(fn, blocks, nbytes, big_matmuls=False):
+    """[fn(group)] over contiguous groups of `blocks`, queued on the workers when `nbytes` of
+    work make threads worth it. With `big_matmuls` (matmuls BLAS would thread), only while
+    BLAS runs on one thread: one level of parallelism at a time."""
+    groups = min(WORKERS * GROUPS_PER_WORKER, len(blocks)) \
+        if POOL is not None and nbytes >= PARALLEL_MIN_BYTES else 1
+    if groups > 1 and big_matmuls and (blas_threads.current() or 1) > 1:
+        groups = 1
+    if groups <= 1:
+        return [fn(blocks)]
+    bounds = np.linspace(0, len(blocks), groups + 1).astype(int)
+    futures = [POOL.submit(fn, blocks[a:b]) for a, b in itertools.pairwise(bounds)]
+    return [f.result() for f in futures]
+
+
+def matmul(a, b):
+    """a @ b for 2-D NumPy arrays; large products split into row (or column) blocks on the
+    workers while BLAS runs on one thread."""
+    m, k = a.shape
+    n = b.shape[1]
+    if (POOL is None or m * n * k < MATMUL_MIN_MACS or max(m, n) < 2 * WORKERS
+            or (blas_threads.current() or 1) > 1):
+        return np.matmul(a, b)
+    out = np.empty((m, n), np.result_type(a, b))
+    parts = WORKERS * GROUPS_PER_WORKER
+    if m >= n:
+        bounds = np.linspace(0, m, min(parts, m) + 1).astype(int)
+
+        def block(lo, hi):
+            np.matmul(a[lo:hi], b, out=out[lo:hi])
+    else:
+        bounds = np.linspace(0, n, min(parts, n) + 1).astype(int)
+
+        def block(lo, hi):
+            out[:, lo:hi] = np.matmul(a, b[:, lo:hi])
+    for f in [POOL.submit(block, lo, hi) for lo, hi in itertools.pairwise(bounds)]:
+        f.result()
+    return out
