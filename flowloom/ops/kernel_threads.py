@@ -2,12 +2,14 @@
 
 TF runs every kernel's parallel work on one intra-op pool. flowloom's kernels split their
 work (image blocks of a convolution, batch slices of a pooling, row blocks of a matmul) over
-these few threads, and a Session runs its steps with BLAS on one thread
-(`blas_threads.kernels_own_threads`): two pools, ours and OpenBLAS's, each sized to the
-cores, oversubscribe them, and OpenBLAS's threads wait whole scheduler ticks for a core on a
-loaded machine (the bench CNN step measured 75-250 ms wall with both pools on 2 cores, a
-steady 55 ms with this one). NumPy releases the GIL inside its loops and matmuls.
-FLOWLOOM_NN_THREADS sets the number of workers (1: no pool; BLAS is then left alone).
+these few threads. Two pools, ours and OpenBLAS's, each sized to the cores, oversubscribe
+them, and OpenBLAS's threads wait whole scheduler ticks for a core on a loaded machine (the
+bench CNN step measured 75-250 ms wall with both pools on 2 cores, a steady 38-55 ms with
+one). So a Session runs a plan whose kernels used this pool with BLAS on one thread
+(`uses()` tells it), and matmuls then split over this pool too; plans that never use it (an
+MLP) keep BLAS's own threading, which is ~15% faster for mid-sized matmuls on a quiet
+machine. NumPy releases the GIL inside its loops and matmuls. FLOWLOOM_NN_THREADS sets the
+number of workers (1: no pool, BLAS is left alone).
 """
 
 import itertools
@@ -31,12 +33,21 @@ GROUPS_PER_WORKER = 2
 MATMUL_MIN_MACS = 1 << 21
 
 
+_uses = [0]  # how many times kernels handed work to the pool (read by Session.run)
+
+
+def uses():
+    """A count that grows whenever a kernel hands work to the pool."""
+    return _uses[0]
+
+
 def over_batch(fn, n, nbytes):
     """Calls fn(batch_slice) for slices covering range(n), in parallel when worth it."""
     parts = min(WORKERS, n) if POOL is not None and nbytes >= PARALLEL_MIN_BYTES else 1
     if parts <= 1:
         fn(slice(0, n))
         return
+    _uses[0] += 1
     bounds = np.linspace(0, n, parts + 1).astype(int)
     for f in [POOL.submit(fn, slice(a, b)) for a, b in itertools.pairwise(bounds)]:
         f.result()
@@ -52,6 +63,7 @@ def in_groups(fn, blocks, nbytes, big_matmuls=False):
         groups = 1
     if groups <= 1:
         return [fn(blocks)]
+    _uses[0] += 1
     bounds = np.linspace(0, len(blocks), groups + 1).astype(int)
     futures = [POOL.submit(fn, blocks[a:b]) for a, b in itertools.pairwise(bounds)]
     return [f.result() for f in futures]
@@ -66,17 +78,20 @@ def matmul(a, b):
             or (blas_threads.current() or 1) > 1):
         return np.matmul(a, b)
     out = np.empty((m, n), np.result_type(a, b))
-    parts = WORKERS * GROUPS_PER_WORKER
     if m >= n:
-        bounds = np.linspace(0, m, min(parts, m) + 1).astype(int)
+        bounds = np.linspace(0, m, WORKERS + 1).astype(int)
 
         def block(lo, hi):
             np.matmul(a[lo:hi], b, out=out[lo:hi])
     else:
-        bounds = np.linspace(0, n, min(parts, n) + 1).astype(int)
+        bounds = np.linspace(0, n, WORKERS + 1).astype(int)
 
         def block(lo, hi):
             out[:, lo:hi] = np.matmul(a, b[:, lo:hi])
-    for f in [POOL.submit(block, lo, hi) for lo, hi in itertools.pairwise(bounds)]:
+    # One block per worker, the first on this thread (a handoff costs ~10 us).
+    pairs = list(itertools.pairwise(bounds))
+    futures = [POOL.submit(block, lo, hi) for lo, hi in pairs[1:]]
+    block(*pairs[0])
+    for f in futures:
         f.result()
     return out

@@ -337,12 +337,7 @@ def _over_image_blocks(fn, x):
     per_image = max(x[:1].nbytes, 1)
     step = max(1, _POOL_BLOCK_BYTES // per_image)
     blocks = [slice(a, min(a + step, n)) for a in range(0, n, step)]
-    if kernel_threads.POOL is not None and len(blocks) > 1 and x.nbytes >= kernel_threads.PARALLEL_MIN_BYTES:
-        for f in [kernel_threads.POOL.submit(fn, b) for b in blocks]:
-            f.result()
-    else:
-        for b in blocks:
-            fn(b)
+    kernel_threads.in_groups(lambda group: [fn(b) for b in group], blocks, x.nbytes)
 
 
 def _lowest(dtype):

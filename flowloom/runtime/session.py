@@ -149,6 +149,7 @@ class BaseSession:
         self._resources = {}
         self._op_state = {}
         self._plan_cache = {}
+        self._plans_using_kernel_pool = set()
         self._lock = threading.Lock()
         self._default_ctx = None
         self._devices = devices.local_devices(config)
@@ -305,8 +306,11 @@ class BaseSession:
                 if plan is None:
                     plan = executor.compile_plan(self, feed_keys, fetch_tensors, target_ops)
                     self._plan_cache[key] = plan
-        # The kernels parallelise on their own pool; BLAS stays on one thread meanwhile.
-        with blas_threads.one_thread() if kernel_threads.POOL is not None else _NO_CONTEXT:
+        # A plan whose kernels parallelise on their own pool runs with BLAS on one thread
+        # (ops/kernel_threads.py); its first run finds out.
+        own_pool = key in self._plans_using_kernel_pool
+        uses = kernel_threads.uses()
+        with blas_threads.one_thread() if own_pool else _NO_CONTEXT:
             if options is None:
                 if plan.steps is not None:
                     raw = executor.run_plan(plan, feed_vals)
@@ -317,6 +321,8 @@ class BaseSession:
                                                       self._inter_op)
             else:
                 raw = self._run_traced(plan, feed_vals, options, run_metadata)
+        if not own_pool and kernel_threads.uses() != uses:
+            self._plans_using_kernel_pool.add(key)
         return [executor.fetch_value(v, t._op) for v, t in zip(raw, fetch_tensors)]
 
     def _run_traced(self, plan, feed_vals, options, run_metadata):
