@@ -1,10 +1,15 @@
 """Convolution and pooling kernels on NumPy arrays (NHWC), shared by the nn op types.
 
-Pure functions of arrays. A convolution is one BLAS matmul over a patches view of the
-padded input (`as_strided`, copied once into a C-contiguous [n*oh*ow, kh*kw*c] matrix);
-its input gradient is the transposed matmul followed by a col2im that adds one strided
-slice per kernel offset (never `np.add.at`). Pooling loops over the window offsets on
-strided slices, which beats reducing a 6-D view for small windows.
+Pure functions of arrays. A stride-1 undilated 3x3 or 5x5 convolution with 16+ channels in
+and out, and its filter gradient, use Winograd minimal filtering (winograd.py: F(4x4, 5x5),
+F(2x2, 3x3)). Other convolutions are one BLAS matmul over a patches view of the padded input
+(`as_strided`, copied a cache-sized block of images at a time into a C-contiguous
+[rows, kh*kw*c] matrix). The input gradient is a convolution of the gradient with the
+flipped filter (so Winograd applies to it too), or, with fewer input than output channels,
+a matmul followed by a col2im that adds one strided slice per kernel offset (never
+`np.add.at`). Pooling loops over the window offsets on strided slices of cache-sized image
+blocks, which beats reducing a 6-D view for small windows. Parallel work runs on the
+kernels' worker threads (kernel_threads.py).
 """
 
 import os
