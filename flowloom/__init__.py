@@ -233,3 +233,7 @@ sparse = _types.ModuleType("flowloom.sparse")
 sparse.SparseTensor = SparseTensor
 sparse.to_dense = sparse_tensor_to_dense
 sparse.placeholder = sparse_placeholder
+
+# Recurrent networks: tf.reverse_sequence, and tf.contrib.rnn as an alias of the TF1 cells.
+from flowloom.ops.sequence_ops import reverse_sequence  # noqa: E402
+from flowloom import contrib  # noqa: E402

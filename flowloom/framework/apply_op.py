@@ -78,8 +78,9 @@ def _convert_inputs(op_type, opdef, args, inputs, attrs):
                                 f"{value!r}.")
             dt = attrs.get(arg.type_attr)
             ts = []
-            for v in value:
-                t = _convert(v, dt, arg, op_type, source)
+            for i, v in enumerate(value):
+                # TF names list elements `values_0`, `values_1`, ... (convert_n_to_tensor).
+                t = _convert(v, dt, arg, op_type, source, index=i)
                 if dt is None:
                     dt = t._dtype.base_dtype
                 ts.append(t)
@@ -93,7 +94,7 @@ def _convert_inputs(op_type, opdef, args, inputs, attrs):
                 attrs[arg.type_attr] = dt
             flat.extend(ts)
         elif arg.type_list_attr is not None:
-            ts = [convert_to_tensor(v, name=arg.name) for v in value]
+            ts = [convert_to_tensor(v, name=f"{arg.name}_{i}") for i, v in enumerate(value)]
             attrs[arg.type_list_attr] = [t._dtype.base_dtype for t in ts]
             flat.extend(ts)
         else:
@@ -113,7 +114,7 @@ def _arg_of_attr(opdef, attr):
     return attr
 
 
-def _convert(value, dtype, arg, op_type, source):
+def _convert(value, dtype, arg, op_type, source, index=None):
     if isinstance(value, Tensor):
         if arg.is_ref:
             if not value._dtype.is_ref_dtype:
@@ -125,7 +126,8 @@ def _convert(value, dtype, arg, op_type, source):
                 f"that does not match {_expected(dtype, arg, source)}.")
         return value
     try:
-        t = convert_to_tensor(value, dtype=dtype, as_ref=arg.is_ref, name=arg.name)
+        t = convert_to_tensor(value, dtype=dtype, as_ref=arg.is_ref,
+                              name=arg.name if index is None else f"{arg.name}_{index}")
     except (TypeError, ValueError) as e:
         if dtype is not None:
             raise TypeError(

@@ -707,8 +707,13 @@ def init_scope():
     """Lifts op creation out of control-dependency blocks (TF's `init_scope`)."""
     g = get_default_graph()
     saved = g._control_dependencies_stack
+    saved_context = g._control_flow_context
     g._control_dependencies_stack = []
+    # As TF's control_dependencies(None): variables made in a cond/while body are made
+    # outside it (their reads enter the loop through an Enter).
+    g._control_flow_context = None
     try:
         yield
     finally:
         g._control_dependencies_stack = saved
+        g._control_flow_context = saved_context

@@ -615,6 +615,8 @@ Pack.gradient(lambda op, grad: unstack(grad, num=op._attrs["N"], axis=op._attrs[
 
 def stack(values, axis=0, name="stack"):
     """Stacks a list of rank-R tensors into one rank-(R+1) tensor."""
+    if isinstance(values, Tensor) and axis == 0:
+        return values  # TF converts the input first: a tensor stacks to itself
     if not isinstance(values, (list, tuple)):
         raise TypeError("values must be a list of tensors")
     if values and all(not isinstance(v, Tensor) and not hasattr(v, "_as_graph_element")

@@ -634,10 +634,10 @@ def cast(x, dtype, name=None):
     dtype = dtypes.as_dtype(dtype).base_dtype
     if hasattr(x, "dense_shape") and hasattr(x, "indices"):
         raise NotImplementedError("tf.cast of SparseTensor/IndexedSlices is not implemented")
-    x = convert_to_tensor(x, name="x") if not isinstance(x, Tensor) else x
-    if x.dtype.base_dtype == dtype:
-        return x
     with name_scope(name, "Cast", [x]) as scope:
+        x = convert_to_tensor(x, name="x") if not isinstance(x, Tensor) else x
+        if x.dtype.base_dtype == dtype:
+            return x
         return apply_op("Cast", (x,), name=scope, SrcT=x.dtype.base_dtype, DstT=dtype).outputs[0]
 
 
@@ -984,9 +984,14 @@ def _reduce(op_type, default_name):
             raise ValueError("Cannot specify both 'axis' and 'reduction_indices'.")
         axis = axis if axis is not None else reduction_indices
         keep = bool(keepdims if keepdims is not None else (keep_dims or False))
+        # TF makes the all-axes Const before the op's scope (`Const`, not `Sum/Const`).
+        dims = _reduction_dims(input_tensor, axis) if isinstance(input_tensor, Tensor) \
+            else None
         with name_scope(name, default_name, [input_tensor]) as scope:
             x = convert_to_tensor(input_tensor)
-            out = apply_op(op_type, (x, _reduction_dims(x, axis)), name=scope,
+            if dims is None:
+                dims = _reduction_dims(x, axis)
+            out = apply_op(op_type, (x, dims), name=scope,
                            keep_dims=keep).outputs[0]
             if axis is None and not keep:
                 out.set_shape([])  # reducing everything gives a scalar, whatever the rank

@@ -14,9 +14,8 @@ RACY_VALUES = {"value_fetched_several_times"}
 # Initial values come from TF's Philox generator, which flowloom does not reproduce; the
 # towers are checked against the same graph on one device instead (below).
 RANDOM_VALUES = {"cifar_towers"}
-# flowloom's reduce_mean names its axis Const `<name>/Const` inside the op's scope; TF creates
-# it in the enclosing scope (`tower_0/Const`). A naming difference of ops/math_ops.py.
-NAMED_DIFFERENTLY = {"tower_0/Const", "tower_1/Const"}
+# Ops TF names differently (none left: reductions now make their axis Const as TF does).
+NAMED_DIFFERENTLY = set()
 
 
 def _short(device):
