@@ -221,7 +221,7 @@ class _Importer:
             deps = set()
             for source, index in inputs:
                 key = "^" + source if index < 0 else f"{source}:{index}"
-                if key not in self.input_map:
+                if key not in self.input_map and not self._is_back_edge(nodes, source, index):
                     deps.add(source)
             pending[name] = len(deps)
             for source in deps:
@@ -241,9 +241,15 @@ class _Importer:
                     heapq.heappush(ready, (position[consumer], consumer))
         if len(order) != len(nodes):
             stuck = sorted(n for n, c in pending.items() if c > 0)
-            raise ValueError("GraphDef contains a cycle (flowloom does not import while "
-                             f"loops); nodes involved: {', '.join(stuck[:10])}")
+            raise ValueError("GraphDef contains a cycle that does not pass through a "
+                             f"NextIteration op; nodes involved: {', '.join(stuck[:10])}")
         return order
+
+    @staticmethod
+    def _is_back_edge(nodes, source, index):
+        """A while loop's back edge: NextIteration's output (into the loop's Merge). It is
+        connected after all the nodes exist, as TF's importer does."""
+        return index >= 0 and nodes[source].op in ("NextIteration", "RefNextIteration")
 
     # -- creating ops --------------------------------------------------------------------------
     def run(self, return_elements):
@@ -252,8 +258,12 @@ class _Importer:
         graph = self.graph
         saved = (len(graph._ops), dict(graph._names_in_use), graph._version)
         try:
+            self.back_edges = []
             for node in order:
                 self._create(node, parsed[node.name])
+            for op, slot, source, index in self.back_edges:
+                full = op._name
+                op._update_input(slot, self._input_tensor(full, source, index))
             if return_elements is None:
                 return None
             return [self.return_element(n) for n in return_elements]
@@ -365,7 +375,7 @@ class _Importer:
         full = self.full_name(node.name)
         opdef = op_registry.get(node.op)
         attrs = self._attrs(node, opdef, full)
-        data, control = [], []
+        data, control, pending_edges = [], [], []
         for source, index in inputs:
             if index < 0:
                 key = "^" + source
@@ -374,8 +384,18 @@ class _Importer:
                     control.append(self.input_map[key])
                 else:
                     control.append(self.created[source])
+            elif source not in self.created and f"{source}:{index}" not in self.input_map:
+                # A loop back edge (NextIteration not created yet): connect it afterwards,
+                # standing in with the Merge's first input (same dtype) until then.
+                pending_edges.append((len(data), source, index))
+                data.append(None)
             else:
                 data.append(self._input_tensor(full, source, index))
+        if pending_edges:
+            stand_in = next((t for t in data if t is not None), None)
+            if stand_in is None:
+                raise ValueError(f"Node '{full}': all its inputs are loop back edges")
+            data = [stand_in if t is None else t for t in data]
         self._check_input_types(opdef, attrs, data, full)
         try:
             out_dtypes = _output_dtypes(opdef, attrs, data)
@@ -394,6 +414,8 @@ class _Importer:
                 raise ValueError(f"Node '{full}': invalid device '{node.device}': {e}") from None
         for c in control:
             op._add_control_input(c)
+        for slot, source, index in pending_edges:
+            self.back_edges.append((op, slot, source, index))
         self.created[node.name] = op
         key = full.lower()
         graph._names_in_use[key] = max(graph._names_in_use.get(key, 0), 1)

@@ -159,21 +159,70 @@ def identity(input, name=None):  # noqa: A002
     variable's `read` op is an Identity).
     """
     if isinstance(input, (list, tuple)) and not isinstance(input, Tensor):
-        input = stack(input) if _same_shapes(input) else _ragged(input)
+        # TF converts a (nested) list or tuple of tensors by packing it: `<name>/input/0`,
+        # ..., `<name>/input` (Pack), then `<name>` (Identity); a state tuple becomes one
+        # tensor. Ragged elements fail as TF's conversion does.
+        with name_scope(name, "Identity", nest_flatten_tensors(input)) as scope:
+            packed = _pack_nested(input, "input")
+            return apply_op("Identity", (packed,), name=scope).outputs[0]
     if hasattr(input, "_as_graph_element") and hasattr(input, "value") and \
             not isinstance(input, Tensor):
         input = input.value()
     return apply_op("Identity", (input,), name=name).outputs[0]
 
 
-def _same_shapes(values):
-    shapes = [convert_to_tensor(v)._shape for v in values]
-    return all(s.is_compatible_with(shapes[0]) for s in shapes)
+def nest_flatten_tensors(values):
+    out = []
+    for v in values:
+        if isinstance(v, (list, tuple)) and not isinstance(v, Tensor):
+            out.extend(nest_flatten_tensors(v))
+        elif isinstance(v, Tensor):
+            out.append(v)
+    return out
 
 
-def _ragged(values):
-    raise ValueError("Shapes of the tensors in the list passed to identity must be equal: "
-                     f"{[convert_to_tensor(v)._shape.as_list() for v in values]}")
+def _pack_nested(values, name):
+    """TF's auto-packing conversion of a nested list holding tensors (one Pack per level)."""
+    with name_scope(name) as scope:
+        elems = []
+        has_tensor = False
+        for i, v in enumerate(values):
+            if isinstance(v, (list, tuple)) and not isinstance(v, Tensor):
+                v = _pack_nested(v, str(i))
+            if hasattr(v, "_as_graph_element") and hasattr(v, "value") and \
+                    not isinstance(v, Tensor):
+                v = v.value()
+            has_tensor = has_tensor or isinstance(v, Tensor)
+            elems.append(v)
+        if not has_tensor:
+            return convert_to_tensor(elems, name=scope[:-1] if scope else None)
+        dtype = next(v for v in elems if isinstance(v, Tensor)).dtype.base_dtype
+        elems = [v if isinstance(v, Tensor) else constant(v, dtype=dtype, name=str(i))
+                 for i, v in enumerate(elems)]
+        _check_packable(elems)
+        return apply_op("Pack", (elems,), name=scope, axis=0).outputs[0]
+
+
+def _check_packable(tensors):
+    merged = tensors[0]._shape
+    for t in tensors[1:]:
+        s = t._shape
+        if merged.ndims is not None and s.ndims is not None:
+            if merged.ndims != s.ndims:
+                raise ValueError("Tried to convert 'input' to a tensor and failed. Error: "
+                                 f"Shapes must be equal rank, but are {merged.ndims} and "
+                                 f"{s.ndims}")
+            for k, (a, b) in enumerate(zip(merged.as_list(), s.as_list())):
+                if a is not None and b is not None and a != b:
+                    raise ValueError(
+                        "Tried to convert 'input' to a tensor and failed. Error: Dimension "
+                        f"{k} in both shapes must be equal, but are {a} and {b}. Shapes are "
+                        f"{_shape_text(merged)} and {_shape_text(s)}.")
+        merged = merged.merge_with(s) if merged.ndims is not None else s
+
+
+def _shape_text(shape):
+    return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
 
 
 StopGradient = defop("StopGradient", inputs=["input: T"], outputs=["output: T"])
@@ -1808,8 +1857,10 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool_, name=None):
         if maxlen._shape.ndims is not None and maxlen._shape.ndims != 0:
             raise ValueError("Argument `maxlen` must be scalar for sequence_mask, received "
                              f"`maxlen` = {maxlen} with shape '{maxlen._shape}' instead")
-        row_vector = m.range_(constant(0, dtype=maxlen.dtype.base_dtype), maxlen,
-                              constant(1, dtype=maxlen.dtype.base_dtype))
+        # TF calls the Range op directly (`SequenceMask/Range`).
+        row_vector = apply_op("Range", (constant(0, dtype=maxlen.dtype.base_dtype), maxlen,
+                                        constant(1, dtype=maxlen.dtype.base_dtype)),
+                              name="Range").outputs[0]
         # TF casts unconditionally (a Cast op even between equal types).
         matrix = apply_op("Cast", (expand_dims(lengths, -1),), name="Cast",
                           DstT=maxlen.dtype.base_dtype).outputs[0]

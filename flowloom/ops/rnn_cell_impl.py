@@ -565,7 +565,8 @@ class MultiRNNCell(RNNCell):
         with name_scope(type(self).__name__ + "ZeroState"):
             if self._state_is_tuple:
                 return tuple(cell.zero_state(batch_size, dtype) for cell in self._cells)
-            return _zero_state_tensors(self.state_size, batch_size, dtype)
+            # TF calls RNNCell.zero_state here: a second, nested scope.
+            return RNNCell.zero_state(self, batch_size, dtype)
 
     @property
     def trainable_weights(self):

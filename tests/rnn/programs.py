@@ -1,0 +1,176 @@
+"""RNN programs run by both real TensorFlow (tests/data/record_rnn.py) and flowloom
+(tests/rnn/test_rnn_vs_tf.py). Each takes the `tf` module and builds, in the default graph,
+a network; it returns `(feeds, outputs)`: {placeholder: value} and {key: tensor} (nested
+structures of tensors are flattened into keys `key/0`, `key/1`, ...). Weights are set from
+a seeded generator after the graph is built (`set_weights`), so both libraries compute with
+the same numbers. `loss_and_grads` adds a scalar loss and its gradients.
+"""
+
+import numpy as np
+
+BATCH, TIME, DEPTH = 3, 4, 3
+LENGTHS = np.array([4, 2, 3], np.int32)
+
+
+def _x(tf, time_major=False, depth=DEPTH):
+    shape = [TIME, BATCH, depth] if time_major else [BATCH, TIME, depth]
+    rng = np.random.default_rng(7)
+    value = rng.uniform(-1, 1, size=shape).astype(np.float32)
+    x = tf.placeholder(tf.float32, shape, name="x")
+    return x, value
+
+
+def lstm_seqlen(tf):
+    x, xv = _x(tf)
+    cell = tf.nn.rnn_cell.BasicLSTMCell(5)
+    out, state = tf.nn.dynamic_rnn(cell, x, sequence_length=LENGTHS, dtype=tf.float32)
+    return {x: xv}, {"outputs": out, "state": state}
+
+
+def gru_time_major(tf):
+    x, xv = _x(tf, time_major=True)
+    cell = tf.nn.rnn_cell.GRUCell(4)
+    out, state = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32, time_major=True)
+    return {x: xv}, {"outputs": out, "state": state}
+
+
+def basic_rnn_initial_state(tf):
+    x, xv = _x(tf)
+    cell = tf.nn.rnn_cell.BasicRNNCell(4)
+    h0 = tf.placeholder(tf.float32, [BATCH, 4], name="h0")
+    h0v = np.linspace(-0.5, 0.5, BATCH * 4, dtype=np.float32).reshape(BATCH, 4)
+    out, state = tf.nn.dynamic_rnn(cell, x, initial_state=h0, sequence_length=LENGTHS,
+                                   scope="my_rnn")
+    return {x: xv, h0: h0v}, {"outputs": out, "state": state}
+
+
+def multi_lstm_peephole_proj(tf):
+    x, xv = _x(tf)
+    cells = [tf.nn.rnn_cell.LSTMCell(4, use_peepholes=True, num_proj=3, cell_clip=1.0,
+                                     proj_clip=0.5, forget_bias=0.5),
+             tf.nn.rnn_cell.GRUCell(3),
+             tf.nn.rnn_cell.BasicLSTMCell(3, forget_bias=0.0)]
+    cell = tf.nn.rnn_cell.MultiRNNCell(cells)
+    initial_state = cell.zero_state(BATCH, tf.float32)
+    out, state = tf.nn.dynamic_rnn(cell, x, sequence_length=LENGTHS,
+                                   initial_state=initial_state)
+    return {x: xv}, {"outputs": out, "state": state}
+
+
+def multi_concat_state(tf):
+    x, xv = _x(tf)
+    cells = [tf.nn.rnn_cell.BasicLSTMCell(3, state_is_tuple=False),
+             tf.nn.rnn_cell.LSTMCell(2, state_is_tuple=False)]
+    cell = tf.nn.rnn_cell.MultiRNNCell(cells, state_is_tuple=False)
+    out, state = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+    return {x: xv}, {"outputs": out, "state": state}
+
+
+def wrappers(tf):
+    x, xv = _x(tf)
+    inner = tf.nn.rnn_cell.LSTMCell(DEPTH)
+    cell = tf.nn.rnn_cell.ResidualWrapper(
+        tf.nn.rnn_cell.DropoutWrapper(inner, input_keep_prob=1.0, output_keep_prob=1.0))
+    out, state = tf.nn.dynamic_rnn(cell, x, sequence_length=LENGTHS, dtype=tf.float32)
+    return {x: xv}, {"outputs": out, "state": state}
+
+
+def bidirectional(tf):
+    x, xv = _x(tf)
+    fw = tf.nn.rnn_cell.LSTMCell(3)
+    bw = tf.nn.rnn_cell.GRUCell(2)
+    (ofw, obw), (sfw, sbw) = tf.nn.bidirectional_dynamic_rnn(
+        fw, bw, x, sequence_length=LENGTHS, dtype=tf.float32)
+    return {x: xv}, {"out_fw": ofw, "out_bw": obw, "state_fw": sfw, "state_bw": sbw}
+
+
+def bidirectional_multi_no_lengths(tf):
+    x, xv = _x(tf, time_major=True)
+    fw = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.BasicLSTMCell(3) for _ in range(2)])
+    bw = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.BasicLSTMCell(3) for _ in range(2)])
+    with tf.variable_scope("BiRNN"):
+        (ofw, obw), (sfw, sbw) = tf.nn.bidirectional_dynamic_rnn(
+            fw, bw, x, dtype=tf.float32, time_major=True)
+    return {x: xv}, {"out_fw": ofw, "out_bw": obw, "state_fw": sfw, "state_bw": sbw}
+
+
+def static_rnn_seqlen(tf):
+    x, xv = _x(tf)
+    inputs = tf.unstack(x, axis=1)
+    cell = tf.nn.rnn_cell.BasicLSTMCell(3)
+    outs, state = tf.nn.static_rnn(cell, inputs, sequence_length=LENGTHS, dtype=tf.float32)
+    return {x: xv}, {"outputs": outs, "state": state}
+
+
+def static_bidirectional(tf):
+    x, xv = _x(tf)
+    inputs = tf.unstack(x, axis=1)
+    fw = tf.nn.rnn_cell.GRUCell(2)
+    bw = tf.nn.rnn_cell.BasicRNNCell(2)
+    outs, sfw, sbw = tf.nn.static_bidirectional_rnn(fw, bw, inputs, sequence_length=LENGTHS,
+                                                    dtype=tf.float32)
+    return {x: xv}, {"outputs": outs, "state_fw": sfw, "state_bw": sbw}
+
+
+def embedding_bidirectional(tf):
+    """The seed document's pattern: embedding lookup, mask, BiRNN with lengths."""
+    ids = tf.placeholder(tf.int32, [BATCH, TIME], name="ids")
+    idv = np.array([[1, 2, 3, 4], [5, 6, 0, 0], [7, 8, 9, 0]], np.int32)
+    id_sz = tf.placeholder(tf.int32, [BATCH], name="id_sz")
+    embedding_tbl = tf.get_variable("embedding", [10, DEPTH])
+    mask = tf.expand_dims(tf.sequence_mask(id_sz, TIME, dtype=tf.float32), -1)
+    vec = tf.identity(tf.nn.embedding_lookup(embedding_tbl, ids)) * mask
+    fw = tf.nn.rnn_cell.BasicLSTMCell(3)
+    bw = tf.nn.rnn_cell.BasicLSTMCell(3)
+    with tf.variable_scope("BiRNN", reuse=None):
+        out, _ = tf.nn.bidirectional_dynamic_rnn(fw, bw, vec, sequence_length=id_sz,
+                                                 dtype=tf.float32)
+    return {ids: idv, id_sz: LENGTHS}, {"out_fw": out[0], "out_bw": out[1]}
+
+
+PROGRAMS = {f.__name__: f for f in [
+    lstm_seqlen, gru_time_major, basic_rnn_initial_state, multi_lstm_peephole_proj,
+    multi_concat_state, wrappers, bidirectional, bidirectional_multi_no_lengths,
+    static_rnn_seqlen, static_bidirectional, embedding_bidirectional]}
+
+
+def flatten_outputs(tf, outputs):
+    flat = {}
+    for key, value in outputs.items():
+        leaves = tf.nest.flatten(value)
+        if len(leaves) == 1 and not isinstance(value, (list, tuple)):
+            flat[key] = value
+        else:
+            for i, leaf in enumerate(leaves):
+                flat[f"{key}/{i}"] = leaf
+    return flat
+
+
+def loss_and_grads(tf, feeds, flat):
+    """A scalar loss (fixed weights on every output) and its gradients with respect to the
+    float inputs and the trainable variables, keyed `grad/<name>`."""
+    rng = np.random.default_rng(11)
+    terms = []
+    for key in sorted(flat):
+        t = flat[key]
+        w = rng.uniform(-1, 1, size=t.shape.as_list()).astype(np.float32)
+        terms.append(tf.reduce_sum(t * tf.constant(w)))
+    loss = tf.add_n(terms)
+    xs = [p for p in feeds if p.dtype.base_dtype == tf.float32] + tf.trainable_variables()
+    grads = tf.gradients(loss, xs)
+    out = {"loss": loss}
+    for x, g in zip(xs, grads):
+        if g is not None:
+            out["grad/" + x.op.name] = tf.convert_to_tensor(g)
+    return out
+
+
+def set_weights(tf, session):
+    rng = np.random.default_rng(3)
+    for v in tf.global_variables():
+        value = rng.uniform(-0.6, 0.6, size=v.shape.as_list()).astype(np.float32)
+        v.load(value, session)
+
+
+def variable_names(tf):
+    return [[v.op.name, v.shape.as_list()] for v in tf.global_variables()]
