@@ -47,12 +47,21 @@ def _openblas():
 @contextlib.contextmanager
 def shared_between(partitions):
     """While the block runs, BLAS uses `cores // partitions` threads (at least one)."""
-    api = _openblas() if partitions > 1 else None
+    with at_most(max(1, (os.cpu_count() or 1) // partitions) if partitions > 1 else 0):
+        yield
+
+
+@contextlib.contextmanager
+def at_most(threads):
+    """While the block runs, BLAS uses at most `threads` threads (0: no limit). Sessions
+    apply `ConfigProto.intra_op_parallelism_threads` this way: on a machine whose cores are
+    busy with other processes, one BLAS thread per kernel avoids OpenBLAS's statically split
+    matmuls waiting on a descheduled thread."""
+    api = _openblas() if threads > 0 else None
     if api is None:
         yield
         return
     get, set_ = api
-    threads = max(1, (os.cpu_count() or 1) // partitions)
     with _lock:
         if _state["active"] == 0:
             _state["saved"] = get()

@@ -10,6 +10,7 @@ import numpy as np
 from flowloom.framework import errors
 from flowloom.framework.graph import get_default_graph
 from flowloom.framework.ops import Operation, Tensor, tensor_value_to_numpy
+from flowloom.runtime import blas_threads
 from flowloom.runtime import devices
 from flowloom.runtime import executor
 from flowloom.runtime import parallel
@@ -154,6 +155,8 @@ class BaseSession:
             threads = max(os.cpu_count() or 1, len(self._devices))
         # Bounds how many kernels run at once across this session's partitions.
         self._inter_op = threading.Semaphore(threads)
+        # The threads one kernel may use (BLAS); 0 leaves the BLAS default.
+        self._intra_op = max(0, int(getattr(config, "intra_op_parallelism_threads", 0) or 0))
 
     # -- properties --------------------------------------------------------------
     @property
@@ -298,15 +301,17 @@ class BaseSession:
                 if plan is None:
                     plan = executor.compile_plan(self, feed_keys, fetch_tensors, target_ops)
                     self._plan_cache[key] = plan
-        if options is None:
-            if plan.steps is not None:
-                raw = executor.run_plan(plan, feed_vals)
-            elif plan.external is not None:
-                raw = plan.external.run(feed_vals)
+        with blas_threads.at_most(self._intra_op):
+            if options is None:
+                if plan.steps is not None:
+                    raw = executor.run_plan(plan, feed_vals)
+                elif plan.external is not None:
+                    raw = plan.external.run(feed_vals)
+                else:
+                    raw, _ = parallel.run_partitioned(plan.partitioned, feed_vals,
+                                                      self._inter_op)
             else:
-                raw, _ = parallel.run_partitioned(plan.partitioned, feed_vals, self._inter_op)
-        else:
-            raw = self._run_traced(plan, feed_vals, options, run_metadata)
+                raw = self._run_traced(plan, feed_vals, options, run_metadata)
         return [executor.fetch_value(v, t._op) for v, t in zip(raw, fetch_tensors)]
 
     def _run_traced(self, plan, feed_vals, options, run_metadata):
