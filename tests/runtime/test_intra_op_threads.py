@@ -1,0 +1,39 @@
+"""ConfigProto.intra_op_parallelism_threads limits BLAS threads during a session's runs."""
+
+import numpy as np
+import pytest
+
+import flowloom as tf
+from flowloom.runtime import blas_threads
+
+
+def test_intra_op_threads_limit_blas_during_run_and_restore(monkeypatch):
+    api = blas_threads._openblas()
+    if api is None:
+        pytest.skip("NumPy is not linked with OpenBLAS")
+    get, _ = api
+    before = get()
+    seen = []
+    from flowloom.runtime import executor
+
+    real_run_plan = executor.run_plan
+
+    def recording_run_plan(plan, feed_values):
+        seen.append(get())
+        return real_run_plan(plan, feed_values)
+
+    monkeypatch.setattr(executor, "run_plan", recording_run_plan)
+    tf.reset_default_graph()
+    x = tf.placeholder(tf.float32, [4, 4])
+    y = tf.matmul(x, x)
+    sess = tf.Session(config=tf.ConfigProto(intra_op_parallelism_threads=1))
+    out = sess.run(y, {x: np.eye(4, dtype=np.float32)})
+    np.testing.assert_array_equal(out, np.eye(4))
+    tf.Session().run(y, {x: np.eye(4, dtype=np.float32)})
+    assert seen == [1, before]
+    assert get() == before
+    # Nested limits keep the smallest and restore the original at the end.
+    with blas_threads.at_most(1):
+        with blas_threads.shared_between(2):
+            assert get() == 1
+    assert get() == before
