@@ -128,7 +128,50 @@ def embedding_bidirectional(tf):
     return {ids: idv, id_sz: LENGTHS}, {"out_fw": out[0], "out_bw": out[1]}
 
 
-PROGRAMS = {f.__name__: f for f in [
+def custom_cell(tf):
+    """A user's RNNCell subclass that makes its variables with tf.get_variable in `call`."""
+
+    class MinimalRNNCell(tf.nn.rnn_cell.RNNCell):
+        def __init__(self, units):
+            super().__init__()
+            self._units = units
+
+        @property
+        def state_size(self):
+            return self._units
+
+        @property
+        def output_size(self):
+            return self._units
+
+        def call(self, inputs, state):
+            w = tf.get_variable("w", [inputs.shape[1] + self._units, self._units])
+            b = tf.get_variable("b", [self._units], initializer=tf.zeros_initializer())
+            h = tf.tanh(tf.matmul(tf.concat([inputs, state], 1), w) + b)
+            return h, h
+
+    x, xv = _x(tf)
+    cell = tf.nn.rnn_cell.MultiRNNCell([MinimalRNNCell(3), MinimalRNNCell(2)])
+    out, state = tf.nn.dynamic_rnn(cell, x, sequence_length=LENGTHS, dtype=tf.float32)
+    return {x: xv}, {"outputs": out, "state": state}
+
+
+def direct_cell_calls(tf):
+    """Cells called by hand, with and without a scope, twice (the second call reuses)."""
+    x, xv = _x(tf)
+    lstm = tf.nn.rnn_cell.LSTMCell(3, use_peepholes=True)
+    gru = tf.nn.rnn_cell.GRUCell(2)
+    state = lstm.zero_state(BATCH, tf.float32)
+    h = gru.zero_state(BATCH, tf.float32)
+    outs = []
+    for t in range(2):
+        o, state = lstm(x[:, t], state)
+        o2, h = gru(o, h, scope="my_gru")
+        outs.append(o2)
+    return {x: xv}, {"outputs": outs, "state": state, "h": h}
+
+
+PROGRAMS = {f.__name__: f for f in [custom_cell, direct_cell_calls, 
     lstm_seqlen, gru_time_major, basic_rnn_initial_state, multi_lstm_peephole_proj,
     multi_concat_state, wrappers, bidirectional, bidirectional_multi_no_lengths,
     static_rnn_seqlen, static_bidirectional, embedding_bidirectional]}
