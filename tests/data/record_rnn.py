@@ -92,6 +92,15 @@ def record_dropout_names(meta):
             state_keep_prob=0.9, seed=5)
         tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
         meta["dropout_ops"] = op_listing(g)
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [2, 3, 3], name="x")
+        cell = tf.nn.rnn_cell.DropoutWrapper(
+            tf.nn.rnn_cell.LSTMCell(3), input_keep_prob=0.5, output_keep_prob=0.8,
+            state_keep_prob=0.9, variational_recurrent=True, input_size=3, dtype=tf.float32,
+            seed=5)
+        tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+        meta["variational_dropout_ops"] = op_listing(g)
 
 
 def record_frozen(values):

@@ -87,6 +87,24 @@ def test_dropout_wrapper_builds_tf_ops():
     assert o.shape == (2, 3, 3) and np.isfinite(c).all()
 
 
+def test_variational_dropout_wrapper_builds_tf_ops_and_one_mask_per_run():
+    tf.reset_default_graph()
+    x = tf.placeholder(tf.float32, [2, 3, 3], name="x")
+    cell = tf.nn.rnn_cell.DropoutWrapper(
+        tf.nn.rnn_cell.LSTMCell(3), input_keep_prob=0.5, output_keep_prob=0.8,
+        state_keep_prob=0.9, variational_recurrent=True, input_size=3, dtype=tf.float32,
+        seed=5)
+    out, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+    got = [[op.name, op.type] for op in tf.get_default_graph().get_operations()]
+    assert sorted(got) == sorted(META["variational_dropout_ops"])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        o = sess.run(out, {x: np.ones([2, 3, 3], np.float32)})
+    # The output mask is drawn once per run: a column dropped at one step is dropped at all.
+    dropped = o == 0
+    assert (dropped == dropped[:, :1, :]).all()
+
+
 def test_frozen_tf_while_loop_graph_imports_and_runs():
     tf.reset_default_graph()
     graph_def = tf.GraphDef()
