@@ -233,12 +233,12 @@ def _dynamic_rnn_loop(cell, inputs, initial_state, parallel_iterations, swap_mem
                            tensor_array_name=base_name + name)
 
     output_ta = tuple(
-        create_ta("output_%d" % i,
+        create_ta(f"output_{i}",
                   element_shape=tensor_shape.TensorShape([const_batch_size]).concatenate(
                       _maybe_tensor_shape_from_tensor(out_size)),
                   dtype=_infer_state_dtype(dtype, state))
         for i, out_size in enumerate(flat_output_size))
-    input_ta = tuple(create_ta("input_%d" % i, element_shape=x.shape[1:], dtype=x.dtype)
+    input_ta = tuple(create_ta(f"input_{i}", element_shape=x.shape[1:], dtype=x.dtype)
                      for i, x in enumerate(flat_input))
     input_ta = tuple(ta.unstack(x) for ta, x in zip(input_ta, flat_input))
 

@@ -40,7 +40,7 @@ def _(op):
 
 
 @ReverseSequence.kernel
-def _(xp, x, seq_lengths, *, seq_dim, batch_dim, Tlen):  # noqa: N803 - TF's attr name
+def _(xp, x, seq_lengths, *, seq_dim, batch_dim, Tlen):
     def err(msg):
         return errors.InvalidArgumentError(None, None, msg)
 
@@ -74,7 +74,7 @@ def _(op, grad):
                              batch_axis=op._attrs["batch_dim"]), None]
 
 
-def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=None,  # noqa: A002
+def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=None,
                      seq_dim=None, batch_dim=None):
     """Reverses variable-length slices: for each `b`, the first `seq_lengths[b]` entries of
     `input` along `seq_axis` are reversed, the rest are kept.

@@ -21,14 +21,14 @@ import numpy as np
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
-import tensorflow.compat.v1 as tf  # noqa: E402
+import tensorflow.compat.v1 as tf
 
 tf.disable_v2_behavior()
 tf.disable_control_flow_v2()
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "rnn"))
-import programs  # noqa: E402
+import programs
 
 
 def op_listing(graph):

@@ -33,7 +33,6 @@ def test_intra_op_threads_limit_blas_during_run_and_restore(monkeypatch):
     assert seen == [1, before]
     assert get() == before
     # Nested limits keep the smallest and restore the original at the end.
-    with blas_threads.at_most(1):
-        with blas_threads.shared_between(2):
-            assert get() == 1
+    with blas_threads.at_most(1), blas_threads.shared_between(2):
+        assert get() == 1
     assert get() == before
