@@ -83,6 +83,8 @@ from flowloom.ops.clip_ops import (clip_by_global_norm, clip_by_norm,  # noqa: E
                                    clip_by_value, global_norm)
 from flowloom.ops.random_sampling_ops import multinomial, random_shuffle  # noqa: E402
 from flowloom import losses  # noqa: E402
+from flowloom import bitwise  # noqa: E402
+from flowloom.ops.math_ops import acosh, asinh, atanh, digamma, erfc, lgamma  # noqa: E402
 from flowloom import test  # noqa: E402 - tf.test
 from flowloom import train  # noqa: E402 - tf.train
 from flowloom import summary

@@ -3,7 +3,8 @@
 Nothing in a GraphDef is executed or evaluated while importing: node types are looked up in
 flowloom's op registry (an unknown type is an error), attrs are decoded from their protos
 with sizes checked first, and every op goes through the same creation path (shape
-functions included) as ops built in Python. An import that fails leaves the graph as it was.
+functions included) as ops built in Python; a while loop's NextIteration -> Merge back edges
+are connected once the loop body exists. An import that fails leaves the graph as it was.
 """
 
 import heapq
@@ -124,6 +125,12 @@ def _source_of_key(key):
     return key[1:] if key.startswith("^") else key.rpartition(":")[0]
 
 
+def _is_back_edge(source_node, consumer_node, index):
+    """A while loop's NextIteration -> Merge edge: the one edge that may close a cycle."""
+    return (index >= 0 and source_node.op in ("NextIteration", "RefNextIteration")
+            and consumer_node.op in ("Merge", "RefMerge"))
+
+
 def _parse_input(node_name, text):
     """'^x' -> ('x', -1); 'x:2' -> ('x', 2); 'x' -> ('x', 0)."""
     if text.startswith("^"):
@@ -182,6 +189,7 @@ class _Importer:
         self.prefix = prefix
         self.created = {}  # node name in graph_def -> Operation
         self.node_names = {node.name for node in graph_def.node}
+        self.back_edges = []  # (consumer's full name, input position, source, output index)
         self.producer_ops = {}
         if producer_op_list is not None:
             self.producer_ops = {op.name: op for op in producer_op_list.op}
@@ -225,14 +233,9 @@ class _Importer:
         consumers = {name: [] for name in nodes}
         for name, inputs in parsed.items():
             deps = set()
-            is_merge = nodes[name].op in ("Merge", "RefMerge")
             for source, index in inputs:
-                # CF (cf branch): a loop's back edge NextIteration -> Merge is wired after all
-                # ops exist (see `run`), so it does not order the import.
-                if is_merge and index >= 0 and source in nodes and \
-                        nodes[source].op in ("NextIteration", "RefNextIteration"):
-                    continue
-                if _map_key(source, index) not in self.input_map:
+                if _map_key(source, index) not in self.input_map and not _is_back_edge(
+                        nodes[source], nodes[name], index):
                     deps.add(source)
             pending[name] = len(deps)
             for source in deps:
@@ -260,12 +263,10 @@ class _Importer:
         order, parsed = self._nodes_in_order()
         graph = self.graph
         saved = (len(graph._ops), dict(graph._names_in_use), graph._version)
-        self.back_edges = []  # (merge op, input index, source node, output index)
         try:
             for node in order:
                 self._create(node, parsed[node.name])
-            for op, k, source, index in self.back_edges:
-                op._update_input(k, self._input_tensor(op._name, source, index))
+            self._connect_back_edges()
             if return_elements is None:
                 return None
             return [self.return_element(n) for n in return_elements]
@@ -377,20 +378,21 @@ class _Importer:
         opdef = op_registry.get(node.op)
         attrs = self._attrs(node, opdef, full)
         data, control = [], []
-        deferred = []
         for source, index in inputs:
-            if index >= 0 and source not in self.created and \
-                    f"{source}:{index}" not in self.input_map:
-                deferred.append((len(data), source, index))  # a loop back edge
-                data.append(None)
-                continue
             if index < 0:
                 mapped = self.input_map.get(_map_key(source, index))
                 control.append(mapped if mapped is not None else self.created[source])
+            elif source not in self.created and _map_key(source, index) not in self.input_map:
+                # A loop's back edge: stands in for now, connected once its source exists.
+                self.back_edges.append((full, len(data), source, index))
+                data.append(None)
             else:
                 data.append(self._input_tensor(full, source, index))
-        for k, _, _ in deferred:  # stands in for the back edge until it exists
-            data[k] = next(t for t in data if t is not None)
+        if None in data:
+            stand_in = next((t for t in data if t is not None), None)
+            if stand_in is None:
+                raise ValueError(f"Node '{full}': a Merge needs one input from outside its loop")
+            data = [stand_in if t is None else t for t in data]
         self._check_input_types(opdef, attrs, data, full)
         try:
             out_dtypes = _output_dtypes(opdef, attrs, data)
@@ -413,11 +415,29 @@ class _Importer:
             control.extend(controller.control_inputs)
         for c in control:
             op._add_control_input(c)
-        for k, source, index in deferred:
-            self.back_edges.append((op, k, source, index))
         self.created[node.name] = op
         key = full.lower()
         graph._names_in_use[key] = max(graph._names_in_use.get(key, 0), 1)
+
+    def _connect_back_edges(self):
+        from flowloom.framework.graph import _set_shapes
+
+        for full, position, source, index in self.back_edges:
+            op = self.graph._ops_by_name[full]
+            tensor = self._input_tensor(full, source, index)
+            if tensor._dtype != op._inputs[position]._dtype:
+                raise ValueError(f"Input {position} of node {full} was passed "
+                                 f"{tensor._dtype.name} from {tensor.name} incompatible with "
+                                 f"expected {op._inputs[position]._dtype.name}.")
+            op._update_input(position, tensor)
+            if op._opdef.shape_fn is not None:
+                try:
+                    _set_shapes(op, op._opdef)
+                except (ValueError, TypeError):
+                    raise
+                except Exception as e:
+                    raise ValueError(f"Node '{full}' ({op._type}): invalid attrs or inputs: "
+                                     f"{type(e).__name__}: {e}") from e
 
     # -- results -------------------------------------------------------------------------------
     def return_element(self, name):

@@ -2,9 +2,10 @@
 
 from flowloom.ops.math_ops import sigmoid, softplus, softsign, tanh  # noqa: F401
 from flowloom.ops.math_ops import top_k  # noqa: F401
-from flowloom.ops.nn_ops import (avg_pool, bias_add, conv2d, conv2d_backprop_filter,  # noqa
-                                 conv2d_backprop_input, conv2d_transpose, depthwise_conv2d,
-                                 depthwise_conv2d_native, max_pool, relu)
+from flowloom.ops.nn_ops import (avg_pool, bias_add, conv1d, conv2d,  # noqa: F401
+                                 conv2d_backprop_filter, conv2d_backprop_input,
+                                 conv2d_transpose, depthwise_conv2d, depthwise_conv2d_native,
+                                 max_pool, relu)
 from flowloom.ops.activation_ops import (elu, leaky_relu, local_response_normalization,  # noqa
                                          log_softmax, lrn, relu6, selu, softmax)
 from flowloom.ops.nn_loss_ops import (in_top_k, l2_loss,  # noqa: F401
@@ -13,7 +14,8 @@ from flowloom.ops.nn_loss_ops import (in_top_k, l2_loss,  # noqa: F401
                                       sparse_softmax_cross_entropy_with_logits)
 from flowloom.ops.nn_impl import (batch_normalization, dropout, fused_batch_norm,  # noqa
                                   l2_normalize, moments, sigmoid_cross_entropy_with_logits,
-                                  weighted_cross_entropy_with_logits, zero_fraction)
+                                  relu_layer, separable_conv2d, weighted_cross_entropy_with_logits,
+                                  xw_plus_b, zero_fraction)
 from flowloom.ops.embedding_ops import embedding_lookup  # noqa: F401
 
 max_pool2d = max_pool

@@ -11,6 +11,8 @@ inputs that have not arrived and forwards the first live one with its index.
 
 import builtins
 
+import numpy as np
+
 from flowloom.framework import common_shapes, dtypes, errors, tensor_shape
 from flowloom.framework.indexed_slices import IndexedSlices, is_indexed_slices
 from flowloom.framework.apply_op import apply_op
@@ -40,9 +42,20 @@ def _switch_shape(op):
     return [op._inputs[0]._shape, op._inputs[0]._shape]
 
 
+def _read_only_index(i):
+    a = np.asarray(i, dtype=np.int32)
+    a.flags.writeable = False
+    return a
+
+
+_INDEX = tuple(_read_only_index(i) for i in range(8))  # Merge's value_index, preallocated
+
+
 def _merge_kernel(xp, *inputs):
     for i, v in enumerate(inputs):
         if v is not DEAD:
+            if xp is np and i < len(_INDEX):
+                return v, _INDEX[i]
             return v, xp.asarray(i, dtype=xp.int32)
     raise errors.InternalError(None, None, "Merge ran without a live input")
 
@@ -354,3 +367,16 @@ def boolean_mask_1d(values, mask):
 
 def _default_graph():
     return get_default_graph()
+
+
+def __getattr__(name):
+    # TF1 code reaches these through control_flow_ops; they live in their own modules.
+    if name == "cond" or name == "case":
+        from flowloom.ops import cond as cond_module
+
+        return getattr(cond_module, name)
+    if name == "while_loop":
+        from flowloom.ops.while_loop import while_loop
+
+        return while_loop
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

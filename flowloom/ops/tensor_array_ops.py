@@ -26,7 +26,7 @@ def _flow(xp):
 # -- ops --------------------------------------------------------------------------------------
 TensorArrayV3 = defop(
     "TensorArrayV3", inputs=["size: int32"], outputs=["handle: resource", "flow: float32"],
-    attrs={"dtype": None, "element_shape": None, "dynamic_size": False,
+    attrs={"dtype": None, "element_shape": tensor_shape.unknown_shape(), "dynamic_size": False,
            "clear_after_read": True, "identical_element_shapes": False,
            "tensor_array_name": ""}, stateful=True)
 TensorArrayV3.shape(lambda op: [tensor_shape.TensorShape([2]), tensor_shape.TensorShape([])])
@@ -90,7 +90,8 @@ def _(xp, handle, index, flow_in, *, dtype):
 
 TensorArrayGatherV3 = defop(
     "TensorArrayGatherV3", inputs=["handle: resource", "indices: int32", "flow_in: float32"],
-    outputs=["value: dtype"], attrs={"dtype": None, "element_shape": None}, stateful=True)
+    outputs=["value: dtype"], attrs={"dtype": None, "element_shape": tensor_shape.unknown_shape()},
+    stateful=True)
 
 
 @TensorArrayGatherV3.shape
@@ -148,7 +149,7 @@ def _(xp, handle, indices, value, flow_in):
 TensorArrayConcatV3 = defop(
     "TensorArrayConcatV3", inputs=["handle: resource", "flow_in: float32"],
     outputs=["value: dtype", "lengths: int64"],
-    attrs={"dtype": None, "element_shape_except0": None}, stateful=True)
+    attrs={"dtype": None, "element_shape_except0": tensor_shape.unknown_shape()}, stateful=True)
 
 
 @TensorArrayConcatV3.shape

@@ -1,7 +1,8 @@
 """Frame-aware dataflow execution: TF1 control flow (Switch/Merge/Enter/Exit/NextIteration).
 
 Plans without control-flow ops run in `executor.run_plan` (a straight list of steps). A plan
-with control flow runs here, the way TF's executor runs it:
+with control flow is compiled here (`executor._compile_control_flow` calls `compile_plan`) and
+runs here, the way TF's executor runs it:
 
 - every node instance is identified by (frame, iteration, node); a node becomes ready when all
   its inputs (data and control) have arrived in that iteration;
@@ -18,7 +19,9 @@ with control flow runs here, the way TF's executor runs it:
   frame are outstanding; a NextIteration that would start one more is deferred until the oldest
   iteration finishes. With one worker (this executor runs nodes from one FIFO queue, on the
   calling thread) iterations may interleave up to that bound, so ops of different iterations
-  with no dependency between them can run out of iteration order, exactly as in TF.
+  with no dependency between them can run out of iteration order, exactly as in TF;
+- **devices**: each op's kernel is bound to its placed device's array module, and values are
+  copied on edges between device memories (host <-> GPU), so one run covers all devices.
 """
 
 import collections
@@ -55,23 +58,6 @@ _FORWARDING = frozenset(["Identity", "Enter", "RefEnter", "Exit", "RefExit", "Ne
                          "RefNextIteration", "LoopCond"])
 _KIND = {"Merge": _MERGE, "RefMerge": _MERGE, "Enter": _ENTER, "RefEnter": _ENTER,
          "Exit": _EXIT, "RefExit": _EXIT, "NextIteration": _NEXT, "RefNextIteration": _NEXT}
-
-
-def graph_has_control_flow(graph):
-    """True if any op of `graph` is a control-flow primitive (cached per graph size)."""
-    n = len(graph._ops)
-    cached = getattr(graph, "_dataflow_scan", None)
-    if cached is not None and cached[0] == n:
-        return cached[1]
-    found = cached[1] if cached is not None else False
-    start = cached[0] if cached is not None else 0
-    if not found:
-        for op in graph._ops[start:]:
-            if op._type in CONTROL_FLOW_TYPES:
-                found = True
-                break
-    graph._dataflow_scan = (n, found)
-    return found
 
 
 def reachable_ops(roots, fed):
@@ -271,10 +257,12 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
         else:
             n.pending0 = data_from_graph + len(ctrl)
     for n in nodes:
-        n.out = tuple([(k, dst, slot, xfer) for k, edges in enumerate(n.edges)
-                       for dst, slot, xfer in edges] + [(-1, dst, -1, None) for dst in n.ctrl_out])
         n.simple = n.kind != _MERGE and n.pending0 == 1
         n.fed = any(n is d for targets in feed_targets for d, _ in targets)
+    for n in nodes:
+        n.out = tuple([(k, dst, slot, xfer, _edge_mode(dst)) for k, edges in enumerate(n.edges)
+                       for dst, slot, xfer in edges] +
+                      [(-1, dst, -1, None, _edge_mode(dst)) for dst in n.ctrl_out])
         # Pure forwarding ops skip their kernel call (the executor's hot loop).
         n.forward = n.op._type in _FORWARDING and n.nin == 1 and not n.derefs \
             and not n.in_xfer
@@ -297,6 +285,19 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
     fetch_derefs = [t in carries_ref for t in fetch_tensors]
     return DataflowPlan(nodes, sources, feed_targets, fetch_from_feed, len(fetch_tensors),
                         dict(enters), fetch_derefs, list(target_ops))
+
+
+_EDGE_ONLY_INPUT, _EDGE_ONLY_ARRIVAL, _EDGE_MERGE, _EDGE_GENERAL = range(4)
+
+
+def _edge_mode(dst):
+    """How an arrival at `dst` is handled (the executor's hot path picks by this)."""
+    if dst.kind == _MERGE:
+        return _EDGE_MERGE
+    if dst.simple:
+        return _EDGE_ONLY_INPUT if dst.nin == 1 and not dst.fed and \
+            not dst.op._control_inputs else _EDGE_ONLY_ARRIVAL
+    return _EDGE_GENERAL
 
 
 def _transfer(src, dst):
@@ -417,9 +418,10 @@ class _Run:
     def _activate(self, node, outputs, dead, frame, it):
         """Delivers `node`'s outputs (all DEAD if `dead`) to its consumers in `it`; queues
         the consumers that become ready."""
-        ready = self.ready
+        append = self.ready.append
         state = it.state
-        for k, dst, slot, xfer in node.out:
+        queued = 0
+        for k, dst, slot, xfer, mode in node.out:
             if dead:
                 v = DEAD
             elif k >= 0:
@@ -428,29 +430,32 @@ class _Run:
                     v = xfer(v)  # a copy between device memories
             else:
                 v = None  # a live control edge
-            if dst.simple:  # one input (data or control): ready now
+            if mode == _EDGE_ONLY_INPUT:  # the consumer's one data input: ready now
+                queued += 1
+                append((dst, frame, it, [v], v is DEAD and not dst.is_trigger))
+            elif mode == _EDGE_ONLY_ARRIVAL:  # its one in-graph input (or a control edge)
                 inputs = list(self.fed_templates[dst.idx] if dst.fed else dst.inputs0)
                 if slot >= 0:
                     inputs[slot] = v
-                it.outstanding_ops += 1
-                ready.append((dst, frame, it, inputs, v is DEAD and not dst.is_trigger))
-                continue
-            if dst.kind == _MERGE:
+                queued += 1
+                append((dst, frame, it, inputs, v is DEAD and not dst.is_trigger))
+            elif mode == _EDGE_MERGE:
                 self._deliver_merge(dst, slot, v, frame, it)
-                continue
-            st = state.get(dst.idx)
-            if st is None:
-                st = state[dst.idx] = [dst.pending0, False, list(
-                    self.fed_templates[dst.idx] if dst.fed else dst.inputs0)]
-            if slot >= 0:
-                st[2][slot] = v
-            if v is DEAD and not dst.is_trigger:
-                st[1] = True
-            st[0] -= 1
-            if st[0] == 0:
-                del state[dst.idx]  # its inputs are freed once it has run
-                it.outstanding_ops += 1
-                ready.append((dst, frame, it, st[2], st[1]))
+            else:
+                st = state.get(dst.idx)
+                if st is None:
+                    st = state[dst.idx] = [dst.pending0, False, list(
+                        self.fed_templates[dst.idx] if dst.fed else dst.inputs0)]
+                if slot >= 0:
+                    st[2][slot] = v
+                if v is DEAD and not dst.is_trigger:
+                    st[1] = True
+                st[0] -= 1
+                if st[0] == 0:
+                    del state[dst.idx]  # its inputs are freed once it has run
+                    queued += 1
+                    append((dst, frame, it, st[2], st[1]))
+        it.outstanding_ops += queued
 
     def _deliver_merge(self, dst, slot, value, frame, it):
         """Merge waits for its control inputs, then runs on its first live data input, or

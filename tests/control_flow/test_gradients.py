@@ -116,3 +116,16 @@ def test_sparse_gradient_through_cond_stays_indexed_slices():
     g = tf.gradients(tf.reduce_sum(r), v)[0]
     assert isinstance(g, tf.IndexedSlices)  # as in TF
     assert g.dense_shape.op.name == "gradients/cond/GatherV2_1/Switch_grad/cond_grad/Merge_2"
+
+
+def test_loop_in_cond_in_loop():
+    def build(x):
+        def body(i, a):
+            a = tf.cond(i % 2 > 0,
+                        lambda: tf.while_loop(lambda j, b: j < i, lambda j, b: (j + 1, b * x),
+                                              [0, a])[1],
+                        lambda: a + x * x)
+            return i + 1, a
+        _, r = tf.while_loop(lambda i, a: i < 4, body, [0, tf.ones([2], tf.float64)])
+        return tf.reduce_sum(r)
+    _check(build, [[2]])

@@ -9,6 +9,8 @@ Writes under tests/data/graphdef/:
   frozen_mlp.pb, frozen_cnn.pb, frozen_io.npz
                         frozen graphs (convert_variables_to_constants) with inputs and TF's
                         outputs
+  frozen_loop.pb, frozen_loop_io.npz
+                        a frozen while_loop recurrence over TensorArrays, inputs, outputs
   tf_ckpt/              a tf.train.Saver V2 checkpoint (two steps, max_to_keep=1, relative
                         paths) of graphdef_programs.checkpoint_values, with its .meta
   tf_ckpt_sharded/      prog_saver_sharded's variables from a sharded Saver
@@ -85,6 +87,31 @@ def frozen_graphs():
         io["cnn_input"] = xin
         io["cnn_output"] = sess.run("probabilities:0", {x: xin})
     np.savez(os.path.join(OUT, "frozen_io.npz"), **io)
+
+
+def frozen_loop():
+    """A frozen recurrence (while_loop over a TensorArray, as dynamic_rnn builds it)."""
+    rng = np.random.RandomState(2)
+    with tf.Graph().as_default() as g, tf.Session() as sess:
+        seq = tf.placeholder(tf.float32, [5, None, 3], name="sequence")
+        w = tf.Variable(rng.randn(3, 4).astype(np.float32), name="w")
+        u = tf.Variable(rng.randn(4, 4).astype(np.float32) / 2, name="u")
+        inputs = tf.TensorArray(tf.float32, size=5).unstack(seq)
+        outputs = tf.TensorArray(tf.float32, size=5)
+
+        def body(t, h, out):
+            h = tf.tanh(tf.matmul(inputs.read(t), w) + tf.matmul(h, u))
+            return t + 1, h, out.write(t, h)
+
+        h0 = tf.zeros(tf.stack([tf.shape(seq)[1], 4]))
+        _, h_last, out = tf.while_loop(lambda t, h, o: t < 5, body, [0, h0, outputs])
+        tf.identity(h_last, name="last")
+        tf.identity(out.stack(), name="all")
+        sess.run(tf.global_variables_initializer())
+        _freeze(sess, g, ["last", "all"], os.path.join(OUT, "frozen_loop.pb"))
+        xin = rng.randn(5, 2, 3).astype(np.float32)
+        last, every = sess.run(["last:0", "all:0"], {seq: xin})
+    np.savez(os.path.join(OUT, "frozen_loop_io.npz"), input=xin, last=last, all=every)
 
 
 def checkpoint():
@@ -220,7 +247,7 @@ def import_semantics():
         json.dump(out, f, indent=1, sort_keys=True)
 
 
-STEPS = [graph_defs, frozen_graphs, checkpoint, sharded_checkpoint, training_meta_graph, errors,
+STEPS = [graph_defs, frozen_graphs, frozen_loop, checkpoint, sharded_checkpoint, training_meta_graph, errors,
          import_semantics]
 
 if __name__ == "__main__":
