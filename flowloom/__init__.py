@@ -58,7 +58,8 @@ from flowloom.ops.math_ops import (abs, acos, add, add_n, asin, atan, atan2, cas
 from flowloom.ops.math_ops import range_ as range  # noqa: A001 - tf.range
 from flowloom.ops.random_ops import (random_normal, random_uniform, set_random_seed,
                                      truncated_normal)
-from flowloom.ops.state_ops import assign, assign_add, assign_sub
+from flowloom.ops.state_ops import (assign, assign_add, assign_sub, scatter_add,
+                                    scatter_sub, scatter_update)
 from flowloom.runtime.session import (InteractiveSession, Session, get_default_session)
 from flowloom.variable_scope import (AUTO_REUSE, VariableScope, get_local_variable,
                                      get_variable, get_variable_scope, variable_op_scope,
