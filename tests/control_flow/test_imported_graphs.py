@@ -148,11 +148,12 @@ def test_exported_meta_graph_round_trip_keeps_contexts():
     tf_meta = tf.MetaGraphDef.FromString(VALUES["meta_graph_pb"].tobytes())
     from flowloom.proto import control_flow_pb2
 
-    def contexts(m):  # parsed: the order of map entries in the bytes is not fixed
-        return [control_flow_pb2.WhileContextDef.FromString(raw)
-                for raw in m.collection_def["while_context"].bytes_list.value]
+    def contexts(m, key, proto):  # parsed: the order of map entries in bytes is not fixed
+        return [proto.FromString(raw) for raw in m.collection_def[key].bytes_list.value]
 
-    assert contexts(meta) == contexts(tf_meta)  # TF's WhileContextDef, field for field
+    for key, proto in (("while_context", control_flow_pb2.WhileContextDef),
+                       ("cond_context", control_flow_pb2.CondContextDef)):
+        assert contexts(meta, key, proto) == contexts(tf_meta, key, proto)  # TF's, exactly
     got = _gradients_after_import(meta, loss_name, x_names, feed)
     for k, v in enumerate(got):
         np.testing.assert_allclose(v, VALUES[f"meta_graph/{k}"], rtol=2e-5, atol=1e-6)
