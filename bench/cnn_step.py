@@ -5,7 +5,11 @@ softmax cross-entropy; SGD. The same program runs under flowloom here and under 
 (/work/tfvenv/bin/python, two threads) in a subprocess; the NumPy version is the floor: the
 same math hand-written on the same kernels, with no graph or session around it.
 
-    python3 bench/cnn_step.py [--steps N] [--no-tf]
+    python3 bench/cnn_step.py [--steps N] [--no-tf] [--threads 1 --cpu-time]
+
+On a shared machine wall-clock ratios swing with the neighbours' load; `--threads 1
+--cpu-time` runs everything on one thread (BLAS, nn_kernels' workers, TF's pools) and compares
+process CPU time per step, which contention barely moves.
 """
 
 import argparse
@@ -75,13 +79,16 @@ def time_graph(tf, steps, config=None):
         return per_step, float(sess.run(loss, {x: xv, y: yv}))
 
 
+CLOCK = time.perf_counter
+
+
 def _median_step(step, steps):
-    """Median seconds per step: robust to other processes sharing the two cores."""
+    """Median seconds per step: robust to other processes sharing the cores."""
     times = []
     for _ in range(steps):
-        t = time.perf_counter()
+        t = CLOCK()
         step()
-        times.append(time.perf_counter() - t)
+        times.append(CLOCK() - t)
     return float(np.median(times))
 
 
@@ -131,13 +138,14 @@ def time_numpy(steps):
     return _median_step(step, steps)
 
 
-def run_tf(steps):
-    code = ("import os, sys, json; os.environ['TF_CPP_MIN_LOG_LEVEL'] = '3'\n"
+def run_tf(steps, threads, cpu_time):
+    code = ("import os, sys, json, time; os.environ['TF_CPP_MIN_LOG_LEVEL'] = '3'\n"
             f"sys.path.insert(0, {os.path.join(ROOT, 'bench')!r})\n"
             "import tensorflow.compat.v1 as tf; tf.disable_v2_behavior()\n"
             "import cnn_step\n"
-            "cfg = tf.ConfigProto(intra_op_parallelism_threads=2, "
-            "inter_op_parallelism_threads=2)\n"
+            f"cnn_step.CLOCK = time.{'process_time' if cpu_time else 'perf_counter'}\n"
+            f"cfg = tf.ConfigProto(intra_op_parallelism_threads={threads}, "
+            f"inter_op_parallelism_threads={threads})\n"
             f"t, loss = cnn_step.time_graph(tf, {steps}, cfg)\n"
             "print(json.dumps({'step_s': t, 'loss': loss}))\n")
     out = subprocess.run([TF_PYTHON, "-c", code], capture_output=True, text=True, check=True)
@@ -148,17 +156,26 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--no-tf", action="store_true")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--cpu-time", action="store_true", help="process CPU time, not wall")
     args = ap.parse_args()
+    if args.threads == 1 and os.environ.get("OPENBLAS_NUM_THREADS") != "1":
+        # BLAS reads this at import: restart with it set.
+        os.environ.update(OPENBLAS_NUM_THREADS="1", FLOWLOOM_NN_THREADS="1")
+        os.execv(sys.executable, [sys.executable] + sys.argv)
+    global CLOCK
+    CLOCK = time.process_time if args.cpu_time else time.perf_counter
     sys.path.insert(0, ROOT)
     import flowloom as tf
 
     fl, fl_loss = time_graph(tf, args.steps)
     floor = time_numpy(args.steps)
-    print(f"median ms/step over {args.steps} steps")
+    print(f"median {'CPU' if args.cpu_time else 'wall'} ms/step over {args.steps} steps, "
+          f"{args.threads} thread(s)")
     print(f"flowloom  {fl * 1e3:7.1f} ms/step (loss {fl_loss:.4f})")
     print(f"numpy     {floor * 1e3:7.1f} ms/step  flowloom/numpy = {fl / floor:.2f}x")
     if not args.no_tf and os.path.exists(TF_PYTHON):
-        ref = run_tf(args.steps)
+        ref = run_tf(args.steps, args.threads, args.cpu_time)
         print(f"tf        {ref['step_s'] * 1e3:7.1f} ms/step (loss {ref['loss']:.4f})  "
               f"flowloom/tf = {fl / ref['step_s']:.2f}x")
 

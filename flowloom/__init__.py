@@ -34,6 +34,7 @@ from flowloom.ops.while_loop import while_loop
 from flowloom.ops.tensor_array_ops import TensorArray
 from flowloom.ops.functional_ops import foldl, foldr, map_fn, scan
 from flowloom.ops import control_flow_grad as _control_flow_grad  # registers the gradients
+from flowloom.ops import control_flow_context_io as _control_flow_context_io  # noqa: F401
 from flowloom.framework import nest
 from flowloom.ops.init_ops import (constant_initializer, glorot_normal_initializer,
                                    glorot_uniform_initializer, ones_initializer,
@@ -58,7 +59,8 @@ from flowloom.ops.math_ops import (abs, acos, add, add_n, asin, atan, atan2, cas
 from flowloom.ops.math_ops import range_ as range  # noqa: A001 - tf.range
 from flowloom.ops.random_ops import (random_normal, random_uniform, set_random_seed,
                                      truncated_normal)
-from flowloom.ops.state_ops import assign, assign_add, assign_sub
+from flowloom.ops.state_ops import (assign, assign_add, assign_sub, scatter_add,
+                                    scatter_sub, scatter_update)
 from flowloom.runtime.session import (InteractiveSession, Session, get_default_session)
 from flowloom.variable_scope import (AUTO_REUSE, VariableScope, get_local_variable,
                                      get_variable, get_variable_scope, variable_op_scope,
@@ -71,7 +73,8 @@ from flowloom.variables import (Variable, all_variables, global_variables,
                                 trainable_variables, variables_initializer)
 
 from flowloom import layers, nn
-from flowloom.gradients import (AggregationMethod, IndexedSlices, NotDifferentiable, RegisterGradient, UnconnectedGradients,
+from flowloom.gradients import (AggregationMethod, IndexedSlices, NotDifferentiable,
+                                RegisterGradient, UnconnectedGradients, custom_gradient,
                                 gradients, hessians, no_gradient)
 # -- training op library (branch `ops`) --
 from flowloom.ops.array_ops import (gather_nd, one_hot, pad, reverse, reverse_v2,  # noqa: E402
@@ -82,6 +85,8 @@ from flowloom.ops.clip_ops import (clip_by_global_norm, clip_by_norm,  # noqa: E
                                    clip_by_value, global_norm)
 from flowloom.ops.random_sampling_ops import multinomial, random_shuffle  # noqa: E402
 from flowloom import losses  # noqa: E402
+from flowloom import bitwise  # noqa: E402
+from flowloom.ops.math_ops import acosh, asinh, atanh, digamma, erfc, lgamma  # noqa: E402
 from flowloom import test  # noqa: E402 - tf.test
 from flowloom import train  # noqa: E402 - tf.train
 from flowloom import summary
@@ -233,6 +238,7 @@ sparse = _types.ModuleType("flowloom.sparse")
 sparse.SparseTensor = SparseTensor
 sparse.to_dense = sparse_tensor_to_dense
 sparse.placeholder = sparse_placeholder
+import flowloom.ops.string_ops  # noqa: E402,F401 - registers StringJoin/StaticRegexFullMatch
 
 # Recurrent networks: tf.reverse_sequence, and tf.contrib.rnn as an alias of the TF1 cells.
 from flowloom.ops.sequence_ops import reverse_sequence  # noqa: E402

@@ -12,8 +12,7 @@ import numpy as np
 import pytest
 
 import flowloom as tf
-from flowloom.framework import gradients_impl
-from flowloom.framework import op_def
+from flowloom.framework import gradients_impl, op_def
 from tests import gradient_cases
 
 

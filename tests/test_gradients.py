@@ -76,9 +76,8 @@ def test_gradients_match_tensorflow(case):
 @pytest.mark.parametrize("case", sorted(RECORDED["errors"]))
 def test_gradient_errors_match_tensorflow(case):
     want = RECORDED["errors"][case]
-    with tf.Graph().as_default():
-        with pytest.raises(Exception) as info:
-            exec(want["source"], {"tf": tf, "np": np})  # noqa: S102
+    with tf.Graph().as_default(), pytest.raises(Exception) as info:
+        exec(want["source"], {"tf": tf, "np": np})  # noqa: S102
     assert type(info.value).__name__ == want["error"]
     assert str(info.value).strip('"')[:60] == want["message"].strip('"')[:60]
 
@@ -112,3 +111,21 @@ def test_indexed_slices_fetch_and_feed():
         fetched, d = sess.run([s, dense], {s: ([[1., 2.], [3., 4.]], [2, 2])})
     assert fetched.indices.tolist() == [2, 2]
     assert d.tolist() == [[0, 0], [0, 0], [4, 6]]
+
+
+def test_hessians_of_a_quadratic_form():
+    a = np.array([[2.0, 1.0], [1.0, 3.0]], dtype=np.float32)
+    x = tf.placeholder(tf.float32, [2])
+    y = 0.5 * tf.reduce_sum(x * tf.squeeze(tf.matmul(tf.constant(a), tf.expand_dims(x, 1))))
+    h, = tf.hessians(y, x)
+    assert h.shape.as_list() == [2, 2]
+    with tf.Session() as sess:
+        assert np.allclose(sess.run(h, {x: [0.3, -0.7]}), a)
+
+
+def test_colocate_gradients_with_ops():
+    x = tf.placeholder(tf.float32, [2], name="x")
+    with tf.device("/cpu:0"):
+        y = tf.sin(x, name="y")
+    g, = tf.gradients(y, x, colocate_gradients_with_ops=True)
+    assert g.op.colocation_groups() == [b"loc:@y"]

@@ -7,10 +7,15 @@ import sys
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="flowloom", description=__doc__)
     sub = parser.add_subparsers(dest="command")
-    sub.add_parser("demo", help="run the demo")
+    sub.add_parser("demo", help="train the multi-tower CNN on handwritten digits")
     sub.add_parser("seeds", help="run the examples from the source documents")
     args, rest = parser.parse_known_args(argv)
-    if args.command in ("demo", "seeds"):
+    if args.command == "demo":
+        from flowloom.examples import digits_multitower
+
+        digits_multitower.main(rest)
+        return 0
+    if args.command == "seeds":
         from flowloom.examples import seeds
 
         seeds.main()

@@ -133,8 +133,12 @@ def load_digits(seed=0):
 def _progress(step, total, loss_value, examples_per_sec, width=30):
     done = int(width * step / total)
     bar = "#" * done + "-" * (width - done)
-    sys.stdout.write(f"\r[{bar}] step {step:4d}/{total}  loss {loss_value:7.4f}  "
-                     f"{examples_per_sec:7.0f} examples/s")
+    line = (f"[{bar}] step {step:4d}/{total}  loss {loss_value:7.4f}  "
+            f"{examples_per_sec:7.0f} examples/s")
+    if sys.stdout.isatty():
+        sys.stdout.write("\r" + line)
+    elif step % 100 == 0 or step == total:
+        sys.stdout.write(line + "\n")
     sys.stdout.flush()
 
 
@@ -200,7 +204,7 @@ def train(num_towers=2, batch_size=32, max_steps=600, logdir="runs/digits", seed
             if not quiet:
                 _progress(step, max_steps, float(loss_value), per_step / max(dt, 1e-9))
         elapsed = time.time() - start
-        if not quiet:
+        if not quiet and sys.stdout.isatty():
             sys.stdout.write("\n")
         pred = sess.run(predictions, {eval_images: test_x})
         accuracy = float(np.mean(pred == test_y))

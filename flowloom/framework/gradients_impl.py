@@ -272,6 +272,7 @@ class _GradientBuilder:
             for out in op._outputs:
                 if is_trainable(out):
                     queue.extend(out._consumers)
+        self.reached = set(reached)  # ops on a path from xs: only their gradients are needed
         self.reachable_to_ops = {op for op in self.to_ops if op in reached}
         between = set()
         between_list = []
@@ -437,10 +438,8 @@ class _GradientBuilder:
                         f"Num gradients {len(in_grads)} generated for op {op._name} do not "
                         f"match num inputs {len(op._inputs)}")
                 if self.gate and sum(1 for g in in_grads if g is not None) > 1:
-                    from flowloom.ops import control_flow_ops
-
                     with self.graph.device(None), self.graph.colocate_with(None):
-                        in_grads = control_flow_ops.tuple(in_grads)
+                        in_grads = self._gated(in_grads, op)
         else:
             in_grads = [None] * len(op._inputs)
         for i, (t_in, g) in enumerate(zip(op._inputs, in_grads)):
@@ -457,8 +456,22 @@ class _GradientBuilder:
                         f"{g._shape}") from None
             self._set_grad(t_in, g)
 
+    def _gated(self, in_grads, op):
+        """TF's `tf.tuple(in_grads)`, op for op, except that the gate waits only for the
+        gradients some x needs: one into an input that no x reaches (the gradient of a
+        layer's input data) is still built, but nothing forces it to be computed."""
+        from flowloom.ops import control_flow_ops
+
+        with name_scope(None, "tuple"):
+            gating = {g.op for g, t in zip(in_grads, op._inputs)
+                      if g is not None and t._op in self.reached}
+            if not gating:
+                gating = {g.op for g in in_grads if g is not None}
+            gate = control_flow_ops.group(*sorted(gating, key=lambda o: o._id))
+            return [None if g is None else control_flow_ops.with_dependencies([gate], g)
+                    for g in in_grads]
+
     def _aggregated_grads(self, op):
-        from flowloom.ops import array_ops
         from flowloom.ops import math_ops
 
         op_grads = self.grads.get(op)
@@ -483,11 +496,7 @@ class _GradientBuilder:
                 else:
                     agg = _multi_device_add_n(received)
             else:
-                slices = [_as_indexed_slices(g) for g in received]
-                agg = IndexedSlices(
-                    array_ops.concat([s.values for s in slices], 0),
-                    array_ops.concat([s.indices for s in slices], 0),
-                    slices[0].dense_shape)
+                agg = _aggregate_indexed_slices(received)
             op_grads[i] = agg
             out.append(agg)
         return out
@@ -508,10 +517,7 @@ class _GradientBuilder:
                 elif all(isinstance(v, Tensor) for v in g):
                     g = _multi_device_add_n(g)
                 else:
-                    slices = [_as_indexed_slices(v) for v in g]
-                    g = IndexedSlices(array_ops.concat([s.values for s in slices], 0),
-                                      array_ops.concat([s.indices for s in slices], 0),
-                                      slices[0].dense_shape)
+                    g = _aggregate_indexed_slices(g)
         if g is None and unconnected == UnconnectedGradients.ZERO:
             return array_ops.zeros_like(x)
         return g
@@ -532,15 +538,19 @@ def _multi_device_add_n(tensors):
     return sums[0] if len(sums) == 1 else math_ops.add_n(sums)
 
 
-def _as_indexed_slices(g):
-    """A Tensor gradient as IndexedSlices over all its rows (to concatenate with sparse ones)."""
-    if isinstance(g, IndexedSlices):
-        return g
-    from flowloom.ops import array_ops
-    from flowloom.ops import math_ops
+def _aggregate_indexed_slices(grads):
+    """Sums gradients of which some are IndexedSlices, as TF 2's graph mode does: AddN (the
+    slices made dense) if any is a dense Tensor, else one IndexedSlices of all the rows."""
+    from flowloom.ops import array_ops, math_ops
 
-    shape = array_ops.shape(g)
-    return IndexedSlices(g, math_ops.range_(0, shape[0]), shape)
+    if any(isinstance(g, Tensor) for g in grads):
+        return math_ops.add_n(grads)
+    if len({g.indices.dtype.base_dtype for g in grads}) > 1:
+        grads = [IndexedSlices(g.values, math_ops.cast(g.indices, dtypes.int64), g.dense_shape)
+                 for g in grads]
+    return IndexedSlices(array_ops.concat([g.values for g in grads], 0),
+                         array_ops.concat([g.indices for g in grads], 0),
+                         grads[0].dense_shape)
 
 
 def _as_grad_list(x):
@@ -551,8 +561,42 @@ def _as_grad_list(x):
 
 def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gradients=False,
              aggregation_method=None):
-    """Not implemented: TF builds it with while_loop over gradients."""
-    raise NotImplementedError("tf.hessians is not implemented in flowloom")
+    """The Hessians of `sum(ys)` with respect to each x in `xs` (`tf.hessians`).
+
+    TF builds a while_loop over the elements of each gradient; flowloom unrolls it, so each x
+    needs a statically known number of elements.
+
+    Returns:
+      A list of Tensors of shape `x.shape + x.shape`, one per x.
+
+    Raises:
+      NotImplementedError: an x whose number of elements is not known statically.
+    """
+    from flowloom.ops import array_ops
+
+    xs = _as_list(xs)
+    kwargs = {"colocate_gradients_with_ops": colocate_gradients_with_ops,
+              "gate_gradients": gate_gradients, "aggregation_method": aggregation_method}
+    result = []
+    with name_scope(name):
+        for gradient, x in zip(gradients(ys, xs, **kwargs), xs):
+            x = convert_to_tensor(x)
+            n = x._shape.num_elements()
+            if n is None:
+                raise NotImplementedError("tf.hessians of an x whose size is unknown before "
+                                          "running (it needs tf.while_loop)")
+            if gradient is None:
+                result.append(array_ops.zeros(x._shape.as_list() * 2, dtype=x.dtype))
+                continue
+            flat = array_ops.reshape(gradient, [-1])
+            rows = []
+            for j in range(n):
+                row = gradients(flat[j], x, **kwargs)[0]
+                rows.append(array_ops.zeros_like(x) if row is None else row)
+            stacked = array_ops.stack(rows)
+            shape = x._shape.as_list()
+            result.append(array_ops.reshape(stacked, shape + shape))
+    return result
 
 
 del Operation

@@ -215,7 +215,11 @@ class Graph:
         self._ops.append(op)
         op._id = len(self._ops)
         if opdef.shape_fn is not None:
-            _set_shapes(op, opdef)
+            try:
+                _set_shapes(op, opdef)
+            except BaseException:
+                self._discard_op(op)  # as TF: an op whose shapes fail is not in the graph
+                raise
         if self._control_flow_context is not None:
             # cond/while_loop: the context rewires inputs (Switch, Enter) inside the op's own
             # name scope (`cond/add/Switch`), as TF does.
@@ -227,6 +231,17 @@ class Graph:
             finally:
                 self._name_stack = saved_stack
         return op
+
+    def _discard_op(self, op):
+        """Removes the op just created (its name stays used, as in TF)."""
+        for t in op._inputs:
+            t._consumers.remove(op)
+        for c in op._control_inputs:
+            c._control_outputs.remove(op)
+        for controller in self._control_dependencies_stack:
+            controller.ops_created.discard(op)
+        del self._ops_by_name[op._name]
+        self._ops.remove(op)
 
     def _get_control_flow_context(self):
         return self._control_flow_context
@@ -707,10 +722,9 @@ def init_scope():
     """Lifts op creation out of control-dependency blocks (TF's `init_scope`)."""
     g = get_default_graph()
     saved = g._control_dependencies_stack
-    saved_context = g._control_flow_context
     g._control_dependencies_stack = []
-    # As TF's control_dependencies(None): variables made in a cond/while body are made
-    # outside it (their reads enter the loop through an Enter).
+    # ...and out of cond/while_loop contexts (TF enters control_dependencies(None)).
+    saved_context = g._control_flow_context
     g._control_flow_context = None
     try:
         yield

@@ -146,6 +146,8 @@ def node_def_from_op(op, add_shapes=False, sort_control_inputs=False, device=Non
         if value is None:
             continue
         dtype = op._attrs.get("dtype") if key == "value" else None
+        if dtype is not None and not isinstance(value, (np.ndarray, attr_value_pb2.AttrValue)):
+            value = np.asarray(value)  # a Const built by hand from a Python scalar
         node.attr[key].CopyFrom(attr_value_from_python(value, defaults.get(key), dtype))
     if add_shapes and op._outputs:  # TF leaves the attr off ops with no outputs
         node.attr.pop("_output_shapes", None)

@@ -3,8 +3,11 @@
 Nothing in a GraphDef is executed or evaluated while importing: node types are looked up in
 flowloom's op registry (an unknown type is an error), attrs are decoded from their protos
 with sizes checked first, and every op goes through the same creation path (shape
-functions included) as ops built in Python. An import that fails leaves the graph as it was.
+functions included) as ops built in Python; a while loop's NextIteration -> Merge back edges
+are connected once the loop body exists. An import that fails leaves the graph as it was.
 """
+
+import heapq
 
 from flowloom.framework import errors
 from flowloom.framework import op_def as op_registry
@@ -113,6 +116,21 @@ def _check_versions(graph_def):
                          "upgrade TensorFlow: this version is likely buggy.")
 
 
+def _map_key(source, index):
+    """The input_map key of an input: 'x:1', or '^x' for a control input (index -1)."""
+    return "^" + source if index < 0 else f"{source}:{index}"
+
+
+def _source_of_key(key):
+    return key[1:] if key.startswith("^") else key.rpartition(":")[0]
+
+
+def _is_back_edge(source_node, consumer_node, index):
+    """A while loop's NextIteration -> Merge edge: the one edge that may close a cycle."""
+    return (index >= 0 and source_node.op in ("NextIteration", "RefNextIteration")
+            and consumer_node.op in ("Merge", "RefMerge"))
+
+
 def _parse_input(node_name, text):
     """'^x' -> ('x', -1); 'x:2' -> ('x', 2); 'x' -> ('x', 0)."""
     if text.startswith("^"):
@@ -169,9 +187,9 @@ class _Importer:
         self.graph_def = graph_def
         self.input_map = input_map
         self.prefix = prefix
-        self.used_map_keys = set()
         self.created = {}  # node name in graph_def -> Operation
         self.node_names = {node.name for node in graph_def.node}
+        self.back_edges = []  # (consumer's full name, input position, source, output index)
         self.producer_ops = {}
         if producer_op_list is not None:
             self.producer_ops = {op.name: op for op in producer_op_list.op}
@@ -199,18 +217,14 @@ class _Importer:
                     "in this process.")
             inputs = [_parse_input(node.name, text) for text in node.input]
             for text, (source, index) in zip(node.input, inputs):
-                key = "^" + source if index < 0 else f"{source}:{index}"
-                if key not in self.input_map and source not in nodes:
+                if _map_key(source, index) not in self.input_map and source not in nodes:
                     raise ValueError(f"Node '{node.name}': Unknown input node '{text}'")
             parsed[node.name] = inputs
-        for key in self.input_map:
-            source = key[1:] if key.startswith("^") else key.rpartition(":")[0]
-            if source not in nodes:
-                missing = sorted(k for k in self.input_map
-                                 if (k[1:] if k.startswith("^") else k.rpartition(":")[0])
-                                 not in nodes)
-                raise ValueError("Attempted to map inputs that were not found in graph_def: "
-                                 f"[{', '.join(missing)}]")
+        # As TF: a mapping is an error only when its node is not in the GraphDef at all.
+        missing = sorted(k for k in self.input_map if _source_of_key(k) not in nodes)
+        if missing:
+            raise ValueError("Attempted to map inputs that were not found in graph_def: "
+                             f"[{', '.join(missing)}]")
         return self._topological(nodes, parsed), parsed
 
     def _topological(self, nodes, parsed):
@@ -220,15 +234,13 @@ class _Importer:
         for name, inputs in parsed.items():
             deps = set()
             for source, index in inputs:
-                key = "^" + source if index < 0 else f"{source}:{index}"
-                if key not in self.input_map and not self._is_back_edge(nodes, source, index):
+                if _map_key(source, index) not in self.input_map and not _is_back_edge(
+                        nodes[source], nodes[name], index):
                     deps.add(source)
             pending[name] = len(deps)
             for source in deps:
                 consumers[source].append(name)
         position = {name: i for i, name in enumerate(nodes)}
-        import heapq
-
         ready = [(position[n], n) for n, count in pending.items() if count == 0]
         heapq.heapify(ready)
         order = []
@@ -245,12 +257,6 @@ class _Importer:
                              f"NextIteration op; nodes involved: {', '.join(stuck[:10])}")
         return order
 
-    @staticmethod
-    def _is_back_edge(nodes, source, index):
-        """A while loop's back edge: NextIteration's output (into the loop's Merge). It is
-        connected after all the nodes exist, as TF's importer does."""
-        return index >= 0 and nodes[source].op in ("NextIteration", "RefNextIteration")
-
     # -- creating ops --------------------------------------------------------------------------
     def run(self, return_elements):
         """Creates the ops; returns the requested elements (None if none were asked for)."""
@@ -258,12 +264,9 @@ class _Importer:
         graph = self.graph
         saved = (len(graph._ops), dict(graph._names_in_use), graph._version)
         try:
-            self.back_edges = []
             for node in order:
                 self._create(node, parsed[node.name])
-            for op, slot, source, index in self.back_edges:
-                full = op._name
-                op._update_input(slot, self._input_tensor(full, source, index))
+            self._connect_back_edges()
             if return_elements is None:
                 return None
             return [self.return_element(n) for n in return_elements]
@@ -328,10 +331,9 @@ class _Importer:
         return text
 
     def _input_tensor(self, full, source, index):
-        key = f"{source}:{index}"
-        if key in self.input_map:
-            self.used_map_keys.add(key)
-            return self.input_map[key]
+        mapped = self.input_map.get(_map_key(source, index))
+        if mapped is not None:
+            return mapped
         op = self.created[source]
         if index >= len(op._outputs):
             raise ValueError(f"Node '{full}': Connecting to invalid output {index} of source "
@@ -375,26 +377,21 @@ class _Importer:
         full = self.full_name(node.name)
         opdef = op_registry.get(node.op)
         attrs = self._attrs(node, opdef, full)
-        data, control, pending_edges = [], [], []
+        data, control = [], []
         for source, index in inputs:
             if index < 0:
-                key = "^" + source
-                if key in self.input_map:
-                    self.used_map_keys.add(key)
-                    control.append(self.input_map[key])
-                else:
-                    control.append(self.created[source])
-            elif source not in self.created and f"{source}:{index}" not in self.input_map:
-                # A loop back edge (NextIteration not created yet): connect it afterwards,
-                # standing in with the Merge's first input (same dtype) until then.
-                pending_edges.append((len(data), source, index))
+                mapped = self.input_map.get(_map_key(source, index))
+                control.append(mapped if mapped is not None else self.created[source])
+            elif source not in self.created and _map_key(source, index) not in self.input_map:
+                # A loop's back edge: stands in for now, connected once its source exists.
+                self.back_edges.append((full, len(data), source, index))
                 data.append(None)
             else:
                 data.append(self._input_tensor(full, source, index))
-        if pending_edges:
+        if None in data:
             stand_in = next((t for t in data if t is not None), None)
             if stand_in is None:
-                raise ValueError(f"Node '{full}': all its inputs are loop back edges")
+                raise ValueError(f"Node '{full}': a Merge needs one input from outside its loop")
             data = [stand_in if t is None else t for t in data]
         self._check_input_types(opdef, attrs, data, full)
         try:
@@ -412,13 +409,35 @@ class _Importer:
                 op._device = device_lib.canonical_name(node.device)
             except (ValueError, TypeError) as e:
                 raise ValueError(f"Node '{full}': invalid device '{node.device}': {e}") from None
+        # TF gives every imported op the enclosing control dependencies, even ops whose
+        # inputs were imported in the same block.
+        for controller in graph._control_dependencies_stack:
+            control.extend(controller.control_inputs)
         for c in control:
             op._add_control_input(c)
-        for slot, source, index in pending_edges:
-            self.back_edges.append((op, slot, source, index))
         self.created[node.name] = op
         key = full.lower()
         graph._names_in_use[key] = max(graph._names_in_use.get(key, 0), 1)
+
+    def _connect_back_edges(self):
+        from flowloom.framework.graph import _set_shapes
+
+        for full, position, source, index in self.back_edges:
+            op = self.graph._ops_by_name[full]
+            tensor = self._input_tensor(full, source, index)
+            if tensor._dtype != op._inputs[position]._dtype:
+                raise ValueError(f"Input {position} of node {full} was passed "
+                                 f"{tensor._dtype.name} from {tensor.name} incompatible with "
+                                 f"expected {op._inputs[position]._dtype.name}.")
+            op._update_input(position, tensor)
+            if op._opdef.shape_fn is not None:
+                try:
+                    _set_shapes(op, op._opdef)
+                except (ValueError, TypeError):
+                    raise
+                except Exception as e:
+                    raise ValueError(f"Node '{full}' ({op._type}): invalid attrs or inputs: "
+                                     f"{type(e).__name__}: {e}") from e
 
     # -- results -------------------------------------------------------------------------------
     def return_element(self, name):

@@ -5,8 +5,7 @@ import warnings
 
 import numpy as np
 
-from flowloom.framework import tensor_shape
-from flowloom.framework import tensor_util
+from flowloom.framework import tensor_shape, tensor_util
 from flowloom.framework.ops import Tensor, register_tensor_conversion_function
 
 _LARGE_SPARSE_NUM_ELEMENTS = 100000000

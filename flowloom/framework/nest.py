@@ -4,6 +4,7 @@ objects are structure; everything else (Tensors, arrays, numbers, None) is a lea
 Dicts flatten in sorted-key order, as TF's nest does, and are rebuilt with their own type.
 """
 
+import collections
 import collections.abc as _abc
 
 
@@ -34,18 +35,14 @@ def _children(structure):
 
 def _rebuild(instance, children):
     if isinstance(instance, _abc.Mapping):
-        rebuilt = dict(zip(_sorted_keys(instance), children))
-        if type(instance) is dict:
-            return rebuilt
-        if isinstance(instance, _abc.MutableMapping) or hasattr(type(instance), "__init__"):
-            try:
-                if isinstance(instance, __import__("collections").defaultdict):
-                    out = type(instance)(instance.default_factory)
-                    out.update(rebuilt)
-                    return out
-                return type(instance)((k, rebuilt[k]) for k in instance)
-            except TypeError:
-                return rebuilt
+        # Values come in sorted-key order; the rebuilt mapping keeps the instance's key order.
+        by_key = dict(zip(_sorted_keys(instance), children))
+        if isinstance(instance, collections.defaultdict):
+            out = type(instance)(instance.default_factory)
+            for k in instance:
+                out[k] = by_key[k]
+            return out
+        return type(instance)((k, by_key[k]) for k in instance)
     if _is_namedtuple(instance):
         return type(instance)(*children)
     if isinstance(instance, tuple):
@@ -98,7 +95,7 @@ def _assert_same(a, b, check_types, top1, top2):
             raise TypeError(
                 "The two structures don't have the same sequence type. Input structure has "
                 f"type {type(a)!r}, while shallow structure has type {type(b)!r}.")
-    if isinstance(a, _abc.Mapping) and set(a) != set(b):
+    if check_types and isinstance(a, _abc.Mapping) and set(a) != set(b):
         raise ValueError(
             "The two dictionaries don't have the same set of keys. First structure has keys "
             f"{list(a)}, while second structure has keys {list(b)}.")

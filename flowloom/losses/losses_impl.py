@@ -118,7 +118,7 @@ def _pointwise_loss(default_name, fn):
 
 
 absolute_difference = _pointwise_loss(
-    "absolute_difference", lambda p, l: math_ops.abs(math_ops.subtract(p, l)))
+    "absolute_difference", lambda p, t: math_ops.abs(math_ops.subtract(p, t)))
 absolute_difference.__doc__ = """Weighted mean of |predictions - labels|.
 
     Args:
@@ -133,7 +133,7 @@ absolute_difference.__doc__ = """Weighted mean of |predictions - labels|.
       ValueError: if labels or predictions is None or their shapes differ.
     """
 mean_squared_error = _pointwise_loss(
-    "mean_squared_error", lambda p, l: math_ops.squared_difference(p, l))
+    "mean_squared_error", lambda p, t: math_ops.squared_difference(p, t))
 mean_squared_error.__doc__ = absolute_difference.__doc__.replace(
     "|predictions - labels|", "(predictions - labels) ** 2")
 

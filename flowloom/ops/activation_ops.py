@@ -179,7 +179,7 @@ def log_softmax(logits, axis=None, name=None, dim=None):
     return _on_last_axis("LogSoftmax", logits, dim if axis is None else axis, name)
 
 
-# -- Local response normalisation -------------------------------------------------------------------
+# -- Local response normalisation --------------------------------------------------------------
 _LRN_ATTRS = {"depth_radius": 5, "bias": 1.0, "alpha": 1.0, "beta": 0.5}
 
 

@@ -151,6 +151,23 @@ def _(xp, x):
 Identity.gradient(lambda op, grad: grad)
 
 
+IdentityN = defop("IdentityN", inputs=["input: list(T)"], outputs=["output: list(T)"])
+IdentityN.shape(lambda op: [t._shape for t in op._inputs])
+
+
+@IdentityN.kernel
+def _(xp, *inputs):
+    return list(inputs)
+
+
+IdentityN.gradient(lambda op, *grads: list(grads))
+
+
+def identity_n(input, name=None):  # noqa: A002
+    """Each of the tensors in `input`, passed through one IdentityN op."""
+    return apply_op("IdentityN", (list(input),), name=name).outputs
+
+
 def identity(input, name=None):  # noqa: A002
     """Returns a tensor with the same value as `input`: a new node in the graph.
 
@@ -1831,7 +1848,7 @@ def reverse(tensor, axis, name=None):
 reverse_v2 = reverse
 
 
-# -- sequence_mask, SelectV2 --------------------------------------------------------------------------
+# -- sequence_mask, SelectV2 ---------------------------------------------------------------
 def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool_, name=None):
     """A mask `[..., maxlen]`: entry j of row i is `j < lengths[i]`.
 

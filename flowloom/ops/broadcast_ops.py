@@ -7,8 +7,7 @@ shapes are known, a BroadcastGradientArgs op otherwise) and `reduced_shape`.
 
 import numpy as np
 
-from flowloom.framework import dtypes
-from flowloom.framework import errors
+from flowloom.framework import dtypes, errors
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.graph import name_scope
 from flowloom.framework.op_def import defop
@@ -16,7 +15,6 @@ from flowloom.framework.ops import Tensor, convert_to_tensor
 from flowloom.framework.tensor_shape import TensorShape, unknown_shape
 from flowloom.framework.tensor_util import constant_value, constant_value_as_shape
 from flowloom.ops import array_ops
-
 
 # -- BroadcastGradientArgs -------------------------------------------------------------------
 BroadcastGradientArgs = defop("BroadcastGradientArgs", inputs=["s0: T", "s1: T"],
@@ -102,7 +100,7 @@ def _(op, grad):
     return [array_ops.reshape(summed, x_shape), None]
 
 
-def broadcast_to(input, shape, name=None):  # noqa: A002 - TF's argument name
+def broadcast_to(input, shape, name=None):
     """Broadcasts `input` to `shape` with NumPy's rules (op type BroadcastTo)."""
     return apply_op("BroadcastTo", (input, shape), name=name).outputs[0]
 
@@ -153,7 +151,7 @@ def _(op, grad):
     return [x_grad, None]
 
 
-def tile(input, multiples, name=None):  # noqa: A002
+def tile(input, multiples, name=None):
     """Repeats `input` `multiples[i]` times along dimension i (op type Tile)."""
     return apply_op("Tile", (input, multiples), name=name).outputs[0]
 
@@ -220,8 +218,7 @@ def shapes_fully_equal(x, y, grad):
 
 def reduced_shape(input_shape, axes):
     """The shape of a reduction's output with keepdims=True (Python array when static)."""
-    from flowloom.ops import data_flow_ops
-    from flowloom.ops import math_ops
+    from flowloom.ops import data_flow_ops, math_ops
 
     shape_value = constant_value(input_shape)
     axes_value = constant_value(axes) if isinstance(axes, Tensor) else (

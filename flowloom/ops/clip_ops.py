@@ -78,13 +78,12 @@ def global_norm(t_list, name=None):
     if not isinstance(t_list, collections.abc.Sequence) or isinstance(t_list, str):
         raise TypeError(f"`t_list` should be a sequence of tensors. Received {type(t_list)}.")
     t_list = list(t_list)
-    with name_scope(name, "global_norm", [t for t in t_list if t is not None]) as scope:
+    with name_scope(name, "global_norm", [t for t in t_list if t is not None]):
         values = [convert_to_tensor(t.values if _is_indexed_slices(t) else t, name=f"t_{i}")
                   for i, t in enumerate(t_list) if t is not None]
         half_squared = [l2_loss(v) for v in values]
         half_squared_norm = math_ops.reduce_sum(array_ops.stack(half_squared))
         two = array_ops.constant(2.0, dtype=half_squared_norm.dtype.base_dtype)
-        del scope
         return math_ops.sqrt(half_squared_norm * two, name="global_norm")
 
 

@@ -82,8 +82,8 @@ def is_in_while_loop(op):
 def _switch_ref_or_tensor(data, pred, name="Switch"):
     from flowloom.ops import control_flow_ops
 
-    graph = data.graph
-    with graph.colocate_with(data._op, ignore_existing=True):
+    anchor = data.values if hasattr(data, "values") and hasattr(data, "indices") else data
+    with anchor.graph.colocate_with(anchor._op, ignore_existing=True):
         return control_flow_ops.switch(data, pred, name=name)
 
 
@@ -95,6 +95,13 @@ class ControlFlowContext:
         self._context_stack = []
         self._values = set()
         self._external_values = {}
+        self._nested_contexts = []
+        if self._outer_context is not None:
+            self._outer_context._nested_contexts.append(self)
+
+    @property
+    def name(self):
+        return self._name
 
     @property
     def outer_context(self):
@@ -168,8 +175,9 @@ class ControlFlowContext:
 class CondContext(ControlFlowContext):
     """The context of one branch of a `cond`."""
 
-    def __init__(self, pred, pivot, branch):
+    def __init__(self, pred, pivot, branch, name="cond_text"):
         super().__init__()
+        self._name = get_default_graph().unique_name(name)
         self._pred = pred        # the predicate (`cond/pred_id`)
         self._pivot = pivot      # `cond/switch_t` or `cond/switch_f`
         self._branch = branch    # 1 for the true branch, 0 for the false one

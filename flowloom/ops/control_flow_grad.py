@@ -11,6 +11,8 @@
 """
 
 from flowloom.framework.graph import get_default_graph
+from flowloom.framework.indexed_slices import is_indexed_slices
+from flowloom.framework.ops import convert_to_tensor
 from flowloom.framework.op_def import get as get_opdef
 from flowloom.framework.op_def import NotDifferentiable
 from flowloom.ops import control_flow_ops
@@ -83,6 +85,9 @@ def _exit_grad(op, grad):
         return None
     if op_ctxt.grad_state is not None:
         raise TypeError("Second-order gradient for while loops not supported.")
+    if is_indexed_slices(grad):
+        # Gradient loops carry dense gradients (TF keeps IndexedSlices; the values agree).
+        grad = convert_to_tensor(grad)
     grad_ctxt.AddName(grad.name)
     grad_ctxt.Enter()
     result = control_flow_ops._enter(grad, grad_ctxt.name, is_constant=False,
@@ -103,10 +108,8 @@ def _enter_grad(op, grad):
     if grad_ctxt is None or not grad_ctxt.back_prop or grad_ctxt.grad_state is None:
         return grad
     if op._attrs.get("is_constant"):
-        if type(grad).__name__ == "IndexedSlices":
-            from flowloom.framework.indexed_slices import indexed_slices_to_tensor
-
-            grad = indexed_slices_to_tensor(grad)
+        if is_indexed_slices(grad):
+            grad = convert_to_tensor(grad)  # summed densely over the iterations
         return grad_ctxt.AddBackpropAccumulator(op, grad)
     result = control_flow_ops.exit(grad)
     grad_ctxt.loop_exits.append(result)

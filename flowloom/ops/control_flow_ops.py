@@ -11,7 +11,10 @@ inputs that have not arrived and forwards the first live one with its index.
 
 import builtins
 
-from flowloom.framework import common_shapes, errors, tensor_shape
+import numpy as np
+
+from flowloom.framework import common_shapes, dtypes, errors, tensor_shape
+from flowloom.framework.indexed_slices import IndexedSlices, is_indexed_slices
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.graph import (_graph_of, control_dependencies, get_default_graph,
                                       name_scope)
@@ -39,9 +42,20 @@ def _switch_shape(op):
     return [op._inputs[0]._shape, op._inputs[0]._shape]
 
 
+def _read_only_index(i):
+    a = np.asarray(i, dtype=np.int32)
+    a.flags.writeable = False
+    return a
+
+
+_INDEX = tuple(_read_only_index(i) for i in range(8))  # Merge's value_index, preallocated
+
+
 def _merge_kernel(xp, *inputs):
     for i, v in enumerate(inputs):
         if v is not DEAD:
+            if xp is np and i < len(_INDEX):
+                return v, _INDEX[i]
             return v, xp.asarray(i, dtype=xp.int32)
     raise errors.InternalError(None, None, "Merge ran without a live input")
 
@@ -113,7 +127,7 @@ def switch(data, pred, dtype=None, name=None):
     """Forwards `data` to output_true if `pred` else to output_false; the other is dead.
 
     Args:
-      data: the tensor to forward.
+      data: the tensor (or IndexedSlices) to forward.
       pred: a scalar bool tensor.
       name: the op's name (default "Switch").
 
@@ -121,11 +135,25 @@ def switch(data, pred, dtype=None, name=None):
       `(output_false, output_true)`.
     """
     with name_scope(name, "Switch", [data, pred]) as name:
+        if is_indexed_slices(data):
+            # Each component (values, indices, dense_shape) through its own Switch, as TF's
+            # composite tensors go.
+            pred = convert_to_tensor(pred, name="pred")
+            parts = [data.values, data.indices] + (
+                [data.dense_shape] if data.dense_shape is not None else [])
+            outs = [_switch_op(t, pred, None) for t in parts]
+            f = [o[0] for o in outs] + [None] * (3 - len(outs))
+            t = [o[1] for o in outs] + [None] * (3 - len(outs))
+            return IndexedSlices(*f), IndexedSlices(*t)
         data = convert_to_tensor(data, dtype=dtype, name="data")
         pred = convert_to_tensor(pred, name="pred")
-        op_type = "RefSwitch" if data.dtype.is_ref_dtype else "Switch"
-        op = apply_op(op_type, (data, pred), name=name)
-        return op.outputs[0], op.outputs[1]
+        return _switch_op(data, pred, name)
+
+
+def _switch_op(data, pred, name):
+    op_type = "RefSwitch" if data.dtype.is_ref_dtype else "Switch"
+    op = apply_op(op_type, (data, pred), name=name)
+    return op.outputs[0], op.outputs[1]
 
 
 def ref_switch(data, pred, name=None):
@@ -138,13 +166,45 @@ def merge(inputs, name=None):
     """Forwards the first live tensor of `inputs`.
 
     Returns:
-      `(output, value_index)`: the value and the index of the input it came from.
+      `(output, value_index)`: the value and the index of the input it came from. If any
+      input is an IndexedSlices, all are treated as IndexedSlices and merged componentwise.
     """
     with name_scope(name, "Merge", inputs) as name:
+        if any(is_indexed_slices(x) for x in inputs):
+            slices = _as_indexed_slices_list(inputs)
+            has_shape = all(s.dense_shape is not None for s in slices)
+            parts = [[s.values for s in slices], [s.indices for s in slices]]
+            if has_shape:
+                parts.append([s.dense_shape for s in slices])
+            merged = [_merge_op(p, None) for p in parts]
+            return IndexedSlices(*[m[0] for m in merged]), merged[0][1]
         inputs = [convert_to_tensor(x) for x in inputs]
-        op_type = "RefMerge" if all(x.dtype.is_ref_dtype for x in inputs) else "Merge"
-        op = apply_op(op_type, (inputs,), name=name)
-        return op.outputs[0], op.outputs[1]
+        return _merge_op(inputs, name)
+
+
+def _merge_op(inputs, name):
+    op_type = "RefMerge" if all(x.dtype.is_ref_dtype for x in inputs) else "Merge"
+    op = apply_op(op_type, (list(inputs),), name=name)
+    return op.outputs[0], op.outputs[1]
+
+
+def _as_indexed_slices_list(inputs):
+    """Dense inputs as IndexedSlices of all their rows; int32 indices become int64 when the
+    list mixes both (TF's math_ops._as_indexed_slices_list)."""
+    from flowloom.ops import math_ops
+
+    out = []
+    for x in inputs:
+        if not is_indexed_slices(x):
+            x = convert_to_tensor(x)
+            shape = array_ops.shape(x, optimize=False)
+            x = IndexedSlices(x, math_ops.range_(0, shape[0]), shape)
+        out.append(x)
+    int32 = [s for s in out if s.indices.dtype.base_dtype == dtypes.int32]
+    if not int32 or len(int32) == len(out):
+        return out
+    return [IndexedSlices(s.values, math_ops.cast(s.indices, dtypes.int64), s.dense_shape)
+            if s.indices.dtype.base_dtype == dtypes.int32 else s for s in out]
 
 
 def ref_merge(inputs, name=None):
@@ -307,3 +367,16 @@ def boolean_mask_1d(values, mask):
 
 def _default_graph():
     return get_default_graph()
+
+
+def __getattr__(name):
+    # TF1 code reaches these through control_flow_ops; they live in their own modules.
+    if name == "cond" or name == "case":
+        from flowloom.ops import cond as cond_module
+
+        return getattr(cond_module, name)
+    if name == "while_loop":
+        from flowloom.ops.while_loop import while_loop
+
+        return while_loop
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

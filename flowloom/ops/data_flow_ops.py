@@ -2,8 +2,7 @@
 
 import numpy as np
 
-from flowloom.framework import dtypes
-from flowloom.framework import errors
+from flowloom.framework import dtypes, errors
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.op_def import defop
 from flowloom.framework.tensor_shape import TensorShape, unknown_shape
@@ -46,8 +45,7 @@ def _(xp, *args):
 @DynamicStitch.gradient
 def _(op, grad):
     from flowloom.framework.indexed_slices import IndexedSlices
-    from flowloom.ops import math_ops
-    from flowloom.ops import segment_ops
+    from flowloom.ops import math_ops, segment_ops
 
     n = len(op._inputs) // 2
     indices = [op._inputs[i] if op._inputs[i].dtype.base_dtype == dtypes.int32

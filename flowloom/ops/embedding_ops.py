@@ -60,10 +60,10 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
                                max_norm)
                 return array_ops.identity(result)
         return _sharded_lookup([_as_tensor(p) for p in params], ids, partition_strategy,
-                               max_norm, scope)
+                               max_norm)
 
 
-def _sharded_lookup(params, ids, strategy, max_norm, scope):
+def _sharded_lookup(params, ids, strategy, max_norm):
     """TF's partitioned lookup: route each id to its shard, gather, stitch back in order."""
     n = len(params)
     flat_ids = array_ops.reshape(ids, [-1])
@@ -100,5 +100,4 @@ def _sharded_lookup(params, ids, strategy, max_norm, scope):
     stitched = array_ops.gather(rows, inverse)
     out_shape = array_ops.concat([array_ops.shape(ids), array_ops.shape(params[0])[1:]], 0)
     result = array_ops.reshape(stitched, out_shape)
-    del scope
     return _clip(result, ids, max_norm)

@@ -326,6 +326,46 @@ def _(op, grad):
         return gb - 2.0 * gb * a, apply_op("SigmoidGrad", (a, grad)).outputs[0]
 
 
+@SqrtGrad.gradient
+def _(op, grad):
+    from flowloom.framework.graph import control_dependencies
+
+    a, _ = op._inputs
+    y = op._outputs[0]  # y = 0.5 * b / a
+    with control_dependencies([grad]):
+        ga = grad / a
+        return -ga * y, 0.5 * ga
+
+
+@RsqrtGrad.gradient
+def _(op, grad):
+    from flowloom.framework.graph import control_dependencies
+
+    a, b = op._inputs  # y = -0.5 * b * a^3
+    with control_dependencies([grad]):
+        return -1.5 * grad * b * square(a), apply_op("RsqrtGrad", (a, grad)).outputs[0]
+
+
+@ReciprocalGrad.gradient
+def _(op, grad):
+    from flowloom.framework.graph import control_dependencies
+
+    a, b = op._inputs  # y = -b * a^2
+    with control_dependencies([grad]):
+        return grad * -2.0 * b * a, apply_op("ReciprocalGrad", (a, grad)).outputs[0]
+
+
+@SoftplusGrad.gradient
+def _(op, grad):
+    from flowloom.framework.graph import control_dependencies
+
+    dy, x = op._inputs  # y = dy * sigmoid(x)
+    with control_dependencies([grad]):
+        ddy = apply_op("SoftplusGrad", (grad, x)).outputs[0]
+        d2x = grad * dy / (exp(-x) + 2.0 + exp(x))
+        return ddy, d2x
+
+
 # -- gradients of the unary ops -----------------------------------------------------------------
 def _unary_grad(type_name, use_output=False, gate=True):
     """Registers `fn(x_or_y, grad)` as the gradient of `type_name`, under a control dependency
@@ -634,6 +674,7 @@ def cast(x, dtype, name=None):
     dtype = dtypes.as_dtype(dtype).base_dtype
     if hasattr(x, "dense_shape") and hasattr(x, "indices"):
         raise NotImplementedError("tf.cast of SparseTensor/IndexedSlices is not implemented")
+    # As TF: a Python value becomes `Cast/x`, even when no Cast op follows.
     with name_scope(name, "Cast", [x]) as scope:
         x = convert_to_tensor(x, name="x") if not isinstance(x, Tensor) else x
         if x.dtype.base_dtype == dtype:
@@ -879,11 +920,18 @@ def _sum_grad(op, grad):
                 shape = array_ops.shape(x)
             return [broadcast_ops.tile(grad, shape), None]
         if None not in dims:
-            kept = broadcast_ops.reduced_shape(np.array(dims, dtype=np.int32),
-                                               np.reshape(axes_value, -1))
-            scaling = np.array(dims, dtype=np.int32) // np.maximum(kept, 1)
-            grad = array_ops.reshape(grad, [int(d) for d in kept])
-            return [broadcast_ops.tile(grad, [int(d) for d in scaling]), None]
+            # TF caches this per graph; on a miss it builds (dead) Maximum and floordiv ops
+            # for the tile multiples and folds them, so the first gradient names them.
+            cache = op._graph.__dict__.setdefault("_reduced_shape_cache", {})
+            key = (tuple(dims), tuple(int(a) for a in np.reshape(axes_value, -1)))
+            if key not in cache:
+                kept = broadcast_ops.reduced_shape(np.array(dims, dtype=np.int32), key[1])
+                _rfloordiv_operator(maximum(tuple(int(d) for d in kept), 1), tuple(dims))
+                cache[key] = ([int(d) for d in kept],
+                              [int(d) for d in np.array(dims) // np.maximum(kept, 1)])
+            kept, scaling = cache[key]
+            grad = array_ops.reshape(grad, kept)
+            return [broadcast_ops.tile(grad, scaling), None]
     shape = array_ops.shape(x)
     if not op._attrs["keep_dims"]:
         grad = array_ops.reshape(grad, broadcast_ops.reduced_shape(shape, axes))
@@ -984,18 +1032,13 @@ def _reduce(op_type, default_name):
             raise ValueError("Cannot specify both 'axis' and 'reduction_indices'.")
         axis = axis if axis is not None else reduction_indices
         keep = bool(keepdims if keepdims is not None else (keep_dims or False))
-        # TF makes the all-axes Const before the op's scope (`Const`, not `Sum/Const`).
-        dims = _reduction_dims(input_tensor, axis) if isinstance(input_tensor, Tensor) \
-            else None
-        with name_scope(name, default_name, [input_tensor]) as scope:
-            x = convert_to_tensor(input_tensor)
-            if dims is None:
-                dims = _reduction_dims(x, axis)
-            out = apply_op(op_type, (x, dims), name=scope,
-                           keep_dims=keep).outputs[0]
-            if axis is None and not keep:
-                out.set_shape([])  # reducing everything gives a scalar, whatever the rank
-            return out
+        # As TF: no name scope, so the all-axes Const is a sibling ("Const"), not "Sum/Const".
+        x = convert_to_tensor(input_tensor)
+        out = apply_op(op_type, (x, _reduction_dims(x, axis)), name=name or default_name,
+                       keep_dims=keep).outputs[0]
+        if axis is None and not keep:
+            out.set_shape([])  # reducing everything gives a scalar, whatever the rank
+        return out
     fn.__name__ = f"reduce_{default_name.lower()}"
     fn.__doc__ = f"Reduces `input_tensor` along `axis` with {op_type} (all axes when None)."
     return fn
@@ -1407,3 +1450,122 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
     from flowloom.ops import segment_ops
 
     return segment_ops.unsorted_segment_sum(data, segment_ids, num_segments, name=name)
+
+
+# -- Elementwise ops missing above (kernels and shapes; gradients are the grad branch's) ------
+def _vectorized(fn):
+    """A float kernel from a scalar math function (for functions NumPy lacks)."""
+    def kernel(x):
+        if not x.size:
+            return x.copy()
+        return np.vectorize(fn, otypes=[np.float64])(x).astype(x.dtype)
+    return kernel
+
+
+def _digamma(x):
+    """ψ(x): recurrence up to x >= 6, then the asymptotic series; reflection for x < 0.5."""
+    x = np.asarray(x, np.float64)
+    out = np.empty_like(x)
+    neg = x < 0.5
+    xr = np.where(neg, 1 - x, x)
+    acc = np.zeros_like(xr)
+    while True:
+        small = xr < 6
+        if not small.any():
+            break
+        acc -= np.where(small, 1 / np.where(small, xr, 1), 0)
+        xr = np.where(small, xr + 1, xr)
+    inv2 = 1 / (xr * xr)
+    series = np.log(xr) - 0.5 / xr - inv2 * (1 / 12 - inv2 * (1 / 120 - inv2 * (
+        1 / 252 - inv2 * (1 / 240 - inv2 / 132))))
+    out = acc + series
+    with np.errstate(divide="ignore", invalid="ignore"):
+        reflected = out - np.pi / np.tan(np.pi * x)
+        out = np.where(neg, reflected, out)
+        out = np.where((x <= 0) & (x == np.floor(x)), np.nan, out)
+    return out
+
+
+def _xlogy(xp, x, y):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(x == 0, 0, x * np.log(y)).astype(x.dtype)
+
+
+def _xlog1py(xp, x, y):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(x == 0, 0, x * np.log1p(y)).astype(x.dtype)
+
+
+def _xdivy(xp, x, y):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(x == 0, 0, x / y).astype(x.dtype)
+
+
+def _mul_no_nan(xp, x, y):
+    with np.errstate(invalid="ignore"):
+        return np.where(y == 0, 0, x * y).astype(x.dtype)
+
+
+def _shift_kernel(fn):
+    def kernel(xp, x, y):
+        bits = x.dtype.itemsize * 8
+        # TF: shifts outside [0, bits) are implementation-defined; clamp as its CPU kernel.
+        return fn(x, np.clip(y, 0, bits - 1).astype(x.dtype)).astype(x.dtype)
+    return kernel
+
+
+import math as _math  # noqa: E402
+
+for _type, _fn in (("Acosh", np.arccosh), ("Asinh", np.arcsinh), ("Atanh", np.arctanh),
+                   ("Erfc", _vectorized(_math.erfc)), ("Lgamma", _vectorized(_math.lgamma)),
+                   ("Digamma", _digamma)):
+    _od = defop(_type, inputs=["x: T"], outputs=["y: T"])
+    _od.shape(common_shapes.unchanged)
+    _od.kernel(_unary_kernel(_fn, True))
+    UNARY_OPS[_type] = _od
+
+for _type, _fn in (("Xlogy", _xlogy), ("Xlog1py", _xlog1py), ("Xdivy", _xdivy),
+                   ("MulNoNan", _mul_no_nan), ("BitwiseAnd", lambda xp, x, y: x & y),
+                   ("BitwiseOr", lambda xp, x, y: x | y), ("BitwiseXor", lambda xp, x, y: x ^ y),
+                   ("LeftShift", _shift_kernel(np.left_shift)),
+                   ("RightShift", _shift_kernel(np.right_shift))):
+    _od = defop(_type, inputs=["x: T", "y: T"], outputs=["z: T"])
+    _od.shape(common_shapes.binary_broadcast)
+    _od.kernel(_binary_kernel(_fn))
+    BINARY_OPS[_type] = _od
+
+Invert = defop("Invert", inputs=["x: T"], outputs=["y: T"])
+Invert.shape(common_shapes.unchanged)
+Invert.kernel(lambda xp, x: np.invert(x))
+
+acosh = _unary("Acosh", "Acosh")
+asinh = _unary("Asinh", "Asinh")
+atanh = _unary("Atanh", "Atanh")
+erfc = _unary("Erfc", "Erfc")
+lgamma = _unary("Lgamma", "Lgamma")
+digamma = _unary("Digamma", "Digamma")
+invert = _unary("Invert", "Invert")
+
+
+def _scoped_binary(op_type, scope_name, op_is_scope):
+    """A binary wrapper inside name scope `scope_name`; the op takes the scope's name when
+    `op_is_scope` (TF's multiply_no_nan), else its type's (TF's xdivy/Xdivy)."""
+    def fn(x, y, name=None):
+        with name_scope(name, scope_name, [x, y]) as scope:
+            x = convert_to_tensor(x, name="x")
+            y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+            return apply_op(op_type, (x, y), name=scope if op_is_scope else None).outputs[0]
+    fn.__name__ = scope_name
+    fn.__doc__ = f"Elementwise {op_type} with broadcasting (op type `{op_type}`)."
+    return fn
+
+
+xlogy = _binary("Xlogy", "Xlogy")
+xlog1py = _scoped_binary("Xlog1py", "xlog1py", False)
+xdivy = _scoped_binary("Xdivy", "xdivy", False)
+multiply_no_nan = mul_no_nan = _scoped_binary("MulNoNan", "multiply_no_nan", True)
+bitwise_and = _binary("BitwiseAnd", "BitwiseAnd")
+bitwise_or = _binary("BitwiseOr", "BitwiseOr")
+bitwise_xor = _binary("BitwiseXor", "BitwiseXor")
+left_shift = _binary("LeftShift", "LeftShift")
+right_shift = _binary("RightShift", "RightShift")

@@ -10,6 +10,7 @@ from flowloom.framework.ops import Tensor, convert_to_tensor
 from flowloom.ops import array_ops
 from flowloom.ops import batch_norm_ops  # noqa: F401 - registers FusedBatchNormV3
 from flowloom.ops import math_ops
+from flowloom.ops import nn_ops
 from flowloom.ops import random_ops
 
 
@@ -219,7 +220,7 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         rate = 1 - keep_prob
     if rate is None:
         raise ValueError("rate must be specified")
-    with name_scope(name, "dropout", [x]) as scope:
+    with name_scope(name, "dropout", [x]):
         x = convert_to_tensor(x, name="x")
         dtype = x.dtype.base_dtype
         if not dtype.is_floating:
@@ -248,15 +249,72 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         keep_mask = random_tensor >= rate_t
         zero = array_ops.constant(0, dtype=dtype)
         ret = array_ops.where_v2(keep_mask, ret, zero)
-        del scope
         ret.set_shape(x._shape)
         return ret
 
 
 def zero_fraction(value, name=None):
-    """The fraction of zeros in `value` (a float32 scalar), e.g. for activation sparsity."""
+    """The fraction of zeros in `value` (float32 scalar named `fraction`).
+
+    TF counts in int32 or int64 under a `cond` on the size; flowloom counts in int64 always
+    (same value, no control flow).
+    """
     with name_scope(name, "zero_fraction", [value]):
         value = convert_to_tensor(value, name="value")
+        size = array_ops.size(value, out_type=dtypes.int64)
         zero = array_ops.zeros([], dtype=value.dtype.base_dtype)
-        is_zero = math_ops.cast(math_ops.equal(value, zero), dtypes.float32)
-        return math_ops.reduce_mean(is_zero)
+        num_nonzero = math_ops.reduce_sum(
+            math_ops.cast(math_ops.not_equal(value, zero), dtypes.int64))
+        with name_scope("counts_to_fraction"):
+            num_zero = size - num_nonzero
+            fraction = math_ops.cast(num_zero, dtypes.float32) / math_ops.cast(
+                size, dtypes.float32)
+        return array_ops.identity(fraction, "fraction")
+
+
+def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding,  # noqa: A002
+                     rate=None, name=None, data_format=None, dilations=None):
+    """A depthwise convolution followed by a 1x1 convolution mixing channels.
+
+    Raises:
+      ValueError: when the pointwise filter is not 1x1.
+    """
+    rate = dilations if rate is None else rate
+    data_format = data_format or "NHWC"
+    with name_scope(name, "separable_conv2d",
+                    [input, depthwise_filter, pointwise_filter]) as scope:
+        input = convert_to_tensor(input, name="tensor_in")
+        depthwise_filter = convert_to_tensor(depthwise_filter, name="depthwise_filter")
+        pointwise_filter = convert_to_tensor(pointwise_filter, name="pointwise_filter")
+        ps = pointwise_filter._shape
+        if ps.ndims is not None and (ps.ndims != 4 or ps.as_list()[0] not in (1, None) or
+                                     ps.as_list()[1] not in (1, None)):
+            raise ValueError(f"Dimensions must be equal, but are {ps.as_list()[:2]} and "
+                             "[1, 1] (pointwise filter)")
+        depthwise = nn_ops.depthwise_conv2d_native(
+            input, depthwise_filter, strides, padding, data_format=data_format,
+            dilations=nn_ops._four([1, 1] if rate is None else list(rate), data_format),
+            name="depthwise")
+        return apply_op("Conv2D", (depthwise, pointwise_filter), name=scope,
+                        strides=[1, 1, 1, 1], padding="VALID", data_format=data_format,
+                        dilations=[1, 1, 1, 1]).outputs[0]
+
+
+def xw_plus_b(x, weights, biases, name=None):
+    """matmul(x, weights) + biases (ops MatMul and BiasAdd, scope `xw_plus_b`)."""
+    with name_scope(name, "xw_plus_b", [x, weights, biases]) as scope:
+        x = convert_to_tensor(x, name="x")
+        weights = convert_to_tensor(weights, name="weights")
+        biases = convert_to_tensor(biases, name="biases")
+        mm = math_ops.matmul(x, weights)
+        return nn_ops.bias_add(mm, biases, name=scope)
+
+
+def relu_layer(x, weights, biases, name=None):
+    """relu(matmul(x, weights) + biases) (scope `relu_layer`)."""
+    with name_scope(name, "relu_layer", [x, weights, biases]) as scope:
+        x = convert_to_tensor(x, name="x")
+        weights = convert_to_tensor(weights, name="weights")
+        biases = convert_to_tensor(biases, name="biases")
+        xw_plus_b_v1 = nn_ops.bias_add(math_ops.matmul(x, weights), biases)
+        return nn_ops.relu(xw_plus_b_v1, name=scope)

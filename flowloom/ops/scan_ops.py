@@ -2,9 +2,7 @@
 
 import numpy as np
 
-from flowloom.framework import common_shapes
-from flowloom.framework import dtypes
-from flowloom.framework import errors
+from flowloom.framework import common_shapes, dtypes, errors
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.graph import name_scope
 from flowloom.framework.op_def import defop

@@ -2,8 +2,7 @@
 
 import numpy as np
 
-from flowloom.framework import dtypes
-from flowloom.framework import errors
+from flowloom.framework import dtypes, errors
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.op_def import defop
 from flowloom.framework.tensor_shape import TensorShape, unknown_shape

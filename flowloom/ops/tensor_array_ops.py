@@ -14,136 +14,19 @@ from flowloom.framework.graph import colocate_with, control_dependencies, name_s
 from flowloom.framework.op_def import NotDifferentiable, defop
 from flowloom.framework.ops import convert_to_tensor
 from flowloom.framework import tensor_util
-
-
-def _err(msg, array=None):
-    if array is not None:
-        msg = f"TensorArray {array.name}: {msg}"
-    return errors.InvalidArgumentError(None, None, msg)
-
-
-def _shape_str(shape):
-    return "[" + ",".join(str(d) for d in shape) + "]"
-
-
-class TensorArrayResource:
-    """The run-time state of one TensorArray."""
-
-    __slots__ = ("name", "dtype", "elements", "dynamic_size", "clear_after_read",
-                 "element_shape", "identical_shapes", "grads", "aggregate", "cleared",
-                 "written_shapes", "closed")
-
-    def __init__(self, name, dtype, size, dynamic_size, clear_after_read, element_shape,
-                 identical_shapes, aggregate=False):
-        self.name = name
-        self.dtype = dtype
-        self.elements = [None] * size
-        self.written_shapes = [None] * size
-        self.cleared = [False] * size
-        self.dynamic_size = dynamic_size
-        self.clear_after_read = clear_after_read
-        self.element_shape = element_shape        # a TensorShape, possibly partial
-        self.identical_shapes = identical_shapes
-        self.aggregate = aggregate                # gradient arrays sum repeated writes
-        self.grads = {}
-        self.closed = False
-
-    def size(self):
-        return len(self.elements)
-
-    def write(self, index, value):
-        index = int(index)
-        value = np.asarray(value)
-        if value.dtype != self.dtype.as_numpy_dtype:
-            raise _err(f"TensorArray dtype is {_dtype_name(self.dtype)} but Op is trying to "
-                       f"write dtype {_dtype_name(dtypes.as_dtype(value.dtype))} ", self)
-        if index < 0:
-            raise _err(f"Tried to write to index {index} but array size is: {self.size()}", self)
-        if index >= self.size():
-            if not self.dynamic_size:
-                raise _err(f"Tried to write to index {index} but array is not resizeable and "
-                           f"size is: {self.size()}", self)
-            grow = index + 1 - self.size()
-            self.elements.extend([None] * grow)
-            self.written_shapes.extend([None] * grow)
-            self.cleared.extend([False] * grow)
-        value = np.asarray(value)
-        if not self.element_shape.is_compatible_with(tensor_shape.TensorShape(value.shape)):
-            raise _err(
-                f"Could not write to TensorArray index {index} because the value shape is "
-                f"{_shape_str(value.shape)} which is incompatible with the TensorArray's "
-                f"inferred element shape: {_partial_str(self.element_shape)} (consider "
-                "setting infer_shape=False).", self)
-        if self.identical_shapes:
-            self.element_shape = self.element_shape.merge_with(
-                tensor_shape.TensorShape(value.shape))
-        old = self.elements[index]
-        if old is not None or self.cleared[index]:
-            if not self.aggregate:
-                raise _err(f"Could not write to TensorArray index {index} because it has "
-                           "already been written to.", self)
-            if old is not None:
-                if old.shape != value.shape:
-                    raise _err(
-                        f"Could not aggregate to TensorArray index {index} because the "
-                        f"existing shape is {_shape_str(old.shape)} but the new input shape "
-                        f"is {_shape_str(value.shape)}.", self)
-                value = old + value
-        self.elements[index] = value
-        self.written_shapes[index] = value.shape
-        self.cleared[index] = False
-
-    def read(self, index):
-        index = int(index)
-        if index < 0 or index >= self.size():
-            raise _err(f"Tried to read from index {index} but array size is: {self.size()}", self)
-        v = self.elements[index]
-        if v is None:
-            if self.cleared[index]:
-                raise _err(
-                    f"Could not read index {index} twice because it was cleared after a "
-                    "previous read (perhaps try setting clear_after_read = false?).", self)
-            shape = self._zeros_shape(index)
-            if shape is None:
-                raise _err(
-                    f"Could not read from TensorArray index {index}.  Furthermore, the element "
-                    f"shape is not fully defined: {_partial_str(self.element_shape)}.  It is "
-                    "possible you are working with a resizeable TensorArray and "
-                    "stop_gradients is not allowing the gradients to be written.  If you set "
-                    "the full element_shape property on the forward TensorArray, the proper "
-                    "all-zeros tensor will be returned instead of incurring this error.", self)
-            return np.zeros(shape, self.dtype.as_numpy_dtype)
-        if self.clear_after_read and not self.aggregate:
-            self.elements[index] = None
-            self.cleared[index] = True
-        return v
-
-    def _zeros_shape(self, index):
-        if self.written_shapes[index] is not None:
-            return self.written_shapes[index]
-        if self.element_shape.is_fully_defined():
-            return tuple(self.element_shape.as_list())
-        return None
-
-
-def _dtype_name(dt):
-    return {"float32": "float", "float64": "double"}.get(dt.name, dt.name)
-
-
-def _partial_str(shape):
-    if shape.ndims is None:
-        return "<unknown>"
-    return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
+from flowloom.ops.tensor_array_resource import (TensorArrayResource, _err, _partial_str,
+                                                _shape_str)
 
 
 def _flow(xp):
+    """A flow value: only its arrival matters (it orders the array's ops)."""
     return np.float32(0.0)
 
 
 # -- ops --------------------------------------------------------------------------------------
 TensorArrayV3 = defop(
     "TensorArrayV3", inputs=["size: int32"], outputs=["handle: resource", "flow: float32"],
-    attrs={"dtype": None, "element_shape": None, "dynamic_size": False,
+    attrs={"dtype": None, "element_shape": tensor_shape.unknown_shape(), "dynamic_size": False,
            "clear_after_read": True, "identical_element_shapes": False,
            "tensor_array_name": ""}, stateful=True)
 TensorArrayV3.shape(lambda op: [tensor_shape.TensorShape([2]), tensor_shape.TensorShape([])])
@@ -155,7 +38,7 @@ def _(xp, size, *, dtype, element_shape, dynamic_size, clear_after_read,
     if size.ndim != 0:
         raise _err(f"TensorArray size must be scalar, but had shape: {_shape_str(size.shape)}")
     if int(size) < 0:
-        raise _err(f"Size should be >= 0.")
+        raise _err("Size should be >= 0.")
     shape = tensor_shape.as_shape(element_shape) if element_shape is not None \
         else tensor_shape.unknown_shape()
     return (TensorArrayResource(tensor_array_name or ctx.op._name, dtypes.as_dtype(dtype),
@@ -207,7 +90,8 @@ def _(xp, handle, index, flow_in, *, dtype):
 
 TensorArrayGatherV3 = defop(
     "TensorArrayGatherV3", inputs=["handle: resource", "indices: int32", "flow_in: float32"],
-    outputs=["value: dtype"], attrs={"dtype": None, "element_shape": None}, stateful=True)
+    outputs=["value: dtype"], attrs={"dtype": None, "element_shape": tensor_shape.unknown_shape()},
+    stateful=True)
 
 
 @TensorArrayGatherV3.shape
@@ -265,7 +149,7 @@ def _(xp, handle, indices, value, flow_in):
 TensorArrayConcatV3 = defop(
     "TensorArrayConcatV3", inputs=["handle: resource", "flow_in: float32"],
     outputs=["value: dtype", "lengths: int64"],
-    attrs={"dtype": None, "element_shape_except0": None}, stateful=True)
+    attrs={"dtype": None, "element_shape_except0": tensor_shape.unknown_shape()}, stateful=True)
 
 
 @TensorArrayConcatV3.shape

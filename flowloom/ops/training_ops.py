@@ -179,6 +179,30 @@ def _adadelta(var, accum, accum_update, lr, rho, epsilon, grad):
     var -= update * lr
 
 
+def _ftrl(var, accum, linear, grad, lr, l1, l2, *rest, multiply_linear_by_lr=False):
+    # rest = (lr_power,) for Ftrl, (l2_shrinkage, lr_power) for FtrlV2.
+    lr_power = rest[-1]
+    shrunk_grad = grad if len(rest) == 1 else grad + 2 * rest[0] * var
+    new_accum = accum + grad * grad
+    if lr_power == -0.5:
+        sigma = np.sqrt(new_accum) - np.sqrt(accum)
+        y_accum = np.sqrt(new_accum)
+    else:
+        sigma = new_accum ** -lr_power - accum ** -lr_power
+        y_accum = new_accum ** -lr_power
+    if multiply_linear_by_lr:
+        linear += shrunk_grad * lr - sigma * var
+        l1_eff = l1 * lr
+        y = y_accum + 2 * l2 * lr
+    else:
+        linear += shrunk_grad - sigma / lr * var
+        l1_eff = l1
+        y = y_accum / lr + 2 * l2
+    x = l1_eff * np.sign(linear) - linear
+    var[...] = np.where(np.abs(linear) > l1_eff, x / y, np.zeros((), dtype=var.dtype))
+    accum[...] = new_accum
+
+
 _NESTEROV = {"use_nesterov": False}
 
 ApplyGradientDescent = _defapply("ApplyGradientDescent", [], ["alpha"], _gradient_descent)
@@ -195,6 +219,15 @@ ApplyCenteredRMSProp = _defapply("ApplyCenteredRMSProp", ["mg", "ms", "mom"],
                                  ["lr", "rho", "momentum", "epsilon"], _centered_rms_prop)
 ApplyAdadelta = _defapply("ApplyAdadelta", ["accum", "accum_update"], ["lr", "rho", "epsilon"],
                           _adadelta)
+_FTRL_ATTRS = {"multiply_linear_by_lr": False}
+ApplyFtrl = _defapply("ApplyFtrl", ["accum", "linear"], [], _ftrl, _FTRL_ATTRS,
+                      after=["lr", "l1", "l2", "lr_power"])
+ApplyFtrlV2 = _defapply("ApplyFtrlV2", ["accum", "linear"], [], _ftrl, _FTRL_ATTRS,
+                        after=["lr", "l1", "l2", "l2_shrinkage", "lr_power"])
+SparseApplyFtrl = _defapply("SparseApplyFtrl", ["accum", "linear"], [], _ftrl, _FTRL_ATTRS,
+                            sparse=True, after=["lr", "l1", "l2", "lr_power"])
+SparseApplyFtrlV2 = _defapply("SparseApplyFtrlV2", ["accum", "linear"], [], _ftrl, _FTRL_ATTRS,
+                              sparse=True, after=["lr", "l1", "l2", "l2_shrinkage", "lr_power"])
 SparseApplyAdagrad = _defapply("SparseApplyAdagrad", ["accum"], ["lr"], _adagrad,
                                {"update_slots": True}, sparse=True)
 SparseApplyRMSProp = _defapply("SparseApplyRMSProp", ["ms", "mom"],
@@ -285,3 +318,30 @@ def sparse_apply_adadelta(var, accum, accum_update, lr, rho, epsilon, grad, indi
                           use_locking=False, name=None):
     return _apply("SparseApplyAdadelta", (var, accum, accum_update, lr, rho, epsilon, grad,
                                           indices), use_locking, name)
+
+
+def apply_ftrl(var, accum, linear, grad, lr, l1, l2, lr_power, use_locking=False,
+               multiply_linear_by_lr=False, name=None):
+    """One FTRL-Proximal step (op type ApplyFtrl)."""
+    return _apply("ApplyFtrl", (var, accum, linear, grad, lr, l1, l2, lr_power), use_locking,
+                  name, multiply_linear_by_lr=multiply_linear_by_lr)
+
+
+def apply_ftrl_v2(var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power,
+                  use_locking=False, multiply_linear_by_lr=False, name=None):
+    """One FTRL-Proximal step with L2 shrinkage (op type ApplyFtrlV2)."""
+    return _apply("ApplyFtrlV2", (var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power),
+                  use_locking, name, multiply_linear_by_lr=multiply_linear_by_lr)
+
+
+def sparse_apply_ftrl(var, accum, linear, grad, indices, lr, l1, l2, lr_power,
+                      use_locking=False, multiply_linear_by_lr=False, name=None):
+    return _apply("SparseApplyFtrl", (var, accum, linear, grad, indices, lr, l1, l2, lr_power),
+                  use_locking, name, multiply_linear_by_lr=multiply_linear_by_lr)
+
+
+def sparse_apply_ftrl_v2(var, accum, linear, grad, indices, lr, l1, l2, l2_shrinkage, lr_power,
+                         use_locking=False, multiply_linear_by_lr=False, name=None):
+    return _apply("SparseApplyFtrlV2", (var, accum, linear, grad, indices, lr, l1, l2,
+                                        l2_shrinkage, lr_power), use_locking, name,
+                  multiply_linear_by_lr=multiply_linear_by_lr)

@@ -4,7 +4,7 @@ NextIteration (back to the Merge), and Switch → Exit for the results."""
 from flowloom.framework import nest
 from flowloom.framework import tensor_shape
 from flowloom.framework.graph import (GraphKeys, add_to_collection, control_dependencies,
-                                      get_default_graph, name_scope)
+                                      name_scope)
 from flowloom.framework.ops import Tensor, convert_to_tensor
 from flowloom.ops import array_ops
 from flowloom.ops import control_flow_ops
@@ -53,7 +53,11 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
       body: a callable returning new loop variables (same structure as `loop_vars`).
       loop_vars: a list or tuple of (nested structures of) tensors and TensorArrays.
       shape_invariants: the shapes each loop variable may take (default: its initial shape).
-      parallel_iterations: how many iterations may run at once (honoured by the executor).
+      parallel_iterations: how many iterations may be in flight at once. Honoured as TF
+        does (runtime/dataflow.py): a NextIteration that would start one more is held until
+        the oldest iteration finishes; 1 runs iterations strictly one after another. Nodes
+        run from one queue on the calling thread, so iterations interleave rather than run
+        on several cores.
       back_prop: whether gradients may flow through the loop.
       swap_memory: accepted for compatibility (memory is not swapped).
       name: the name scope (default "while").

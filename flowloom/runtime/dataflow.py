@@ -1,7 +1,8 @@
 """Frame-aware dataflow execution: TF1 control flow (Switch/Merge/Enter/Exit/NextIteration).
 
 Plans without control-flow ops run in `executor.run_plan` (a straight list of steps). A plan
-with control flow runs here, the way TF's executor runs it:
+with control flow is compiled here (`executor._compile_control_flow` calls `compile_plan`) and
+runs here, the way TF's executor runs it:
 
 - every node instance is identified by (frame, iteration, node); a node becomes ready when all
   its inputs (data and control) have arrived in that iteration;
@@ -18,10 +19,17 @@ with control flow runs here, the way TF's executor runs it:
   frame are outstanding; a NextIteration that would start one more is deferred until the oldest
   iteration finishes. With one worker (this executor runs nodes from one FIFO queue, on the
   calling thread) iterations may interleave up to that bound, so ops of different iterations
-  with no dependency between them can run out of iteration order, exactly as in TF.
+  with no dependency between them can run out of iteration order, exactly as in TF;
+- **devices**: each op's kernel is bound to its placed device's array module, and values are
+  copied on edges between device memories (host <-> GPU), so one run covers all devices.
 """
 
 import collections
+import functools
+import os
+import sys
+import threading
+import time
 
 from flowloom.framework import errors
 
@@ -44,28 +52,12 @@ CONTROL_FLOW_TYPES = frozenset([
     "Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit", "RefExit",
     "NextIteration", "RefNextIteration", "LoopCond", "ControlTrigger"])
 
+_DEBUG = int(os.environ.get("FLOWLOOM_DEBUG", "0") or 0)
 _NORMAL, _MERGE, _ENTER, _EXIT, _NEXT = range(5)
 _FORWARDING = frozenset(["Identity", "Enter", "RefEnter", "Exit", "RefExit", "NextIteration",
                          "RefNextIteration", "LoopCond"])
 _KIND = {"Merge": _MERGE, "RefMerge": _MERGE, "Enter": _ENTER, "RefEnter": _ENTER,
          "Exit": _EXIT, "RefExit": _EXIT, "NextIteration": _NEXT, "RefNextIteration": _NEXT}
-
-
-def graph_has_control_flow(graph):
-    """True if any op of `graph` is a control-flow primitive (cached per graph size)."""
-    n = len(graph._ops)
-    cached = getattr(graph, "_dataflow_scan", None)
-    if cached is not None and cached[0] == n:
-        return cached[1]
-    found = cached[1] if cached is not None else False
-    start = cached[0] if cached is not None else 0
-    if not found:
-        for op in graph._ops[start:]:
-            if op._type in CONTROL_FLOW_TYPES:
-                found = True
-                break
-    graph._dataflow_scan = (n, found)
-    return found
 
 
 def reachable_ops(roots, fed):
@@ -160,7 +152,7 @@ class _Node:
     __slots__ = ("idx", "op", "fn", "kind", "is_trigger", "nin", "nout", "pending0",
                  "inputs0", "dead_needed0", "dead_needed", "edges", "ctrl_out", "derefs",
                  "frame_name", "is_constant", "parallel_iterations", "fetch", "out", "simple",
-                 "fed", "forward", "const")
+                 "fed", "forward", "const", "device", "in_xfer")
 
 
 class DataflowPlan:
@@ -177,8 +169,8 @@ class DataflowPlan:
         self.fetch_derefs = fetch_derefs
         self.fetch_ops = fetch_ops
 
-    def run(self, feed_values):
-        return run_plan(self, feed_values)
+    def run(self, feed_values, stats=None):
+        return run_plan(self, feed_values, stats)
 
 
 def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
@@ -206,13 +198,16 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
             _check_merge_inputs(op)
     index = {op: i for i, op in enumerate(ops)}
     carries_ref = _ref_carrying_tensors(ops)
+    placement = session._place() if hasattr(session, "_place") else {}
     nodes = []
     for i, op in enumerate(ops):
         n = _Node()
         n.idx, n.op = i, op
         n.kind = _KIND.get(op._type, _NORMAL)
         n.is_trigger = op._type == "ControlTrigger"
-        n.fn = executor._bind_kernel(session, op, _xp())
+        n.device = placement.get(op)
+        n.fn = executor._bind_kernel(session, op, n.device.xp if n.device else _xp())
+        n.in_xfer = ()
         n.nin = len(op._inputs)
         n.nout = len(op._outputs)
         n.edges = [[] for _ in range(n.nout)]
@@ -241,7 +236,12 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
                 feed_targets[feed_pos[t]].append((n, j))
                 continue
             src = nodes[index[t._op]]
-            src.edges[t._value_index].append((n, j))
+            xfer = _transfer(src.device, n.device)
+            if xfer is not None and t in carries_ref:
+                # A variable's buffer is read on its consumer's side, then copied.
+                n.in_xfer += ((j, xfer),)
+                xfer = None
+            src.edges[t._value_index].append((n, j, xfer))
             data_from_graph += 1
             if src.kind == _NEXT:
                 backedges += 1
@@ -257,12 +257,15 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
         else:
             n.pending0 = data_from_graph + len(ctrl)
     for n in nodes:
-        n.out = tuple([(k, dst, slot) for k, edges in enumerate(n.edges) for dst, slot in edges]
-                      + [(-1, dst, -1) for dst in n.ctrl_out])
         n.simple = n.kind != _MERGE and n.pending0 == 1
         n.fed = any(n is d for targets in feed_targets for d, _ in targets)
+    for n in nodes:
+        n.out = tuple([(k, dst, slot, xfer, _edge_mode(dst)) for k, edges in enumerate(n.edges)
+                       for dst, slot, xfer in edges] +
+                      [(-1, dst, -1, None, _edge_mode(dst)) for dst in n.ctrl_out])
         # Pure forwarding ops skip their kernel call (the executor's hot loop).
-        n.forward = n.op._type in _FORWARDING and n.nin == 1 and not n.derefs
+        n.forward = n.op._type in _FORWARDING and n.nin == 1 and not n.derefs \
+            and not n.in_xfer
         n.const = None
         if n.op._type == "Const" and n.nin == 0:
             n.forward = True
@@ -282,6 +285,30 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
     fetch_derefs = [t in carries_ref for t in fetch_tensors]
     return DataflowPlan(nodes, sources, feed_targets, fetch_from_feed, len(fetch_tensors),
                         dict(enters), fetch_derefs, list(target_ops))
+
+
+_EDGE_ONLY_INPUT, _EDGE_ONLY_ARRIVAL, _EDGE_MERGE, _EDGE_GENERAL = range(4)
+
+
+def _edge_mode(dst):
+    """How an arrival at `dst` is handled (the executor's hot path picks by this)."""
+    if dst.kind == _MERGE:
+        return _EDGE_MERGE
+    if dst.simple:
+        return _EDGE_ONLY_INPUT if dst.nin == 1 and not dst.fed and \
+            not dst.op._control_inputs else _EDGE_ONLY_ARRIVAL
+    return _EDGE_GENERAL
+
+
+def _transfer(src, dst):
+    """The copy an edge from device `src` to device `dst` needs (None within one memory)."""
+    if src is None or dst is None or src is dst:
+        return None
+    if src.xp is dst.xp and (src.is_host or src.cuda_id == dst.cuda_id):
+        return None
+    from flowloom.runtime import devices
+
+    return functools.partial(devices.transfer, src=src, dst=dst)
 
 
 _TF_TYPE_NAMES = {"float32": "float", "float64": "double"}
@@ -378,8 +405,9 @@ class _Frame:
 class _Run:
     """The state of one execution of a DataflowPlan."""
 
-    def __init__(self, plan, feed_values):
+    def __init__(self, plan, feed_values, stats=None):
         self.plan = plan
+        self.stats = stats
         self.ready = collections.deque()
         self.root = _Frame("", None, None, 0, 1)
         self.fetched = [None] * plan.num_fetches
@@ -390,37 +418,44 @@ class _Run:
     def _activate(self, node, outputs, dead, frame, it):
         """Delivers `node`'s outputs (all DEAD if `dead`) to its consumers in `it`; queues
         the consumers that become ready."""
-        ready = self.ready
+        append = self.ready.append
         state = it.state
-        for k, dst, slot in node.out:
+        queued = 0
+        for k, dst, slot, xfer, mode in node.out:
             if dead:
                 v = DEAD
             elif k >= 0:
                 v = outputs[k]
+                if xfer is not None and v is not DEAD:
+                    v = xfer(v)  # a copy between device memories
             else:
                 v = None  # a live control edge
-            if dst.simple:  # one input (data or control): ready now
+            if mode == _EDGE_ONLY_INPUT:  # the consumer's one data input: ready now
+                queued += 1
+                append((dst, frame, it, [v], v is DEAD and not dst.is_trigger))
+            elif mode == _EDGE_ONLY_ARRIVAL:  # its one in-graph input (or a control edge)
                 inputs = list(self.fed_templates[dst.idx] if dst.fed else dst.inputs0)
                 if slot >= 0:
                     inputs[slot] = v
-                it.outstanding_ops += 1
-                ready.append((dst, frame, it, inputs, v is DEAD and not dst.is_trigger))
-                continue
-            if dst.kind == _MERGE:
+                queued += 1
+                append((dst, frame, it, inputs, v is DEAD and not dst.is_trigger))
+            elif mode == _EDGE_MERGE:
                 self._deliver_merge(dst, slot, v, frame, it)
-                continue
-            st = state.get(dst.idx)
-            if st is None:
-                st = state[dst.idx] = [dst.pending0, False, list(
-                    self.fed_templates[dst.idx] if dst.fed else dst.inputs0)]
-            if slot >= 0:
-                st[2][slot] = v
-            if v is DEAD and not dst.is_trigger:
-                st[1] = True
-            st[0] -= 1
-            if st[0] == 0:
-                it.outstanding_ops += 1
-                ready.append((dst, frame, it, st[2], st[1]))
+            else:
+                st = state.get(dst.idx)
+                if st is None:
+                    st = state[dst.idx] = [dst.pending0, False, list(
+                        self.fed_templates[dst.idx] if dst.fed else dst.inputs0)]
+                if slot >= 0:
+                    st[2][slot] = v
+                if v is DEAD and not dst.is_trigger:
+                    st[1] = True
+                st[0] -= 1
+                if st[0] == 0:
+                    del state[dst.idx]  # its inputs are freed once it has run
+                    queued += 1
+                    append((dst, frame, it, st[2], st[1]))
+        it.outstanding_ops += queued
 
     def _deliver_merge(self, dst, slot, value, frame, it):
         """Merge waits for its control inputs, then runs on its first live data input, or
@@ -461,28 +496,40 @@ class _Run:
                 tmpl = fed.get(node.idx)
                 if tmpl is None:
                     tmpl = fed[node.idx] = list(node.inputs0)
-                tmpl[slot] = self.feed_values[k]
+                v = self.feed_values[k]
+                if node.device is not None and not node.device.is_host:
+                    v = node.device.put(v)
+                tmpl[slot] = v
         for node in plan.sources:
             self._enqueue(node, root, root_it, list(fed.get(node.idx, node.inputs0)), False)
         ready = self.ready
         popleft = ready.popleft
         activate = self._activate
         fetched, got = self.fetched, self.got
+        trace = self.stats is not None or _DEBUG
         while ready:
             node, frame, it, inputs, dead = popleft()
             if dead:
                 outputs = None
             elif node.forward:  # Identity, Enter, Exit, NextIteration, LoopCond; Const
                 outputs = inputs if node.const is None else node.const
+                if trace:
+                    self._record(node, outputs, time.time_ns(), frame, it)
             else:
                 for j in node.derefs:
                     inputs[j] = deref(inputs[j], node.op)
+                for j, xfer in node.in_xfer:
+                    inputs[j] = xfer(inputs[j])
+                if trace:
+                    start = time.time_ns()
                 try:
                     r = node.fn(*inputs)
                 except Exception as e:  # noqa: BLE001 - kernel failures become TF errors
                     raise op_error(node.op, inputs, e) from (
                         None if isinstance(e, errors.OpError) else e)
                 outputs = (r,) if node.nout == 1 else r
+                if trace:
+                    self._record(node, outputs, start, frame, it)
             if node.fetch is not None and not dead:
                 for slot, ks in node.fetch:
                     v = outputs[slot]
@@ -501,6 +548,22 @@ class _Run:
             self.fetched[k] = self.feed_values[f]
             self.got[k] = True
         return self.fetched
+
+    def _record(self, node, outputs, start, frame, it):
+        from flowloom.runtime.parallel import NodeRecord
+
+        end = time.time_ns()
+        device = node.device.name if node.device is not None else \
+            "/job:localhost/replica:0/task:0/device:CPU:0"
+        if self.stats is not None:
+            self.stats.setdefault(device, []).append(NodeRecord(
+                node.op._name, node.op._type, start, end, list(outputs or ()), None,
+                threading.get_ident() & 0xFFFFFFFF))
+        if _DEBUG:
+            shape = getattr(outputs[0], "shape", None) if outputs else None
+            where = f"{frame.name}:{it.num}" if frame.name else ""
+            print(f"[flowloom] {node.op._type:<16} {node.op._name:<40} {device} "
+                  f"{(end - start) / 1e3:8.1f} us  {shape} {where}", file=sys.stderr)
 
     def _propagate(self, node, outputs, dead, frame, it):
         kind = node.kind
@@ -585,14 +648,17 @@ class _Run:
             self._cleanup(parent, parent_it.num)
 
 
-def run_plan(plan, feed_values):
+def run_plan(plan, feed_values, stats=None):
     """Runs a DataflowPlan once; returns the fetched values (references not yet read).
+
+    `stats`, a dict, receives {device name: [NodeRecord]} of the nodes that ran (for
+    RunMetadata.step_stats); FLOWLOOM_DEBUG=1 prints them with their frame and iteration.
 
     Raises:
       InvalidArgumentError: a fetched tensor is dead (on the untaken side of a Switch) or was
         never computed.
     """
-    run = _Run(plan, feed_values)
+    run = _Run(plan, feed_values, stats)
     values = run.run()
     for k, got in enumerate(run.got):
         if not got:

@@ -232,8 +232,9 @@ def _compile_control_flow(session, placement, order, feed_tensors, fetch_tensors
         from flowloom.runtime import dataflow
     except ImportError:
         return None
-    devices = {placement[op] for op in order} | {placement[t._op] for t in feed_tensors}
-    if not all(d.is_host for d in devices) or not hasattr(dataflow, "compile_plan"):
+    # CF (cf branch): dataflow plans bind each op to its placed device and copy values on
+    # edges between device memories, so GPU placements run there too (one thread).
+    if not hasattr(dataflow, "compile_plan"):
         return None
     external = dataflow.compile_plan(session, feed_tensors, fetch_tensors, target_ops)
     if external is None:

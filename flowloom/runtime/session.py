@@ -320,8 +320,12 @@ class BaseSession:
         if not trace and not graphs and plan.steps is not None:
             return executor.run_plan(plan, feed_vals)
         if plan.external is not None:
-            # The dataflow executor does not record step stats yet.
-            return plan.external.run(feed_vals)
+            # CF (cf branch): the dataflow executor records the nodes it runs.
+            stats = {} if trace else None
+            raw = plan.external.run(feed_vals, stats)
+            if run_metadata is not None and trace:
+                tracing.fill_step_stats(run_metadata.step_stats, stats)
+            return raw
         with self._lock:
             pplan = plan.get_partitioned()
         stats = {} if trace else None

@@ -3,10 +3,13 @@
 from flowloom.train.adam import AdamOptimizer  # noqa: F401
 from flowloom.train.adaptive import (AdadeltaOptimizer, AdagradOptimizer,  # noqa: F401
                                      RMSPropOptimizer)
+from flowloom.train.ftrl import FtrlOptimizer  # noqa: F401
 from flowloom.train.gradient_descent import (GradientDescentOptimizer,  # noqa: F401
                                              MomentumOptimizer)
-from flowloom.train.learning_rate_decay import (exponential_decay,  # noqa: F401
-                                                inverse_time_decay, piecewise_constant,
+from flowloom.train.learning_rate_decay import (cosine_decay,  # noqa: F401
+                                                cosine_decay_restarts, exponential_decay,
+                                                inverse_time_decay, linear_cosine_decay,
+                                                natural_exp_decay, piecewise_constant,
                                                 polynomial_decay)
 from flowloom.train.moving_averages import (ExponentialMovingAverage,  # noqa: F401
                                             assign_moving_average)

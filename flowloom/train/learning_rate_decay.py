@@ -1,10 +1,11 @@
 """Learning-rate schedules of TF1: functions of the global step built from graph ops."""
 
+import numpy as np
+
 from flowloom.framework import dtypes
 from flowloom.framework.graph import name_scope
 from flowloom.framework.ops import convert_to_tensor
-from flowloom.ops import array_ops
-from flowloom.ops import math_ops
+from flowloom.ops import array_ops, math_ops
 
 
 def _check_step(global_step, fn_name):
@@ -105,4 +106,89 @@ def piecewise_constant(x, boundaries, values, name=None):
         return result
 
 
-del dtypes
+
+def natural_exp_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
+                      name=None):
+    """learning_rate * exp(-decay_rate * global_step / decay_steps) (floored when
+    `staircase`).
+
+    Raises:
+      ValueError: global_step is None.
+    """
+    _check_step(global_step, "natural_exp_decay")
+    rate = math_ops.exp(math_ops.negative(decay_rate))
+    return exponential_decay(learning_rate, global_step, decay_steps, rate, staircase, name)
+
+
+def _pi(dtype):
+    return array_ops.constant(np.pi, dtype=dtype)
+
+
+def cosine_decay(learning_rate, global_step, decay_steps, alpha=0.0, name=None):
+    """learning_rate * ((1 - alpha) * 0.5 * (1 + cos(pi * min(step, decay_steps) / decay_steps))
+    + alpha) (Loshchilov & Hutter's SGDR without restarts).
+
+    Raises:
+      ValueError: global_step is None.
+    """
+    _check_step(global_step, "cosine_decay")
+    with name_scope(name, "CosineDecay"):
+        lr = convert_to_tensor(learning_rate, name="initial_learning_rate")
+        dtype = lr.dtype.base_dtype
+        steps = math_ops.cast(decay_steps, dtype)
+        step = math_ops.minimum(math_ops.cast(global_step, dtype), steps)
+        fraction = step / steps
+        cosine = 0.5 * (1.0 + math_ops.cos(_pi(dtypes.float32) * fraction))
+        return math_ops.multiply(lr, (1 - alpha) * cosine + alpha)
+
+
+def cosine_decay_restarts(learning_rate, global_step, first_decay_steps, t_mul=2.0, m_mul=1.0,
+                          alpha=0.0, name=None):
+    """Cosine decay with warm restarts: periods grow by `t_mul`, peaks shrink by `m_mul`.
+
+    TF picks the restart arithmetic with tf.cond on t_mul == 1; flowloom selects it.
+
+    Raises:
+      ValueError: global_step is None.
+    """
+    _check_step(global_step, "cosine_decay_restarts")
+    with name_scope(name, "SGDRDecay") as scope:
+        lr = convert_to_tensor(learning_rate, name="initial_learning_rate")
+        dtype = lr.dtype.base_dtype
+        first = math_ops.cast(first_decay_steps, dtype)
+        alpha_t, t_mul_t, m_mul_t = (math_ops.cast(v, dtype) for v in (alpha, t_mul, m_mul))
+        fraction = math_ops.cast(global_step, dtype) / first
+        i_linear = math_ops.floor(fraction)
+        linear = math_ops.equal(t_mul_t, 1.0)
+        # The geometric branch is computed either way: keep it finite when t_mul == 1.
+        t_geo = array_ops.where(linear, array_ops.ones_like(t_mul_t) * 2.0, t_mul_t)
+        i_geometric = math_ops.floor(math_ops.log(1.0 - fraction * (1.0 - t_geo)) /
+                                     math_ops.log(t_geo))
+        sum_r = (1.0 - t_geo ** i_geometric) / (1.0 - t_geo)
+        i_restart = array_ops.where(linear, i_linear, i_geometric)
+        fraction = array_ops.where(linear, fraction - i_linear,
+                                   (fraction - sum_r) / t_geo ** i_geometric)
+        cosine = 0.5 * m_mul_t ** i_restart * (1.0 + math_ops.cos(_pi(dtypes.float32) *
+                                                                   fraction))
+        return math_ops.multiply(lr, (1 - alpha_t) * cosine + alpha_t, name=scope)
+
+
+def linear_cosine_decay(learning_rate, global_step, decay_steps, num_periods=0.5, alpha=0.0,
+                        beta=0.001, name=None):
+    """learning_rate * ((alpha + linear) * cosine + beta), linear going from 1 to 0 over
+    decay_steps and cosine making `num_periods` periods.
+
+    Raises:
+      ValueError: global_step is None.
+    """
+    _check_step(global_step, "linear_cosine_decay")
+    with name_scope(name, "LinearCosineDecay") as scope:
+        lr = convert_to_tensor(learning_rate, name="initial_learning_rate")
+        dtype = lr.dtype.base_dtype
+        steps = math_ops.cast(decay_steps, dtype)
+        periods, alpha_t, beta_t = (math_ops.cast(v, dtype) for v in (num_periods, alpha, beta))
+        step = math_ops.minimum(math_ops.cast(global_step, dtype), steps)
+        linear = (steps - step) / steps
+        fraction = 2.0 * periods * (step / steps)
+        cosine = 0.5 * (1.0 + math_ops.cos(_pi(dtypes.float32) * fraction))
+        return math_ops.multiply(lr, (alpha_t + linear) * cosine + beta_t, name=scope)

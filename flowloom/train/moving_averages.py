@@ -1,16 +1,18 @@
 """`tf.train.ExponentialMovingAverage` and `assign_moving_average`."""
 
-from flowloom.framework import dtypes
-from flowloom.framework.graph import (GraphKeys, add_to_collection, get_default_graph,
-                                      init_scope, name_scope)
-from flowloom.framework.ops import Tensor, convert_to_tensor
-from flowloom.ops import control_flow_ops
-from flowloom.ops import init_ops
-from flowloom.ops import math_ops
-from flowloom.ops import state_ops
-from flowloom.variable_scope import get_variable, get_variable_scope, variable_scope
 from flowloom import variables
+from flowloom.framework import dtypes
+from flowloom.framework.graph import (
+    GraphKeys,
+    add_to_collection,
+    get_default_graph,
+    init_scope,
+    name_scope,
+)
+from flowloom.framework.ops import Tensor, convert_to_tensor
+from flowloom.ops import control_flow_ops, init_ops, math_ops, state_ops
 from flowloom.train import optimizer as slot_creator
+from flowloom.variable_scope import get_variable, get_variable_scope, variable_scope
 
 
 def assign_moving_average(variable, value, decay, zero_debias=True, name=None):

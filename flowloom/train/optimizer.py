@@ -5,19 +5,21 @@ override `_finish`), as in TF, so graphs come out with TF's op and variable name
 `w/Momentum`, `train/update_w/ApplyMomentum`, ...
 """
 
+from flowloom import variables
 from flowloom.framework import dtypes
 from flowloom.framework.gradients_impl import gradients
-from flowloom.framework.graph import (GraphKeys, get_collection, get_collection_ref,
-                                      get_default_graph, init_scope, name_scope)
+from flowloom.framework.graph import (
+    GraphKeys,
+    get_collection,
+    get_collection_ref,
+    get_default_graph,
+    init_scope,
+    name_scope,
+)
 from flowloom.framework.indexed_slices import IndexedSlices
 from flowloom.framework.ops import Tensor, convert_to_tensor_or_indexed_slices
-from flowloom.ops import array_ops
-from flowloom.ops import control_flow_ops
-from flowloom.ops import init_ops
-from flowloom.ops import segment_ops
-from flowloom.ops import state_ops
-from flowloom.variable_scope import get_variable, get_variable_scope, variable_scope
-from flowloom import variables
+from flowloom.ops import array_ops, control_flow_ops, init_ops, segment_ops, state_ops
+from flowloom.variable_scope import get_variable, variable_scope
 
 
 def _var_key(var):

@@ -16,11 +16,12 @@ import logging
 import numbers
 import os
 
+from flowloom.framework import device as device_lib
 from flowloom.framework import errors
 from flowloom.framework.graph import GraphKeys, get_default_graph, name_scope
 from flowloom.framework.graph_def import prepend_name_scope, strip_name_scope
 from flowloom.framework.ops import Tensor
-from flowloom.ops import array_ops, control_flow_ops, save_restore_ops, state_ops
+from flowloom.ops import array_ops, control_flow_ops, save_restore_ops, state_ops, string_ops
 from flowloom.proto import saver_pb2
 from flowloom.train import checkpoint_management
 
@@ -78,6 +79,22 @@ def _saveables(var_list):
     return [by_name[n] for n in sorted(by_name)]
 
 
+def _group_by_device(saveables):
+    """[(canonical device, [saveables])] sorted by device, as TF's _GroupByDevices."""
+    per_device = {}
+    for saveable in saveables:
+        per_device.setdefault(device_lib.canonical_name(saveable.device), []).append(saveable)
+    return sorted(per_device.items(), key=lambda item: item[0])
+
+
+def _on_cpu0(device):
+    """The CPU:0 of a device's task (TF's set_cpu0)."""
+    spec = device_lib.DeviceSpec.from_string(device or "")
+    spec.device_type = "CPU"
+    spec.device_index = 0
+    return spec.to_string()
+
+
 class Saver:
     """Saves and restores variables in TF's V2 checkpoint format.
 
@@ -85,7 +102,8 @@ class Saver:
       var_list: Variables to save: a list (saved under their op names) or a dict of
         checkpoint name -> Variable. Default: all global variables plus the
         `saveable_objects` collection.
-      reshape, sharded: True is not supported (NotImplementedError).
+      reshape: True is not supported (NotImplementedError).
+      sharded: save one bundle per device and merge them (TF's sharded V2 save).
       max_to_keep: how many recent checkpoints to keep (None or 0: all).
       keep_checkpoint_every_n_hours: additionally keep one checkpoint per this many hours.
       name: name scope of the saver's ops (default "save").
@@ -117,8 +135,6 @@ class Saver:
                  filename=None):
         if reshape:
             raise NotImplementedError("Saver(reshape=True) is not supported by flowloom")
-        if sharded:
-            raise NotImplementedError("Saver(sharded=True) is not supported by flowloom")
         if builder is not None:
             raise NotImplementedError("Saver(builder=...) is not supported by flowloom")
         if write_version != SaverDef.V2:
@@ -127,6 +143,7 @@ class Saver:
             raise ValueError("If `var_list` is provided then build cannot be deferred. Either "
                              "set defer_build=False or var_list=None.")
         self._var_list = var_list
+        self._sharded = sharded
         self._max_to_keep = max_to_keep
         self._keep_hours = keep_checkpoint_every_n_hours
         self._name = name
@@ -168,26 +185,70 @@ class Saver:
             default = array_ops.constant(self._filename or "model", name="filename/input")
             filename = array_ops.placeholder_with_default(default, shape=(), name="filename")
             filename = array_ops.placeholder_with_default(filename, shape=(), name="Const")
-            names = [s.name for s in saveables]
-            save = save_restore_ops.save_v2(filename, names, [""] * len(names),
-                                            [s.ref for s in saveables])
-            save_tensor = control_flow_ops.with_dependencies([save], filename)
-            graph = get_default_graph()
-            with graph.device("/device:CPU:0"):
-                restored = save_restore_ops.restore_v2(
-                    filename, names, [""] * len(names),
-                    [s.ref._dtype.base_dtype for s in saveables])
-            assigns = []
-            for saveable, tensor in zip(saveables, restored):
-                with graph.device(saveable.device or None):
-                    assigns.append(state_ops.assign(
-                        saveable.ref, tensor,
-                        validate_shape=saveable.ref._shape.is_fully_defined()).op)
-            restore_op = control_flow_ops.group(*assigns, name="restore_all")
+            if self._sharded:
+                per_device = _group_by_device(saveables)
+                save_tensor = self._add_sharded_save_ops(filename, per_device)
+                restore_op = self._add_sharded_restore_ops(filename, per_device)
+            else:
+                save_tensor = self._add_save_ops(filename, saveables)
+                restore_op = self._add_restore_ops(filename, saveables, "restore_all")
         return SaverDef(filename_tensor_name=filename.name, save_tensor_name=save_tensor.name,
                         restore_op_name=restore_op.name, max_to_keep=self._max_to_keep or 0,
-                        sharded=False, keep_checkpoint_every_n_hours=self._keep_hours,
+                        sharded=self._sharded, keep_checkpoint_every_n_hours=self._keep_hours,
                         version=SaverDef.V2)
+
+    @staticmethod
+    def _add_save_ops(filename, saveables):
+        names = [s.name for s in saveables]
+        save = save_restore_ops.save_v2(filename, names, [""] * len(names),
+                                        [s.ref for s in saveables])
+        return control_flow_ops.with_dependencies([save], filename)
+
+    @staticmethod
+    def _add_restore_ops(filename, saveables, name):
+        graph = get_default_graph()
+        names = [s.name for s in saveables]
+        with graph.device("/device:CPU:0"):
+            restored = save_restore_ops.restore_v2(
+                filename, names, [""] * len(names), [s.ref._dtype.base_dtype for s in saveables])
+        assigns = []
+        for saveable, tensor in zip(saveables, restored):
+            with graph.device(saveable.device or None):
+                assigns.append(state_ops.assign(
+                    saveable.ref, tensor,
+                    validate_shape=saveable.ref._shape.is_fully_defined()).op)
+        return control_flow_ops.group(*assigns, name=name)
+
+    def _add_sharded_save_ops(self, filename, per_device):
+        # As TF: each device's variables go to `<prefix>_temp/part-0000i-of-0000n`, then
+        # MergeV2Checkpoints joins the parts into `<prefix>`.
+        graph = get_default_graph()
+        with graph.device("CPU"):
+            suffix = array_ops.where(string_ops.regex_full_match(filename, "^s3://.*"),
+                                     array_ops.constant(".part"),
+                                     array_ops.constant("_temp/part"))
+            temp_prefix = string_ops.string_join([filename, suffix])
+        num_shards = array_ops.constant(len(per_device), name="num_shards")
+        saves, prefixes = [], []
+        for shard, (device, saveables) in enumerate(per_device):
+            with graph.device(_on_cpu0(device)):
+                prefix = save_restore_ops.sharded_filename(temp_prefix, shard, num_shards)
+                prefixes.append(prefix)
+                saves.append(self._add_save_ops(prefix, saveables))
+        with graph.control_dependencies([t.op for t in saves]), \
+                graph.device(_on_cpu0(per_device[-1][0])):
+            packed = array_ops.stack(prefixes, name="MergeV2Checkpoints/checkpoint_prefixes")
+            merge = save_restore_ops.merge_v2_checkpoints(packed, filename, delete_old_dirs=True)
+            with graph.control_dependencies([merge]):
+                return array_ops.identity(filename)
+
+    def _add_sharded_restore_ops(self, filename, per_device):
+        graph = get_default_graph()
+        shards = []
+        for device, saveables in per_device:
+            with graph.device(device or None):
+                shards.append(self._add_restore_ops(filename, saveables, "restore_shard"))
+        return control_flow_ops.group(*shards, name="restore_all")
 
     def _check_saver_def(self):
         if not isinstance(self.saver_def, SaverDef):

@@ -2,12 +2,12 @@
 
 import logging
 
+from flowloom import variables
 from flowloom.framework import dtypes
 from flowloom.framework.graph import GraphKeys, get_default_graph
 from flowloom.framework.ops import Tensor
 from flowloom.ops import init_ops
-from flowloom.variable_scope import get_variable, get_variable_scope, variable_scope
-from flowloom import variables
+from flowloom.variable_scope import get_variable
 
 
 def assert_global_step(global_step_tensor):

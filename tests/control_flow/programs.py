@@ -287,6 +287,10 @@ def grad_functional(tf):
              "gf_y": gf[1]}, [{"x:0": [[1.0, 2.0], [0.5, -1.0], [3.0, 0.2]], "y:0": 0.6}])
 
 
+# Their GraphDefs, written by TF, are rebuilt node by node and run (test_imported_graphs.py).
+GRAPH_DEF_PROGRAMS = ["while_basic", "while_inside_cond", "grad_while", "grad_cond_in_while",
+                      "grad_lstm_loop",
+                      "grad_rnn", "while_nested"]
 STRUCTURE_PROGRAMS = ["cond_basic", "while_basic", "cond_side_effects", "tensor_array_loop",
                       "grad_cond", "grad_cond_in_while", "functional",
                       "while_nested"]
@@ -404,3 +408,127 @@ def err_ta_static_shapes(tf):
 def err_ta_read_unwritten(tf):
     ta = tf.TensorArray(tf.float32, size=2, infer_shape=False)
     return ta.write(0, 1.0).read(1)
+
+
+# -- tf.nest cases: (structure, other structure for assert_same_structure) -------------------
+def nest_cases():
+    return {
+        "flat": (3, 4),
+        "list": ([1, [2, 3], (4,)], [5, [6, 7], (8,)]),
+        "dict_order": ({"b": 1, "a": [2, 3], "c": {"z": 4, "y": 5}},
+                       {"a": [0, 0], "b": 0, "c": {"y": 0, "z": 0}}),
+        "namedtuple": (Pair(a=1, b=(2, {"k": 3})), Pair(a=0, b=(0, {"k": 0}))),
+        "none_leaf": ([None, (None, 1)], [1, (2, 3)]),
+        "tuple_vs_list": ((1, 2), [1, 2]),
+        "length": ([1, 2], [1, 2, 3]),
+        "seq_vs_leaf": ([1, [2]], [1, 2]),
+        "dict_keys": ({"a": 1}, {"b": 1}),
+        "string_leaf": (["ab", ("cd",)], [1, (2,)]),
+    }
+
+
+def nest_results(nest):
+    """What the nest functions return on the cases (JSON-able)."""
+    out = {}
+    for name, (s, other) in nest_cases().items():
+        flat = nest.flatten(s)
+        packed = nest.pack_sequence_as(s, list(range(len(flat))))
+        doubled = nest.map_structure(lambda v: None if v is None else v * 2, s)
+        try:
+            nest.assert_same_structure(s, other)
+            same = "OK"
+        except (TypeError, ValueError) as e:
+            same = type(e).__name__
+        try:
+            nest.assert_same_structure(s, other, check_types=False)
+            same_loose = "OK"
+        except (TypeError, ValueError) as e:
+            same_loose = type(e).__name__
+        out[name] = [repr(flat), repr(packed), repr(doubled), same, same_loose,
+                     nest.is_nested(s)]
+    return out
+
+
+@program
+def variables_in_loop(tf):
+    """Variables created inside a loop body (as RNN cells do) live outside the loop."""
+    xs = tf.placeholder(tf.float32, [5, 2, 3], name="xs")
+
+    def body(t, h):
+        with tf.variable_scope("cell", reuse=tf.AUTO_REUSE):
+            w = tf.get_variable("w", [3, 3], initializer=tf.constant_initializer(0.1))
+            b = tf.get_variable("b", [3], initializer=tf.constant_initializer(-0.2))
+        return t + 1, tf.tanh(tf.matmul(tf.gather(xs, t), w) + h + b)
+
+    _, h = tf.while_loop(lambda t, h: t < 5, body, [0, tf.zeros([2, 3])])
+    gw, gb = tf.gradients(tf.reduce_sum(h * h), tf.trainable_variables())
+    init = tf.global_variables_initializer()
+    return ({"h": h, "gw": gw, "gb": gb, "init": init},
+            [{"xs:0": np.linspace(-1, 1, 30).reshape(5, 2, 3)}])
+
+
+@program
+def grad_sparse_cond(tf):
+    """tf.gather's IndexedSlices gradient through cond branches and a loop."""
+    v = tf.Variable(np.arange(6.0).reshape(3, 2), dtype=tf.float32, name="v")
+    p = tf.placeholder(tf.bool, [], name="p")
+    r = tf.cond(p, lambda: tf.gather(v, [0, 2]) * 2.0, lambda: tf.gather(v, [1, 1]))
+    g = tf.gradients(tf.reduce_sum(r * r), v)[0]
+    _, acc = tf.while_loop(lambda i, a: i < 3,
+                           lambda i, a: (i + 1, a + tf.reduce_sum(tf.gather(v, [i]) * a)),
+                           [0, 1.0])
+    g2 = tf.gradients(acc, v)[0]
+    return ({"dense_g": tf.convert_to_tensor(g), "dense_g2": tf.convert_to_tensor(g2),
+             "init": v.initializer}, [{"p:0": True}, {"p:0": False}])
+
+
+@program
+def grad_lstm_loop(tf):
+    """dynamic_rnn's loop, written out: an LSTM over TensorArrays with sequence lengths."""
+    rs = _rs()
+    T, B, D, H = 5, 3, 4, 6
+    x = tf.placeholder(tf.float32, [B, None, D], name="x")
+    seq = tf.placeholder(tf.int32, [B], name="seq")
+    with tf.variable_scope("rnn"):
+        w = tf.get_variable("kernel", [D + H, 4 * H],
+                            initializer=tf.constant_initializer(rs.randn(D + H, 4 * H) * 0.3))
+        b = tf.get_variable("bias", [4 * H], initializer=tf.zeros_initializer())
+    xt = tf.transpose(x, [1, 0, 2])
+    time_steps = tf.shape(xt)[0]
+    inp = tf.TensorArray(tf.float32, size=time_steps, element_shape=[B, D]).unstack(xt)
+    out = tf.TensorArray(tf.float32, size=time_steps, element_shape=[B, H])
+
+    def step(t, c, h, out):
+        gates = tf.nn.bias_add(tf.matmul(tf.concat([inp.read(t), h], 1), w), b)
+        i, j, f, o = tf.split(gates, 4, axis=1)
+        nc = c * tf.sigmoid(f + 1.0) + tf.sigmoid(i) * tf.tanh(j)
+        nh = tf.tanh(nc) * tf.sigmoid(o)
+        valid = tf.tile(tf.expand_dims(t < seq, 1), [1, H])
+        return (t + 1, tf.where(valid, nc, c), tf.where(valid, nh, h),
+                out.write(t, tf.where(valid, nh, tf.zeros_like(nh))))
+
+    z = tf.zeros([B, H])
+    _, c, h, out = tf.while_loop(lambda t, *_: t < time_steps, step, (0, z, z, out),
+                                 maximum_iterations=time_steps)
+    outputs = tf.transpose(out.stack(), [1, 0, 2])
+    loss = tf.reduce_sum(outputs * outputs) + tf.reduce_sum(c)
+    gw, gb, gx = tf.gradients(loss, [w, b, x])
+    return ({"outputs": outputs, "c": c, "h": h, "gw": gw, "gb": gb, "gx": gx,
+             "init": tf.global_variables_initializer()},
+            [{"x:0": rs.randn(B, T, D).astype(np.float32), "seq:0": np.array([5, 2, 4])}])
+
+
+def meta_graph_forward(tf):
+    """A forward graph whose MetaGraphDef (with its cond/while contexts) is exported, imported
+    elsewhere and differentiated there. Returns (loss name, [x names], feed)."""
+    x = tf.placeholder(tf.float32, [2], name="x")
+
+    def body(i, a):
+        a = tf.cond(i > 1, lambda: a * x, lambda: a + tf.sin(x))
+        _, a = tf.while_loop(lambda j, b: j < i, lambda j, b: (j + 1, b * 0.9 + x), [0, a])
+        return i + 1, a
+
+    _, a = tf.while_loop(lambda i, a: i < 4, body, [0, tf.ones([2])])
+    a = tf.cond(tf.reduce_sum(x) > 0, lambda: a * 2.0, lambda: a - x)
+    loss = tf.reduce_sum(a * a, name="loss")
+    return loss.name, [x.name], {"x:0": [0.5, -0.3]}

@@ -195,3 +195,25 @@ def test_inputs_from_different_frames_is_an_error():
     with tf.Session() as sess:
         with pytest.raises(tf.errors.InvalidArgumentError, match="inputs from different frames"):
             sess.run(cf.exit(sf))
+
+
+def test_loops_across_host_devices():
+    x = tf.placeholder(tf.float32, [], name="x")
+    with tf.device("/cpu:1"):
+        r = tf.while_loop(lambda i, a: i < 4, lambda i, a: (i + 1, a * x), [0, 1.0])
+    g = tf.gradients(r[1], x)[0]
+    config = tf.ConfigProto(device_count={"CPU": 2})
+    with tf.Session(config=config) as sess:
+        out, gv = sess.run([r[1], g], {x: 2.0})
+        assert out == 16.0 and gv == 32.0
+        assert sess.graph.get_operation_by_name("while/Merge_1").device.endswith("CPU:1")
+
+
+def test_full_trace_records_loop_iterations():
+    r = tf.while_loop(lambda i: i < 3, lambda i: i + 1, [0])
+    meta = tf.RunMetadata()
+    with tf.Session() as sess:
+        sess.run(r, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                 run_metadata=meta)
+    names = [n.node_name for d in meta.step_stats.dev_stats for n in d.node_stats]
+    assert names.count("while/add") == 3 and names.count("while/Exit") == 1

@@ -1,6 +1,7 @@
 """flowloom runs the control-flow programs of programs.py with TF's results and graphs
 (recorded by tests/data/record_control_flow.py)."""
 
+import gzip
 import json
 import os
 
@@ -12,7 +13,7 @@ from tests.control_flow import programs
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "data")
 VALUES = np.load(os.path.join(DATA, "control_flow_values.npz"), allow_pickle=False)
-with open(os.path.join(DATA, "control_flow_graphs.json")) as _f:
+with gzip.open(os.path.join(DATA, "control_flow_graphs.json.gz"), "rt") as _f:
     GRAPHS = json.load(_f)
 
 
@@ -69,3 +70,8 @@ def test_errors_match_tensorflow(name):
                 sess.run(target)
     assert type(info.value).__name__ == want_class
     assert want_message in str(info.value)
+
+
+def test_nest_matches_tensorflow():
+    got = programs.nest_results(tf.nest)
+    assert got == GRAPHS["nest"]

@@ -63,11 +63,21 @@ def prog_saver(tf):
         with tf.variable_scope("s"):
             tf.get_variable("w", [2], initializer=tf.zeros_initializer())
         tf.Variable(7, dtype=tf.int64, name="step")
-        tf.train.Saver()
+        g.saver_for_test = tf.train.Saver()
     return g
 
 
-PROGRAMS = [prog_variable_assign, prog_scoped_variables, prog_mlp, prog_saver]
+def prog_saver_sharded(tf):
+    g = tf.Graph()
+    with g.as_default():
+        tf.Variable([1.0, 2.0], name="v")
+        tf.Variable(3, name="w")
+        g.saver_for_test = tf.train.Saver(sharded=True, max_to_keep=3)
+    return g
+
+
+PROGRAMS = [prog_variable_assign, prog_scoped_variables, prog_mlp, prog_saver,
+            prog_saver_sharded]
 
 
 def checkpoint_values():

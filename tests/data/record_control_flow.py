@@ -4,10 +4,11 @@ programs of tests/control_flow/programs.py.
 Run with the reference TensorFlow:
   TF_CPP_MIN_LOG_LEVEL=3 /work/tfvenv/bin/python tests/data/record_control_flow.py
 Writes tests/data/control_flow_values.npz (values, keyed "<program>/<feed #>/<fetch>") and
-tests/data/control_flow_graphs.json (op name, type, inputs and control inputs of some
+tests/data/control_flow_graphs.json.gz (op name, type, inputs and control inputs of some
 programs' graphs).
 """
 
+import gzip
 import json
 import re
 import os
@@ -37,6 +38,33 @@ def graph_listing(graph):
         out.append([op.name, op.type, [t.name for t in op.inputs],
                     [c.name for c in op.control_inputs], attrs])
     return out
+
+
+def node_listing(graph):
+    """The GraphDef's nodes as JSON: name, op, inputs ("^x" for control), and attrs."""
+    nodes = []
+    for nd in graph.as_graph_def().node:
+        attrs = {}
+        for k, v in nd.attr.items():
+            if k.startswith("_"):
+                continue
+            kind = v.WhichOneof("value")
+            if kind == "type":
+                attrs[k] = ["type", tf.as_dtype(v.type).name]
+            elif kind == "shape":
+                s = tf.TensorShape(v.shape)
+                attrs[k] = ["shape", None if s.ndims is None else s.as_list()]
+            elif kind == "tensor":
+                arr = tf.make_ndarray(v.tensor)
+                attrs[k] = ["tensor", arr.dtype.name, list(arr.shape), arr.reshape(-1).tolist()]
+            elif kind == "list":
+                attrs[k] = ["types", [tf.as_dtype(t).name for t in v.list.type]]
+            elif kind == "s":
+                attrs[k] = ["s", v.s.decode()]
+            else:
+                attrs[k] = [kind, getattr(v, kind)]
+        nodes.append([nd.name, nd.op, list(nd.input), attrs])
+    return nodes
 
 
 def _core_message(e):
@@ -78,6 +106,10 @@ def main():
             fetches, feeds = fn(tf)
             if name in programs.STRUCTURE_PROGRAMS:
                 graphs[name] = graph_listing(g)
+            if name in programs.GRAPH_DEF_PROGRAMS:
+                graphs["graph_def/" + name] = node_listing(g)
+                pb = g.as_graph_def().SerializeToString()
+                values[f"graph_def_pb/{name}"] = np.frombuffer(pb, dtype=np.uint8)
             tensors = {k: v for k, v in fetches.items() if isinstance(v, tf.Tensor)}
             ops_ = [v for v in fetches.values() if isinstance(v, tf.Operation)]
             with tf.Session() as sess:
@@ -88,9 +120,25 @@ def main():
                     for key, v in got.items():
                         values[f"{name}/{k}/{key}"] = np.asarray(v)
     graphs["errors"] = record_errors()
+    # A TF-written MetaGraphDef with loop and cond contexts; gradients taken after import.
+    g = tf.Graph()
+    with g.as_default():
+        loss_name, x_names, feed = programs.meta_graph_forward(tf)
+        meta = tf.train.export_meta_graph()
+        values["meta_graph_pb"] = np.frombuffer(meta.SerializeToString(), dtype=np.uint8)
+    g = tf.Graph()
+    with g.as_default():
+        tf.train.import_meta_graph(meta)
+        grads = tf.gradients(g.get_tensor_by_name(loss_name),
+                             [g.get_tensor_by_name(n) for n in x_names])
+        with tf.Session() as sess:
+            got = sess.run([g.get_tensor_by_name(loss_name)] + grads, feed)
+        for k, v in enumerate(got):
+            values[f"meta_graph/{k}"] = np.asarray(v)
+    graphs["nest"] = programs.nest_results(tf.nest)
     np.savez_compressed(os.path.join(HERE, "control_flow_values.npz"), **values)
-    with open(os.path.join(HERE, "control_flow_graphs.json"), "w") as f:
-        json.dump(graphs, f, indent=0, sort_keys=True)
+    with gzip.open(os.path.join(HERE, "control_flow_graphs.json.gz"), "wt") as f:
+        json.dump(graphs, f, separators=(",", ":"), sort_keys=True)
     print(f"recorded {len(values)} values, {len(graphs)} graphs")
 
 

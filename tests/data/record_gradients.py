@@ -10,8 +10,8 @@ import json
 import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-import numpy as np  # noqa: E402
-import tensorflow.compat.v1 as tf  # noqa: E402
+import numpy as np
+import tensorflow.compat.v1 as tf
 
 tf.disable_v2_behavior()
 
@@ -56,6 +56,33 @@ y = tf.gather(p, [2, 0, 2])
 grads = tf.gradients(tf.reduce_sum(y * y), p)
 extra = [tf.convert_to_tensor(grads[0])]
 feed = {}
+""",
+    "gather_twice_and_dense": """
+p = tf.Variable([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], name='p')
+a = tf.gather(p, [2, 0])
+b = tf.gather(p, [1, 1])
+grads = tf.gradients(tf.reduce_sum(a * b) + tf.reduce_sum(tf.gather(p, [0]) * 3.0), p)
+grads += tf.gradients(tf.reduce_sum(a) + tf.reduce_sum(p * p), p)
+extra = [tf.convert_to_tensor(grads[0])]
+feed = {}
+""",
+    "custom_gradient": """
+@tf.custom_gradient
+def log1pexp(x):
+    e = tf.exp(x)
+    def grad(dy):
+        return dy * (1 - 1 / (1 + e))
+    return tf.log(1 + e), grad
+@tf.custom_gradient
+def clip_grad(x, y):
+    def grad(dy):
+        return dy * 0.5, dy * 2.0
+    return x * y, grad
+x = tf.placeholder(tf.float32, [3], name='x')
+y = tf.placeholder(tf.float32, [3], name='y')
+grads = tf.gradients(tf.reduce_sum(log1pexp(x) + clip_grad(x, y)), [x, y])
+extra = [log1pexp(x)]
+feed = {'x': [0.0, 50.0, -3.0], 'y': [1.0, 2.0, 3.0]}
 """,
     "gather_axis1_and_concat": """
 x = tf.placeholder(tf.float32, [2, 3], name='x')

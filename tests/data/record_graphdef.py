@@ -4,13 +4,20 @@
 
 Writes under tests/data/graphdef/:
   <prog>.pbtxt          as_graph_def(add_shapes=True) of each graphdef_programs program
-  saver_def.pbtxt       the SaverDef of prog_saver's Saver
+  saver_def.pbtxt, saver_sharded_def.pbtxt
+                        the SaverDefs of the prog_saver* Savers
   frozen_mlp.pb, frozen_cnn.pb, frozen_io.npz
                         frozen graphs (convert_variables_to_constants) with inputs and TF's
                         outputs
+  frozen_loop.pb, frozen_loop_io.npz
+                        a frozen while_loop recurrence over TensorArrays, inputs, outputs
   tf_ckpt/              a tf.train.Saver V2 checkpoint (two steps, max_to_keep=1, relative
                         paths) of graphdef_programs.checkpoint_values, with its .meta
+  tf_ckpt_sharded/      prog_saver_sharded's variables from a sharded Saver
+  tf_train/             a model TF trained 3 steps (checkpoint + meta graph with optimizer
+                        ops) and the weights after 2 more steps
   errors.json           error classes and messages of import_graph_def misuse
+  import_semantics.json import_graph_def and _output_shapes / outer control dependencies
 """
 
 import json
@@ -35,12 +42,9 @@ def graph_defs():
         name = prog.__name__[len("prog_"):]
         with open(os.path.join(OUT, name + ".pbtxt"), "w") as f:
             f.write(str(g.as_graph_def(add_shapes=True)))
-        if name == "saver":
-            saver = g.get_collection("savers") or None
-            with g.as_default():
-                saver_def = tf.train.Saver().as_saver_def() if not saver else saver[0]
-            with open(os.path.join(OUT, "saver_def.pbtxt"), "w") as f:
-                f.write(str(saver_def))
+        if name.startswith("saver"):
+            with open(os.path.join(OUT, name + "_def.pbtxt"), "w") as f:
+                f.write(str(g.saver_for_test.as_saver_def()))
 
 
 def _freeze(sess, graph, outputs, path):
@@ -85,6 +89,31 @@ def frozen_graphs():
     np.savez(os.path.join(OUT, "frozen_io.npz"), **io)
 
 
+def frozen_loop():
+    """A frozen recurrence (while_loop over a TensorArray, as dynamic_rnn builds it)."""
+    rng = np.random.RandomState(2)
+    with tf.Graph().as_default() as g, tf.Session() as sess:
+        seq = tf.placeholder(tf.float32, [5, None, 3], name="sequence")
+        w = tf.Variable(rng.randn(3, 4).astype(np.float32), name="w")
+        u = tf.Variable(rng.randn(4, 4).astype(np.float32) / 2, name="u")
+        inputs = tf.TensorArray(tf.float32, size=5).unstack(seq)
+        outputs = tf.TensorArray(tf.float32, size=5)
+
+        def body(t, h, out):
+            h = tf.tanh(tf.matmul(inputs.read(t), w) + tf.matmul(h, u))
+            return t + 1, h, out.write(t, h)
+
+        h0 = tf.zeros(tf.stack([tf.shape(seq)[1], 4]))
+        _, h_last, out = tf.while_loop(lambda t, h, o: t < 5, body, [0, h0, outputs])
+        tf.identity(h_last, name="last")
+        tf.identity(out.stack(), name="all")
+        sess.run(tf.global_variables_initializer())
+        _freeze(sess, g, ["last", "all"], os.path.join(OUT, "frozen_loop.pb"))
+        xin = rng.randn(5, 2, 3).astype(np.float32)
+        last, every = sess.run(["last:0", "all:0"], {seq: xin})
+    np.savez(os.path.join(OUT, "frozen_loop_io.npz"), input=xin, last=last, all=every)
+
+
 def checkpoint():
     directory = os.path.join(OUT, "tf_ckpt")
     shutil.rmtree(directory, ignore_errors=True)
@@ -97,6 +126,47 @@ def checkpoint():
         for name, var in variables.items():
             var.load(values[name], sess)
         saver.save(sess, os.path.join(directory, "model.ckpt"), global_step=42)
+
+
+def sharded_checkpoint():
+    """prog_saver_sharded's variables saved by a sharded Saver (one device, one shard)."""
+    directory = os.path.join(OUT, "tf_ckpt_sharded")
+    shutil.rmtree(directory, ignore_errors=True)
+    os.makedirs(directory)
+    g = graphdef_programs.prog_saver_sharded(tf)
+    with g.as_default(), tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        g.saver_for_test.save(sess, os.path.join(directory, "model.ckpt"), global_step=5,
+                              write_meta_graph=False, write_state=False)
+
+
+def training_meta_graph():
+    """A model trained 3 steps by TF (optimizer ops included), saved with its meta graph, and
+    the weights TF reaches after 2 more steps from there: flowloom resumes the training."""
+    directory = os.path.join(OUT, "tf_train")
+    shutil.rmtree(directory, ignore_errors=True)
+    rng = np.random.RandomState(3)
+    xs = rng.randn(8, 3).astype(np.float32)
+    ys = rng.randn(8, 1).astype(np.float32)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        y = tf.placeholder(tf.float32, [None, 1], name="y")
+        w = tf.Variable(rng.randn(3, 1).astype(np.float32), name="w")
+        b = tf.Variable(np.zeros(1, np.float32), name="b")
+        loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y), name="loss")
+        step = tf.train.get_or_create_global_step()
+        train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+        tf.add_to_collection("train_op", train_op)
+        tf.add_to_collection("loss", loss)
+        sess.run(tf.global_variables_initializer())
+        for _ in range(3):
+            sess.run(train_op, {x: xs, y: ys})
+        tf.train.Saver().save(sess, os.path.join(directory, "model.ckpt"), global_step=step,
+                              write_state=False)
+        losses = [sess.run([train_op, loss], {x: xs, y: ys})[1] for _ in range(2)]
+        final = {"w": sess.run(w), "b": sess.run(b), "losses": np.array(losses),
+                 "xs": xs, "ys": ys}
+    np.savez(os.path.join(directory, "expected.npz"), **final)
 
 
 def errors():
@@ -158,10 +228,32 @@ def errors():
         json.dump(out, f, indent=1, sort_keys=True)
 
 
+def import_semantics():
+    """What import_graph_def does with _output_shapes and outer control dependencies."""
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        tf.identity(x, name="y")
+        gd = g.as_graph_def(add_shapes=True)
+    out = {}
+    with tf.Graph().as_default() as g2:
+        tf.import_graph_def(gd, name="")
+        out["attrs_after_import"] = [sorted(n.attr) for n in g2.as_graph_def().node]
+        c = tf.constant(1.0, name="c")
+        with tf.control_dependencies([c]):
+            tf.import_graph_def(gd, name="imp")
+        out["nodes_under_control_dependencies"] = [
+            [n.name, list(n.input)] for n in g2.as_graph_def().node]
+    with open(os.path.join(OUT, "import_semantics.json"), "w") as f:
+        json.dump(out, f, indent=1, sort_keys=True)
+
+
+STEPS = [graph_defs, frozen_graphs, frozen_loop, checkpoint, sharded_checkpoint, training_meta_graph, errors,
+         import_semantics]
+
 if __name__ == "__main__":
+    # Optional arguments name the steps to rerun (default: all).
     os.makedirs(OUT, exist_ok=True)
-    graph_defs()
-    frozen_graphs()
-    checkpoint()
-    errors()
+    for step in STEPS:
+        if len(sys.argv) < 2 or step.__name__ in sys.argv[1:]:
+            step()
     print("recorded into", OUT)

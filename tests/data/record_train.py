@@ -10,8 +10,8 @@ import json
 import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-import numpy as np  # noqa: E402
-import tensorflow.compat.v1 as tf  # noqa: E402
+import numpy as np
+import tensorflow.compat.v1 as tf
 
 tf.disable_v2_behavior()
 
@@ -37,6 +37,11 @@ OPTIMIZERS = {
     "rmsprop": "tf.train.RMSPropOptimizer(0.01)",
     "rmsprop_momentum_centered": "tf.train.RMSPropOptimizer(0.01, momentum=0.5, centered=True)",
     "adadelta": "tf.train.AdadeltaOptimizer(1.0, rho=0.9, epsilon=1e-6)",
+    "ftrl": "tf.train.FtrlOptimizer(0.5, l1_regularization_strength=0.01, "
+            "l2_regularization_strength=0.02)",
+    "ftrl_v2_power": "tf.train.FtrlOptimizer(0.5, learning_rate_power=-0.7, "
+                     "l1_regularization_strength=0.001, l2_shrinkage_regularization_strength=0.1, "
+                     "beta=0.5)",
     "sgd_decayed": "tf.train.GradientDescentOptimizer("
                    "tf.train.exponential_decay(0.2, global_step, 3, 0.5, staircase=True))",
 }
@@ -48,7 +53,8 @@ opt = {_opt}
 train_op = opt.minimize(loss, global_step=global_step)
 fetch = [w, b, emb, loss, global_step]
 steps = 6
-"""
+""" + ("record = ['graph']\n" if _name in ("adam", "momentum", "rmsprop_momentum_centered")
+       else "")
 
 PROGRAMS["compute_apply_var_list"] = PROBLEM + """
 opt = tf.train.AdamOptimizer(0.1, beta1=0.8)
@@ -67,7 +73,12 @@ fetch = [tf.train.exponential_decay(0.1, step, 4, 0.5),
          tf.train.inverse_time_decay(0.1, step, 2, 0.5, staircase=True),
          tf.train.polynomial_decay(0.1, step, 5, 0.01, power=2.0),
          tf.train.polynomial_decay(0.1, step, 3, 0.01, cycle=True),
-         tf.train.piecewise_constant(step, [2, 5], [1.0, 0.5, 0.1])]
+         tf.train.piecewise_constant(step, [2, 5], [1.0, 0.5, 0.1]),
+         tf.train.natural_exp_decay(0.1, step, 3, 0.5, staircase=True),
+         tf.train.cosine_decay(0.1, step, 6, alpha=0.1),
+         tf.train.cosine_decay_restarts(0.1, step, 2),
+         tf.train.cosine_decay_restarts(0.1, step, 2, t_mul=1.0, m_mul=0.5),
+         tf.train.linear_cosine_decay(0.1, step, 7, num_periods=1.5)]
 steps = 8
 """
 
@@ -77,13 +88,23 @@ u = tf.Variable(3.0, name='u')
 step = tf.Variable(0, dtype=tf.int32, name='step')
 update = tf.group(tf.assign_add(v, [1.0, -1.0]), tf.assign_add(step, 1))
 ema = tf.train.ExponentialMovingAverage(0.9, num_updates=step)
-with tf.control_dependencies([update]):
-    train_op = ema.apply([v, u])
 ema2 = tf.train.ExponentialMovingAverage(0.5, name='avg')
-train_op = tf.group(train_op, ema2.apply([v]))
+with tf.control_dependencies([update]):
+    train_op = tf.group(ema.apply([v, u]), ema2.apply([v]))
 fetch = [v, ema.average(v), ema.average(u), ema2.average(v)]
 names = [ema.average_name(v), ema.average(v).name, ema2.average_name(v),
          sorted(ema.variables_to_restore())]
+steps = 4
+"""
+
+PROGRAMS["ema_zero_debias_tensor"] = """
+v = tf.Variable([1.0, 2.0], name='v')
+with tf.control_dependencies([tf.assign_add(v, [0.5, -0.25])]):
+    t = tf.identity(v) * 2.0
+ema = tf.train.ExponentialMovingAverage(0.8, zero_debias=True)
+train_op = ema.apply([t])
+fetch = [v, ema.average(t)]
+names = [ema.average(t).name, ema.average_name(t)]
 steps = 4
 """
 
@@ -93,6 +114,7 @@ def record(source):
     with g.as_default():
         scope = {"tf": tf, "np": np}
         exec(source, scope)  # noqa: S102 - our own recorded programs
+        listing = graph_listing(g) if "graph" in scope.get("record", ()) else None
         trajectory = []
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
@@ -107,7 +129,13 @@ def record(source):
             "ops": sorted(op.name + ":" + op.type for op in g.get_operations()
                           if "/update_" in op.name),
             "names": scope.get("names"),
+            "graph": listing,
         }
+
+
+def graph_listing(g):
+    """Every op as [name, type, data inputs] (control inputs left out)."""
+    return [[op.name, op.type, [t.name for t in op.inputs]] for op in g.get_operations()]
 
 
 def main():

@@ -20,12 +20,13 @@ def test_graph_def_matches_tensorflow(prog):
     assert got.versions.producer == want.versions.producer
 
 
-def test_saver_def_matches_tensorflow():
-    g = graphdef_programs.prog_saver(tf)
-    with g.as_default():
-        saver_def = tf.train.Saver().as_saver_def()
-    with open(os.path.join(os.path.dirname(__file__), "..", "data", "graphdef",
-                           "saver_def.pbtxt")) as f:
+@pytest.mark.parametrize("prog", [graphdef_programs.prog_saver,
+                                  graphdef_programs.prog_saver_sharded],
+                         ids=lambda p: p.__name__)
+def test_saver_def_matches_tensorflow(prog):
+    saver_def = prog(tf).saver_for_test.as_saver_def()
+    name = prog.__name__[len("prog_"):] + "_def.pbtxt"
+    with open(os.path.join(os.path.dirname(__file__), "..", "data", "graphdef", name)) as f:
         want = text_format.Parse(f.read(), tf.train.SaverDef())
     assert saver_def == want
 

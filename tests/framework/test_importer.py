@@ -39,6 +39,16 @@ def test_frozen_cnn_from_tensorflow_gives_tensorflow_outputs():
     np.testing.assert_allclose(out, IO["cnn_output"], rtol=1e-5, atol=1e-6)
 
 
+def test_frozen_while_loop_from_tensorflow_gives_tensorflow_outputs():
+    io = np.load(os.path.join(GRAPHDEF_DATA, "frozen_loop_io.npz"), allow_pickle=False)
+    x, last, every = tf.import_graph_def(load_pb("frozen_loop.pb"),
+                                         return_elements=["sequence:0", "last:0", "all:0"])
+    with tf.Session() as sess:
+        got_last, got_all = sess.run([last, every], {x: io["input"]})
+    np.testing.assert_allclose(got_last, io["last"], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got_all, io["all"], rtol=1e-5, atol=1e-6)
+
+
 def test_round_trip_keeps_the_graph_def():
     original = graphdef_programs.prog_mlp(tf).as_graph_def()
     with tf.Graph().as_default() as g:
@@ -70,6 +80,23 @@ def test_input_map_replaces_inputs():
         assert matmul.inputs[0].name == "fed:0"
         with tf.Session() as sess:
             np.testing.assert_allclose(sess.run(y), IO["mlp_output"], rtol=1e-5, atol=1e-6)
+
+
+def test_output_shapes_dropped_and_outer_control_dependencies_as_tensorflow():
+    with open(os.path.join(GRAPHDEF_DATA, "import_semantics.json")) as f:
+        want = json.load(f)
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        tf.identity(x, name="y")
+        gd = g.as_graph_def(add_shapes=True)
+    with tf.Graph().as_default() as g2:
+        tf.import_graph_def(gd, name="")
+        assert [sorted(n.attr) for n in g2.as_graph_def().node] == want["attrs_after_import"]
+        c = tf.constant(1.0, name="c")
+        with tf.control_dependencies([c]):
+            tf.import_graph_def(gd, name="imp")
+        got = [[n.name, list(n.input)] for n in g2.as_graph_def().node]
+        assert got == want["nodes_under_control_dependencies"]
 
 
 def test_control_input_map_and_defaults_filled():
@@ -160,8 +187,17 @@ def test_bad_arguments():
 
 
 # -- fuzzing --------------------------------------------------------------------------------------
+def _while_loop_graph_def():
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [], name="x")
+        tf.while_loop(lambda i, acc: i < 3, lambda i, acc: (i + 1, acc * x),
+                      [tf.constant(0), tf.constant(1.0)])
+        return g.as_graph_def()
+
+
 _SEED_GRAPHS = [load_pb("frozen_mlp.pb").SerializeToString(),
-                load_pb("frozen_cnn.pb").SerializeToString()]
+                load_pb("frozen_cnn.pb").SerializeToString(),
+                _while_loop_graph_def().SerializeToString()]
 _ALLOWED = (ValueError, TypeError, errors.OpError, NotImplementedError)
 
 
@@ -254,3 +290,35 @@ def test_structurally_mutated_graph_defs_fail_cleanly(gd):
             tf.import_graph_def(gd)
         except _ALLOWED as e:
             assert str(e)
+
+
+def test_while_loop_and_cond_round_trip_and_run():
+    x = tf.placeholder(tf.float32, [], name="x")
+    total = tf.while_loop(lambda i, acc: i < 5, lambda i, acc: (i + 1, acc + x),
+                          [tf.constant(0), tf.constant(0.0)])[1]
+    picked = tf.cond(x > 0, lambda: total * 2.0, lambda: total)
+    gd = tf.get_default_graph().as_graph_def()
+    with tf.Graph().as_default():
+        (out,) = tf.import_graph_def(gd, return_elements=[picked.name])
+        with tf.Session() as sess:
+            assert sess.run(out, {"import/x:0": 1.5}) == 15.0
+            assert sess.run(out, {"import/x:0": -1.0}) == -5.0
+    broken = graph_pb2.GraphDef()
+    broken.CopyFrom(gd)
+    for node in broken.node:  # without its NextIteration, a loop is a plain cycle
+        if node.op == "NextIteration":
+            node.op = "Identity"
+    with tf.Graph().as_default(), pytest.raises(ValueError, match="cycle"):
+        tf.import_graph_def(broken)
+
+
+def test_an_op_whose_shapes_fail_is_not_left_in_the_graph():
+    a, b = tf.zeros([2, 3]), tf.zeros([4, 5])
+    with pytest.raises(ValueError):
+        tf.matmul(a, b)
+    assert [op.name for op in tf.get_default_graph().get_operations()] == ["zeros", "zeros_1"]
+    assert tf.matmul(a, tf.zeros([3, 1])).name == "MatMul_1:0"  # the name stays used, as TF
+    gd = tf.get_default_graph().as_graph_def()
+    with tf.Graph().as_default() as g:
+        tf.import_graph_def(gd)  # the GraphDef is valid
+        assert len(g.get_operations()) == 4

@@ -95,3 +95,82 @@ def test_missing_or_garbage_file(tmp_path):
     bad.write_bytes(b"\xff\xfe garbage {{{")
     with pytest.raises(OSError):
         tf.train.import_meta_graph(str(bad))
+
+
+def test_resume_training_from_tensorflow_meta_graph_and_checkpoint():
+    directory = os.path.join(GRAPHDEF_DATA, "tf_train")
+    expected = np.load(os.path.join(directory, "expected.npz"), allow_pickle=False)
+    saver = tf.train.import_meta_graph(os.path.join(directory, "model.ckpt-3.meta"))
+    train_op = tf.get_collection("train_op")[0]  # minimize() added it too: TF stores it twice
+    (loss,) = tf.get_collection("loss")
+    feed = {"x:0": expected["xs"], "y:0": expected["ys"]}
+    with tf.Session() as sess:
+        saver.restore(sess, os.path.join(directory, "model.ckpt-3"))
+        assert sess.run(tf.train.get_global_step()) == 3
+        losses = [sess.run([train_op, loss], feed)[1] for _ in range(2)]
+        np.testing.assert_allclose(losses, expected["losses"], rtol=1e-5)
+        np.testing.assert_allclose(sess.run("w:0"), expected["w"], rtol=1e-5)
+        np.testing.assert_allclose(sess.run("b:0"), expected["b"], rtol=1e-5, atol=1e-7)
+        assert sess.run(tf.train.get_global_step()) == 5
+
+
+_TF_RESUME = r"""
+import json, os, sys
+os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+import numpy as np
+import tensorflow.compat.v1 as tf
+tf.disable_v2_behavior()
+prefix, xs, ys = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
+with tf.Session() as sess:
+    saver = tf.train.import_meta_graph(prefix + ".meta")
+    saver.restore(sess, prefix)
+    train_op, loss = tf.get_collection("train_op")[0], tf.get_collection("loss")[0]
+    feed = {"x:0": np.array(xs, np.float32), "y:0": np.array(ys, np.float32)}
+    losses = [float(sess.run([train_op, loss], feed)[1]) for _ in range(2)]
+    json.dump({"losses": losses, "w": sess.run("w:0").tolist(),
+               "step": int(sess.run(tf.train.get_global_step()))}, sys.stdout)
+"""
+
+
+def _tensorflow_python():
+    import importlib.util
+    import sys
+
+    if os.path.exists("/work/tfvenv/bin/python"):
+        return "/work/tfvenv/bin/python"
+    return sys.executable if importlib.util.find_spec("tensorflow") else None
+
+
+@pytest.mark.skipif(_tensorflow_python() is None, reason="TensorFlow is not installed")
+def test_tensorflow_resumes_training_from_flowloom_meta_graph(tmp_path):
+    import json
+    import subprocess
+
+    rng = np.random.RandomState(5)
+    xs = rng.randn(8, 3).astype(np.float32)
+    ys = rng.randn(8, 1).astype(np.float32)
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    y = tf.placeholder(tf.float32, [None, 1], name="y")
+    w = tf.Variable(rng.randn(3, 1).astype(np.float32), name="w")
+    b = tf.Variable(np.zeros(1, np.float32), name="b")
+    loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y), name="loss")
+    step = tf.train.get_or_create_global_step()
+    train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+    tf.add_to_collection("train_op", train_op)
+    tf.add_to_collection("loss", loss)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(3):
+            sess.run(train_op, {x: xs, y: ys})
+        prefix = tf.train.Saver().save(sess, str(tmp_path / "model.ckpt"), global_step=step)
+        ours = [sess.run([train_op, loss], {x: xs, y: ys})[1] for _ in range(2)]
+        w_ours = sess.run(w)
+    result = subprocess.run(
+        [_tensorflow_python(), "-c", _TF_RESUME, prefix, json.dumps(xs.tolist()),
+         json.dumps(ys.tolist())], capture_output=True, text=True, timeout=120, check=False,
+        env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
+    assert result.returncode == 0, result.stderr[-3000:]
+    theirs = json.loads(result.stdout)
+    assert theirs["step"] == 5
+    np.testing.assert_allclose(theirs["losses"], ours, rtol=1e-5)
+    np.testing.assert_allclose(theirs["w"], w_ours, rtol=1e-5)

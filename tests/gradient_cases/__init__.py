@@ -5,7 +5,9 @@ in this folder defines `CASES = {"OpType": builder}` (or a list of builders per 
 op families add their own module (e.g. `nn_cases.py`) rather than editing others.
 
 A builder takes a `numpy.random.Generator` and builds, in the default graph:
-    return [(x0, x0_value), (x1, x1_value), ...], y            # or with a third item: tol
+    return [(x0, x0_value), (x1, x1_value), ...], y
+    # optionally a third item, the tolerance (None: 1e-4), and a fourth, a feed dict for
+    # other placeholders the graph needs (held fixed)
 where each `x` is a float64 tensor to differentiate with respect to (usually a placeholder from
 `ph`), its value the point to check at (choose values away from kinks: |x| > 0.1 for Abs, no
 ties for Max, ...), and `y` is a float64 tensor that depends on them through the op under test.

@@ -85,6 +85,26 @@ def unsorted_segment_sum(tf):
             "xs": [x]}
 
 
+@case
+def more_elementwise(tf):
+    x = tf.constant(np.array([0.3, 1.5, 4.0, -0.7, 10.0, 2.0]))
+    a = tf.constant(np.array([1.2, 1.5, 4.0, 2.0, 10.0, 3.0]))
+    t = tf.constant(np.array([-0.9, -0.2, 0.0, 0.5, 0.7, 0.99]))
+    out = [tf.acosh(a), tf.asinh(x), tf.atanh(t), tf.erfc(x), tf.lgamma(x), tf.digamma(x)]
+    if hasattr(tf, "math") and hasattr(tf.math, "xlogy"):
+        xlogy, xdivy, mul_no_nan = tf.math.xlogy, tf.math.xdivy, tf.math.multiply_no_nan
+    else:  # flowloom has no tf.math namespace yet: the same functions from math_ops
+        from flowloom.ops.math_ops import mul_no_nan, xdivy, xlogy
+    z = tf.constant(np.array([0.0, 2.0, 0.0, 1.0, 3.0, 0.0]))
+    out += [xlogy(z, a), xdivy(z, t), mul_no_nan(tf.constant(np.inf, tf.float64), z)]
+    i = tf.constant(np.array([5, 12, -7, 0], np.int32))
+    j = tf.constant(np.array([3, 10, 2, 1], np.int32))
+    out += [tf.bitwise.bitwise_and(i, j), tf.bitwise.bitwise_or(i, j),
+            tf.bitwise.bitwise_xor(i, j), tf.bitwise.invert(i), tf.bitwise.left_shift(i, j),
+            tf.bitwise.right_shift(i, j)]
+    return {"out": out}
+
+
 # -- array ------------------------------------------------------------------------------------
 @case
 def gather_nd(tf):
@@ -190,6 +210,22 @@ def conv2d_transpose(tf):
     w = tf.constant(f64("ctw", 3, 3, 2, 3))
     y = tf.nn.conv2d_transpose(x, w, [2, 8, 10, 2], [1, 2, 2, 1], "SAME")
     return {"out": [y], "xs": [x, w]}
+
+
+@case
+def conv1d_separable_dense(tf):
+    x = tf.constant(f64("c1x", 2, 9, 3))
+    w = tf.constant(f64("c1w", 3, 3, 4))
+    img = tf.constant(f64("sepx", 2, 6, 6, 3))
+    dw = tf.constant(f64("sepd", 3, 3, 3, 2))
+    pw = tf.constant(f64("sepp", 1, 1, 6, 4))
+    m = tf.constant(f64("xwx", 3, 4))
+    mw = tf.constant(f64("xww", 4, 5))
+    b = tf.constant(f64("xwb", 5))
+    return {"out": [tf.nn.conv1d(x, w, 2, "SAME"),
+                    tf.nn.separable_conv2d(img, dw, pw, [1, 1, 1, 1], "SAME"),
+                    tf.nn.xw_plus_b(m, mw, b), tf.nn.relu_layer(m, mw, b)],
+            "xs": [x, w]}
 
 
 @case
@@ -303,6 +339,15 @@ def sigmoid_xent(tf):
 
 
 @case
+def weighted_sigmoid_xent(tf):
+    logits = tf.constant(f64("wsx", 3, 4) * 3)
+    labels = tf.constant(rng("wsxl").uniform(0, 1, (3, 4)))
+    return {"out": [tf.nn.weighted_cross_entropy_with_logits(labels=labels, logits=logits,
+                                                             pos_weight=2.5)],
+            "xs": [logits, labels]}
+
+
+@case
 def moments_and_batchnorm(tf):
     x = tf.constant(f64("mom", 4, 3, 2))
     mean, var = tf.nn.moments(x, [0, 1])
@@ -364,6 +409,12 @@ def embedding(tf):
                     tf.nn.embedding_lookup([params[:4], params[4:]], [3, 4, 1],
                                            partition_strategy="div")],
             "xs": [params]}
+
+
+@case
+def zero_fraction(tf):
+    x = tf.constant(np.array([[0.0, 1.5, 0.0], [2.0, 0.0, 0.0]], np.float32))
+    return {"out": [tf.nn.zero_fraction(x), tf.nn.zero_fraction(tf.constant([1, 0, 3]))]}
 
 
 # -- tf.losses ----------------------------------------------------------------------------------

@@ -78,11 +78,9 @@ def test_nchw_matches_nhwc(op):
         x = rng.standard_normal((2, 7, 6, 4)).astype(np.float32)
     nhwc = builders[op](tf.constant(x), "NHWC", [1, 2, 2, 1])
     nchw = builders[op](tf.constant(_nchw(x)), "NCHW", [1, 1, 2, 2])
-    wrt = tf.constant(x)
     with tf.Session() as sess:
         a, b = sess.run([nhwc, nchw])
     np.testing.assert_allclose(_nchw(a), b, rtol=1e-5, atol=1e-5)
-    del wrt
 
 
 def test_conv_gradients_nchw_match_nhwc():
@@ -131,3 +129,27 @@ def test_bad_input_errors_at_run_time():
         with pytest.raises(tf.errors.InvalidArgumentError):
             sess.run(tf.nn.conv2d_transpose(tf.ones([1, 2, 2, 1]), tf.ones([2, 2, 1, 1]),
                                             [1, 5, 5, 1], [1, 2, 2, 1]))
+
+
+def test_fused_batch_norm_nchw_and_running_average():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((4, 5, 3, 2)).astype(np.float32)
+    scale = np.array([1.0, 0.5], np.float32)
+    offset = np.array([0.2, -0.1], np.float32)
+    run_mean = np.array([0.5, -0.5], np.float32)
+    run_var = np.array([2.0, 1.5], np.float32)
+    y0, m0, v0 = tf.nn.fused_batch_norm(tf.constant(x), scale, offset)
+    y1, m1, v1 = tf.nn.fused_batch_norm(tf.constant(_nchw(x)), scale, offset,
+                                        data_format="NCHW")
+    _, m2, v2 = tf.nn.fused_batch_norm(tf.constant(x), scale, offset, run_mean, run_var,
+                                       exponential_avg_factor=0.1)
+    with tf.Session() as sess:
+        a, b, mean, var, mean2, var2 = sess.run([y0, y1, m0, v0, m2, v2])
+    np.testing.assert_allclose(_nchw(a), b, rtol=1e-5, atol=1e-5)
+    n = x.size // 2
+    np.testing.assert_allclose(mean, x.mean((0, 1, 2)), rtol=1e-5)
+    np.testing.assert_allclose(var, x.var((0, 1, 2)) * n / (n - 1), rtol=1e-5)  # unbiased
+    np.testing.assert_allclose(mean2, 0.9 * run_mean + 0.1 * mean, rtol=1e-5)
+    np.testing.assert_allclose(var2, 0.9 * run_var + 0.1 * var, rtol=1e-5)
+    with pytest.raises(ValueError):
+        tf.nn.fused_batch_norm(tf.constant(x), scale, offset, is_training=False)

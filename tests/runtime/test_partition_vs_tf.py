@@ -14,7 +14,8 @@ RACY_VALUES = {"value_fetched_several_times"}
 # Initial values come from TF's Philox generator, which flowloom does not reproduce; the
 # towers are checked against the same graph on one device instead (below).
 RANDOM_VALUES = {"cifar_towers"}
-# Ops TF names differently (none left: reductions now make their axis Const as TF does).
+# Ops that flowloom names differently from TF (none since reductions name their axis Const
+# in the enclosing scope, `tower_0/Const`, as TF does).
 NAMED_DIFFERENTLY = set()
 
 

@@ -35,7 +35,7 @@ def _run(source):
 @pytest.mark.parametrize("case", sorted(RECORDED))
 def test_trajectory_matches_tensorflow(case):
     want = RECORDED[case]
-    scope, trajectory, variable_names, ops = _run(want["source"])
+    scope, trajectory, variable_names, _ = _run(want["source"])
     assert variable_names == want["variables"]
     assert scope["train_op"].name == want["train_op"]
     for step, (got, expected) in enumerate(zip(trajectory, want["trajectory"])):
@@ -45,6 +45,16 @@ def test_trajectory_matches_tensorflow(case):
     if want["names"] is not None:
         names = scope["names"]
         assert names == want["names"]
+
+
+@pytest.mark.parametrize("case", sorted(c for c in RECORDED if RECORDED[c]["graph"]))
+def test_whole_graph_matches_tensorflow(case):
+    """Every op of the training graph, with TF's name, type and inputs."""
+    g = tf.Graph()
+    with g.as_default():
+        exec(RECORDED[case]["source"], {"tf": tf, "np": np})  # noqa: S102
+    got = [[op.name, op.type, [t.name for t in op.inputs]] for op in g.get_operations()]
+    assert got == RECORDED[case]["graph"]
 
 
 @pytest.mark.parametrize("case", ["sgd", "momentum", "adam", "rmsprop_momentum_centered"])

@@ -44,11 +44,12 @@ def _check_consistent(prefix):
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
-def test_killed_saves_leave_a_restorable_latest_checkpoint(tmp_path):
+@pytest.mark.parametrize("sharded", [False, True])
+def test_killed_saves_leave_a_restorable_latest_checkpoint(tmp_path, sharded):
     directory = str(tmp_path)
     weights = tf.Variable(tf.zeros([50000]), name="weights")
     step = tf.Variable(0, dtype=tf.int64, name="step")
-    saver = tf.train.Saver(max_to_keep=2)
+    saver = tf.train.Saver(max_to_keep=2, sharded=sharded)
     rng = random.Random(1234)
     steps_seen = []
     kills = 0

@@ -1,0 +1,91 @@
+"""String ops: StringJoin, StaticRegexFullMatch and RegexFullMatch (tf.strings basics)."""
+
+import re
+
+import numpy as np
+
+from flowloom.framework import errors
+from flowloom.framework.apply_op import apply_op
+from flowloom.framework.op_def import NotDifferentiable, defop
+from flowloom.framework.tensor_shape import TensorShape
+
+StringJoin = defop("StringJoin", inputs=["inputs: N * string"], outputs=["output: string"],
+                   attrs={"separator": ""})
+
+
+@StringJoin.shape
+def _(op):
+    shape = TensorShape([])
+    for t in op._inputs:
+        if t._shape.ndims != 0:
+            shape = t._shape if shape.ndims == 0 else shape.merge_with(t._shape)
+    return shape
+
+
+def _as_bytes(value):
+    return value if isinstance(value, bytes) else str(value).encode("utf-8")
+
+
+@StringJoin.kernel
+def _(xp, *inputs, separator):
+    arrays = [np.asarray(x, dtype=object) for x in inputs]
+    shapes = {a.shape for a in arrays if a.ndim}
+    if len(shapes) > 1:
+        raise errors.InvalidArgumentError(
+            None, None, f"Input shapes do not match: {' vs. '.join(map(str, sorted(shapes)))}")
+    shape = shapes.pop() if shapes else ()
+    sep = _as_bytes(separator)
+    out = np.empty(shape, dtype=object)
+    for index in np.ndindex(*shape):
+        out[index] = sep.join(_as_bytes(a[index] if a.ndim else a[()]) for a in arrays)
+    return out
+
+
+def string_join(inputs, separator="", name=None):
+    """Joins string tensors elementwise (scalars broadcast): `tf.strings.join`."""
+    return apply_op("StringJoin", (list(inputs),), name=name, separator=separator).outputs[0]
+
+
+def _full_match_kernel(values, pattern):
+    try:
+        compiled = re.compile(_as_bytes(pattern))
+    except re.error as e:
+        raise errors.InvalidArgumentError(None, None, f"Invalid pattern: {pattern}, error: {e}")
+    values = np.asarray(values, dtype=object)
+    out = np.empty(values.shape, dtype=bool)
+    for index in np.ndindex(*values.shape):
+        out[index] = compiled.fullmatch(_as_bytes(values[index])) is not None
+    return out
+
+
+StaticRegexFullMatch = defop("StaticRegexFullMatch", inputs=["input: string"],
+                             outputs=["output: bool"], attrs={"pattern": None})
+StaticRegexFullMatch.shape(lambda op: op._inputs[0]._shape)
+
+
+@StaticRegexFullMatch.kernel
+def _(xp, values, *, pattern):
+    return _full_match_kernel(values, pattern)
+
+
+RegexFullMatch = defop("RegexFullMatch", inputs=["input: string", "pattern: string"],
+                       outputs=["output: bool"])
+RegexFullMatch.shape(lambda op: op._inputs[0]._shape)
+
+
+@RegexFullMatch.kernel
+def _(xp, values, pattern):
+    return _full_match_kernel(values, np.asarray(pattern, dtype=object).item())
+
+
+NotDifferentiable("StringJoin", "StaticRegexFullMatch", "RegexFullMatch")
+
+
+def regex_full_match(input, pattern, name=None):
+    """Whether each string matches `pattern` entirely (a Python pattern is static)."""
+    if isinstance(pattern, (str, bytes)):
+        return apply_op("StaticRegexFullMatch", (input,), name=name,
+                        pattern=pattern.decode() if isinstance(pattern, bytes) else pattern
+                        ).outputs[0]
+    return apply_op("RegexFullMatch", (input, pattern), name=name).outputs[0]
+
