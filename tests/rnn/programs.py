@@ -171,7 +171,19 @@ def direct_cell_calls(tf):
     return {x: xv}, {"outputs": outs, "state": state, "h": h}
 
 
-PROGRAMS = {f.__name__: f for f in [custom_cell, direct_cell_calls, 
+def unknown_shapes(tf):
+    """Batch and time unknown until run time; lengths fed."""
+    _, xv = _x(tf)
+    x = tf.placeholder(tf.float32, [None, None, DEPTH], name="x_dyn")
+    lengths = tf.placeholder(tf.int32, [None], name="lengths")
+    cell = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.GRUCell(3),
+                                        tf.nn.rnn_cell.LSTMCell(2, num_proj=2)])
+    out, state = tf.nn.dynamic_rnn(cell, x, sequence_length=lengths, dtype=tf.float32)
+    loss_w = tf.reduce_sum(out)
+    return {x: xv, lengths: LENGTHS}, {"outputs": out, "state": state, "sum": loss_w}
+
+
+PROGRAMS = {f.__name__: f for f in [unknown_shapes, custom_cell, direct_cell_calls, 
     lstm_seqlen, gru_time_major, basic_rnn_initial_state, multi_lstm_peephole_proj,
     multi_concat_state, wrappers, bidirectional, bidirectional_multi_no_lengths,
     static_rnn_seqlen, static_bidirectional, embedding_bidirectional]}
@@ -196,8 +208,11 @@ def loss_and_grads(tf, feeds, flat):
     terms = []
     for key in sorted(flat):
         t = flat[key]
-        w = rng.uniform(-1, 1, size=t.shape.as_list()).astype(np.float32)
-        terms.append(tf.reduce_sum(t * tf.constant(w)))
+        if t.shape.is_fully_defined():
+            w = rng.uniform(-1, 1, size=t.shape.as_list()).astype(np.float32)
+            terms.append(tf.reduce_sum(t * tf.constant(w)))
+        else:
+            terms.append(tf.reduce_sum(tf.sin(t)) * float(rng.uniform(-1, 1)))
     loss = tf.add_n(terms)
     xs = [p for p in feeds if p.dtype.base_dtype == tf.float32] + tf.trainable_variables()
     grads = tf.gradients(loss, xs)
