@@ -14,6 +14,7 @@ from flowloom.framework.ops import Tensor, convert_to_tensor
 from flowloom.framework.tensor_shape import TensorShape, unknown_shape
 from flowloom.framework.tensor_util import constant_value
 from flowloom.ops import array_ops
+from flowloom.runtime import blas_threads
 
 
 def _incompatible(x, y):
@@ -732,7 +733,7 @@ def matmul_kernel(xp, a, b, *, transpose_a, transpose_b):
         raise errors.InvalidArgumentError(
             None, None, f"Matrix size-incompatible: In[0]: [{a.shape[0]},{a.shape[1]}], "
             f"In[1]: [{b.shape[0]},{b.shape[1]}]")
-    return xp.matmul(a, b)
+    return blas_threads.matmul(xp, a, b)
 
 
 @MatMul.gradient

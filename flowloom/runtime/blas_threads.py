@@ -75,3 +75,34 @@ def at_most(threads):
             _state["active"] -= 1
             if _state["active"] == 0:
                 set_(_state["saved"])
+
+
+# -- small kernels on one thread ---------------------------------------------------------------
+# OpenBLAS splits a matmul statically between its threads and waits for the slowest. On a
+# machine whose cores also run other work, a thread that loses its core stalls the whole
+# product for a scheduler slice (measured on 2 busy cores: [32,320]x[320,1024] takes 0.18 ms
+# at best but 1-3 ms in one call of ten with 2 threads, 0.32 ms steadily with one). TF's Eigen
+# pool steals work instead and degrades gracefully. So products below SPLIT_MIN_MACS
+# multiply-adds run on one thread; larger ones keep all threads. (OpenBLAS's thread count is
+# process-wide, so this is skipped while a multi-device run shares the cores: see
+# `shared_between`.)
+SPLIT_MIN_MACS = int(os.environ.get("FLOWLOOM_BLAS_SPLIT_MIN_MACS", 1 << 25))
+
+
+def matmul(xp, a, b):
+    """`xp.matmul(a, b)`, on one BLAS thread when the product is small (see above)."""
+    if xp.__name__ != "numpy" or a.ndim != 2 or _state["active"] or \
+            a.shape[0] * a.shape[1] * b.shape[-1] >= SPLIT_MIN_MACS:
+        return xp.matmul(a, b)
+    api = _api[0] if _api else _openblas()
+    if api is None:
+        return xp.matmul(a, b)
+    get, set_ = api
+    previous = get()
+    if previous <= 1:
+        return xp.matmul(a, b)
+    set_(1)
+    try:
+        return xp.matmul(a, b)
+    finally:
+        set_(previous)

@@ -36,3 +36,22 @@ def test_intra_op_threads_limit_blas_during_run_and_restore(monkeypatch):
     with blas_threads.at_most(1), blas_threads.shared_between(2):
         assert get() == 1
     assert get() == before
+
+
+def test_small_matmul_runs_on_one_thread_and_restores(monkeypatch):
+    api = blas_threads._openblas()
+    if api is None:
+        pytest.skip("NumPy is not linked with OpenBLAS")
+    get, set_ = api
+    before = get()
+    calls = []
+    monkeypatch.setattr(blas_threads, "_api", [(get, lambda n: (calls.append(n), set_(n)))])
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((8, 5)), rng.standard_normal((5, 3))
+    np.testing.assert_array_equal(blas_threads.matmul(np, a, b), a @ b)
+    assert get() == before
+    assert calls == ([1, before] if before > 1 else [])
+    calls.clear()
+    monkeypatch.setattr(blas_threads, "SPLIT_MIN_MACS", 10)
+    np.testing.assert_array_equal(blas_threads.matmul(np, a, b), a @ b)
+    assert calls == []  # large products keep every thread
