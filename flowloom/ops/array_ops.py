@@ -179,8 +179,10 @@ def identity(input, name=None):  # noqa: A002
         # TF converts a (nested) list or tuple of tensors by packing it: `<name>/input/0`,
         # ..., `<name>/input` (Pack), then `<name>` (Identity); a state tuple becomes one
         # tensor. Ragged elements fail as TF's conversion does.
-        with name_scope(name, "Identity", nest_flatten_tensors(input)) as scope:
+        with name_scope(name, "Identity", _tensors_in(input)) as scope:
             packed = _pack_nested(input, "input")
+            if not isinstance(packed, Tensor):  # no tensor inside: one Const, `<name>/input`
+                packed = convert_to_tensor(packed, name="input")
             return apply_op("Identity", (packed,), name=scope).outputs[0]
     if hasattr(input, "_as_graph_element") and hasattr(input, "value") and \
             not isinstance(input, Tensor):
@@ -188,18 +190,22 @@ def identity(input, name=None):  # noqa: A002
     return apply_op("Identity", (input,), name=name).outputs[0]
 
 
-def nest_flatten_tensors(values):
+def _tensors_in(values):
     out = []
     for v in values:
         if isinstance(v, (list, tuple)) and not isinstance(v, Tensor):
-            out.extend(nest_flatten_tensors(v))
+            out.extend(_tensors_in(v))
         elif isinstance(v, Tensor):
             out.append(v)
     return out
 
 
 def _pack_nested(values, name):
-    """TF's auto-packing conversion of a nested list holding tensors (one Pack per level)."""
+    """TF's auto-packing conversion of a nested list holding tensors (one Pack per level);
+    a list without tensors is returned as it is (TF converts it as one constant)."""
+    if not _tensors_in(values) and not any(
+            hasattr(v, "_as_graph_element") for v in values):
+        return list(values)
     with name_scope(name) as scope:
         elems = []
         has_tensor = False
@@ -212,7 +218,7 @@ def _pack_nested(values, name):
             has_tensor = has_tensor or isinstance(v, Tensor)
             elems.append(v)
         if not has_tensor:
-            return convert_to_tensor(elems, name=scope[:-1] if scope else None)
+            return elems  # plain values: converted as one constant by the caller
         dtype = next(v for v in elems if isinstance(v, Tensor)).dtype.base_dtype
         elems = [v if isinstance(v, Tensor) else constant(v, dtype=dtype, name=str(i))
                  for i, v in enumerate(elems)]

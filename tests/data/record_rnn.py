@@ -103,6 +103,13 @@ def record_dropout_names(meta):
         meta["variational_dropout_ops"] = op_listing(g)
 
 
+def record_naming(meta):
+    g = tf.Graph()
+    with g.as_default():
+        programs.naming_snippets(tf)
+        meta["naming_ops"] = op_listing(g)
+
+
 def record_frozen(values):
     g = tf.Graph()
     with g.as_default():
@@ -135,6 +142,7 @@ def main():
     record_programs(values, meta)
     record_identity(meta)
     record_dropout_names(meta)
+    record_naming(meta)
     record_frozen(values)
     np.savez_compressed(os.path.join(HERE, "rnn_tf.npz"), **values)
     with gzip.open(os.path.join(HERE, "rnn_tf.json.gz"), "wt") as f:

@@ -232,3 +232,27 @@ def set_weights(tf, session):
 
 def variable_names(tf):
     return [[v.op.name, v.shape.as_list()] for v in tf.global_variables()]
+
+
+def naming_snippets(tf):
+    """Small graphs whose op names the RNN code depends on (each fixed to TF's naming)."""
+    tf.concat([[1, 0], tf.range(2, 4)], 0)
+    tf.cast([1, 2], tf.int32)
+    tf.cast([1, 2], tf.float32)
+    tf.Assert(tf.constant(True), ["message", tf.constant([1, 2])])
+    tf.random_uniform([2], seed=1)
+    tf.random_uniform([2], 0, 2.0, seed=1)
+    tf.random_uniform([2], maxval=3.0, seed=1)
+    tf.sequence_mask([1, 2], 3)
+    tf.zeros(tf.stack(tf.constant([2, 3])))
+    with tf.variable_scope("outer") as outer:
+        pass
+    with tf.name_scope("ns"):
+        with tf.variable_scope(outer, auxiliary_name_scope=False):
+            tf.add(1, 2, name="inside")
+        with tf.variable_scope(outer):
+            tf.add(1, 2, name="inside_aux")
+    tf.identity([1.0, tf.constant(2.0)])
+    tf.identity([[1.0, 2.0], [3.0, 4.0]], name="nested_python")
+    tf.reduce_sum(tf.ones([2, 2]))
+    tf.reduce_max(tf.ones([2, 2]), name="named_max")

@@ -71,6 +71,13 @@ def test_identity_on_state_tuples_as_tf():
         assert sess.run(t).shape == (2, 2, 2, 4)
 
 
+def test_naming_snippets_as_tf():
+    tf.reset_default_graph()
+    programs.naming_snippets(tf)
+    got = [[op.name, op.type] for op in tf.get_default_graph().get_operations()]
+    assert sorted(got) == sorted(META["naming_ops"])
+
+
 def test_dropout_wrapper_builds_tf_ops():
     tf.reset_default_graph()
     x = tf.placeholder(tf.float32, [2, 3, 3], name="x")
