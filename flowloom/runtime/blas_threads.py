@@ -86,7 +86,7 @@ def at_most(threads):
 # multiply-adds run on one thread; larger ones keep all threads. (OpenBLAS's thread count is
 # process-wide, so this is skipped while a multi-device run shares the cores: see
 # `shared_between`.)
-SPLIT_MIN_MACS = int(os.environ.get("FLOWLOOM_BLAS_SPLIT_MIN_MACS", 1 << 25))
+SPLIT_MIN_MACS = int(os.environ.get("FLOWLOOM_BLAS_SPLIT_MIN_MACS", str(1 << 25)))
 
 
 def matmul(xp, a, b):
