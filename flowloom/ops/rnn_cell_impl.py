@@ -149,8 +149,10 @@ class RNNCell(Layer):
         with variable_scope(self._scope, reuse=reuse, auxiliary_name_scope=False), \
                 name_scope(self._scope.original_name_scope):
             if not self.built:
-                first = nest.flatten(inputs)[0]
-                self.build(convert_to_tensor(first).shape)
+                first = convert_to_tensor(nest.flatten(inputs)[0])
+                if self.dtype is None:  # as TF's layers: weights take the inputs' dtype
+                    self.dtype = first.dtype.base_dtype
+                self.build(first.shape)
                 self.built = True
             return self.call(inputs, state)
 
