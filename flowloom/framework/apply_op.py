@@ -78,8 +78,9 @@ def _convert_inputs(op_type, opdef, args, inputs, attrs):
                                 f"{value!r}.")
             dt = attrs.get(arg.type_attr)
             ts = []
-            for v in value:
-                t = _convert(v, dt, arg, op_type, source)
+            for i, v in enumerate(value):
+                # TF names the Consts of a list argument `values_0`, `values_1`, ...
+                t = _convert(v, dt, arg, op_type, source, name=f"{arg.name}_{i}")
                 if dt is None:
                     dt = t._dtype.base_dtype
                 ts.append(t)
@@ -113,7 +114,7 @@ def _arg_of_attr(opdef, attr):
     return attr
 
 
-def _convert(value, dtype, arg, op_type, source):
+def _convert(value, dtype, arg, op_type, source, name=None):
     if isinstance(value, Tensor):
         if arg.is_ref:
             if not value._dtype.is_ref_dtype:
@@ -125,7 +126,7 @@ def _convert(value, dtype, arg, op_type, source):
                 f"that does not match {_expected(dtype, arg, source)}.")
         return value
     try:
-        t = convert_to_tensor(value, dtype=dtype, as_ref=arg.is_ref, name=arg.name)
+        t = convert_to_tensor(value, dtype=dtype, as_ref=arg.is_ref, name=name or arg.name)
     except (TypeError, ValueError) as e:
         if dtype is not None:
             raise TypeError(

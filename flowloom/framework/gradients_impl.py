@@ -430,7 +430,7 @@ class _GradientBuilder:
 
                         out_grads[i] = control_flow_state.zeros_like_outside_loop(op, i)
                     else:
-                        out_grads[i] = array_ops.zeros_like(op._outputs[i])
+                        out_grads[i] = array_ops.zeros_like(op._outputs[i], optimize=False)
             with name_scope(op._name + "_grad"):
                 in_grads = _as_grad_list(grad_fn(op, *out_grads))
                 if len(in_grads) != len(op._inputs):
