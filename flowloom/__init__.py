@@ -34,6 +34,7 @@ from flowloom.ops.while_loop import while_loop
 from flowloom.ops.tensor_array_ops import TensorArray
 from flowloom.ops.functional_ops import foldl, foldr, map_fn, scan
 from flowloom.ops import control_flow_grad as _control_flow_grad  # registers the gradients
+from flowloom.ops import control_flow_context_io as _control_flow_context_io  # noqa: F401
 from flowloom.framework import nest
 from flowloom.ops.init_ops import (constant_initializer, glorot_normal_initializer,
                                    glorot_uniform_initializer, ones_initializer,

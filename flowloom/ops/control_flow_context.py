@@ -95,6 +95,13 @@ class ControlFlowContext:
         self._context_stack = []
         self._values = set()
         self._external_values = {}
+        self._nested_contexts = []
+        if self._outer_context is not None:
+            self._outer_context._nested_contexts.append(self)
+
+    @property
+    def name(self):
+        return self._name
 
     @property
     def outer_context(self):
@@ -168,8 +175,9 @@ class ControlFlowContext:
 class CondContext(ControlFlowContext):
     """The context of one branch of a `cond`."""
 
-    def __init__(self, pred, pivot, branch):
+    def __init__(self, pred, pivot, branch, name="cond_text"):
         super().__init__()
+        self._name = get_default_graph().unique_name(name)
         self._pred = pred        # the predicate (`cond/pred_id`)
         self._pivot = pivot      # `cond/switch_t` or `cond/switch_f`
         self._branch = branch    # 1 for the true branch, 0 for the false one

@@ -516,3 +516,19 @@ def grad_lstm_loop(tf):
     return ({"outputs": outputs, "c": c, "h": h, "gw": gw, "gb": gb, "gx": gx,
              "init": tf.global_variables_initializer()},
             [{"x:0": rs.randn(B, T, D).astype(np.float32), "seq:0": np.array([5, 2, 4])}])
+
+
+def meta_graph_forward(tf):
+    """A forward graph whose MetaGraphDef (with its cond/while contexts) is exported, imported
+    elsewhere and differentiated there. Returns (loss name, [x names], feed)."""
+    x = tf.placeholder(tf.float32, [2], name="x")
+
+    def body(i, a):
+        a = tf.cond(i > 1, lambda: a * x, lambda: a + tf.sin(x))
+        _, a = tf.while_loop(lambda j, b: j < i, lambda j, b: (j + 1, b * 0.9 + x), [0, a])
+        return i + 1, a
+
+    _, a = tf.while_loop(lambda i, a: i < 4, body, [0, tf.ones([2])])
+    a = tf.cond(tf.reduce_sum(x) > 0, lambda: a * 2.0, lambda: a - x)
+    loss = tf.reduce_sum(a * a, name="loss")
+    return loss.name, [x.name], {"x:0": [0.5, -0.3]}
