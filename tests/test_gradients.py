@@ -18,7 +18,7 @@ with open(os.path.join(os.path.dirname(__file__), "data", "gradients_tf.json")) 
 
 # Cases whose gradient graphs match TF op for op (name and type of every `gradients*` op).
 SAME_OPS = {"broadcast_add_mul", "custom_gradient", "gate_gradients", "gather_indexed_slices",
-            "gather_twice_and_dense", "grad_ys_and_multiple_ys", "nn_conv_bias_relu",
+            "gather_twice_and_dense", "grad_ys_and_multiple_ys", "hessians", "nn_conv_bias_relu",
             "override_map", "second_order", "stop_gradient_and_stop_list", "unconnected_and_int",
             "unknown_shape_broadcast"}
 # The others differ in a few ops: TF folds shapes through any constant subgraph (Prod's

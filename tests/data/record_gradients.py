@@ -92,6 +92,13 @@ g, = tf.gradients(y, x)
 grads = tf.gradients(g, x)
 feed = {'x': [-1.5, -0.3, 0.4, 2.0]}
 """,
+    "hessians": """
+x = tf.placeholder(tf.float32, [2, 2], name='x')
+w = tf.placeholder(tf.float32, [3], name='w')
+y = tf.reduce_sum(tf.sin(x) * tf.reduce_sum(x)) + tf.reduce_sum(w * w * w)
+grads = tf.hessians(y, [x, w])
+feed = {'x': [[0.1, 0.2], [0.3, 0.4]], 'w': [1.0, -2.0, 0.5]}
+""",
     "gather_axis1_and_concat": """
 x = tf.placeholder(tf.float32, [2, 3], name='x')
 y = tf.placeholder(tf.float32, [2, 2], name='y')
