@@ -292,7 +292,7 @@ GRAPH_DEF_PROGRAMS = ["while_basic", "while_inside_cond", "grad_while", "grad_co
                       "grad_lstm_loop",
                       "grad_rnn", "while_nested"]
 STRUCTURE_PROGRAMS = ["cond_basic", "while_basic", "cond_side_effects", "tensor_array_loop",
-                      "grad_cond", "grad_cond_in_while", "functional",
+                      "grad_cond", "grad_cond_in_while", "functional", "while_external_control",
                       "while_nested"]
 
 
@@ -532,3 +532,19 @@ def meta_graph_forward(tf):
     a = tf.cond(tf.reduce_sum(x) > 0, lambda: a * 2.0, lambda: a - x)
     loss = tf.reduce_sum(a * a, name="loss")
     return loss.name, [x.name], {"x:0": [0.5, -0.3]}
+
+
+@program
+def while_external_control(tf):
+    """A loop body under control_dependencies on an op outside the loop, reading a variable
+    (RefEnter): TF pulls the outside op in through an Identity."""
+    v = tf.Variable(0.0, name="v")
+    inc = tf.assign_add(v, 1.0)
+
+    def body(i, a):
+        with tf.control_dependencies([inc]):
+            b = a + tf.identity(v.read_value())
+        return i + 1, b
+
+    r = tf.while_loop(lambda i, a: i < 3, body, [0, 0.0])
+    return {"r": r[1], "init": v.initializer}, [{}]
