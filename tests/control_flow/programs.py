@@ -293,7 +293,7 @@ GRAPH_DEF_PROGRAMS = ["while_basic", "while_inside_cond", "grad_while", "grad_co
                       "grad_rnn", "while_nested"]
 STRUCTURE_PROGRAMS = ["cond_basic", "while_basic", "cond_side_effects", "tensor_array_loop",
                       "grad_cond", "grad_cond_in_while", "functional", "while_external_control",
-                      "while_nested"]
+                      "while_nested", "grad_sparse_cond"]
 
 
 # -- errors: each builds a graph and returns what to run (or raises while building) ----------
