@@ -79,6 +79,22 @@ def is_in_while_loop(op):
     return get_while_context(op) is not None
 
 
+def get_containing_while_context(ctxt, stop_ctxt=None):
+    """The innermost WhileContext containing context `ctxt` (itself included), stopping at
+    `stop_ctxt`; None if there is none (TF's control_flow_util.GetContainingWhileContext).
+    RNN code uses it to decide whether variables' reads may be cached outside a loop."""
+    while ctxt is not None:
+        if ctxt.IsWhileContext() or ctxt is stop_ctxt:
+            return ctxt
+        ctxt = ctxt.outer_context
+    return None
+
+
+def is_in_cond(op):
+    ctxt = op._control_flow_context
+    return ctxt is not None and ctxt.IsCondContext()
+
+
 def _switch_ref_or_tensor(data, pred, name="Switch"):
     from flowloom.ops import control_flow_ops
 
