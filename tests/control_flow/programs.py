@@ -548,3 +548,28 @@ def while_external_control(tf):
 
     r = tf.while_loop(lambda i, a: i < 3, body, [0, 0.0])
     return {"r": r[1], "init": v.initializer}, [{}]
+
+
+@program
+def edge_structures(tf):
+    """TensorArrays returned by cond and carried alone by a loop; dicts through map_fn and
+    scan; a Variable as a loop variable."""
+    x = tf.placeholder(tf.float32, [3, 2], name="x")
+    p = tf.placeholder(tf.bool, [], name="p")
+    ta = tf.TensorArray(tf.float32, size=3)
+    ta2 = tf.cond(p, lambda: ta.write(0, x[1] * 10.0), lambda: ta.write(0, x[0]))
+    first = ta2.read(0)
+    only_ta = tf.while_loop(lambda t: t.size() < 4,
+                            lambda t: t.write(t.size(), tf.ones([2]) * tf.cast(t.size(), tf.float32)),
+                            [tf.TensorArray(tf.float32, size=0, dynamic_size=True)])
+    grown = only_ta.stack()
+    md = tf.map_fn(lambda d: {"s": d["a"] + d["b"], "p": d["a"] * d["b"]},
+                   {"a": x, "b": x * 2.0}, dtype={"s": tf.float32, "p": tf.float32})
+    sc = tf.scan(lambda acc, e: (acc[0] + e, acc[1] * e), x,
+                 initializer=(tf.zeros([2]), tf.ones([2])))
+    v = tf.Variable(1.5, name="v")
+    vl = tf.while_loop(lambda a: a < 20.0, lambda a: a * 2.0, [v])
+    return ({"first": first, "grown": grown, "md_s": md["s"], "md_p": md["p"],
+             "sc0": sc[0], "sc1": sc[1], "vl": vl, "init": v.initializer},
+            [{"x:0": np.arange(6.0).reshape(3, 2) + 1.0, "p:0": True},
+             {"x:0": np.arange(6.0).reshape(3, 2) + 1.0, "p:0": False}])
