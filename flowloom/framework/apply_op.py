@@ -79,8 +79,8 @@ def _convert_inputs(op_type, opdef, args, inputs, attrs):
             dt = attrs.get(arg.type_attr)
             ts = []
             for i, v in enumerate(value):
-                # TF names list elements `values_0`, `values_1`, ... (convert_n_to_tensor).
-                t = _convert(v, dt, arg, op_type, source, index=i)
+                # TF names the Consts of a list argument `values_0`, `values_1`, ...
+                t = _convert(v, dt, arg, op_type, source, name=f"{arg.name}_{i}")
                 if dt is None:
                     dt = t._dtype.base_dtype
                 ts.append(t)
@@ -94,6 +94,7 @@ def _convert_inputs(op_type, opdef, args, inputs, attrs):
                 attrs[arg.type_attr] = dt
             flat.extend(ts)
         elif arg.type_list_attr is not None:
+            # As convert_n_to_tensor: `data_0`, `data_1`, ... (Assert's message strings).
             ts = [convert_to_tensor(v, name=f"{arg.name}_{i}") for i, v in enumerate(value)]
             attrs[arg.type_list_attr] = [t._dtype.base_dtype for t in ts]
             flat.extend(ts)
@@ -114,7 +115,7 @@ def _arg_of_attr(opdef, attr):
     return attr
 
 
-def _convert(value, dtype, arg, op_type, source, index=None):
+def _convert(value, dtype, arg, op_type, source, name=None):
     if isinstance(value, Tensor):
         if arg.is_ref:
             if not value._dtype.is_ref_dtype:
@@ -126,8 +127,7 @@ def _convert(value, dtype, arg, op_type, source, index=None):
                 f"that does not match {_expected(dtype, arg, source)}.")
         return value
     try:
-        t = convert_to_tensor(value, dtype=dtype, as_ref=arg.is_ref,
-                              name=arg.name if index is None else f"{arg.name}_{index}")
+        t = convert_to_tensor(value, dtype=dtype, as_ref=arg.is_ref, name=name or arg.name)
     except (TypeError, ValueError) as e:
         if dtype is not None:
             raise TypeError(

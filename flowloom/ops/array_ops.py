@@ -469,6 +469,28 @@ def invert_permutation(x, name=None):
     return apply_op("InvertPermutation", (x,), name=name).outputs[0]
 
 
+ListDiff = defop("ListDiff", inputs=["x: T", "y: T"], outputs=["out: T", "idx: out_idx"],
+                 attrs={"out_idx": dtypes.int32})
+ListDiff.shape(lambda op: [unknown_shape(1), unknown_shape(1)])
+
+
+@ListDiff.kernel
+def _(xp, x, y, *, out_idx):
+    if x.ndim != 1 or y.ndim != 1:
+        raise errors.InvalidArgumentError(None, None, "x and y must be 1-D vectors")
+    keep = ~np.isin(x, y)
+    return x[keep], np.nonzero(keep)[0].astype(out_idx.as_numpy_dtype)
+
+
+ListDiff.no_gradient()
+
+
+def setdiff1d(x, y, index_dtype=dtypes.int32, name=None):
+    """The values of 1-D `x` not in `y`, in x's order, and their positions in x (ListDiff)."""
+    return apply_op("ListDiff", (x, y), name=name,
+                    out_idx=dtypes.as_dtype(index_dtype)).outputs
+
+
 def transpose(a, perm=None, name="transpose", conjugate=False):
     with name_scope(name, "transpose", [a]) as scope:
         a = convert_to_tensor(a)
@@ -701,6 +723,8 @@ def stack(values, axis=0, name="stack"):
                             if values else values, dtype=dtype, name=name)
         except (TypeError, ValueError):
             pass
+    if axis == 0 and _contains_tensor(list(values)):
+        return convert_to_tensor(list(values), name=name)  # TF packs through autopacking
     return apply_op("Pack", (list(values),), name=name, axis=axis).outputs[0]
 
 
@@ -783,14 +807,14 @@ def slice(input_, begin, size, name=None):  # noqa: A001 - TF's name
 
 @Slice.gradient
 def _(op, grad):
-    # TF pads grad back to the input's shape; StridedSliceGrad computes the same values.
+    """grad padded with zeros back to the input's shape."""
     x, begin, _ = op._inputs
     index_dtype = begin.dtype.base_dtype
-    size = shape(op._outputs[0], out_type=index_dtype)
-    end = begin + size
-    strides = ones_like(begin)
-    return [apply_op("StridedSliceGrad", (shape(x, out_type=index_dtype), begin, end, strides,
-                                          grad)).outputs[0], None, None]
+    slice_size = shape(op._outputs[0], out_type=index_dtype)
+    rank_shape = stack([rank(x), 1])
+    before = reshape(begin, rank_shape)
+    after = reshape(shape(x, out_type=index_dtype) - slice_size - begin, rank_shape)
+    return pad(grad, concat([before, after], 1)), None, None
 
 
 StridedSlice = defop("StridedSlice", inputs=["input: T", "begin: Index", "end: Index",
@@ -860,6 +884,9 @@ _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_ax
 def _(op, grad):
     x, begin, end, strides = op._inputs
     x_shape = shape(x, out_type=begin.dtype.base_dtype)
+    # Statically known vectors become Consts of the grad op (`StridedSliceGrad/begin`), as TF.
+    x_shape, begin, end, strides = (t if v is None else v for t, v in (
+        (t, constant_value(t)) for t in (x_shape, begin, end, strides)))
     return [apply_op("StridedSliceGrad", (x_shape, begin, end, strides, grad),
                      **{k: op._attrs[k] for k in _MASKS}).outputs[0], None, None, None]
 
@@ -1034,8 +1061,9 @@ def _autopack(value, dtype=None, name=None, as_ref=False):
     if not _contains_tensor(value):
         return NotImplemented
     with name_scope(name or "packed") as scope:
-        elems = [_autopack(v, dtype) if isinstance(v, (list, tuple)) else
-                 convert_to_tensor(v, dtype=dtype) for v in value]
+        # Elements are named by position, as TF's autopacking names them (`stack/1`).
+        elems = [_autopack(v, dtype, name=str(i)) if isinstance(v, (list, tuple)) else
+                 convert_to_tensor(v, dtype=dtype, name=str(i)) for i, v in enumerate(value)]
         target = dtype
         if target is None:
             for e in elems:

@@ -984,33 +984,33 @@ REDUCTION_OPS["Min"].gradient(_min_or_max_grad)
 @REDUCTION_OPS["Prod"].gradient
 def _(op, grad):
     """Product of all other entries as exclusive cumprods from both ends (safe with zeros)."""
-    from flowloom.ops import broadcast_ops
-    from flowloom.ops import scan_ops
+    from flowloom.framework.graph import device
+    from flowloom.ops import broadcast_ops, scan_ops
 
     x, axes = op._inputs
-    axes_value = constant_value(axes)
-    if x._shape.ndims is None or axes_value is None:
-        raise NotImplementedError("Prod gradient for an input of unknown rank or reduction "
-                                  "axes computed at run time")
-    shape = array_ops.shape(x)
+    input_shape = array_ops.shape(x)
+    reduction_indices = array_ops.reshape(axes, [-1])
     if not op._attrs["keep_dims"]:
-        grad = array_ops.reshape(grad, broadcast_ops.reduced_shape(shape, axes))
-    grad = broadcast_ops.broadcast_to(grad, shape)
-    rank = x._shape.ndims
-    reduced = sorted({int(a) % rank for a in np.ravel(axes_value)}) if rank else []
-    other = [i for i in range(rank) if i not in reduced]
-    perm = reduced + other
-    inverse = [int(i) for i in np.argsort(perm)]
-    reduced_num = reduce_prod(array_ops.gather(shape, reduced)) if reduced else 1
-    other_num = reduce_prod(array_ops.gather(shape, other)) if other else 1
+        grad = array_ops.reshape(grad, broadcast_ops.reduced_shape(input_shape, axes))
+    grad = broadcast_ops.broadcast_to(grad, input_shape)
+    # Pack the reduced axes into one (first) dimension and the others into a second.
+    with device("/cpu:0"):
+        rank = array_ops.rank(x)
+        reduction_indices = cast(reduction_indices, rank.dtype.base_dtype)
+        reduced = (reduction_indices + rank) % rank
+        idx = range_(0, rank)
+        other, _ = array_ops.setdiff1d(idx, reduced, reduced.dtype.base_dtype)
+        perm = array_ops.concat([reduced, other], 0)
+        reduced_num = reduce_prod(array_ops.gather(input_shape, reduced))
+        other_num = reduce_prod(array_ops.gather(input_shape, other))
     permuted = array_ops.transpose(x, perm)
     permuted_shape = array_ops.shape(permuted)
-    reshaped = array_ops.reshape(permuted, array_ops.stack([reduced_num, other_num]))
+    reshaped = array_ops.reshape(permuted, (reduced_num, other_num))
     left = scan_ops.cumprod(reshaped, axis=0, exclusive=True)
     right = scan_ops.cumprod(reshaped, axis=0, exclusive=True, reverse=True)
     y = array_ops.reshape(left * right, permuted_shape)
-    out = grad * array_ops.transpose(y, inverse)
-    return array_ops.reshape(out, shape), None
+    out = grad * array_ops.transpose(y, array_ops.invert_permutation(perm))
+    return array_ops.reshape(out, input_shape), None
 
 
 def _reduction_dims(x, axis):
