@@ -12,12 +12,10 @@ ReverseSequence = defop(
 
 
 def _check_dims(rank, seq_dim, batch_dim, err):
-    if batch_dim == seq_dim:
-        raise err(f"batch_dim == seq_dim == {seq_dim}")
     if not 0 <= seq_dim < rank:
-        raise err(f"seq_dim must be < input rank ( {seq_dim} vs. {rank})")
+        raise err(f"seq_dim must be < input rank: {seq_dim} vs. {rank}")
     if not 0 <= batch_dim < rank:
-        raise err(f"batch_dim must be < input rank ( {batch_dim} vs. {rank})")
+        raise err(f"batch_dim must be < input rank: {batch_dim} vs. {rank}")
 
 
 @ReverseSequence.shape
@@ -45,10 +43,12 @@ def _(xp, x, seq_lengths, *, seq_dim, batch_dim, Tlen):
         return errors.InvalidArgumentError(None, None, msg)
 
     _check_dims(x.ndim, seq_dim, batch_dim, err)
+    if batch_dim == seq_dim:
+        raise err(f"batch_dim == seq_dim == {seq_dim}")
     if seq_lengths.ndim != 1:
         raise err(f"seq_lens input must be 1-dim, not {seq_lengths.ndim}")
     if seq_lengths.size != x.shape[batch_dim]:
-        raise err(f"Length of seq_lens != input.dims({batch_dim}), ({seq_lengths.size} vs. "
+        raise err(f"Length of seq_lengths != input.dims({batch_dim}), ({seq_lengths.size} vs. "
                   f"{x.shape[batch_dim]})")
     for d, n in enumerate(seq_lengths):
         if n < 0:

@@ -110,6 +110,48 @@ def record_naming(meta):
         meta["naming_ops"] = op_listing(g)
 
 
+def _message(e):
+    text = getattr(e, "message", str(e))
+    lines = [ln.strip() for ln in text.split("\n")]
+    if any(ln.startswith("Node: ") for ln in lines):
+        return lines[next(i for i, ln in enumerate(lines) if ln.startswith("Node: ")) + 1]
+    return lines[0].split(" for '{{node")[0]
+
+
+def record_reverse_sequence(values, meta):
+    """ReverseSequence values and its shape-function and kernel errors."""
+    out = {}
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [None, None, 2])
+        lengths = tf.placeholder(tf.int64, [None])
+        batch_major = tf.reverse_sequence(x, lengths, seq_axis=1, batch_axis=0)
+        time_major = tf.reverse_sequence(x, lengths, seq_axis=0, batch_axis=1)
+        xv = np.arange(24, dtype=np.float32).reshape(3, 4, 2)
+        with tf.Session() as sess:
+            values["reverse_sequence/batch_major"] = sess.run(
+                batch_major, {x: xv, lengths: [4, 0, 2]})
+            values["reverse_sequence/time_major"] = sess.run(
+                time_major, {x: xv, lengths: [3, 1, 2, 0]})
+            for key, lv in (("too_long", [5, 1, 1]), ("negative", [1, -1, 1]),
+                            ("count", [1, 1])):
+                try:
+                    sess.run(batch_major, {x: xv, lengths: lv})
+                except tf.errors.OpError as e:
+                    out[key] = [type(e).__name__, _message(e)]
+        x2 = tf.placeholder(tf.float32, [2, 3])
+        for key, kwargs in (("same_axes", dict(seq_axis=1, batch_axis=1)),
+                            ("seq_rank", dict(seq_axis=2, batch_axis=0)),
+                            ("batch_rank", dict(seq_axis=1, batch_axis=3)),
+                            ("lengths", dict(seq_axis=1, batch_axis=0, n=3))):
+            n = kwargs.pop("n", 2)
+            try:
+                tf.reverse_sequence(x2, list(range(1, n + 1)), **kwargs)
+            except ValueError as e:
+                out[key] = [type(e).__name__, _message(e)]
+    meta["reverse_sequence_errors"] = out
+
+
 def record_frozen(values):
     g = tf.Graph()
     with g.as_default():
@@ -143,6 +185,7 @@ def main():
     record_identity(meta)
     record_dropout_names(meta)
     record_naming(meta)
+    record_reverse_sequence(values, meta)
     record_frozen(values)
     np.savez_compressed(os.path.join(HERE, "rnn_tf.npz"), **values)
     with gzip.open(os.path.join(HERE, "rnn_tf.json.gz"), "wt") as f:

@@ -126,3 +126,31 @@ def test_frozen_tf_while_loop_graph_imports_and_runs():
                                                     "lengths:0": VALUES["frozen/lengths"]})
     np.testing.assert_allclose(o, VALUES["frozen/output"], rtol=2e-5, atol=2e-6)
     np.testing.assert_allclose(h, VALUES["frozen/final_h"], rtol=2e-5, atol=2e-6)
+
+
+def test_reverse_sequence_values_and_errors_as_tf():
+    want = META["reverse_sequence_errors"]
+    tf.reset_default_graph()
+    x = tf.placeholder(tf.float32, [None, None, 2])
+    lengths = tf.placeholder(tf.int64, [None])
+    batch_major = tf.reverse_sequence(x, lengths, seq_axis=1, batch_axis=0)
+    time_major = tf.reverse_sequence(x, lengths, seq_axis=0, batch_axis=1)
+    xv = np.arange(24, dtype=np.float32).reshape(3, 4, 2)
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(batch_major, {x: xv, lengths: [4, 0, 2]}),
+                                      VALUES["reverse_sequence/batch_major"])
+        np.testing.assert_array_equal(sess.run(time_major, {x: xv, lengths: [3, 1, 2, 0]}),
+                                      VALUES["reverse_sequence/time_major"])
+        for key, lv in (("too_long", [5, 1, 1]), ("negative", [1, -1, 1]), ("count", [1, 1])):
+            with pytest.raises(tf.errors.InvalidArgumentError) as e:
+                sess.run(batch_major, {x: xv, lengths: lv})
+            assert want[key] == ["InvalidArgumentError", e.value.message.split("\n")[0]]
+    x2 = tf.placeholder(tf.float32, [2, 3])
+    for key, kwargs in (("same_axes", dict(seq_axis=1, batch_axis=1)),
+                        ("seq_rank", dict(seq_axis=2, batch_axis=0)),
+                        ("batch_rank", dict(seq_axis=1, batch_axis=3)),
+                        ("lengths", dict(seq_axis=1, batch_axis=0, n=3))):
+        n = kwargs.pop("n", 2)
+        with pytest.raises(ValueError) as e:
+            tf.reverse_sequence(x2, list(range(1, n + 1)), **kwargs)
+        assert str(e.value).startswith(want[key][1]), (key, str(e.value))
