@@ -146,10 +146,10 @@ def test_reverse_sequence_values_and_errors_as_tf():
                 sess.run(batch_major, {x: xv, lengths: lv})
             assert want[key] == ["InvalidArgumentError", e.value.message.split("\n")[0]]
     x2 = tf.placeholder(tf.float32, [2, 3])
-    for key, kwargs in (("same_axes", dict(seq_axis=1, batch_axis=1)),
-                        ("seq_rank", dict(seq_axis=2, batch_axis=0)),
-                        ("batch_rank", dict(seq_axis=1, batch_axis=3)),
-                        ("lengths", dict(seq_axis=1, batch_axis=0, n=3))):
+    for key, kwargs in (("same_axes", {"seq_axis": 1, "batch_axis": 1}),
+                        ("seq_rank", {"seq_axis": 2, "batch_axis": 0}),
+                        ("batch_rank", {"seq_axis": 1, "batch_axis": 3}),
+                        ("lengths", {"seq_axis": 1, "batch_axis": 0, "n": 3})):
         n = kwargs.pop("n", 2)
         with pytest.raises(ValueError) as e:
             tf.reverse_sequence(x2, list(range(1, n + 1)), **kwargs)
