@@ -38,20 +38,36 @@ def test_intra_op_threads_limit_blas_during_run_and_restore(monkeypatch):
     assert get() == before
 
 
-def test_small_matmul_runs_on_one_thread_and_restores(monkeypatch):
+def test_small_matmul_backs_off_to_one_thread_after_stalls(monkeypatch):
     api = blas_threads._openblas()
     if api is None:
         pytest.skip("NumPy is not linked with OpenBLAS")
     get, set_ = api
     before = get()
+    if before <= 1:
+        pytest.skip("one BLAS thread already")
     calls = []
     monkeypatch.setattr(blas_threads, "_api", [(get, lambda n: (calls.append(n), set_(n)))])
+    monkeypatch.setattr(blas_threads, "_backoff",
+                        {"calls": 0, "single_until": 0, "last_stall": -(1 << 30)})
+    monkeypatch.setattr(blas_threads, "_best_seconds", {})
     rng = np.random.default_rng(0)
     a, b = rng.standard_normal((8, 5)), rng.standard_normal((5, 3))
+    # Idle cores: small products keep every thread while they run near their best time.
+    for _ in range(30):
+        np.testing.assert_array_equal(blas_threads.matmul(np, a, b), a @ b)
+    assert calls == []
+    # Two stalls close together (every call is one once the best is tiny and there is no
+    # slack) send the following small products to one thread, restoring the count after.
+    monkeypatch.setattr(blas_threads, "_STALL_SLACK", 0.0)
+    blas_threads._best_seconds[(8, 5, 3)][0] = 1e-12
+    blas_threads.matmul(np, a, b)
+    blas_threads.matmul(np, a, b)
+    assert calls == []
     np.testing.assert_array_equal(blas_threads.matmul(np, a, b), a @ b)
-    assert get() == before
-    assert calls == ([1, before] if before > 1 else [])
+    assert calls == [1, before] and get() == before
+    # Large products always keep every thread.
     calls.clear()
     monkeypatch.setattr(blas_threads, "SPLIT_MIN_MACS", 10)
     np.testing.assert_array_equal(blas_threads.matmul(np, a, b), a @ b)
-    assert calls == []  # large products keep every thread
+    assert calls == []
