@@ -32,14 +32,16 @@ def apply_op(op_type, inputs=(), name=None, **attrs):
         op_name = name[:-1]
     else:
         op_name = graph.unique_name(name or op_type)
-    # Python values become Const ops named after their argument, inside the op's scope
-    # (`add/y`), as TF names them.
-    saved_stack = graph._name_stack
-    graph._name_stack = op_name
-    try:
-        flat = _convert_inputs(op_type, opdef, args, inputs, attrs)
-    finally:
-        graph._name_stack = saved_stack
+    flat = _tensor_inputs_fast(opdef, inputs, attrs)
+    if flat is None:
+        # Python values become Const ops named after their argument, inside the op's scope
+        # (`add/y`), as TF names them.
+        saved_stack = graph._name_stack
+        graph._name_stack = op_name
+        try:
+            flat = _convert_inputs(op_type, opdef, args, inputs, attrs)
+        finally:
+            graph._name_stack = saved_stack
     for k, v in opdef.attr_defaults.items():
         if k not in attrs:
             attrs[k] = v
@@ -59,6 +61,46 @@ def apply_op(op_type, inputs=(), name=None, **attrs):
             return _create_colocated(graph, must_colocate, opdef, flat, out_dtypes, attrs,
                                      op_name)
     return graph._create_op_internal(opdef, flat, out_dtypes, attrs, op_name)
+
+
+def _simple_signature(opdef):
+    """(type_attr, fixed_dtype) per input when every input is one non-ref tensor, else False."""
+    sig = []
+    for arg in opdef.input_args:
+        if arg.is_list or arg.is_ref:
+            return False
+        sig.append((arg.type_attr, arg.fixed_dtype))
+    return tuple(sig)
+
+
+def _tensor_inputs_fast(opdef, inputs, attrs):
+    """The inputs, when they are all Tensors of the right types for a simple signature.
+
+    Returns None to send the call down the general path (conversions, lists, references and
+    every error message live there).
+    """
+    sig = opdef.__dict__.get("_simple_signature")
+    if sig is None:
+        sig = opdef._simple_signature = _simple_signature(opdef)
+    if not sig:
+        return None
+    bound = {}
+    for (type_attr, fixed), t in zip(sig, inputs):
+        if type(t) is not Tensor:
+            return None
+        base = t._dtype.base_dtype
+        if fixed is not None:
+            if base is not fixed:
+                return None
+        else:
+            want = attrs.get(type_attr, bound.get(type_attr))
+            if want is None:
+                bound[type_attr] = base
+            elif want is not base:
+                return None
+    for k, v in bound.items():
+        attrs.setdefault(k, v)
+    return list(inputs)
 
 
 def _create_colocated(graph, tensors, opdef, flat, out_dtypes, attrs, op_name):
