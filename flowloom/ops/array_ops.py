@@ -1,4 +1,6 @@
-"""Array ops: constants, placeholders, identity, shapes, reshaping, joining and slicing."""
+"""Array ops: constants, placeholders, identity, shapes, reshaping, joining, filling.
+
+Slicing, gathering/scattering and padding/splitting ops have files of their own."""
 
 import builtins
 
