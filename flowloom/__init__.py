@@ -204,7 +204,6 @@ from flowloom.proto.meta_graph_pb2 import MetaGraphDef  # noqa: E402
 from flowloom.proto.node_def_pb2 import NodeDef  # noqa: E402
 from flowloom.proto.tensor_pb2 import TensorProto  # noqa: E402
 from flowloom.proto.versions_pb2 import VersionDef  # noqa: E402
-from flowloom import train  # noqa: E402
 import flowloom.ops.save_restore_ops  # noqa: E402,F401 - registers SaveV2/RestoreV2
 from flowloom import gfile  # noqa: E402
 from flowloom.framework import graph_util  # noqa: E402

@@ -4,7 +4,7 @@ import numpy as np
 
 from flowloom.framework import dtypes
 from flowloom.framework.graph import (GraphKeys, get_default_graph, init_scope, name_scope)
-from flowloom.framework.ops import Tensor, convert_to_tensor, register_tensor_conversion_function
+from flowloom.framework.ops import convert_to_tensor, register_tensor_conversion_function
 from flowloom.framework import tensor_shape
 from flowloom.ops import array_ops
 from flowloom.ops import state_ops

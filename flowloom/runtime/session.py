@@ -7,7 +7,6 @@ import threading
 
 import numpy as np
 
-from flowloom.framework import errors
 from flowloom.framework.graph import get_default_graph
 from flowloom.framework.ops import Operation, Tensor, tensor_value_to_numpy
 from flowloom.runtime import blas_threads
