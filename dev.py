@@ -43,6 +43,11 @@ def main(argv):
     rest = argv[2:]
     if cmd == "test":
         ensure_venv(["test", "demo"])
+        lint = subprocess.call([PY, "-m", "ruff", "check", "flowloom", "tests", "bench"],
+                               cwd=ROOT)
+        if lint:
+            print("[dev] ruff found problems (see above)", flush=True)
+            return lint
         return subprocess.call([PY, "-m", "pytest"] + rest, cwd=ROOT)
     if cmd == "demo":
         ensure_venv(["demo"])

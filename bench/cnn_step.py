@@ -21,7 +21,6 @@ and like a Session run it keeps BLAS on one thread while the kernels use their o
 """
 
 import argparse
-import contextlib
 import json
 import os
 import subprocess
@@ -146,8 +145,7 @@ def time_numpy(steps):
     from flowloom.runtime import blas_threads
 
     # The same threading as a flowloom run: the kernels' own pool, BLAS on one thread.
-    with blas_threads.one_thread() if kernel_threads.POOL is not None else \
-            contextlib.nullcontext():
+    with blas_threads.at_most(1 if kernel_threads.POOL is not None else 0):
         for _ in range(3):
             step()
         return _median_step(step, steps)

@@ -12,7 +12,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 PROGRAM = r'''
 import json, sys, time

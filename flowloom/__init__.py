@@ -34,6 +34,7 @@ from flowloom.ops.while_loop import while_loop
 from flowloom.ops.tensor_array_ops import TensorArray
 from flowloom.ops.functional_ops import foldl, foldr, map_fn, scan
 from flowloom.ops import control_flow_grad as _control_flow_grad  # registers the gradients
+from flowloom.ops import control_flow_context_io as _control_flow_context_io  # noqa: F401
 from flowloom.framework import nest
 from flowloom.ops.init_ops import (constant_initializer, glorot_normal_initializer,
                                    glorot_uniform_initializer, ones_initializer,
@@ -58,7 +59,8 @@ from flowloom.ops.math_ops import (abs, acos, add, add_n, asin, atan, atan2, cas
 from flowloom.ops.math_ops import range_ as range  # noqa: A001 - tf.range
 from flowloom.ops.random_ops import (random_normal, random_uniform, set_random_seed,
                                      truncated_normal)
-from flowloom.ops.state_ops import assign, assign_add, assign_sub
+from flowloom.ops.state_ops import (assign, assign_add, assign_sub, scatter_add,
+                                    scatter_sub, scatter_update)
 from flowloom.runtime.session import (InteractiveSession, Session, get_default_session)
 from flowloom.variable_scope import (AUTO_REUSE, VariableScope, get_local_variable,
                                      get_variable, get_variable_scope, variable_op_scope,
@@ -202,7 +204,6 @@ from flowloom.proto.meta_graph_pb2 import MetaGraphDef  # noqa: E402
 from flowloom.proto.node_def_pb2 import NodeDef  # noqa: E402
 from flowloom.proto.tensor_pb2 import TensorProto  # noqa: E402
 from flowloom.proto.versions_pb2 import VersionDef  # noqa: E402
-from flowloom import train  # noqa: E402
 import flowloom.ops.save_restore_ops  # noqa: E402,F401 - registers SaveV2/RestoreV2
 from flowloom import gfile  # noqa: E402
 from flowloom.framework import graph_util  # noqa: E402
@@ -237,3 +238,7 @@ sparse.SparseTensor = SparseTensor
 sparse.to_dense = sparse_tensor_to_dense
 sparse.placeholder = sparse_placeholder
 import flowloom.ops.string_ops  # noqa: E402,F401 - registers StringJoin/StaticRegexFullMatch
+
+# Recurrent networks: tf.reverse_sequence, and tf.contrib.rnn as an alias of the TF1 cells.
+from flowloom.ops.sequence_ops import reverse_sequence  # noqa: E402
+from flowloom import contrib  # noqa: E402

@@ -447,8 +447,8 @@ class variable_scope:  # noqa: N801 - TF's spelling
                     old_name_scope = get_default_graph().get_name_scope()
                     old_name_scope = old_name_scope + "/" if old_name_scope else ""
                 else:
+                    # TF re-enters the current name scope, not the scope's own.
                     old_name_scope = self._name_or_scope.original_name_scope
-                    stack.enter_context(name_scope(old_name_scope or None))
             return stack.enter_context(_pure_variable_scope(
                 self._name_or_scope, reuse=self._reuse, old_name_scope=old_name_scope,
                 **self._kwargs))

@@ -4,7 +4,7 @@ import numpy as np
 
 from flowloom.framework import dtypes
 from flowloom.framework.graph import (GraphKeys, get_default_graph, init_scope, name_scope)
-from flowloom.framework.ops import Tensor, convert_to_tensor, register_tensor_conversion_function
+from flowloom.framework.ops import convert_to_tensor, register_tensor_conversion_function
 from flowloom.framework import tensor_shape
 from flowloom.ops import array_ops
 from flowloom.ops import state_ops
@@ -198,6 +198,24 @@ class Variable:
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
         assign = state_ops.assign_sub(self._variable, delta, use_locking=use_locking, name=name)
         return assign if read_value else assign.op
+
+    def _scatter(self, fn, sparse_delta, use_locking, name):
+        if not (hasattr(sparse_delta, "indices") and hasattr(sparse_delta, "values")):
+            raise TypeError("sparse_delta is not IndexedSlices: %s" % sparse_delta)
+        return fn(self._variable, sparse_delta.indices, sparse_delta.values,
+                  use_locking=use_locking, name=name)
+
+    def scatter_add(self, sparse_delta, use_locking=False, name=None):
+        """Adds the IndexedSlices `sparse_delta` to the variable (op type ScatterAdd)."""
+        return self._scatter(state_ops.scatter_add, sparse_delta, use_locking, name)
+
+    def scatter_sub(self, sparse_delta, use_locking=False, name=None):
+        """Subtracts the IndexedSlices `sparse_delta` from the variable (op ScatterSub)."""
+        return self._scatter(state_ops.scatter_sub, sparse_delta, use_locking, name)
+
+    def scatter_update(self, sparse_delta, use_locking=True, name=None):
+        """Assigns the rows of the IndexedSlices `sparse_delta` (op type ScatterUpdate)."""
+        return self._scatter(state_ops.scatter_update, sparse_delta, use_locking, name)
 
     def count_up_to(self, limit):
         raise NotImplementedError("Variable.count_up_to (op CountUpTo) is not implemented")

@@ -67,3 +67,20 @@ def test_assertion_passes_for_three_channels():
     out = seeds.assert_channels(image)
     with tf.Session() as sess:
         np.testing.assert_array_equal(sess.run(out), np.zeros([2, 2, 3], np.float32))
+
+
+def test_rnn_initial_state_named_with_identity(capsys):
+    # TF prints the same (recorded by running the snippet under TF with tf.contrib.rnn
+    # standing for tf.nn.rnn_cell): the one-layer state tuple packs to [1, 2, batch, units].
+    seeds.rnn_initial_state_named()
+    assert lines(capsys) == ["initial_state:0 (1, 2, 4, 8)", "0.0"]
+
+
+def test_birnn_over_embeddings(capsys):
+    seeds.birnn_over_embeddings()
+    assert lines(capsys) == [
+        "['embedding:0', 'BiRNN/bidirectional_rnn/fw/basic_lstm_cell/kernel:0', "
+        "'BiRNN/bidirectional_rnn/fw/basic_lstm_cell/bias:0', "
+        "'BiRNN/bidirectional_rnn/bw/basic_lstm_cell/kernel:0', "
+        "'BiRNN/bidirectional_rnn/bw/basic_lstm_cell/bias:0']",
+        "(3, 5, 4) (3, 5, 4)", "True"]

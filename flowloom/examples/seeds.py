@@ -213,9 +213,50 @@ def conv_layer_identity_activation():
         print((r >= 0).all(), (lin < 0).any(), len(tf.Summary.FromString(summary).value))
 
 
+def rnn_initial_state_named():
+    """zero_state has no name argument: tf.identity gives the initial state a name."""
+    tf.reset_default_graph()
+    batch_size = 4
+    cells = tf.contrib.rnn.BasicLSTMCell(8)
+    rnn_cell = tf.contrib.rnn.MultiRNNCell([cells])
+    # no name arg
+    initial_state = rnn_cell.zero_state(batch_size, tf.float32)
+    # give it a name with tf.identity()
+    initial_state = tf.identity(input=initial_state, name="initial_state")
+    print(initial_state.name, initial_state.shape)
+    with tf.Session() as sess:
+        print(sess.run(initial_state).sum())
+
+
+def birnn_over_embeddings():
+    """tf.identity around an embedding lookup, masked, fed to a bidirectional RNN."""
+    tf.reset_default_graph()
+    import numpy as np
+
+    embedding_tbl = tf.get_variable("embedding", [20, 6])
+    id = tf.placeholder(tf.int32, [3, 5], name="id")  # noqa: A001 - the document's name
+    id_sz = tf.placeholder(tf.int32, [3], name="id_sz")
+    mask = tf.expand_dims(tf.sequence_mask(id_sz, 5, dtype=tf.float32), -1)
+    fw = tf.nn.rnn_cell.BasicLSTMCell(4)
+    bw = tf.nn.rnn_cell.BasicLSTMCell(4)
+    vec = tf.identity(tf.nn.embedding_lookup(embedding_tbl, id)) * mask
+    with tf.variable_scope("BiRNN", reuse=None):
+        out, _ = tf.nn.bidirectional_dynamic_rnn(fw, bw, vec, sequence_length=id_sz,
+                                                 dtype=tf.float32)
+    print([v.name for v in tf.trainable_variables()])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        ids = np.array([[1, 2, 3, 4, 5], [6, 7, 0, 0, 0], [8, 9, 10, 11, 0]], np.int32)
+        fw_out, bw_out = sess.run(out, {id: ids, id_sz: [5, 2, 4]})
+        print(fw_out.shape, bw_out.shape)
+        # Past each sequence's length both directions output zeros.
+        print(bool((fw_out[1, 2:] == 0).all() and (bw_out[2, 4:] == 0).all()))
+
+
 ALL = [control_dependencies_without_identity, control_dependencies_with_identity,
        name_scope_names, variable_scope_default_name, conv_relu_twice_fails, sharing_variables,
-       assertion_pattern, conv_layer_identity_activation]
+       assertion_pattern, conv_layer_identity_activation, rnn_initial_state_named,
+       birnn_over_embeddings]
 
 
 def main():

@@ -32,14 +32,16 @@ def apply_op(op_type, inputs=(), name=None, **attrs):
         op_name = name[:-1]
     else:
         op_name = graph.unique_name(name or op_type)
-    # Python values become Const ops named after their argument, inside the op's scope
-    # (`add/y`), as TF names them.
-    saved_stack = graph._name_stack
-    graph._name_stack = op_name
-    try:
-        flat = _convert_inputs(op_type, opdef, args, inputs, attrs)
-    finally:
-        graph._name_stack = saved_stack
+    flat = _tensor_inputs_fast(opdef, inputs, attrs)
+    if flat is None:
+        # Python values become Const ops named after their argument, inside the op's scope
+        # (`add/y`), as TF names them.
+        saved_stack = graph._name_stack
+        graph._name_stack = op_name
+        try:
+            flat = _convert_inputs(op_type, opdef, args, inputs, attrs)
+        finally:
+            graph._name_stack = saved_stack
     for k, v in opdef.attr_defaults.items():
         if k not in attrs:
             attrs[k] = v
@@ -61,6 +63,46 @@ def apply_op(op_type, inputs=(), name=None, **attrs):
     return graph._create_op_internal(opdef, flat, out_dtypes, attrs, op_name)
 
 
+def _simple_signature(opdef):
+    """(type_attr, fixed_dtype) per input when every input is one non-ref tensor, else False."""
+    sig = []
+    for arg in opdef.input_args:
+        if arg.is_list or arg.is_ref:
+            return False
+        sig.append((arg.type_attr, arg.fixed_dtype))
+    return tuple(sig)
+
+
+def _tensor_inputs_fast(opdef, inputs, attrs):
+    """The inputs, when they are all Tensors of the right types for a simple signature.
+
+    Returns None to send the call down the general path (conversions, lists, references and
+    every error message live there).
+    """
+    sig = opdef.__dict__.get("_simple_signature")
+    if sig is None:
+        sig = opdef._simple_signature = _simple_signature(opdef)
+    if not sig:
+        return None
+    bound = {}
+    for (type_attr, fixed), t in zip(sig, inputs):
+        if type(t) is not Tensor:
+            return None
+        base = t._dtype.base_dtype
+        if fixed is not None:
+            if base is not fixed:
+                return None
+        else:
+            want = attrs.get(type_attr, bound.get(type_attr))
+            if want is None:
+                bound[type_attr] = base
+            elif want is not base:
+                return None
+    for k, v in bound.items():
+        attrs.setdefault(k, v)
+    return list(inputs)
+
+
 def _create_colocated(graph, tensors, opdef, flat, out_dtypes, attrs, op_name):
     if not tensors:
         return graph._create_op_internal(opdef, flat, out_dtypes, attrs, op_name)
@@ -78,8 +120,9 @@ def _convert_inputs(op_type, opdef, args, inputs, attrs):
                                 f"{value!r}.")
             dt = attrs.get(arg.type_attr)
             ts = []
-            for v in value:
-                t = _convert(v, dt, arg, op_type, source)
+            for i, v in enumerate(value):
+                # TF names the Consts of a list argument `values_0`, `values_1`, ...
+                t = _convert(v, dt, arg, op_type, source, name=f"{arg.name}_{i}")
                 if dt is None:
                     dt = t._dtype.base_dtype
                 ts.append(t)
@@ -93,7 +136,8 @@ def _convert_inputs(op_type, opdef, args, inputs, attrs):
                 attrs[arg.type_attr] = dt
             flat.extend(ts)
         elif arg.type_list_attr is not None:
-            ts = [convert_to_tensor(v, name=arg.name) for v in value]
+            # As convert_n_to_tensor: `data_0`, `data_1`, ... (Assert's message strings).
+            ts = [convert_to_tensor(v, name=f"{arg.name}_{i}") for i, v in enumerate(value)]
             attrs[arg.type_list_attr] = [t._dtype.base_dtype for t in ts]
             flat.extend(ts)
         else:
@@ -113,7 +157,7 @@ def _arg_of_attr(opdef, attr):
     return attr
 
 
-def _convert(value, dtype, arg, op_type, source):
+def _convert(value, dtype, arg, op_type, source, name=None):
     if isinstance(value, Tensor):
         if arg.is_ref:
             if not value._dtype.is_ref_dtype:
@@ -125,7 +169,7 @@ def _convert(value, dtype, arg, op_type, source):
                 f"that does not match {_expected(dtype, arg, source)}.")
         return value
     try:
-        t = convert_to_tensor(value, dtype=dtype, as_ref=arg.is_ref, name=arg.name)
+        t = convert_to_tensor(value, dtype=dtype, as_ref=arg.is_ref, name=name or arg.name)
     except (TypeError, ValueError) as e:
         if dtype is not None:
             raise TypeError(

@@ -430,7 +430,7 @@ class _GradientBuilder:
 
                         out_grads[i] = control_flow_state.zeros_like_outside_loop(op, i)
                     else:
-                        out_grads[i] = array_ops.zeros_like(op._outputs[i])
+                        out_grads[i] = array_ops.zeros_like(op._outputs[i], optimize=False)
             with name_scope(op._name + "_grad"):
                 in_grads = _as_grad_list(grad_fn(op, *out_grads))
                 if len(in_grads) != len(op._inputs):
@@ -563,39 +563,32 @@ def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gr
              aggregation_method=None):
     """The Hessians of `sum(ys)` with respect to each x in `xs` (`tf.hessians`).
 
-    TF builds a while_loop over the elements of each gradient; flowloom unrolls it, so each x
-    needs a statically known number of elements.
+    As TF builds it: a while_loop over the elements of each flattened gradient writes the
+    gradient of each element into a TensorArray.
 
     Returns:
       A list of Tensors of shape `x.shape + x.shape`, one per x.
-
-    Raises:
-      NotImplementedError: an x whose number of elements is not known statically.
     """
     from flowloom.ops import array_ops
+    from flowloom.ops.tensor_array_ops import TensorArray
+    from flowloom.ops.while_loop import while_loop
 
     xs = _as_list(xs)
     kwargs = {"colocate_gradients_with_ops": colocate_gradients_with_ops,
               "gate_gradients": gate_gradients, "aggregation_method": aggregation_method}
     result = []
-    with name_scope(name):
-        for gradient, x in zip(gradients(ys, xs, **kwargs), xs):
-            x = convert_to_tensor(x)
-            n = x._shape.num_elements()
-            if n is None:
-                raise NotImplementedError("tf.hessians of an x whose size is unknown before "
-                                          "running (it needs tf.while_loop)")
-            if gradient is None:
-                result.append(array_ops.zeros(x._shape.as_list() * 2, dtype=x.dtype))
-                continue
-            flat = array_ops.reshape(gradient, [-1])
-            rows = []
-            for j in range(n):
-                row = gradients(flat[j], x, **kwargs)[0]
-                rows.append(array_ops.zeros_like(x) if row is None else row)
-            stacked = array_ops.stack(rows)
-            shape = x._shape.as_list()
-            result.append(array_ops.reshape(stacked, shape + shape))
+    # TF takes `name` but opens no scope with it.
+    for gradient, x in zip(gradients(ys, xs, **kwargs), xs):
+        gradient = array_ops.reshape(gradient, [-1])
+        n = array_ops.size(x)
+        loop_vars = [array_ops.constant(0, dtypes.int32), TensorArray(x.dtype, n)]
+        _, hessian = while_loop(
+            lambda j, _, g=gradient, x=x, n=n: j < n,
+            lambda j, rows, g=gradient, x=x: (j + 1, rows.write(j, gradients(g[j], x,
+                                                                             **kwargs)[0])),
+            loop_vars)
+        shape = array_ops.shape(x)
+        result.append(array_ops.reshape(hessian.stack(), array_ops.concat((shape, shape), 0)))
     return result
 
 

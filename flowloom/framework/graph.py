@@ -356,13 +356,13 @@ class Graph:
             obj = obj._as_graph_element()
         if isinstance(obj, Tensor):
             if not allow_tensor:
-                raise TypeError(f"Can not convert a Tensor into a Operation.")
+                raise TypeError("Can not convert a Tensor into a Operation.")
             if obj.graph is not self:
                 raise ValueError(f"Tensor {obj} is not an element of this graph.")
             return obj
         if isinstance(obj, Operation):
             if not allow_operation:
-                raise TypeError(f"Can not convert a Operation into a Tensor.")
+                raise TypeError("Can not convert a Operation into a Tensor.")
             if obj._graph is not self:
                 raise ValueError(f"Operation {obj} is not an element of this graph.")
             return obj

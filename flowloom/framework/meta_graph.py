@@ -89,6 +89,17 @@ def _strip_default_attrs(graph_def):
 
 
 # -- collections ------------------------------------------------------------------------------------
+# Collections whose elements have a proto form of their own (TF's register_proto_function):
+# key -> (to_proto(value, export_scope) or None, from_proto(bytes, import_scope)).
+_PROTO_FUNCTIONS = {}
+
+
+def register_proto_function(collection_name, to_proto, from_proto):
+    """Stores collection `collection_name` through `to_proto`/`from_proto` (as TF's
+    `ops.register_proto_function`)."""
+    _PROTO_FUNCTIONS[collection_name] = (to_proto, from_proto)
+
+
 def _add_collection_def(meta, key, values, export_scope):
     from flowloom.train.saver import Saver
     from flowloom.variables import Variable
@@ -98,7 +109,10 @@ def _add_collection_def(meta, key, values, export_scope):
     if not values:
         return
     col = meta_graph_pb2.CollectionDef()
-    if all(isinstance(v, Variable) for v in values) or all(isinstance(v, Saver) for v in values):
+    if key in _PROTO_FUNCTIONS:
+        protos = [_PROTO_FUNCTIONS[key][0](v, export_scope) for v in values]
+        col.bytes_list.value.extend(p.SerializeToString() for p in protos if p is not None)
+    elif all(isinstance(v, Variable) for v in values) or all(isinstance(v, Saver) for v in values):
         col.bytes_list.value.extend(v.to_proto(export_scope).SerializeToString() for v in values)
     elif all(isinstance(v, (Tensor, Operation)) for v in values):
         col.node_list.value.extend(strip_name_scope(v.name, export_scope) for v in values)
@@ -273,6 +287,10 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
             for raw in values:
                 graph.add_to_collection(key, Saver.from_proto(
                     saver_pb2.SaverDef.FromString(raw), import_scope))
+        elif key in _PROTO_FUNCTIONS and kind == "bytes_list":
+            with graph.as_default():
+                for raw in values:
+                    graph.add_to_collection(key, _PROTO_FUNCTIONS[key][1](raw, import_scope))
         elif kind == "node_list":
             for name in values:
                 graph.add_to_collection(key, graph.as_graph_element(scoped(name)))

@@ -20,3 +20,7 @@ from flowloom.ops.embedding_ops import embedding_lookup  # noqa: F401
 
 max_pool2d = max_pool
 avg_pool2d = avg_pool
+from flowloom.ops.rnn import (bidirectional_dynamic_rnn, dynamic_rnn,  # noqa: F401,E402
+                              raw_rnn, static_bidirectional_rnn, static_rnn,
+                              static_state_saving_rnn)
+from flowloom.nn import rnn_cell  # noqa: F401,E402

@@ -79,6 +79,22 @@ def is_in_while_loop(op):
     return get_while_context(op) is not None
 
 
+def get_containing_while_context(ctxt, stop_ctxt=None):
+    """The innermost WhileContext containing context `ctxt` (itself included), stopping at
+    `stop_ctxt`; None if there is none (TF's control_flow_util.GetContainingWhileContext).
+    RNN code uses it to decide whether variables' reads may be cached outside a loop."""
+    while ctxt is not None:
+        if ctxt.IsWhileContext() or ctxt is stop_ctxt:
+            return ctxt
+        ctxt = ctxt.outer_context
+    return None
+
+
+def is_in_cond(op):
+    ctxt = op._control_flow_context
+    return ctxt is not None and ctxt.IsCondContext()
+
+
 def _switch_ref_or_tensor(data, pred, name="Switch"):
     from flowloom.ops import control_flow_ops
 
@@ -95,6 +111,13 @@ class ControlFlowContext:
         self._context_stack = []
         self._values = set()
         self._external_values = {}
+        self._nested_contexts = []
+        if self._outer_context is not None:
+            self._outer_context._nested_contexts.append(self)
+
+    @property
+    def name(self):
+        return self._name
 
     @property
     def outer_context(self):
@@ -168,8 +191,9 @@ class ControlFlowContext:
 class CondContext(ControlFlowContext):
     """The context of one branch of a `cond`."""
 
-    def __init__(self, pred, pivot, branch):
+    def __init__(self, pred, pivot, branch, name="cond_text"):
         super().__init__()
+        self._name = get_default_graph().unique_name(name)
         self._pred = pred        # the predicate (`cond/pred_id`)
         self._pivot = pivot      # `cond/switch_t` or `cond/switch_f`
         self._branch = branch    # 1 for the true branch, 0 for the false one
@@ -560,3 +584,69 @@ class WhileContext(ControlFlowContext):
         self._loop_exits.append(result_acc)
         self.ExitResult([result_acc])
         return result_acc
+
+    def AddBackpropIndexedSlicesAccumulator(self, op, grad):
+        """`AddBackpropAccumulator` for a sparse gradient: the iterations' indices and values
+        are concatenated (the dense shape is their maximum), so a loop invariant such as an
+        embedding matrix gets an IndexedSlices gradient without a dense sum per iteration."""
+        from flowloom.framework import tensor_shape
+        from flowloom.framework.indexed_slices import IndexedSlices
+        from flowloom.ops import array_ops, control_flow_ops, math_ops
+
+        values, indices, dense_shape = grad.values, grad.indices, grad.dense_shape
+        self.Exit()
+        if self._outer_context is not None:
+            self._outer_context.Enter()
+        param_shape = op._inputs[0].shape  # the rows' shape is the parameter's, past dim 0
+        if values.shape.is_fully_defined() or (
+                param_shape.ndims and tensor_shape.TensorShape(
+                    param_shape.dims[1:]).is_fully_defined()):
+            rest = values.shape.as_list()[1:] if values.shape.is_fully_defined() else \
+                param_shape.as_list()[1:]
+            values_acc = array_ops.constant(0, values.dtype, shape=[1] + rest, name="b_acc")
+        else:
+            rest = array_ops.shape(op._inputs[0], optimize=False)[1:]
+            values_acc = array_ops.zeros(array_ops.concat([[1], rest], 0), dtype=values.dtype)
+        indices_acc = array_ops.constant([0], indices.dtype)
+        shape_acc = None
+        if dense_shape is not None:
+            if dense_shape.shape.is_fully_defined():
+                shape_acc = array_ops.constant(0, dense_shape.dtype,
+                                               shape=dense_shape.shape.as_list())
+            else:
+                shape_acc = array_ops.zeros_like(array_ops.shape(
+                    op._inputs[0], optimize=False, out_type=dense_shape.dtype))
+        if self._outer_context is not None:
+            self._outer_context.Exit()
+        self.Enter()
+        init_acc = [indices_acc, values_acc] + ([shape_acc] if shape_acc is not None else [])
+        for x in init_acc:
+            self.AddName(x.name)
+        # The accumulators grow every iteration: their shapes are partial.
+        enter_acc = [control_flow_ops._enter(x, self._name, is_constant=False,
+                                             parallel_iterations=self._parallel_iterations,
+                                             use_input_shape=False, name="b_acc")
+                     for x in init_acc]
+        enter_acc[0]._shape = tensor_shape.TensorShape([None])
+        if values_acc.shape.ndims is not None:
+            enter_acc[1]._shape = tensor_shape.TensorShape(
+                [None] + values_acc.shape.as_list()[1:])
+        if shape_acc is not None:
+            enter_acc[2]._shape = shape_acc.shape
+        self._loop_enters.extend(enter_acc)
+        merge_acc = [control_flow_ops.merge([x, x], name="b_acc")[0] for x in enter_acc]
+        for m, e in zip(merge_acc, enter_acc):
+            m._shape = e.shape
+        switch_acc = [control_flow_ops.switch(x, self._pivot) for x in merge_acc]
+        acc = [array_ops.concat([xa[1], xv], 0)
+               for xa, xv in zip(switch_acc[:2], [indices, values])]
+        if shape_acc is not None:
+            acc.append(math_ops.maximum(dense_shape, switch_acc[2][1]))
+        for m, x in zip(merge_acc, acc):
+            m._op._update_input(1, control_flow_ops._next_iteration(x))
+        exit_acc = [control_flow_ops.exit(x[0], name="b_acc") for x in switch_acc]
+        self._loop_exits.extend(exit_acc)
+        self.ExitResult(exit_acc)
+        return IndexedSlices(indices=exit_acc[0], values=exit_acc[1],
+                             dense_shape=exit_acc[2] if shape_acc is not None else None)
+

@@ -109,7 +109,7 @@ def _enter_grad(op, grad):
         return grad
     if op._attrs.get("is_constant"):
         if is_indexed_slices(grad):
-            grad = convert_to_tensor(grad)  # summed densely over the iterations
+            return grad_ctxt.AddBackpropIndexedSlicesAccumulator(op, grad)
         return grad_ctxt.AddBackpropAccumulator(op, grad)
     result = control_flow_ops.exit(grad)
     grad_ctxt.loop_exits.append(result)

@@ -217,7 +217,7 @@ def _enter(data, frame_name, is_constant=False, parallel_iterations=10, use_ref=
     """Makes `data` available in the child frame `frame_name` (TF's `_Enter`)."""
     data = convert_to_tensor(data)
     op_type = "RefEnter" if data.dtype.is_ref_dtype and use_ref else "Enter"
-    out = apply_op(op_type, (data,), name=name or "Enter", frame_name=frame_name,
+    out = apply_op(op_type, (data,), name=name, frame_name=frame_name,
                    is_constant=is_constant, parallel_iterations=parallel_iterations).outputs[0]
     if use_input_shape:
         out.set_shape(data.shape)
@@ -228,13 +228,13 @@ def exit(data, name=None):  # noqa: A001 - TF's name
     """Makes `data` available in the parent frame."""
     data = convert_to_tensor(data)
     op_type = "RefExit" if data.dtype.is_ref_dtype else "Exit"
-    return apply_op(op_type, (data,), name=name or "Exit").outputs[0]
+    return apply_op(op_type, (data,), name=name).outputs[0]
 
 
 def _next_iteration(data, name=None):
     data = convert_to_tensor(data)
     op_type = "RefNextIteration" if data.dtype.is_ref_dtype else "NextIteration"
-    return apply_op(op_type, (data,), name=name or "NextIteration").outputs[0]
+    return apply_op(op_type, (data,), name=name).outputs[0]
 
 
 def loop_cond(input, name=None):  # noqa: A002 - TF's name

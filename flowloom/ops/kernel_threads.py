@@ -6,9 +6,9 @@ these few threads. Two pools, ours and OpenBLAS's, each sized to the cores, over
 them, and OpenBLAS's threads wait whole scheduler ticks for a core on a loaded machine (the
 bench CNN step measured 75-250 ms wall with both pools on 2 cores, a steady 38-55 ms with
 one). So a Session runs a plan whose kernels used this pool with BLAS on one thread
-(`uses()` tells it), and matmuls then split over this pool too; plans that never use it (an
-MLP) keep BLAS's own threading, which is ~15% faster for mid-sized matmuls on a quiet
-machine. NumPy releases the GIL inside its loops and matmuls. FLOWLOOM_NN_THREADS sets the
+(`uses()` tells it), and MatMul then splits large products over this pool too; plans that
+never use it (an MLP) keep BLAS's own threading (blas_threads.matmul), which is ~15% faster
+for mid-sized matmuls on a quiet machine. NumPy releases the GIL inside its loops and matmuls. FLOWLOOM_NN_THREADS sets the
 number of workers (1: no pool, BLAS is left alone).
 """
 
@@ -69,13 +69,21 @@ def in_groups(fn, blocks, nbytes, big_matmuls=False):
     return [f.result() for f in futures]
 
 
-def matmul(a, b):
-    """a @ b for 2-D NumPy arrays; large products split into row (or column) blocks on the
-    workers while BLAS runs on one thread."""
+def splits_matmul(xp, a, b):
+    """Whether `matmul(a, b)` splits the product: a large 2-D NumPy product while BLAS runs
+    on one thread (a run whose kernels use this pool)."""
+    if POOL is None or xp is not np or a.ndim != 2 or b.ndim != 2:
+        return False
     m, k = a.shape
     n = b.shape[1]
-    if (POOL is None or m * n * k < MATMUL_MIN_MACS or max(m, n) < 2 * WORKERS
-            or (blas_threads.current() or 1) > 1):
+    return (m * n * k >= MATMUL_MIN_MACS and max(m, n) >= 2 * WORKERS
+            and (blas_threads.current() or 1) == 1)
+
+
+def matmul(a, b):
+    """a @ b for 2-D NumPy arrays, in row (or column) blocks on the workers."""
+    m, n = a.shape[0], b.shape[1]
+    if POOL is None:
         return np.matmul(a, b)
     out = np.empty((m, n), np.result_type(a, b))
     if m >= n:

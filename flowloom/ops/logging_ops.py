@@ -65,8 +65,13 @@ def _(xp, condition, *data, summarize):
 def Assert_(condition, data, summarize=None, name=None):  # noqa: N802 - TF's name is tf.Assert
     """An op that raises InvalidArgumentError with `data` when `condition` is false."""
     with name_scope(name, "Assert", [condition] + list(data)) as scope:
-        data = [convert_to_tensor(d) for d in data]
-        return apply_op("Assert", (condition, data), name=scope,
+        xs = [convert_to_tensor(d) for d in data]
+        if all(x.dtype.base_dtype in (dtypes.string, dtypes.int32) for x in xs):
+            # As TF: the op is `<scope>/Assert` and converts the raw data itself
+            # (`Assert/data_0`); the Consts made above stay unused.
+            return apply_op("Assert", (condition, list(data)), name="Assert",
+                            summarize=3 if summarize is None else summarize)
+        return apply_op("Assert", (condition, xs), name=scope,
                         summarize=3 if summarize is None else summarize)
 
 

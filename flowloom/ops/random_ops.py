@@ -118,15 +118,21 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
         if dtype.is_integer:
             raise ValueError(f"Must specify maxval for integer dtype {dtype!r}")
         maxval = 1
+    # TF skips the scaling ops for Python 0 and 1 (dropout's mask is the bare op).
+    minval_is_zero = isinstance(minval, int) and minval == 0
+    maxval_is_one = isinstance(maxval, int) and maxval == 1
     with name_scope(name, "random_uniform", [shape, minval, maxval]) as scope:
         from flowloom.ops import math_ops
 
         shape_t = _shape_tensor(shape)
-        lo = convert_to_tensor(minval, dtype=dtype, name="min")
-        hi = convert_to_tensor(maxval, dtype=dtype, name="max")
         if dtype.is_integer:
             raise NotImplementedError("random_uniform for integer dtypes (RandomUniformInt)")
+        if not (minval_is_zero and maxval_is_one):
+            lo = convert_to_tensor(minval, dtype=dtype, name="min")
+            hi = convert_to_tensor(maxval, dtype=dtype, name="max")
         rnd = apply_op("RandomUniform", (shape_t,), dtype=dtype, **_seeded_attrs(seed)).outputs[0]
+        if minval_is_zero:
+            return rnd if maxval_is_one else math_ops.multiply(rnd, hi)
         return math_ops.add(rnd * (hi - lo), lo, name=scope)
 
 

@@ -184,9 +184,9 @@ def _scatter_kernel(combine):
                     f"[{','.join(map(str, old.shape))}]")
             flat = idx.reshape(-1)
             if flat.size and (flat.min() < 0 or flat.max() >= old.shape[0]):
-                bad = flat[(flat < 0) | (flat >= old.shape[0])][0]
+                i = int(np.argmax((flat < 0) | (flat >= old.shape[0])))
                 raise errors.InvalidArgumentError(
-                    None, None, f"indices[0] = {int(bad)} is not in [0, {old.shape[0]})")
+                    None, None, f"indices[{i}] = {int(flat[i])} is not in [0, {old.shape[0]})")
             combine(old, idx, updates)
         if use_locking:
             with ref.lock:

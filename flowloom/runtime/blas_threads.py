@@ -12,6 +12,7 @@ import contextlib
 import ctypes
 import os
 import threading
+import time
 
 _lock = threading.Lock()
 _state = {"active": 0, "saved": None}
@@ -45,26 +46,29 @@ def _openblas():
 
 
 def current():
-    """BLAS's thread count (None without OpenBLAS). Reading it is cheap; setting it is not."""
+    """BLAS's thread count (None without OpenBLAS)."""
     api = _openblas()
     return int(api[0]()) if api else None
-
-
-def one_thread():
-    """While the block runs, BLAS uses one thread: for runs whose kernels parallelise on
-    their own pool (ops/kernel_threads.py), so that the two pools never compete for cores."""
-    return shared_between(os.cpu_count() or 1)
 
 
 @contextlib.contextmanager
 def shared_between(partitions):
     """While the block runs, BLAS uses `cores // partitions` threads (at least one)."""
-    api = _openblas() if partitions > 1 else None
+    with at_most(max(1, (os.cpu_count() or 1) // partitions) if partitions > 1 else 0):
+        yield
+
+
+@contextlib.contextmanager
+def at_most(threads):
+    """While the block runs, BLAS uses at most `threads` threads (0: no limit). Sessions
+    apply `ConfigProto.intra_op_parallelism_threads` this way: on a machine whose cores are
+    busy with other processes, one BLAS thread per kernel avoids OpenBLAS's statically split
+    matmuls waiting on a descheduled thread."""
+    api = _openblas() if threads > 0 else None
     if api is None:
         yield
         return
     get, set_ = api
-    threads = max(1, (os.cpu_count() or 1) // partitions)
     with _lock:
         if _state["active"] == 0:
             _state["saved"] = get()
@@ -78,3 +82,62 @@ def shared_between(partitions):
             _state["active"] -= 1
             if _state["active"] == 0:
                 set_(_state["saved"])
+
+
+# -- small kernels when the cores are busy ---------------------------------------------------
+# OpenBLAS splits a matmul statically between its threads and waits for the slowest. On a
+# machine whose cores also run other work, a thread that loses its core stalls the whole
+# product for a scheduler slice (measured on 2 busy cores: [32,320]x[320,1024] takes 0.18 ms
+# at best with 2 threads but 1-3 ms in one call of ten; 0.32 ms steadily with one). TF's
+# Eigen pool steals work instead and degrades gracefully. So a small product (under
+# SPLIT_MIN_MACS multiply-adds) that takes far longer than its best time counts as a stall;
+# two stalls within STALL_WINDOW small products send the next BACKOFF_CALLS of them to one
+# thread; then all threads are tried again. On idle cores nothing changes. (OpenBLAS's thread count is process-wide, so this is
+# skipped while a multi-device run shares the cores: see `shared_between`.)
+SPLIT_MIN_MACS = int(os.environ.get("FLOWLOOM_BLAS_SPLIT_MIN_MACS", str(1 << 25)))
+BACKOFF_CALLS = 2000
+_STALL_FACTOR, _STALL_SLACK = 4.0, 2e-4  # slower than 4x best + 0.2 ms: a stall
+STALL_WINDOW = 200
+_backoff = {"calls": 0, "single_until": 0, "last_stall": -(1 << 30)}
+_best_seconds = {}  # (m, k, n) -> [the fastest time seen with all threads, calls timed]
+_WARMUP_CALLS = 20  # a shape's first calls (cold caches, page faults) set its best only
+
+
+def matmul(xp, a, b):
+    """`xp.matmul(a, b)`; a small product runs on one BLAS thread while stalls are being
+    seen (see above)."""
+    if xp.__name__ != "numpy" or a.ndim != 2 or _state["active"] or \
+            a.shape[0] * a.shape[1] * b.shape[-1] >= SPLIT_MIN_MACS:
+        return xp.matmul(a, b)
+    api = _api[0] if _api else _openblas()
+    if api is None:
+        return xp.matmul(a, b)
+    get, set_ = api
+    previous = get()
+    if previous <= 1:
+        return xp.matmul(a, b)
+    _backoff["calls"] += 1
+    if _backoff["calls"] < _backoff["single_until"]:
+        set_(1)
+        try:
+            return xp.matmul(a, b)
+        finally:
+            set_(previous)
+    key = (a.shape[0], a.shape[1], b.shape[-1])
+    start = time.perf_counter()
+    out = xp.matmul(a, b)
+    seconds = time.perf_counter() - start
+    seen = _best_seconds.get(key)
+    if seen is None:
+        _best_seconds[key] = [seconds, 1]
+        return out
+    best, count = seen
+    seen[1] = count + 1
+    if seconds < best:
+        seen[0] = seconds
+    elif count >= _WARMUP_CALLS and seconds > _STALL_FACTOR * best + _STALL_SLACK:
+        # One stall now and then costs little; stalls in close succession mean busy cores.
+        if _backoff["calls"] - _backoff["last_stall"] <= STALL_WINDOW:
+            _backoff["single_until"] = _backoff["calls"] + BACKOFF_CALLS
+        _backoff["last_stall"] = _backoff["calls"]
+    return out

@@ -7,7 +7,6 @@ import threading
 
 import numpy as np
 
-from flowloom.framework import errors
 from flowloom.framework.graph import get_default_graph
 from flowloom.framework.ops import Operation, Tensor, tensor_value_to_numpy
 from flowloom.ops import kernel_threads
@@ -19,8 +18,6 @@ from flowloom.runtime import parallel
 from flowloom.runtime import placer
 from flowloom.runtime import tracing
 
-
-_NO_CONTEXT = contextlib.nullcontext()
 
 
 class _DefaultSessionStack(threading.local):
@@ -162,6 +159,8 @@ class BaseSession:
             threads = max(os.cpu_count() or 1, len(self._devices))
         # Bounds how many kernels run at once across this session's partitions.
         self._inter_op = threading.Semaphore(threads)
+        # The threads one kernel may use (BLAS); 0 leaves the BLAS default.
+        self._intra_op = max(0, int(getattr(config, "intra_op_parallelism_threads", 0) or 0))
 
     # -- properties --------------------------------------------------------------
     @property
@@ -310,7 +309,7 @@ class BaseSession:
         # (ops/kernel_threads.py); its first run finds out.
         own_pool = key in self._plans_using_kernel_pool
         uses = kernel_threads.uses()
-        with blas_threads.one_thread() if own_pool else _NO_CONTEXT:
+        with blas_threads.at_most(1 if own_pool else self._intra_op):
             if options is None:
                 if plan.steps is not None:
                     raw = executor.run_plan(plan, feed_vals)

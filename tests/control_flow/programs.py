@@ -292,8 +292,8 @@ GRAPH_DEF_PROGRAMS = ["while_basic", "while_inside_cond", "grad_while", "grad_co
                       "grad_lstm_loop",
                       "grad_rnn", "while_nested"]
 STRUCTURE_PROGRAMS = ["cond_basic", "while_basic", "cond_side_effects", "tensor_array_loop",
-                      "grad_cond", "grad_cond_in_while", "functional",
-                      "while_nested"]
+                      "grad_cond", "grad_cond_in_while", "functional", "while_external_control",
+                      "while_nested", "grad_sparse_cond"]
 
 
 # -- errors: each builds a graph and returns what to run (or raises while building) ----------
@@ -516,3 +516,60 @@ def grad_lstm_loop(tf):
     return ({"outputs": outputs, "c": c, "h": h, "gw": gw, "gb": gb, "gx": gx,
              "init": tf.global_variables_initializer()},
             [{"x:0": rs.randn(B, T, D).astype(np.float32), "seq:0": np.array([5, 2, 4])}])
+
+
+def meta_graph_forward(tf):
+    """A forward graph whose MetaGraphDef (with its cond/while contexts) is exported, imported
+    elsewhere and differentiated there. Returns (loss name, [x names], feed)."""
+    x = tf.placeholder(tf.float32, [2], name="x")
+
+    def body(i, a):
+        a = tf.cond(i > 1, lambda: a * x, lambda: a + tf.sin(x))
+        _, a = tf.while_loop(lambda j, b: j < i, lambda j, b: (j + 1, b * 0.9 + x), [0, a])
+        return i + 1, a
+
+    _, a = tf.while_loop(lambda i, a: i < 4, body, [0, tf.ones([2])])
+    a = tf.cond(tf.reduce_sum(x) > 0, lambda: a * 2.0, lambda: a - x)
+    loss = tf.reduce_sum(a * a, name="loss")
+    return loss.name, [x.name], {"x:0": [0.5, -0.3]}
+
+
+@program
+def while_external_control(tf):
+    """A loop body under control_dependencies on an op outside the loop, reading a variable
+    (RefEnter): TF pulls the outside op in through an Identity."""
+    v = tf.Variable(0.0, name="v")
+    inc = tf.assign_add(v, 1.0)
+
+    def body(i, a):
+        with tf.control_dependencies([inc]):
+            b = a + tf.identity(v.read_value())
+        return i + 1, b
+
+    r = tf.while_loop(lambda i, a: i < 3, body, [0, 0.0])
+    return {"r": r[1], "init": v.initializer}, [{}]
+
+
+@program
+def edge_structures(tf):
+    """TensorArrays returned by cond and carried alone by a loop; dicts through map_fn and
+    scan; a Variable as a loop variable."""
+    x = tf.placeholder(tf.float32, [3, 2], name="x")
+    p = tf.placeholder(tf.bool, [], name="p")
+    ta = tf.TensorArray(tf.float32, size=3)
+    ta2 = tf.cond(p, lambda: ta.write(0, x[1] * 10.0), lambda: ta.write(0, x[0]))
+    first = ta2.read(0)
+    only_ta = tf.while_loop(lambda t: t.size() < 4,
+                            lambda t: t.write(t.size(), tf.ones([2]) * tf.cast(t.size(), tf.float32)),
+                            [tf.TensorArray(tf.float32, size=0, dynamic_size=True)])
+    grown = only_ta.stack()
+    md = tf.map_fn(lambda d: {"s": d["a"] + d["b"], "p": d["a"] * d["b"]},
+                   {"a": x, "b": x * 2.0}, dtype={"s": tf.float32, "p": tf.float32})
+    sc = tf.scan(lambda acc, e: (acc[0] + e, acc[1] * e), x,
+                 initializer=(tf.zeros([2]), tf.ones([2])))
+    v = tf.Variable(1.5, name="v")
+    vl = tf.while_loop(lambda a: a < 20.0, lambda a: a * 2.0, [v])
+    return ({"first": first, "grown": grown, "md_s": md["s"], "md_p": md["p"],
+             "sc0": sc[0], "sc1": sc[1], "vl": vl, "init": v.initializer},
+            [{"x:0": np.arange(6.0).reshape(3, 2) + 1.0, "p:0": True},
+             {"x:0": np.arange(6.0).reshape(3, 2) + 1.0, "p:0": False}])

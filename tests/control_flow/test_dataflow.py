@@ -217,3 +217,28 @@ def test_full_trace_records_loop_iterations():
                  run_metadata=meta)
     names = [n.node_name for d in meta.step_stats.dev_stats for n in d.node_stats]
     assert names.count("while/add") == 3 and names.count("while/Exit") == 1
+
+
+def test_concurrent_runs_of_one_plan():
+    import threading
+
+    n = tf.placeholder(tf.int32, [], name="n")
+    ta = tf.TensorArray(tf.int32, size=n)
+    _, ta = tf.while_loop(lambda i, t: i < n, lambda i, t: (i + 1, t.write(i, i * i)), [0, ta])
+    total = tf.reduce_sum(ta.stack())
+    sess = tf.Session()
+    errors = []
+
+    def work(k):
+        try:
+            for _ in range(20):
+                assert sess.run(total, {n: k}) == sum(i * i for i in range(k))
+        except Exception as e:  # noqa: BLE001 - collected for the assertion below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in (5, 9, 13)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors

@@ -129,3 +129,26 @@ def test_loop_in_cond_in_loop():
         _, r = tf.while_loop(lambda i, a: i < 4, body, [0, tf.ones([2], tf.float64)])
         return tf.reduce_sum(r)
     _check(build, [[2]])
+
+
+def test_sparse_gradient_of_loop_invariant_is_accumulated_sparsely():
+    v = tf.Variable(np.arange(6.0, dtype=np.float32).reshape(3, 2))
+    _, acc = tf.while_loop(lambda i, a: i < 3,
+                           lambda i, a: (i + 1, a + tf.reduce_sum(tf.gather(v, [i]) * a)),
+                           [0, 1.0])
+    g = tf.gradients(acc, v)[0]
+    assert isinstance(g, tf.IndexedSlices)  # as in TF: indices and values concatenated
+    dense = tf.convert_to_tensor(g)
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        eps = 1e-2
+        base = sess.run(v)
+        want = np.zeros_like(base)
+        for idx in np.ndindex(*base.shape):
+            for sign in (1, -1):
+                w = base.copy()
+                w[idx] += sign * eps
+                sess.run(v.assign(w))
+                want[idx] += sign * sess.run(acc) / (2 * eps)
+        sess.run(v.assign(base))
+        np.testing.assert_allclose(sess.run(dense), want, rtol=1e-3)

@@ -120,6 +120,21 @@ def main():
                     for key, v in got.items():
                         values[f"{name}/{k}/{key}"] = np.asarray(v)
     graphs["errors"] = record_errors()
+    # A TF-written MetaGraphDef with loop and cond contexts; gradients taken after import.
+    g = tf.Graph()
+    with g.as_default():
+        loss_name, x_names, feed = programs.meta_graph_forward(tf)
+        meta = tf.train.export_meta_graph()
+        values["meta_graph_pb"] = np.frombuffer(meta.SerializeToString(), dtype=np.uint8)
+    g = tf.Graph()
+    with g.as_default():
+        tf.train.import_meta_graph(meta)
+        grads = tf.gradients(g.get_tensor_by_name(loss_name),
+                             [g.get_tensor_by_name(n) for n in x_names])
+        with tf.Session() as sess:
+            got = sess.run([g.get_tensor_by_name(loss_name)] + grads, feed)
+        for k, v in enumerate(got):
+            values[f"meta_graph/{k}"] = np.asarray(v)
     graphs["nest"] = programs.nest_results(tf.nest)
     np.savez_compressed(os.path.join(HERE, "control_flow_values.npz"), **values)
     with gzip.open(os.path.join(HERE, "control_flow_graphs.json.gz"), "wt") as f:

@@ -84,6 +84,21 @@ grads = tf.gradients(tf.reduce_sum(log1pexp(x) + clip_grad(x, y)), [x, y])
 extra = [log1pexp(x)]
 feed = {'x': [0.0, 50.0, -3.0], 'y': [1.0, 2.0, 3.0]}
 """,
+    "second_order": """
+x = tf.placeholder(tf.float32, [4], name='x')
+y = tf.reduce_sum(tf.tanh(x) * tf.sigmoid(x) + tf.sqrt(x + 2.0) + tf.nn.relu(x) * x
+                  + tf.rsqrt(x + 3.0) + tf.reciprocal(x + 4.0) + tf.nn.softplus(x))
+g, = tf.gradients(y, x)
+grads = tf.gradients(g, x)
+feed = {'x': [-1.5, -0.3, 0.4, 2.0]}
+""",
+    "hessians": """
+x = tf.placeholder(tf.float32, [2, 2], name='x')
+w = tf.placeholder(tf.float32, [3], name='w')
+y = tf.reduce_sum(tf.sin(x) * tf.reduce_sum(x)) + tf.reduce_sum(w * w * w)
+grads = tf.hessians(y, [x, w])
+feed = {'x': [[0.1, 0.2], [0.3, 0.4]], 'w': [1.0, -2.0, 0.5]}
+""",
     "gather_axis1_and_concat": """
 x = tf.placeholder(tf.float32, [2, 3], name='x')
 y = tf.placeholder(tf.float32, [2, 2], name='y')

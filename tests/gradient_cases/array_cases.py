@@ -4,7 +4,7 @@ import numpy as np
 
 import flowloom as tf
 from flowloom.framework.apply_op import apply_op
-from flowloom.ops import array_ops, broadcast_ops, data_flow_ops, segment_ops
+from flowloom.ops import broadcast_ops, data_flow_ops, segment_ops
 from tests.gradient_cases import dims, ph
 
 
@@ -15,13 +15,6 @@ def _op(op_type, *inputs, **attrs):
 def _identity(rng):
     x, xv = ph(rng, dims(rng, 2))
     return [(x, xv)], tf.identity(x) * 2.0
-
-
-def _identity_n(rng):
-    x, xv = ph(rng, dims(rng, 2))
-    y, yv = ph(rng, (3,))
-    a, b = array_ops.identity_n([x, y])
-    return [(x, xv), (y, yv)], tf.reduce_sum(a * 2.0) * b
 
 
 def _placeholder_with_default(rng):
@@ -143,7 +136,6 @@ def _dynamic_stitch(rng):
 
 CASES = {
     "Identity": _identity,
-    "IdentityN": _identity_n,
     "PlaceholderWithDefault": _placeholder_with_default,
     "Reshape": _reshape,
     "Transpose": [_transpose, _transpose_dynamic_perm],

@@ -17,6 +17,7 @@ def test_sharded_matmul_matches_numpy(shape, monkeypatch):
     rng = np.random.default_rng(m)
     a = rng.standard_normal((k, m)).astype(np.float32).T  # a transposed view, as MatMul passes
     b = rng.standard_normal((k, n)).astype(np.float32)
+    assert kernel_threads.splits_matmul(np, a, b)
     got = kernel_threads.matmul(a, b)
     assert got.dtype == np.float32 and got.shape == (m, n)
     np.testing.assert_allclose(got, a @ b, rtol=1e-5, atol=1e-5)

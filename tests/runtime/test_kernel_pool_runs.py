@@ -14,13 +14,16 @@ def test_plans_that_use_the_kernel_pool_run_with_blas_on_one_thread(monkeypatch)
     if kernel_threads.POOL is None:
         pytest.skip("one kernel worker: no pool")
     entered = []
+    at_most = blas_threads.at_most
 
     @contextlib.contextmanager
-    def one_thread():
-        entered.append(True)
-        yield
+    def recording_at_most(threads):
+        if threads == 1:
+            entered.append(True)
+        with at_most(threads):
+            yield
 
-    monkeypatch.setattr(blas_threads, "one_thread", one_thread)
+    monkeypatch.setattr(blas_threads, "at_most", recording_at_most)
     graph = tf.Graph()
     with graph.as_default():
         x = tf.placeholder(tf.float32, [8, 48, 48, 16])  # 1.2 MB: worth the workers

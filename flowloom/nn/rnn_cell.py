@@ -1,0 +1,15 @@
+"""`tf.nn.rnn_cell`: the TF1 RNN cells."""
+
+from flowloom.ops.rnn_cell_impl import (  # noqa: F401
+                                        BasicLSTMCell,
+                                        BasicRNNCell,
+                                        DeviceWrapper,
+                                        DropoutWrapper,
+                                        GRUCell,
+                                        LayerRNNCell,
+                                        LSTMCell,
+                                        LSTMStateTuple,
+                                        MultiRNNCell,
+                                        ResidualWrapper,
+                                        RNNCell,
+)
