@@ -8,8 +8,9 @@ bench CNN step measured 75-250 ms wall with both pools on 2 cores, a steady 38-5
 one). So a Session runs a plan whose kernels used this pool with BLAS on one thread
 (`uses()` tells it), and MatMul then splits large products over this pool too; plans that
 never use it (an MLP) keep BLAS's own threading (blas_threads.matmul), which is ~15% faster
-for mid-sized matmuls on a quiet machine. NumPy releases the GIL inside its loops and matmuls. FLOWLOOM_NN_THREADS sets the
-number of workers (1: no pool, BLAS is left alone).
+for mid-sized matmuls on a quiet machine. NumPy releases the GIL inside its loops and
+matmuls. FLOWLOOM_NN_THREADS (else OPENBLAS_NUM_THREADS, OMP_NUM_THREADS, the cores) sets
+the number of workers (1: no pool, and BLAS is left alone).
 """
 
 import itertools
@@ -20,8 +21,18 @@ import numpy as np
 
 from flowloom.runtime import blas_threads
 
-WORKERS = max(1, min(int(os.environ.get("FLOWLOOM_NN_THREADS", "0")) or os.cpu_count() or 1,
-                     4))
+
+def _worker_count():
+    """FLOWLOOM_NN_THREADS, else the BLAS thread count the environment asks for (a process
+    told to use one BLAS thread gets no pool either), else the cores; at most 4."""
+    for var in ("FLOWLOOM_NN_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
+        value = os.environ.get(var, "").strip()
+        if value.isdigit() and int(value) > 0:
+            return min(int(value), 4)
+    return max(1, min(os.cpu_count() or 1, 4))
+
+
+WORKERS = _worker_count()
 POOL = ThreadPoolExecutor(WORKERS, thread_name_prefix="flowloom_kernels") if WORKERS > 1 \
     else None
 # Less work than this runs on the calling thread: handing it over would cost more.
