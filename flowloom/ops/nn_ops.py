@@ -1,13 +1,15 @@
 """Neural-network ops: Relu, BiasAdd, convolutions (Conv2D, its transpose, depthwise) and
 pooling. The NumPy kernels are in nn_kernels.py; Conv2D's backprop ops in conv_grad_ops.py."""
 
+import numpy as np
+
 from flowloom.framework import common_shapes
 from flowloom.framework import errors
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.graph import name_scope
 from flowloom.framework.op_def import defop
 from flowloom.framework.tensor_shape import TensorShape, unknown_shape
-from flowloom.ops import nn_kernels
+from flowloom.ops import kernel_threads, nn_kernels
 
 Relu = defop("Relu", inputs=["features: T"], outputs=["activations: T"])
 Relu.shape(common_shapes.unchanged)
@@ -15,6 +17,11 @@ Relu.shape(common_shapes.unchanged)
 
 @Relu.kernel
 def _(xp, x):
+    if xp is np and x.ndim:  # large activations in row blocks on the kernels' workers
+        out = np.empty_like(x)
+        kernel_threads.over_batch(lambda s: np.maximum(x[s], 0, out=out[s]), x.shape[0],
+                                  x.nbytes)
+        return out
     return xp.maximum(x, 0).astype(x.dtype, copy=False)
 
 
@@ -30,6 +37,12 @@ ReluGrad.shape(common_shapes.unchanged)
 @ReluGrad.kernel
 def _(xp, gradients, features):
     # A multiply by the mask is ~20x faster than np.where with a broadcast zero.
+    if xp is np and gradients.ndim and gradients.shape == features.shape:
+        out = np.empty(gradients.shape, np.result_type(gradients, np.bool_))
+        kernel_threads.over_batch(
+            lambda s: np.multiply(gradients[s], features[s] > 0, out=out[s]),
+            gradients.shape[0], gradients.nbytes)
+        return out
     return gradients * (features > 0)
 
 
@@ -69,6 +82,11 @@ def _(op):
 def _(xp, value, bias, *, data_format):
     if data_format == "NCHW":
         return value + bias.reshape((-1,) + (1,) * (value.ndim - 2))
+    if xp is np and value.ndim > 1:
+        out = np.empty(value.shape, np.result_type(value, bias))
+        kernel_threads.over_batch(lambda s: np.add(value[s], bias, out=out[s]),
+                                  value.shape[0], value.nbytes)
+        return out
     return value + bias
 
 

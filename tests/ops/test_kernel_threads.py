@@ -28,3 +28,22 @@ def test_in_groups_covers_every_block_once(monkeypatch):
     blocks = list(range(11))
     groups = kernel_threads.in_groups(list, blocks, 1)
     assert sorted(i for g in groups for i in g) == blocks
+
+
+def test_relu_bias_add_and_relu_grad_in_row_blocks_match_numpy(monkeypatch):
+    import flowloom as tf
+
+    monkeypatch.setattr(kernel_threads, "PARALLEL_MIN_BYTES", 0)
+    rng = np.random.default_rng(3)
+    xv = rng.standard_normal((5, 4, 3, 6)).astype(np.float32)
+    bv = rng.standard_normal(6).astype(np.float32)
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.constant(xv)
+        y = tf.nn.relu(tf.nn.bias_add(x, tf.constant(bv)))
+        (dx,) = tf.gradients(tf.reduce_sum(y * y), [x])
+    with tf.Session(graph=graph) as sess:
+        yv, dxv = sess.run([y, dx])
+    want = np.maximum(xv + bv, 0)
+    np.testing.assert_allclose(yv, want, rtol=1e-6)
+    np.testing.assert_allclose(dxv, 2 * want * (want > 0), rtol=1e-6)
