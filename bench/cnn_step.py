@@ -8,7 +8,7 @@ same math hand-written on the same kernels, with no graph or session around it.
     python3 bench/cnn_step.py [--steps N] [--no-tf] [--threads 1 --cpu-time]
 
 On a shared machine wall-clock ratios swing with the neighbours' load; `--threads 1
---cpu-time` runs everything on one thread (BLAS, nn_kernels' workers, TF's pools) and compares
+--cpu-time` runs everything on one thread (BLAS, flowloom's kernel workers, TF's pools) and compares
 process CPU time per step, which contention barely moves.
 
 The floor calls the same nn_kernels functions flowloom's ops run, so it uses the same
@@ -17,7 +17,9 @@ Winograd F(4x4, 5x5) (the input gradient is the forward Winograd convolution of 
 with the flipped filter), max pooling over cache-sized image blocks. It runs in this process
 after flowloom's Session, so it also gets the Session's malloc tuning (runtime/host_memory.py),
 and like a Session run it keeps BLAS on one thread while the kernels use their own workers
-(ops/kernel_threads.py).
+(ops/kernel_threads.py). Its dense matmuls and elementwise steps (bias, ReLU, masks) are
+plain single-threaded NumPy, so with two threads flowloom (which splits those over its
+workers) can come out slightly under the floor. bench/cnn_ops.py gives per-op times.
 """
 
 import argparse
