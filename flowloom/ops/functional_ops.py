@@ -12,6 +12,13 @@ from flowloom.ops.tensor_array_ops import TensorArray
 from flowloom.ops.while_loop import while_loop
 
 
+
+def _structure_codec(structure):
+    """(flatten, pack) for `structure`: pack rebuilds a value shaped like it from a flat list."""
+    if nest.is_nested(structure):
+        return nest.flatten, lambda flat: nest.pack_sequence_as(structure, flat)
+    return (lambda x: [x]), (lambda flat: flat[0])
+
 def _leading_dim(t):
     n = t.shape[0].value if t.shape.ndims else None
     return n if n is not None else array_ops.shape(t)[0]
@@ -148,20 +155,9 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
         raise TypeError("fn must be callable.")
     if parallel_iterations is None:
         parallel_iterations = 10
-    input_is_seq = nest.is_nested(elems)
-    input_flatten = (lambda x: nest.flatten(x)) if input_is_seq else (lambda x: [x])
-
-    def input_pack(x):
-        return nest.pack_sequence_as(elems, x) if input_is_seq else x[0]
-
-    if dtype is None:
-        output_flatten, output_pack = input_flatten, input_pack
-    else:
-        output_is_seq = nest.is_nested(dtype)
-        output_flatten = (lambda x: nest.flatten(x)) if output_is_seq else (lambda x: [x])
-
-        def output_pack(x):
-            return nest.pack_sequence_as(dtype, x) if output_is_seq else x[0]
+    input_flatten, input_pack = _structure_codec(elems)
+    output_flatten, output_pack = (input_flatten, input_pack) if dtype is None else \
+        _structure_codec(dtype)
 
     elems_flat = input_flatten(elems)
     with name_scope(name, "map", elems_flat):
@@ -218,20 +214,9 @@ def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True,
     """
     if not callable(fn):
         raise TypeError("fn must be callable.")
-    input_is_seq = nest.is_nested(elems)
-    input_flatten = (lambda x: nest.flatten(x)) if input_is_seq else (lambda x: [x])
-
-    def input_pack(x):
-        return nest.pack_sequence_as(elems, x) if input_is_seq else x[0]
-
-    if initializer is None:
-        output_flatten, output_pack = input_flatten, input_pack
-    else:
-        output_is_seq = nest.is_nested(initializer)
-        output_flatten = (lambda x: nest.flatten(x)) if output_is_seq else (lambda x: [x])
-
-        def output_pack(x):
-            return nest.pack_sequence_as(initializer, x) if output_is_seq else x[0]
+    input_flatten, input_pack = _structure_codec(elems)
+    output_flatten, output_pack = (input_flatten, input_pack) if initializer is None else \
+        _structure_codec(initializer)
 
     elems_flat = input_flatten(elems)
     with name_scope(name, "scan", elems_flat):
