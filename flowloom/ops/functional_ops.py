@@ -12,12 +12,12 @@ from flowloom.ops.tensor_array_ops import TensorArray
 from flowloom.ops.while_loop import while_loop
 
 
-
 def _structure_codec(structure):
     """(flatten, pack) for `structure`: pack rebuilds a value shaped like it from a flat list."""
     if nest.is_nested(structure):
         return nest.flatten, lambda flat: nest.pack_sequence_as(structure, flat)
     return (lambda x: [x]), (lambda flat: flat[0])
+
 
 def _leading_dim(t):
     n = t.shape[0].value if t.shape.ndims else None
