@@ -84,3 +84,9 @@ def test_birnn_over_embeddings(capsys):
         "'BiRNN/bidirectional_rnn/bw/basic_lstm_cell/kernel:0', "
         "'BiRNN/bidirectional_rnn/bw/basic_lstm_cell/bias:0']",
         "(3, 5, 4) (3, 5, 4)", "True"]
+
+
+def test_parse_example_snippet_names_features(capsys):
+    seeds.parse_example_named_features()
+    # As written in the document, `label` is an identity of the 'text' feature.
+    assert lines(capsys) == ["image:0 text:0 label:0 [(2, 256), (2, 128), (2, 128)] b'word'"]

@@ -144,6 +144,7 @@ def assert_channels(image):
 
 
 def assertion_pattern():
+    """An assertion wired in through control_dependencies + identity, and a name via identity."""
     tf.reset_default_graph()
     image = tf.placeholder(tf.float32, [None, None, None])
     checked = assert_channels(image)
@@ -253,10 +254,40 @@ def birnn_over_embeddings():
         print(bool((fw_out[1, 2:] == 0).all() and (bw_out[2, 4:] == 0).all()))
 
 
+def parse_example_named_features():
+    """Serialized Examples parsed from a placeholder; tf.identity names each parsed feature."""
+    tf.reset_default_graph()
+    #read the entire file in this placeholder
+    serialized_tf_example = tf.placeholder(tf.string, name='tf_example')
+
+    #Create a pattern in which data is to be extracted from input files
+    feature_configs = {'image': tf.FixedLenFeature(shape=[256], dtype=tf.float32),
+                       'text': tf.FixedLenFeature(shape=[128], dtype=tf.string),
+                       'label': tf.FixedLenFeature(shape=[128], dtype=tf.string),}
+
+    #parse the example in key: tensor dictionary
+    tf_example = tf.parse_example(serialized_tf_example, feature_configs)
+
+    #Create seperate placeholders operation and tensor for each feature
+    image = tf.identity(tf_example['image'], name='image')
+    text  = tf.identity(tf_example['text'], name='text')
+    label = tf.identity(tf_example['text'], name='label')
+
+    example = tf.train.Example(features=tf.train.Features(feature={
+        'image': tf.train.Feature(float_list=tf.train.FloatList(value=[0.5] * 256)),
+        'text': tf.train.Feature(bytes_list=tf.train.BytesList(value=[b'word'] * 128)),
+        'label': tf.train.Feature(bytes_list=tf.train.BytesList(value=[b'digit'] * 128)),
+    }))
+    with tf.Session() as sess:
+        got = sess.run([image, text, label],
+                       {serialized_tf_example: [example.SerializeToString()] * 2})
+    print(image.name, text.name, label.name, [v.shape for v in got], got[2][0, 0])
+
+
 ALL = [control_dependencies_without_identity, control_dependencies_with_identity,
        name_scope_names, variable_scope_default_name, conv_relu_twice_fails, sharing_variables,
-       assertion_pattern, conv_layer_identity_activation, rnn_initial_state_named,
-       birnn_over_embeddings]
+       assertion_pattern, conv_layer_identity_activation, parse_example_named_features,
+       rnn_initial_state_named, birnn_over_embeddings]
 
 
 def main():
