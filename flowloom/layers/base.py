@@ -66,6 +66,8 @@ class Layer:
         return list(self._losses)
 
     def add_update(self, update):
+        # TF's UPDATE_OPS collection holds the update Operations.
+        update = update.op if isinstance(update, Tensor) else update
         self._updates.append(update)
         get_default_graph().add_to_collection(GraphKeys.UPDATE_OPS, update)
 

@@ -51,3 +51,25 @@ def test_layer_object_called_twice_shares_variables():
     b = layer(tf.zeros([1, 3]))
     assert len(tf.trainable_variables()) == 2
     assert a.name == "dense/BiasAdd:0" and b.name == "dense/BiasAdd_1:0"  # as TF names them
+
+
+def test_batch_norm_and_dropout_with_a_training_tensor_build_conds_as_tf():
+    x = tf.placeholder(tf.float32, [None, 4, 4, 3])
+    training = tf.placeholder_with_default(False, [])
+    y = tf.layers.batch_normalization(x, training=training)
+    d = tf.layers.dropout(tf.layers.flatten(y), 0.5, training=training)
+    # Recorded from TensorFlow 2.21 (TF_USE_LEGACY_KERAS=1, control flow v1).
+    assert y.name == "batch_normalization/cond/Merge:0" and d.name == "dropout/cond/Merge:0"
+    updates = tf.get_collection(tf.GraphKeys.UPDATE_OPS)
+    assert [(u.name, u.type) for u in updates] == [
+        ("batch_normalization/AssignMovingAvg", "AssignSub"),
+        ("batch_normalization/AssignMovingAvg_1", "AssignSub")]
+    value = np.random.RandomState(0).rand(2, 4, 4, 3).astype(np.float32)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        inference = sess.run(d, {x: value})
+        # Inference: moving mean 0, variance 1, so the output is x / sqrt(1 + eps).
+        np.testing.assert_allclose(inference, value.reshape(2, 48) / np.sqrt(1.001), rtol=1e-5)
+        sess.run(updates, {x: value, training: True})
+        moved = sess.run(tf.global_variables()[2])  # moving_mean
+    np.testing.assert_allclose(moved, 0.01 * value.mean(axis=(0, 1, 2)), rtol=1e-4)
