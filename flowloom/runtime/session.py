@@ -381,7 +381,10 @@ def _feed_array(tensor, value):
         raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values "
                         "include Python scalars, strings, lists, numpy ndarrays, or TensorHandles.")
     if isinstance(value, np.ndarray) and value.dtype == dtype.as_numpy_dtype:
-        arr = value.copy()
+        # A read-only view instead of a copy: no kernel may write into it, and a fetched
+        # value that is still this buffer is copied on the way out (executor.fetch_value).
+        arr = value.view()
+        arr.flags.writeable = False
     else:
         try:
             arr = np.array(tensor_value_to_numpy(value, dtype), copy=True)

@@ -226,3 +226,17 @@ def test_reentering_root_variable_scope_keeps_the_name_scope():
             c = tf.constant(1)
             v = tf.get_variable("v", [1])
     assert (c.name, v.name) == ("tower_0/Const:0", "v:0")
+
+
+def test_feeds_are_neither_copied_into_results_nor_written():
+    p = tf.placeholder(tf.float32, [2])
+    v = tf.Variable([0.0, 0.0])
+    assign = v.assign(p)
+    fed = np.array([1.0, 2.0], np.float32)
+    with tf.Session() as sess:
+        out = sess.run(tf.identity(p), {p: fed})
+        out[0] = 9.0  # the result is the caller's own array
+        assert fed[0] == 1.0
+        sess.run(assign, {p: fed})
+        fed[1] = -5.0  # the variable kept its own copy
+        np.testing.assert_array_equal(sess.run(v), [1.0, 2.0])
