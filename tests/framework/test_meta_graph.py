@@ -133,12 +133,9 @@ with tf.Session() as sess:
 
 
 def _tensorflow_python():
-    import importlib.util
-    import sys
+    from tests.tf_reference import tensorflow_python
 
-    if os.path.exists("/work/tfvenv/bin/python"):
-        return "/work/tfvenv/bin/python"
-    return sys.executable if importlib.util.find_spec("tensorflow") else None
+    return tensorflow_python()
 
 
 @pytest.mark.skipif(_tensorflow_python() is None, reason="TensorFlow is not installed")

@@ -1,7 +1,6 @@
 """tf.train.Saver: TF's checkpoints restore here, ours are byte-identical to TF's and
 restore in TF; max_to_keep, the state file, readers and damaged files."""
 
-import importlib.util
 import json
 import os
 import shutil
@@ -62,12 +61,9 @@ def test_checkpoint_files_are_byte_identical_to_tensorflow(tmp_path):
 
 
 def _tensorflow_python():
-    candidate = "/work/tfvenv/bin/python"
-    if os.path.exists(candidate):
-        return candidate
-    if importlib.util.find_spec("tensorflow") is not None:
-        return sys.executable
-    return None
+    from tests.tf_reference import tensorflow_python
+
+    return tensorflow_python()
 
 
 _TF_READER = r"""
