@@ -238,65 +238,48 @@ def _grad_source(grad):
     return "/".join(tokens[:pos[-1] + 1])
 
 
-def _forward_ta(op, flow):
-    return TensorArray(dtype=op._attrs.get("dtype") or op._attrs.get("T"),
-                       handle=op._inputs[0], flow=flow,
-                       colocate_with_first_write_call=False)
+def _gradient_ta(op, flow, source):
+    """The gradient TensorArray of the array `op` works on (its handle is input 0)."""
+    forward = TensorArray(dtype=op._attrs.get("dtype") or op._attrs.get("T"),
+                          handle=op._inputs[0], flow=flow,
+                          colocate_with_first_write_call=False)
+    return forward.grad(source=_grad_source(source), flow=flow)
 
 
 @TensorArrayReadV3.gradient
 def _(op, grad):
-    handle, index, flow = op._inputs
-    ta = TensorArray(dtype=op._attrs["dtype"], handle=handle, flow=flow,
-                     colocate_with_first_write_call=False)
-    g = ta.grad(source=_grad_source(grad), flow=flow)
-    return [None, None, g.write(index, grad).flow]
+    _, index, flow = op._inputs
+    return [None, None, _gradient_ta(op, flow, grad).write(index, grad).flow]
 
 
 @TensorArrayWriteV3.gradient
 def _(op, flow):
-    handle, index, value, _ = op._inputs
-    ta = TensorArray(dtype=value.dtype, handle=handle, flow=flow,
-                     colocate_with_first_write_call=False)
-    g = ta.grad(source=_grad_source(flow), flow=flow)
-    return [None, None, g.read(index), flow]
+    _, index, _, _ = op._inputs
+    return [None, None, _gradient_ta(op, flow, flow).read(index), flow]
 
 
 @TensorArrayGatherV3.gradient
 def _(op, grad):
-    handle, indices, flow = op._inputs
-    ta = TensorArray(dtype=op._attrs["dtype"], handle=handle, flow=flow,
-                     colocate_with_first_write_call=False)
-    g = ta.grad(source=_grad_source(grad), flow=flow)
-    return [None, None, g.scatter(indices, grad).flow]
+    _, indices, flow = op._inputs
+    return [None, None, _gradient_ta(op, flow, grad).scatter(indices, grad).flow]
 
 
 @TensorArrayScatterV3.gradient
 def _(op, flow):
-    handle, indices, value, _ = op._inputs
-    ta = TensorArray(dtype=value.dtype, handle=handle, flow=flow,
-                     colocate_with_first_write_call=False)
-    g = ta.grad(source=_grad_source(flow), flow=flow)
-    return [None, None, g.gather(indices), flow]
+    _, indices, _, _ = op._inputs
+    return [None, None, _gradient_ta(op, flow, flow).gather(indices), flow]
 
 
 @TensorArrayConcatV3.gradient
 def _(op, grad, unused_lengths_grad):
-    handle, flow = op._inputs
+    _, flow = op._inputs
     lengths = op._outputs[1]
-    ta = TensorArray(dtype=op._attrs["dtype"], handle=handle, flow=flow,
-                     colocate_with_first_write_call=False)
-    g = ta.grad(source=_grad_source(grad), flow=flow)
-    return [None, g.split(grad, lengths=lengths).flow]
+    return [None, _gradient_ta(op, flow, grad).split(grad, lengths=lengths).flow]
 
 
 @TensorArraySplitV3.gradient
 def _(op, flow):
-    handle, value, lengths, _ = op._inputs
-    ta = TensorArray(dtype=value.dtype, handle=handle, flow=flow,
-                     colocate_with_first_write_call=False)
-    g = ta.grad(source=_grad_source(flow), flow=flow)
-    return [None, g.concat(), None, flow]
+    return [None, _gradient_ta(op, flow, flow).concat(), None, flow]
 
 
 # -- the Python class ---------------------------------------------------------------------------
