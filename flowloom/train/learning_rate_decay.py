@@ -13,6 +13,16 @@ def _check_step(global_step, fn_name):
         raise ValueError(f"global_step is required for {fn_name}.")
 
 
+def _progress(learning_rate, global_step, decay_steps, staircase):
+    """(learning rate tensor, its dtype, global_step / decay_steps floored when staircase)."""
+    lr = convert_to_tensor(learning_rate, name="initial_learning_rate")
+    dtype = lr.dtype.base_dtype
+    p = math_ops.cast(global_step, dtype) / math_ops.cast(decay_steps, dtype)
+    if staircase:
+        p = math_ops.floor(p)
+    return lr, dtype, p
+
+
 def exponential_decay(learning_rate, global_step, decay_steps, decay_rate, staircase=False,
                       name=None):
     """learning_rate * decay_rate ^ (global_step / decay_steps) (the exponent floored when
@@ -23,11 +33,7 @@ def exponential_decay(learning_rate, global_step, decay_steps, decay_rate, stair
     """
     _check_step(global_step, "exponential_decay")
     with name_scope(name, "ExponentialDecay") as scope:
-        lr = convert_to_tensor(learning_rate, name="initial_learning_rate")
-        dtype = lr.dtype.base_dtype
-        p = math_ops.cast(global_step, dtype) / math_ops.cast(decay_steps, dtype)
-        if staircase:
-            p = math_ops.floor(p)
+        lr, dtype, p = _progress(learning_rate, global_step, decay_steps, staircase)
         return math_ops.multiply(lr, math_ops.pow(math_ops.cast(decay_rate, dtype), p),
                                  name=scope)
 
@@ -41,11 +47,7 @@ def inverse_time_decay(learning_rate, global_step, decay_steps, decay_rate, stai
     """
     _check_step(global_step, "inverse_time_decay")
     with name_scope(name, "InverseTimeDecay") as scope:
-        lr = convert_to_tensor(learning_rate, name="initial_learning_rate")
-        dtype = lr.dtype.base_dtype
-        p = math_ops.cast(global_step, dtype) / math_ops.cast(decay_steps, dtype)
-        if staircase:
-            p = math_ops.floor(p)
+        lr, dtype, p = _progress(learning_rate, global_step, decay_steps, staircase)
         one = math_ops.cast(array_ops.constant(1), dtype)
         denom = math_ops.add(one, math_ops.multiply(math_ops.cast(decay_rate, dtype), p))
         return math_ops.divide(lr, denom, name=scope)
