@@ -113,27 +113,18 @@ class VariableScope:
                      regularizer=None, reuse=None, trainable=None, collections=None,
                      caching_device=None, partitioner=None, validate_shape=True,
                      use_resource=None, custom_getter=None, constraint=None, **kwargs):
-        if regularizer is None:
-            regularizer = self._regularizer
-        if caching_device is None:
-            caching_device = self._caching_device
-        if partitioner is None:
-            partitioner = self._partitioner
-        if custom_getter is None:
-            custom_getter = self._custom_getter
+        # Arguments left unset take the scope's defaults.
+        regularizer = self._regularizer if regularizer is None else regularizer
+        caching_device = self._caching_device if caching_device is None else caching_device
+        partitioner = self._partitioner if partitioner is None else partitioner
+        custom_getter = self._custom_getter if custom_getter is None else custom_getter
+        reuse = self._reuse if reuse is None else reuse
+        dtype = self._dtype if dtype is None else dtype
+        initializer = self._initializer if initializer is None else initializer
+        constraint = self._constraint if constraint is None else constraint
         full_name = self._name + "/" + name if self._name else name
         # Variable names depend on the variable scope only: reset the name scope.
         with name_scope(None):
-            if dtype is not None and initializer is not None and not callable(initializer):
-                pass
-            if reuse is None:
-                reuse = self._reuse
-            if dtype is None:
-                dtype = self._dtype
-            if initializer is None:
-                initializer = self._initializer
-            if constraint is None:
-                constraint = self._constraint
             return var_store.get_variable(
                 full_name, shape=shape, dtype=dtype, initializer=initializer,
                 regularizer=regularizer, reuse=reuse, trainable=trainable,
