@@ -100,8 +100,6 @@ dtypes = _dtypes
 mul = multiply
 sub = subtract
 neg = negative
-random_normal_initializer = random_normal_initializer
-AttrValue = None
 
 
 def disable_v2_behavior():
@@ -146,29 +144,8 @@ def get_seed(op_seed):
     return _get_seed(op_seed)
 
 
-class _ConfigStandIn:
-    """ConfigProto/RunOptions/RunMetadata until the protobuf schemas are installed."""
-
-    def __init__(self, **kwargs):
-        self.__dict__.update(kwargs)
-
-
-def _lazy_protos():
-    try:
-        from flowloom.proto import config_pb2
-    except ImportError:
-        return None
-    return config_pb2
-
-
-def __getattr__(name):
-    if name in ("ConfigProto", "RunOptions", "RunMetadata", "GPUOptions", "GraphOptions",
-                "OptimizerOptions"):
-        protos = _lazy_protos()
-        if protos is None:
-            raise NotImplementedError(f"tf.{name} needs flowloom.proto (protobuf schemas)")
-        return getattr(protos, name)
-    raise AttributeError(f"module 'flowloom' has no attribute '{name}'")
+from flowloom.proto.config_pb2 import (ConfigProto, GPUOptions, GraphOptions,  # noqa: E402
+                                       OptimizerOptions, RunMetadata, RunOptions)
 
 
 # tf.compat.v1 is flowloom itself.

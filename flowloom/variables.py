@@ -346,10 +346,5 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
             inited = array_ops.stack([state_ops.is_variable_initialized(v) for v in var_list])
             names = array_ops.constant(np.array([v.op.name.encode() for v in var_list],
                                                 dtype=object), dtype=dtypes.string)
-            return boolean_mask_1d(names, math_ops.logical_not(inited))
+            return array_ops.boolean_mask(names, math_ops.logical_not(inited))
 
-
-def boolean_mask_1d(values, mask):
-    from flowloom.ops import control_flow_ops
-
-    return control_flow_ops.boolean_mask_1d(values, mask)

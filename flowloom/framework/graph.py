@@ -550,7 +550,6 @@ class _ControlDependenciesController:
             self._old_context = g._control_flow_context
             g._control_flow_context = None
         g._control_dependencies_stack.append(self)
-        self._old_create = None
         return self
 
     def __exit__(self, *exc):

@@ -361,14 +361,6 @@ def cond_initialized(variable):
                 lambda: variable.initial_value)
 
 
-def boolean_mask_1d(values, mask):
-    return array_ops.boolean_mask(values, mask)
-
-
-def _default_graph():
-    return get_default_graph()
-
-
 def __getattr__(name):
     # TF1 code reaches these through control_flow_ops; they live in their own modules.
     if name == "cond" or name == "case":
