@@ -89,6 +89,9 @@ class Plan:
         self.fetch_ops = fetch_ops
         self.partitioned = partitioned
         self._build_partitioned = build_partitioned
+        # Set after a run whose kernels parallelised on their own pool (ops/kernel_threads.py):
+        # later runs keep BLAS on one thread.
+        self.uses_kernel_pool = False
 
     def get_partitioned(self):
         if self.partitioned is None:

@@ -146,7 +146,6 @@ class BaseSession:
         self._resources = {}
         self._op_state = {}
         self._plan_cache = {}
-        self._plans_using_kernel_pool = set()
         self._lock = threading.Lock()
         self._default_ctx = None
         self._devices = devices.local_devices(config)
@@ -307,7 +306,7 @@ class BaseSession:
                     self._plan_cache[key] = plan
         # A plan whose kernels parallelise on their own pool runs with BLAS on one thread
         # (ops/kernel_threads.py); its first run finds out.
-        own_pool = key in self._plans_using_kernel_pool
+        own_pool = plan.uses_kernel_pool
         uses = kernel_threads.uses()
         with blas_threads.at_most(1 if own_pool else self._intra_op):
             if options is None:
@@ -321,7 +320,7 @@ class BaseSession:
             else:
                 raw = self._run_traced(plan, feed_vals, options, run_metadata)
         if not own_pool and kernel_threads.uses() != uses:
-            self._plans_using_kernel_pool.add(key)
+            plan.uses_kernel_pool = True
         return [executor.fetch_value(v, t._op) for v, t in zip(raw, fetch_tensors)]
 
     def _run_traced(self, plan, feed_vals, options, run_metadata):
