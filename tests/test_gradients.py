@@ -12,6 +12,7 @@ import pytest
 
 import flowloom as tf
 from flowloom.framework import gradients_impl
+from tests.data.gradient_observe import run_gradient_program
 
 with open(os.path.join(os.path.dirname(__file__), "data", "gradients_tf.json")) as f:
     RECORDED = json.load(f)
@@ -33,28 +34,7 @@ def _forget_test_gradients():
 
 
 def _run(source):
-    g = tf.Graph()
-    with g.as_default():
-        scope = {"tf": tf, "np": np}
-        exec(source, scope)  # noqa: S102 - the recorded test programs
-        grads = scope["grads"]
-        feed = {g.get_tensor_by_name(k + ":0"): v for k, v in scope.get("feed", {}).items()}
-        names, fetch = [], []
-        for t in grads:
-            if t is None:
-                names.append(None)
-            elif isinstance(t, tf.IndexedSlices):
-                names.append(["IndexedSlices", t.values.name, t.indices.name,
-                              t.dense_shape.name])
-                fetch.append(t)
-            else:
-                names.append(t.name)
-                fetch.append(t)
-        ops = [[op.name, op.type] for op in g.get_operations() if op.name.startswith("gradients")]
-        with tf.Session() as sess:
-            sess.run(tf.global_variables_initializer())
-            values = sess.run(fetch + scope.get("extra", []), feed)
-        return names, ops, values
+    return run_gradient_program(tf, np, source)
 
 
 @pytest.mark.parametrize("case", sorted(RECORDED["cases"]))

@@ -10,8 +10,13 @@ import json
 import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import sys
+
 import numpy as np
 import tensorflow.compat.v1 as tf
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gradient_observe import run_gradient_program  # noqa: E402
 
 tf.disable_v2_behavior()
 
@@ -168,38 +173,17 @@ grads = tf.gradients([x * 2.0], [x], grad_ys=[None, None])
 
 
 def _record(source):
-    g = tf.Graph()
-    with g.as_default():
-        scope = {"tf": tf, "np": np}
-        exec(source, scope)  # noqa: S102 - our own recorded programs
-        grads = scope["grads"]
-        feed = {g.get_tensor_by_name(k + ":0"): v for k, v in scope.get("feed", {}).items()}
-        names, fetch = [], []
-        for t in grads:
-            if t is None:
-                names.append(None)
-            elif isinstance(t, tf.IndexedSlices):
-                names.append(["IndexedSlices", t.values.name, t.indices.name,
-                              t.dense_shape.name])
-                fetch.append(t)
-            else:
-                names.append(t.name)
-                fetch.append(t)
-        ops = [[op.name, op.type] for op in g.get_operations()
-               if op.name.startswith("gradients")]
-        with tf.Session() as sess:
-            sess.run(tf.global_variables_initializer())
-            values = sess.run(fetch + scope.get("extra", []), feed)
-        out_values = []
-        for v in values:
-            if hasattr(v, "indices") and hasattr(v, "dense_shape"):
-                out_values.append({"values": v.values.tolist(), "indices": v.indices.tolist(),
-                                   "dense_shape": v.dense_shape.tolist()})
-            elif isinstance(v, bytes):
-                out_values.append(v.decode())
-            else:
-                out_values.append(np.asarray(v).tolist())
-        return {"source": source, "names": names, "ops": ops, "values": out_values}
+    names, ops, values = run_gradient_program(tf, np, source)
+    out_values = []
+    for v in values:
+        if hasattr(v, "indices") and hasattr(v, "dense_shape"):
+            out_values.append({"values": v.values.tolist(), "indices": v.indices.tolist(),
+                               "dense_shape": v.dense_shape.tolist()})
+        elif isinstance(v, bytes):
+            out_values.append(v.decode())
+        else:
+            out_values.append(np.asarray(v).tolist())
+    return {"source": source, "names": names, "ops": ops, "values": out_values}
 
 
 def main():
