@@ -456,32 +456,21 @@ def range_(start, limit=None, delta=1, dtype=None, name="range"):
 
 
 # -- Python operators on Tensors ------------------------------------------------------------------
-def _binary_operator(op_type, default_name, py_name):
-    def binary_op_wrapper(x, y):
+def _operator(fn, default_name, py_name=None):
+    """`x <op> y` and `y <op> x` for a wrapper `fn(x, y, name)`, named as TF names them.
+
+    A right operand that cannot become a tensor of x's dtype defers to its own reflected
+    operator (`__r<py_name>__`) when it has one, as Python's protocol expects.
+    """
+    def forward(x, y):
         with name_scope(None, default_name, [x, y]) as scope:
             if not isinstance(y, Tensor):
                 try:
                     y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
                 except TypeError:
-                    if hasattr(y, "__r%s__" % py_name):
+                    if py_name and hasattr(y, "__r%s__" % py_name):
                         return NotImplemented
                     raise
-            return apply_op(op_type, (x, y), name=scope).outputs[0]
-
-    def r_binary_op_wrapper(y, x):
-        with name_scope(None, default_name, [x, y]) as scope:
-            x = convert_to_tensor(x, dtype=y.dtype.base_dtype, name="x")
-            return apply_op(op_type, (x, y), name=scope).outputs[0]
-
-    return binary_op_wrapper, r_binary_op_wrapper
-
-
-def _operator(fn, default_name):
-    """`x <op> y` and `y <op> x` for a wrapper `fn(x, y, name)`, named as TF names them."""
-    def forward(x, y):
-        with name_scope(None, default_name, [x, y]) as scope:
-            if not isinstance(y, Tensor):
-                y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
             return fn(x, y, name=scope)
 
     def reverse(y, x):
@@ -489,6 +478,10 @@ def _operator(fn, default_name):
             x = convert_to_tensor(x, dtype=y.dtype.base_dtype, name="x")
             return fn(x, y, name=scope)
     return forward, reverse
+
+
+def _op_type_fn(op_type):
+    return lambda x, y, name: apply_op(op_type, (x, y), name=name).outputs[0]
 
 
 _truediv_operator, _rtruediv_operator = _operator(truediv, "truediv")
@@ -507,24 +500,15 @@ _matmul_operator, _rmatmul_operator = _operator(_matmul, "matmul")
 def _register_operators():
     for py, op_type, default in [("add", "AddV2", "add"), ("sub", "Sub", "sub"),
                                  ("mul", "Mul", "mul"), ("mod", "FloorMod", "mod"),
-                                 ("pow", "Pow", "pow")]:
-        fwd, rev = _binary_operator(op_type, default, py)
+                                 ("pow", "Pow", "pow"), ("and", "LogicalAnd", "and"),
+                                 ("or", "LogicalOr", "or")]:
+        fwd, rev = _operator(_op_type_fn(op_type), default, py)
         Tensor._override_operator(f"__{py}__", fwd)
         Tensor._override_operator(f"__r{py}__", rev)
-    for py, op_type, default in [("lt", "Less", "Less"), ("le", "LessEqual", "LessEqual"),
-                                 ("gt", "Greater", "Greater"),
-                                 ("ge", "GreaterEqual", "GreaterEqual")]:
-        fwd, _ = _binary_operator(op_type, default, py)
-
-        def cmp(x, y, _op_type=op_type, _default=default):
-            with name_scope(None, _default, [x, y]) as scope:
-                y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
-                return apply_op(_op_type, (x, y), name=scope).outputs[0]
-        Tensor._override_operator(f"__{py}__", cmp)
-    for py, op_type, default in [("and", "LogicalAnd", "and"), ("or", "LogicalOr", "or")]:
-        fwd, rev = _binary_operator(op_type, default, py)
+    for py, op_type in [("lt", "Less"), ("le", "LessEqual"), ("gt", "Greater"),
+                        ("ge", "GreaterEqual")]:
+        fwd, _ = _operator(_op_type_fn(op_type), op_type, py)
         Tensor._override_operator(f"__{py}__", fwd)
-        Tensor._override_operator(f"__r{py}__", rev)
     Tensor._override_operator("__xor__", lambda x, y: logical_xor(x, y, name="xor"))
     Tensor._override_operator("__truediv__", _truediv_operator)
     Tensor._override_operator("__rtruediv__", _rtruediv_operator)
