@@ -219,3 +219,6 @@ import flowloom.ops.string_ops  # noqa: E402,F401 - registers StringJoin/StaticR
 # Recurrent networks: tf.reverse_sequence, and tf.contrib.rnn as an alias of the TF1 cells.
 from flowloom.ops.sequence_ops import reverse_sequence  # noqa: E402
 from flowloom import contrib  # noqa: E402
+
+# -- compat: quantized dtypes; tf.app, tf.flags, tf.logging, tf.test; install_as_tensorflow ----
+from flowloom.framework.dtypes import qint8, quint8, qint16, quint16, qint32  # noqa: E402
