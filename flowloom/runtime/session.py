@@ -9,7 +9,7 @@ import numpy as np
 
 from flowloom.framework.graph import get_default_graph
 from flowloom.framework.ops import Operation, Tensor, tensor_value_to_numpy
-from flowloom.ops import kernel_threads
+from flowloom.ops.nn import kernel_threads
 from flowloom.runtime import blas_threads
 from flowloom.runtime import devices
 from flowloom.runtime import executor
@@ -305,7 +305,7 @@ class BaseSession:
                     plan = executor.compile_plan(self, feed_keys, fetch_tensors, target_ops)
                     self._plan_cache[key] = plan
         # A plan whose kernels parallelise on their own pool runs with BLAS on one thread
-        # (ops/kernel_threads.py); its first run finds out.
+        # (ops/nn/kernel_threads.py); its first run finds out.
         own_pool = plan.uses_kernel_pool
         uses = kernel_threads.uses()
         with blas_threads.at_most(1 if own_pool else self._intra_op):
