@@ -17,7 +17,7 @@ Winograd F(4x4, 5x5) (the input gradient is the forward Winograd convolution of 
 with the flipped filter), max pooling over cache-sized image blocks. It runs in this process
 after flowloom's Session, so it also gets the Session's malloc tuning (runtime/host_memory.py),
 and like a Session run it keeps BLAS on one thread while the kernels use their own workers
-(ops/kernel_threads.py). Its dense matmuls and elementwise steps (bias, ReLU, masks) are
+(ops/nn/kernel_threads.py). Its dense matmuls and elementwise steps (bias, ReLU, masks) are
 plain single-threaded NumPy, so with two threads flowloom (which splits those over its
 workers) can come out slightly under the floor. bench/cnn_ops.py gives per-op times.
 """
@@ -104,7 +104,7 @@ def _median_step(step, steps):
 
 def time_numpy(steps):
     """The floor: forward and backward by hand on flowloom's NumPy kernels."""
-    from flowloom.ops import nn_kernels as K
+    from flowloom.ops.nn import nn_kernels as K
 
     rng = np.random.default_rng(1)
     shapes = [(5, 5, 3, 64), (64,), (5, 5, 64, 64), (64,), (2304, 384), (384,), (384, 192),
@@ -143,7 +143,7 @@ def time_numpy(steps):
         for a, b in zip(p, g):
             a -= 0.05 * b
 
-    from flowloom.ops import kernel_threads
+    from flowloom.ops.nn import kernel_threads
     from flowloom.runtime import blas_threads
 
     # The same threading as a flowloom run: the kernels' own pool, BLAS on one thread.

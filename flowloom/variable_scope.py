@@ -11,7 +11,7 @@ import traceback
 from flowloom.framework import dtypes
 from flowloom.framework import tensor_shape
 from flowloom.framework.graph import (GraphKeys, get_default_graph, name_scope)
-from flowloom.ops import init_ops
+from flowloom.ops.state import init_ops
 from flowloom.variables import Variable
 
 

@@ -303,13 +303,13 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref
                 return ret
     preferred_dtype = preferred_dtype or dtype_hint
     if dtype is None and preferred_dtype is not None:
-        from flowloom.ops import array_ops
+        from flowloom.ops.array import array_ops
 
         try:
             return array_ops.constant(value, dtype=preferred_dtype, name=name or "Const")
         except (TypeError, ValueError):
             pass
-    from flowloom.ops import array_ops
+    from flowloom.ops.array import array_ops
 
     return array_ops.constant(value, dtype=dtype, name=name or "Const")
 

@@ -121,7 +121,7 @@ def smart_cond(pred, true_fn, false_fn, name=None):
         v = constant_value(pred)
         if v is not None:
             return true_fn() if bool(v) else false_fn()
-    from flowloom.ops import control_flow_ops
+    from flowloom.ops.control_flow import control_flow_ops
 
     if not hasattr(control_flow_ops, "cond"):
         raise NotImplementedError("a layer with a tensor `training` argument needs tf.cond")

@@ -89,7 +89,7 @@ class Plan:
         self.fetch_ops = fetch_ops
         self.partitioned = partitioned
         self._build_partitioned = build_partitioned
-        # Set after a run whose kernels parallelised on their own pool (ops/kernel_threads.py):
+        # Set after a run whose kernels parallelised on their own pool (ops/nn/kernel_threads.py):
         # later runs keep BLAS on one thread.
         self.uses_kernel_pool = False
 
