@@ -35,6 +35,8 @@ import report  # noqa: E402
 
 SHIMS = os.path.join(HERE, "shims")
 RUNNERS = os.path.join(HERE, "runners")
+# Part of the key of cached TF results: change it when a change to the shims or to how a run is
+# set up could change what TF prints (or rerun the programs concerned with --rerun-tf).
 HARNESS_VERSION = "1"
 # Stand-in data kinds (make_data.py) -> what is placed at the manifest's destination.
 DATA_KINDS = {"mnist": "mnist", "cifar10_bin": "cifar-10-batches-bin",
