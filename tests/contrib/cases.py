@@ -156,7 +156,7 @@ def arg_scope_case(tf):
         with fw.arg_scope([len], a=1):
             pass
         out["undecorated"] = None
-    except ValueError as e:
+    except ValueError:
         out["undecorated"] = "ValueError"
     try:
         with fw.arg_scope(sc, a=1):
