@@ -219,3 +219,6 @@ import flowloom.ops.strings.string_ops  # noqa: E402,F401 - registers StringJoin
 # Recurrent networks: tf.reverse_sequence, and tf.contrib.rnn as an alias of the TF1 cells.
 from flowloom.ops.array.sequence_ops import reverse_sequence  # noqa: E402
 from flowloom import contrib  # noqa: E402
+
+# issue 10 (hardening)
+from flowloom.ops.math.unary_ops import conj  # noqa: E402

@@ -354,6 +354,8 @@ class Graph:
         """Returns the Tensor or Operation that `obj` (object or name) refers to."""
         if hasattr(obj, "_as_graph_element") and not isinstance(obj, (Tensor, Operation)):
             obj = obj._as_graph_element()
+        if isinstance(obj, bytes):
+            obj = obj.decode("utf-8")  # TF takes names as bytes or text
         if isinstance(obj, Tensor):
             if not allow_tensor:
                 raise TypeError("Can not convert a Tensor into a Operation.")

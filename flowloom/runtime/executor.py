@@ -276,7 +276,18 @@ def _bind_kernel(session, op, xp):
                   for k, v in kwargs.items()}
     if opdef.kernel_wants_ctx:
         kwargs["ctx"] = KernelContext(session, op)
-    return functools.partial(opdef.kernel_fn, xp, **kwargs)
+    fn = functools.partial(opdef.kernel_fn, xp, **kwargs)
+    if opdef.returns_sequence and len(op._outputs) == 1:
+        # A list output holding one tensor: the kernel returns `[array]`; its slot holds the array.
+        return functools.partial(_only_output, fn)
+    return fn
+
+
+def _only_output(fn, *args):
+    out = fn(*args)
+    if len(out) != 1:
+        raise errors.InternalError(None, None, f"kernel returned {len(out)} outputs, expected 1")
+    return out[0]
 
 
 def deref(value, op):
