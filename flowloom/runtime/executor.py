@@ -165,6 +165,9 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
     fed = set(feed_tensors)
     roots = [t._op for t in fetch_tensors if t not in fed] + list(target_ops)
     order = prune(roots, fed)
+    if any(op not in placement for op in order):
+        # Ops another thread added (and wired in) after the graph was placed.
+        placement = session._place()
     if any(op._type in CONTROL_FLOW_TYPES for op in order):
         plan = _compile_control_flow(session, placement, order, feed_tensors, fetch_tensors,
                                      target_ops)
