@@ -104,8 +104,7 @@ def _define(op_type, stateful, eager):
 
     @od.kernel
     def _(xp, *inputs, token, Tout):
-        out = _call(token, inputs, Tout, eager)
-        return out[0] if len(out) == 1 else out  # one output: the array itself
+        return _call(token, inputs, Tout, eager)
 
     return od
 
