@@ -170,6 +170,10 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
                              "not.")
         if ndims_mask == 0:
             raise ValueError("mask cannot be scalar.")
+        lead_dims = tensor._shape[axis:axis + ndims_mask] if tensor._shape.ndims is not None \
+            else None
+        if lead_dims is not None and not lead_dims.is_compatible_with(mask._shape):
+            raise ValueError(f"Shapes {lead_dims} and {mask._shape} are incompatible")
         if axis != 0 or ndims_mask != 1:
             from flowloom.ops.math import math_ops
 
