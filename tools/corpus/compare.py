@@ -119,7 +119,7 @@ def blocker_key(error_class, message):
         mod = re.sub(r"^(flowloom|tensorflow)(\.compat\.v1)?", "tf", m.group(1))
         return "missing: %s.%s" % (mod, m.group(2))
     m = _MODULE.search(message)
-    if error_class in ("ModuleNotFoundError", "ImportError") and m:
+    if m:
         return "missing module: %s" % m.group(1)
     if error_class == "ImportError":
         m = re.search(r"cannot import name '(\w+)' from '([\w.]+)'", message)
