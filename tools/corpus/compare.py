@@ -126,5 +126,5 @@ def blocker_key(error_class, message):
         if m:
             return "missing: %s.%s" % (re.sub(r"^(flowloom|tensorflow)", "tf", m.group(2)),
                                        m.group(1))
-    msg = re.sub(r"\d+", "N", message)
+    msg = re.sub(r"(?<![A-Za-z_\d])\d+", "N", message)
     return "%s: %s" % (error_class, msg[:160])
