@@ -222,6 +222,9 @@ import flowloom.ops.strings.string_ops  # noqa: E402,F401 - registers StringJoin
 from flowloom.ops.array.sequence_ops import reverse_sequence  # noqa: E402
 from flowloom import contrib  # noqa: E402
 
+# issue 10 (hardening)
+from flowloom.ops.math.unary_ops import conj  # noqa: E402
+
 # -- compat: quantized dtypes; tf.app, tf.flags, tf.logging, tf.test; install_as_tensorflow ----
 from flowloom.framework.dtypes import qint8, quint8, qint16, quint16, qint32  # noqa: E402
 
@@ -233,3 +236,6 @@ if __import__("os").environ.get("FLOWLOOM_EXPLAIN", "0") not in ("", "0"):
     from flowloom.explain import env as _explain_env
 
     _explain_env.install(__import__("os").environ["FLOWLOOM_EXPLAIN"])
+
+# SavedModels: tf.saved_model (builder, loader, signatures; flowloom/saved_model).
+from flowloom import saved_model  # noqa: E402

@@ -187,9 +187,10 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
 
 
 def _mul_add(rnd, std, mean, scope):
+    # TF writes `rnd * stddev`, so the product is named "mul".
     from flowloom.ops.math import math_ops
 
-    return math_ops.add(math_ops.multiply(rnd, std), mean, name=scope)
+    return math_ops.add(math_ops.multiply(rnd, std, name="mul"), mean, name=scope)
 
 
 def _shape_tensor(shape):

@@ -91,7 +91,11 @@ def _update_kernel(fn, verb):
                 raise errors.InvalidArgumentError(
                     None, None, f"Must have the same shape: [{','.join(map(str, old.shape))}] "
                     f"!= [{','.join(map(str, np.shape(value)))}]")
-            ref.value = fn(old, value).astype(old.dtype, copy=False)
+            if not old.flags.writeable:
+                old = ref.value = old.copy()
+            # In place, as TF's kernel: unlocked updates from many threads add into one
+            # buffer instead of each replacing it with its own sum (which loses updates).
+            fn(old, value, out=old, casting="unsafe")
         if use_locking:
             with ref.lock:
                 apply()
