@@ -61,7 +61,8 @@ def hsv_to_rgb_np(images):
 
 
 def _colour_op(name, fn):
-    od = defop(name, inputs=["images: T"], outputs=["output: T"], allowed_types={"T": _FLOATS})
+    od = defop(name, inputs=["images: T"], outputs=["output: T"], attrs={"T": dtypes.float32},
+               allowed_types={"T": _FLOATS})
     od.shape(_last_dim_3_shape)
 
     @od.kernel
@@ -84,7 +85,7 @@ def _image_3d_shape(op):
 
 
 AdjustContrastv2 = defop("AdjustContrastv2", inputs=["images: T", "contrast_factor: float"],
-                         outputs=["output: T"],
+                         outputs=["output: T"], attrs={"T": dtypes.float32},
                          allowed_types={"T": (dtypes.float16, dtypes.float32)})
 AdjustContrastv2.shape(_image_3d_shape)
 
@@ -131,6 +132,7 @@ def _adjust_checks(images, scalar, scalar_name):
 
 
 AdjustHue = defop("AdjustHue", inputs=["images: T", "delta: float"], outputs=["output: T"],
+                  attrs={"T": dtypes.float32},
                   allowed_types={"T": (dtypes.float16, dtypes.float32)})
 AdjustHue.shape(_image_3d_shape)
 
@@ -168,7 +170,7 @@ def _(xp, images, delta):
 
 
 AdjustSaturation = defop("AdjustSaturation", inputs=["images: T", "scale: float"],
-                         outputs=["output: T"],
+                         outputs=["output: T"], attrs={"T": dtypes.float32},
                          allowed_types={"T": (dtypes.float16, dtypes.float32)})
 AdjustSaturation.shape(_image_3d_shape)
 
