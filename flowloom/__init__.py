@@ -234,3 +234,6 @@ if __import__("os").environ.get("FLOWLOOM_EXPLAIN", "0") not in ("", "0"):
     from flowloom.explain import env as _explain_env
 
     _explain_env.install(__import__("os").environ["FLOWLOOM_EXPLAIN"])
+
+# SavedModels: tf.saved_model (builder, loader, signatures; flowloom/saved_model).
+from flowloom import saved_model  # noqa: E402

@@ -462,7 +462,8 @@ def _(op, grad):
     return [transpose(grad, invert_permutation(op._inputs[1])), None]
 
 
-InvertPermutation = defop("InvertPermutation", inputs=["x: T"], outputs=["y: T"])
+InvertPermutation = defop("InvertPermutation", inputs=["x: T"], outputs=["y: T"],
+                         attrs={"T": dtypes.int32})
 InvertPermutation.shape(common_shapes.unchanged)
 
 

@@ -4,7 +4,7 @@ import builtins
 
 import numpy as np
 
-from flowloom.framework import common_shapes
+from flowloom.framework import common_shapes, dtypes
 from flowloom.framework import errors
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.graph import get_default_graph, name_scope
@@ -28,7 +28,7 @@ def _math():
 
 
 # -- Where, GatherV2, boolean_mask -------------------------------------------------------------------
-Where = defop("Where", inputs=["input: T"], outputs=["index: int64"])
+Where = defop("Where", inputs=["input: T"], outputs=["index: int64"], attrs={"T": dtypes.bool_})
 
 
 @Where.shape
