@@ -333,7 +333,8 @@ def _(xp, x, *, ksize, strides, padding, data_format):
 
 MaxPool3DGrad = defop("MaxPool3DGrad", inputs=["orig_input: TInput", "orig_output: TInput",
                                                "grad: T"],
-                      outputs=["output: T"], attrs=dict(_POOL3D_ATTRS, TInput=dtypes.float32))
+                      outputs=["output: T"],
+                      attrs=dict(_POOL3D_ATTRS, T=dtypes.float32, TInput=dtypes.float32))
 MaxPool3DGrad.shape(lambda op: op._inputs[0]._shape)
 
 
