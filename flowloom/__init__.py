@@ -219,3 +219,8 @@ import flowloom.ops.strings.string_ops  # noqa: E402,F401 - registers StringJoin
 # Recurrent networks: tf.reverse_sequence, and tf.contrib.rnn as an alias of the TF1 cells.
 from flowloom.ops.array.sequence_ops import reverse_sequence  # noqa: E402
 from flowloom import contrib  # noqa: E402
+
+# Input pipelines (flowloom/data/): queues and readers; tf.queue.
+from flowloom.data import pipeline_names as _pipeline_names  # noqa: E402
+from flowloom.data.pipeline_names import *  # noqa: E402,F401,F403
+queue = _pipeline_names.queue_namespace()
