@@ -220,6 +220,18 @@ import flowloom.ops.strings.string_ops  # noqa: E402,F401 - registers StringJoin
 from flowloom.ops.array.sequence_ops import reverse_sequence  # noqa: E402
 from flowloom import contrib  # noqa: E402
 
+# -- compat: quantized dtypes; tf.app, tf.flags, tf.logging, tf.test; install_as_tensorflow ----
+from flowloom.framework.dtypes import qint8, quint8, qint16, quint16, qint32  # noqa: E402
+
+# flowloom explains itself: tf.explain(run_metadata); FLOWLOOM_EXPLAIN=1 prints every plan's
+# report when it first runs (flowloom/explain).
+from flowloom.explain import explain  # noqa: E402
+
+if __import__("os").environ.get("FLOWLOOM_EXPLAIN", "0") not in ("", "0"):
+    from flowloom.explain import env as _explain_env
+
+    _explain_env.install(__import__("os").environ["FLOWLOOM_EXPLAIN"])
+
 # Input pipelines (flowloom/data/): queues and readers; tf.queue.
 from flowloom.data import pipeline_names as _pipeline_names  # noqa: E402
 from flowloom.data.pipeline_names import *  # noqa: E402,F401,F403

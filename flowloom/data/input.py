@@ -154,7 +154,7 @@ def _as_tensor_list_list(tensors_list):
         keys = set(tensors_list[0].keys())
         for d in tensors_list[1:]:
             if set(d.keys()) != keys:
-                raise ValueError(f"All dictionaries in tensors_list must have the same keys")
+                raise ValueError("All dictionaries in tensors_list must have the same keys")
         return [_as_tensor_list(d) for d in tensors_list]
     return [list(t) for t in tensors_list]
 
