@@ -36,7 +36,8 @@ def _drain(tf, sess, t, limit=100):
     out = []
     for _ in range(limit):
         try:
-            out.append(_v(sess.run(t)))
+            v = sess.run(t)
+            out.append([_v(x) for x in v] if isinstance(v, (list, tuple)) else _v(v))
         except tf.errors.OutOfRangeError:
             return out
     return out + ["no OutOfRangeError"]
@@ -241,3 +242,251 @@ def prog_close_under_waiters(tf):
 PROGRAMS = [prog_fifo_queue, prog_random_shuffle_seeds, prog_random_shuffle_min_after_dequeue,
             prog_padding_fifo_queue, prog_priority_queue, prog_queue_errors,
             prog_close_under_waiters]
+
+
+# -- readers, producers and batching ---------------------------------------------------------
+
+def _files(tf, d):
+    """Writes the small files the reader programs read into directory `d`."""
+    import gzip
+    import os
+    for i in range(2):
+        with open(os.path.join(d, "t%d.txt" % i), "w") as f:
+            f.write("head\n" + "".join("r%d_%d\n" % (i, j) for j in range(3 + i)) +
+                    ("tail-no-newline" if i else ""))
+        with open(os.path.join(d, "b%d.bin" % i), "wb") as f:
+            f.write(b"HDR" + bytes(range(40 * i, 40 * i + 17)) + b"FT")
+        with gzip.open(os.path.join(d, "g%d.bin.gz" % i), "wb") as f:
+            f.write(bytes(range(20 * i, 20 * i + 12)))
+        opts = tf.python_io.TFRecordOptions(tf.python_io.TFRecordCompressionType.GZIP)
+        with tf.python_io.TFRecordWriter(os.path.join(d, "r%d.tfrecord" % i), opts) as w:
+            for j in range(3 + i):
+                w.write(("rec%d_%d" % (i, j)).encode() * (j + 1))
+    return d
+
+
+def _strip(d, x):
+    if isinstance(x, str):
+        return x.replace(d, "DIR")
+    if isinstance(x, list):
+        return [_strip(d, v) for v in x]
+    if isinstance(x, dict):
+        return {k: _strip(d, v) for k, v in x.items()}
+    return x
+
+
+def _read_all(tf, sess, fetch, limit=60):
+    coord = tf.train.Coordinator()
+    threads = tf.train.start_queue_runners(sess, coord)
+    out = []
+    end = None
+    try:
+        for _ in range(limit):
+            try:
+                v = sess.run(fetch)
+            except tf.errors.OpError as e:
+                end = [type(e).__name__, e.message.split("\n")[0]]
+                break
+            out.append([_v(x) for x in v] if isinstance(v, (list, tuple)) else _v(v))
+    finally:
+        coord.request_stop()
+        coord.join(threads, stop_grace_period_secs=5)
+    return {"values": out, "end": end}
+
+
+def prog_readers(tf):
+    import os
+    import shutil
+    import tempfile
+    d = _files(tf, tempfile.mkdtemp())
+    r = {}
+    try:
+        cases = {
+            "text": (lambda: tf.TextLineReader(skip_header_lines=1), "t%d.txt", "read"),
+            "fixed": (lambda: tf.FixedLengthRecordReader(record_bytes=4, header_bytes=3,
+                                                         footer_bytes=2), "b%d.bin", "read"),
+            "fixed_hop": (lambda: tf.FixedLengthRecordReader(record_bytes=5, header_bytes=3,
+                                                             footer_bytes=2, hop_bytes=3),
+                          "b%d.bin", "read"),
+            "fixed_gzip": (lambda: tf.FixedLengthRecordReader(record_bytes=5,
+                                                              encoding="GZIP"),
+                           "g%d.bin.gz", "read"),
+            "tfrecord": (lambda: tf.TFRecordReader(options=tf.python_io.TFRecordOptions(
+                tf.python_io.TFRecordCompressionType.GZIP)), "r%d.tfrecord", "read"),
+            "tfrecord_up_to": (lambda: tf.TFRecordReader(options=tf.python_io.TFRecordOptions(
+                tf.python_io.TFRecordCompressionType.GZIP)), "r%d.tfrecord", "up_to"),
+            "whole": (lambda: tf.WholeFileReader(), "t%d.txt", "read"),
+            "identity": (lambda: tf.IdentityReader(), "t%d.txt", "read"),
+        }
+        for key in sorted(cases):
+            make, pattern, how = cases[key]
+            g = tf.Graph()
+            with g.as_default():
+                files = [os.path.join(d, pattern % i) for i in range(2)]
+                q = tf.train.string_input_producer(files, num_epochs=1, shuffle=False)
+                reader = make()
+                if how == "read":
+                    fetch = reader.read(q)
+                else:
+                    fetch = reader.read_up_to(q, 3)
+                counts = [reader.num_records_produced(), reader.num_work_units_completed()]
+                reset = reader.reset()
+                with tf.Session() as sess:
+                    sess.run(tf.local_variables_initializer())
+                    got = _read_all(tf, sess, fetch)
+                    got["counts"] = [int(c) for c in sess.run(counts)]
+                    sess.run(reset)
+                    got["after_reset"] = [int(c) for c in sess.run(counts)]
+                    got["ops"] = sorted(set(op.type for op in g.get_operations()))
+                r[key] = _strip(d, got)
+    finally:
+        shutil.rmtree(d)
+    return r
+
+
+def prog_producers(tf):
+    r = {}
+    g = tf.Graph()
+    with g.as_default():
+        q = tf.train.range_input_producer(5, num_epochs=2, shuffle=False, capacity=4)
+        x = q.dequeue()
+        s = tf.train.slice_input_producer([tf.constant([10, 20, 30]),
+                                           tf.constant([[1, 2], [3, 4], [5, 6]])],
+                                          num_epochs=1, shuffle=False)
+        r["summaries"] = [t.op.name for t in tf.get_collection(tf.GraphKeys.SUMMARIES)]
+        r["locals"] = [v.op.name for v in tf.local_variables()]
+        r["runners"] = [qr.name for qr in tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)]
+        r["ops"] = [(op.type, op.name) for op in g.get_operations()]
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            r["range"] = _read_all(tf, sess, x)
+            r["slice"] = _read_all(tf, sess, s)
+    g = tf.Graph()
+    with g.as_default():
+        r["null"] = None
+        try:
+            tf.train.string_input_producer([])
+        except ValueError as e:
+            r["null"] = str(e)
+    return r
+
+
+def _run_enqueues_then_close(tf, sess):
+    """Runs every queue runner's enqueue ops once on this thread, then closes the queues:
+    the queues' contents (so a seeded shuffle's order) do not depend on thread timing."""
+    for qr in tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS):
+        for op in qr.enqueue_ops:
+            sess.run(op)
+        sess.run(qr.close_op)
+
+
+def prog_batching(tf):
+    r = {}
+    g = tf.Graph()
+    with g.as_default():
+        data = tf.constant(list(range(30)))
+        labels = tf.constant([[i, -i] for i in range(30)])
+        b = tf.train.shuffle_batch([data, labels], batch_size=7, capacity=40,
+                                   min_after_dequeue=5, seed=11, enqueue_many=True,
+                                   allow_smaller_final_batch=True)
+        r["shapes"] = [str(t.shape) for t in b]
+        r["summaries"] = [t.op.name for t in tf.get_collection(tf.GraphKeys.SUMMARIES)]
+        r["ops"] = [(op.type, op.name) for op in g.get_operations()]
+        with tf.Session() as sess:
+            _run_enqueues_then_close(tf, sess)
+            r["shuffle_batch"] = _drain(tf, sess, b)
+    g = tf.Graph()
+    with g.as_default():
+        tf.set_random_seed(3)
+        data = tf.constant(list(range(20)))
+        b = tf.train.shuffle_batch({"x": data}, batch_size=6, capacity=30, min_after_dequeue=2,
+                                   enqueue_many=True)
+        r["dict_keys"] = sorted(b)
+        with tf.Session() as sess:
+            _run_enqueues_then_close(tf, sess)
+            r["graph_seeded"] = _drain(tf, sess, b["x"])
+    g = tf.Graph()
+    with g.as_default():
+        a = tf.constant([[1, 2], [3, 4], [5, 6]])
+        lens = tf.constant([1, 2, 1])
+        ragged = tf.placeholder(tf.int32, [None])
+        b = tf.train.batch([ragged], batch_size=2, dynamic_pad=True, capacity=5,
+                           allow_smaller_final_batch=True)
+        j = tf.train.batch_join([[a], [a * 10]], batch_size=2, enqueue_many=True)
+        keep = lens.shape
+        mb = tf.train.maybe_batch([tf.constant([0, 1, 2, 3, 4, 5])],
+                                  tf.constant([True, False, True, True, False, True]), 2,
+                                  enqueue_many=True)
+        r["batch_shapes"] = [str(b.shape), str(j.shape), str(mb.shape), str(keep)]
+        with tf.Session() as sess:
+            qr_pad = tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)[0]
+            for n in (1, 3, 2):
+                sess.run(qr_pad.enqueue_ops[0], {ragged: list(range(1, n + 1))})
+            sess.run(qr_pad.close_op)
+            r["padded"] = _drain(tf, sess, b)
+            for qr in tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)[1:]:
+                for op in qr.enqueue_ops:
+                    sess.run(op)
+                sess.run(qr.close_op)
+            r["join"] = _drain(tf, sess, j)
+            r["maybe"] = _drain(tf, sess, mb)
+    return r
+
+
+def prog_coordinator(tf):
+    r = {}
+    coord = tf.train.Coordinator()
+
+    def worker(kind):
+        with coord.stop_on_exception():
+            if kind == "bad":
+                raise ValueError("boom from thread")
+            while not coord.should_stop():
+                time.sleep(0.01)
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in ("ok", "bad", "ok")]
+    for t in threads:
+        t.start()
+    try:
+        coord.join(threads, stop_grace_period_secs=5)
+        r["join"] = None
+    except ValueError as e:
+        r["join"] = ["ValueError", str(e)]
+    r["should_stop"] = coord.should_stop()
+    try:
+        try:
+            raise RuntimeError("after join")
+        except RuntimeError as e:
+            coord.request_stop(e)  # joined already: raised here (within its handler, as TF
+            r["after_join"] = None  # re-raises the current exception)
+    except RuntimeError as e:
+        r["after_join"] = ["RuntimeError", str(e)]
+    coord.clear_stop()
+    r["cleared"] = [coord.should_stop(), coord.joined]
+    coord.request_stop(tf.errors.OutOfRangeError(None, None, "end of data"))
+    coord.join([], stop_grace_period_secs=1)
+    r["out_of_range_is_clean"] = True
+    coord = tf.train.Coordinator()
+    r["wait_for_stop"] = coord.wait_for_stop(0.05)
+    coord.request_stop()
+    r["wait_after"] = coord.wait_for_stop(0.05)
+    g = tf.Graph()
+    with g.as_default():
+        q = tf.FIFOQueue(5, tf.float32, shapes=[()])
+        bad = tf.placeholder_with_default(tf.constant([1.0, 2.0]), [None])
+        enq = q.enqueue(tf.reshape(bad, []))
+        qr = tf.train.QueueRunner(q, [enq])
+        with tf.Session() as sess:
+            coord = tf.train.Coordinator()
+            threads = qr.create_threads(sess, coord=coord, start=True)
+            r["runner_threads"] = len(threads)
+            try:
+                coord.join(threads, stop_grace_period_secs=5)
+                r["runner_error"] = None
+            except tf.errors.OpError as e:
+                r["runner_error"] = [type(e).__name__, e.message.split("\n")[0]]
+            r["queue_closed_by_cancel"] = bool(sess.run(q.is_closed()))
+    return r
+
+
+PROGRAMS += [prog_readers, prog_producers, prog_batching, prog_coordinator]

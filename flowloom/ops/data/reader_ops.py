@@ -220,13 +220,18 @@ class Reader:
         self.work_finished = self.work_started
 
     def read_up_to(self, queue, n):
-        """Up to `n` records (one per call of `read`); fewer once the queue closes only when
-        some were read before it did."""
+        """Up to `n` records, across work units; fewer when the queue closes after some were
+        read (the next call then raises OutOfRangeError), as TF's ReaderReadUpTo does."""
         keys, values = [], []
         with self._lock:
             while len(keys) < n:
                 if self._work is None:
-                    self._next_work(queue)
+                    try:
+                        self._next_work(queue)
+                    except errors.OutOfRangeError:
+                        if keys:
+                            break
+                        raise
                 record = self._work.next()
                 if record is None:
                     self._finish_work()
