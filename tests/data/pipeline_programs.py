@@ -363,6 +363,13 @@ def prog_producers(tf):
             r["slice"] = _read_all(tf, sess, s)
     g = tf.Graph()
     with g.as_default():
+        q = tf.train.string_input_producer(["a", "b", "c", "d", "e"], num_epochs=2, seed=9)
+        x = q.dequeue()
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            r["shuffled"] = _read_all(tf, sess, x)
+    g = tf.Graph()
+    with g.as_default():
         r["null"] = None
         try:
             tf.train.string_input_producer([])
