@@ -410,7 +410,7 @@ def add_n(inputs, name=None):
 
 
 Range = defop("Range", inputs=["start: Tidx", "limit: Tidx", "delta: Tidx"],
-              outputs=["output: Tidx"])
+              outputs=["output: Tidx"], attrs={"Tidx": dtypes.int32})
 
 
 @Range.shape

@@ -338,3 +338,21 @@ neg = negative
 def round(x, name=None):  # noqa: A001
     """Rounds half to even, as TF does."""
     return apply_op("Round", (x,), name=name or "Round").outputs[0]
+
+
+# -- Conj: the complex conjugate (what an adjoint does besides transposing) ------------------------
+Conj = defop("Conj", inputs=["input: T"], outputs=["output: T"])
+Conj.shape(common_shapes.unchanged)
+
+
+@Conj.kernel
+def _(xp, x):
+    return xp.conj(x)
+
+
+def conj(x, name=None):
+    """The complex conjugate of `x`; a real tensor is returned unchanged (as TF's `tf.conj`)."""
+    x = convert_to_tensor(x, name="x")
+    if x.dtype.base_dtype.is_complex:
+        return apply_op("Conj", (x,), name=name or "Conj").outputs[0]
+    return x
