@@ -10,7 +10,7 @@ from flowloom.framework.sparse_tensor import SparseTensor
 from flowloom.framework.tensor_util import constant_value
 from flowloom.data.queues import FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue
 from flowloom.ops.data.file_ops import matching_files
-from flowloom.ops.state.count_up_to import count_up_to
+from flowloom.ops.state.state_ops import count_up_to
 from flowloom.train.queue_runner import QueueRunner, add_queue_runner
 
 

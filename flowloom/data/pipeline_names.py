@@ -7,12 +7,10 @@ from flowloom.data.queues import (FIFOQueue, PaddingFIFOQueue, PriorityQueue, Qu
 from flowloom.data.readers import (FixedLengthRecordReader, IdentityReader, LMDBReader,
                                    ReaderBase, TextLineReader, TFRecordReader, WholeFileReader)
 from flowloom.ops.data.file_ops import matching_files
-from flowloom.ops.state.count_up_to import count_up_to
 
 __all__ = ["FIFOQueue", "PaddingFIFOQueue", "PriorityQueue", "QueueBase", "RandomShuffleQueue",
            "FixedLengthRecordReader", "IdentityReader", "LMDBReader", "ReaderBase",
-           "TextLineReader", "TFRecordReader", "WholeFileReader", "matching_files",
-           "count_up_to"]
+           "TextLineReader", "TFRecordReader", "WholeFileReader", "matching_files"]
 
 # tf.train names (flowloom/train/__init__.py imports them with one line).
 TRAIN_NAMES = ["Coordinator", "LooperThread", "QueueRunner", "add_queue_runner",
