@@ -135,7 +135,8 @@ QueueDequeueV2 = _simple("QueueDequeueV2", ["handle: resource"],
 
 
 def _outputs(values):
-    return values[0] if len(values) == 1 else values
+    # A list output: the kernel returns the list, even of one array (the executor's rule).
+    return list(values)
 
 
 @QueueDequeueV2.kernel
