@@ -3,7 +3,7 @@ losses, ...). A TF 1.15 contrib module flowloom does not have raises NotImplemen
 naming it; any other name is an AttributeError, as on a module."""
 
 from flowloom.contrib import framework, layers, losses, rnn  # noqa: F401
-from flowloom.contrib import slim  # noqa: F401
+from flowloom.contrib import seq2seq, slim  # noqa: F401
 
 # The contrib modules of TF 1.15 that flowloom does not provide.
 _NOT_PROVIDED = frozenset("""

@@ -107,7 +107,85 @@ def misc_program(tf):
                    "drop": drop, "bias": bias, "penalty": penalty, "summed": summed}, []
 
 
+def sequence_loss_program(tf):
+    s2s = tf.contrib.seq2seq
+    logits = tf.placeholder(tf.float32, [2, 3, 5], name="logits")
+    targets = tf.placeholder(tf.int32, [2, 3], name="targets")
+    weights = tf.placeholder(tf.float32, [2, 3], name="weights")
+    out = {"both": s2s.sequence_loss(logits, targets, weights),
+           "per_step": s2s.sequence_loss(logits, targets, weights,
+                                         average_across_timesteps=False),
+           "per_seq": s2s.sequence_loss(logits, targets, weights, average_across_batch=False),
+           "none": s2s.sequence_loss(logits, targets, weights, average_across_timesteps=False,
+                                     average_across_batch=False),
+           "sum_both": s2s.sequence_loss(logits, targets, weights, False, False, True, True),
+           "sum_time": s2s.sequence_loss(logits, targets, weights, average_across_timesteps=False,
+                                         sum_over_timesteps=True),
+           "sum_batch": s2s.sequence_loss(logits, targets, weights, average_across_batch=False,
+                                          sum_over_batch=True, name="summed"),
+           "custom": s2s.sequence_loss(
+               logits, targets, weights,
+               softmax_loss_function=lambda labels, logits: tf.reduce_sum(
+                   tf.square(logits), axis=1) + tf.cast(labels, tf.float32))}
+    feeds = {logits: _rs(8).uniform(-2, 2, (2, 3, 5)).astype(np.float32),
+             targets: np.array([[1, 4, 0], [2, 2, 3]], np.int32),
+             weights: np.array([[1.0, 0.5, 0.0], [1.0, 1.0, 1.0]], np.float32)}
+    return feeds, out, []
+
+
+def _flat(tf, prefix, value, out):
+    for i, leaf in enumerate(tf.contrib.framework.nest.flatten(value)):
+        out[prefix + "/" + str(i)] = leaf
+
+
+def decoder_training_program(tf):
+    s2s = tf.contrib.seq2seq
+    inputs = tf.placeholder(tf.float32, [2, 4, 3], name="inputs")
+    lengths = tf.constant([4, 2], name="lengths")
+    out = {}
+    for impute in (False, True):
+        with tf.variable_scope("impute" if impute else "plain"):
+            cell = tf.nn.rnn_cell.BasicLSTMCell(5)
+            helper = s2s.TrainingHelper(inputs, lengths)
+            decoder = s2s.BasicDecoder(cell, helper, cell.zero_state(2, tf.float32),
+                                       output_layer=tf.layers.Dense(6))
+            outputs, state, seq_len = s2s.dynamic_decode(decoder, impute_finished=impute)
+        key = "impute" if impute else "plain"
+        out[key + "/rnn_output"] = outputs.rnn_output
+        out[key + "/sample_id"] = outputs.sample_id
+        out[key + "/lengths"] = seq_len
+        _flat(tf, key + "/state", state, out)
+    time_major = tf.transpose(inputs, [1, 0, 2])
+    cell = tf.nn.rnn_cell.GRUCell(4)
+    helper = s2s.TrainingHelper(time_major, lengths, time_major=True)
+    decoder = s2s.BasicDecoder(cell, helper, cell.zero_state(2, tf.float32))
+    outputs, state, seq_len = s2s.dynamic_decode(decoder, output_time_major=True,
+                                                 scope="tm")
+    out["tm/rnn_output"] = outputs.rnn_output
+    out["tm/state"] = state
+    feeds = {inputs: _rs(9).uniform(-1, 1, (2, 4, 3)).astype(np.float32)}
+    return feeds, out, []
+
+
+def decoder_greedy_program(tf):
+    s2s = tf.contrib.seq2seq
+    embedding = tf.get_variable("embedding", [7, 3])
+    start = tf.placeholder(tf.int32, [3], name="start")
+    cell = tf.nn.rnn_cell.GRUCell(4)
+    helper = s2s.GreedyEmbeddingHelper(embedding, start, 2)
+    decoder = s2s.BasicDecoder(cell, helper, cell.zero_state(3, tf.float32),
+                               output_layer=tf.layers.Dense(7, name="proj"))
+    outputs, state, seq_len = s2s.dynamic_decode(decoder, maximum_iterations=5)
+    out = {"rnn_output": outputs.rnn_output, "sample_id": outputs.sample_id,
+           "lengths": seq_len, "state": state}
+    feeds = {start: np.array([1, 5, 2], np.int32)}
+    return feeds, out, []
+
+
 PROGRAMS = {
+    "sequence_loss": sequence_loss_program,
+    "decoder_training": decoder_training_program,
+    "decoder_greedy": decoder_greedy_program,
     "fc": fc_program,
     "conv": conv_program,
     "arg_scope": arg_scope_program,
@@ -162,7 +240,8 @@ def loss_and_grads(tf, feeds, outputs):
     out = {"loss": loss}
     for x, g in zip(xs, grads):
         if g is not None:
-            out["grad/" + x.op.name] = g
+            # Embedding gradients are IndexedSlices: compare them dense.
+            out["grad/" + x.op.name] = tf.convert_to_tensor(g)
     return out
 
 
