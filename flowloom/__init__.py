@@ -220,6 +220,36 @@ import flowloom.ops.strings.string_ops  # noqa: E402,F401 - registers StringJoin
 from flowloom.ops.array.sequence_ops import reverse_sequence  # noqa: E402
 from flowloom import contrib  # noqa: E402
 
+# -- The rest of the TF1 top level and the 1.13+ namespaces (branch `api`) -----------------------
+from flowloom.ops.math.linalg_ops import (cholesky, cholesky_solve, diag, diag_part,  # noqa: E402
+                                          eye, matrix_band_part, matrix_determinant,
+                                          matrix_diag, matrix_diag_part, matrix_inverse,
+                                          matrix_set_diag, matrix_solve, matrix_transpose,
+                                          matrix_triangular_solve, qr, self_adjoint_eig,
+                                          self_adjoint_eigvals, svd, trace)
+from flowloom.ops.math.linalg_ops import log_matrix_determinant  # noqa: E402,F401
+from flowloom.ops.math.einsum_ops import einsum, tensordot  # noqa: E402
+from flowloom.ops.math.composite_math import (accumulate_n, floor_div,  # noqa: E402
+                                              is_non_decreasing, is_strictly_increasing, lbeta,
+                                              log_sigmoid, norm, reduce_logsumexp, scalar_mul)
+from flowloom.ops.math.sort_ops import argsort, sort  # noqa: E402
+from flowloom.ops.math.histogram_ops import (bincount, histogram_fixed_width,  # noqa: E402
+                                             histogram_fixed_width_bins)
+from flowloom.ops.math.scan_ops import cumprod  # noqa: E402
+from flowloom.ops.math.segment_ops import unique, unique_with_counts  # noqa: E402
+from flowloom.ops.array.grid_ops import lin_space, meshgrid, roll  # noqa: E402
+from flowloom.ops.array.broadcast_ops import broadcast_to  # noqa: E402
+from flowloom.ops.array.array_ops import identity_n, invert_permutation, setdiff1d  # noqa: E402
+from flowloom.ops.checks.shape_checks import ensure_shape  # noqa: E402
+from flowloom.ops.state.state_ops import count_up_to  # noqa: E402
+from flowloom.ops.state.init_ops import identity_initializer, orthogonal_initializer  # noqa
+from flowloom.ops.script.script_ops import numpy_function, py_func, py_function  # noqa: E402
+
+linspace = lin_space
+from flowloom import namespaces as _namespaces  # noqa: E402
+
+_namespaces.install(_sys.modules[__name__])
+
 # issue 10 (hardening)
 from flowloom.ops.math.unary_ops import conj  # noqa: E402
 

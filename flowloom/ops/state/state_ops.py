@@ -234,3 +234,30 @@ def scatter_sub(ref, indices, updates, use_locking=False, name=None):
 def scatter_update(ref, indices, updates, use_locking=True, name=None):
     """ref[indices] = updates (op type ScatterUpdate)."""
     return _scatter("ScatterUpdate", ref, indices, updates, use_locking, name)
+
+
+CountUpTo = defop("CountUpTo", inputs=["ref: Ref(T)"], outputs=["output: T"],
+                  attrs={"limit": 0}, stateful=True)
+CountUpTo.shape(lambda op: op._inputs[0]._shape)
+
+
+@CountUpTo.kernel
+def _(xp, ref, *, limit):
+    with ref.lock:
+        old = ref.value
+        if old is None:
+            raise errors.FailedPreconditionError(
+                None, None, f"Attempting to use uninitialized value {ref.name}")
+        if old >= limit:
+            raise errors.OutOfRangeError(None, None, f"Reached limit of {limit}")
+        ref.value = (old + 1).astype(old.dtype)
+        return np.array(old, copy=True)
+
+
+CountUpTo.no_gradient()
+
+
+def count_up_to(ref, limit, name=None):
+    """Increments the integer variable `ref` until it reaches `limit` (then OutOfRangeError);
+    returns its value before the increment."""
+    return apply_op("CountUpTo", (_ref_of(ref),), name=name, limit=int(limit)).outputs[0]
