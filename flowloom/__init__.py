@@ -86,6 +86,8 @@ from flowloom.ops.math.clip_ops import (clip_by_global_norm, clip_by_norm,  # no
 from flowloom.ops.random.random_sampling_ops import multinomial, random_shuffle  # noqa: E402
 from flowloom import losses  # noqa: E402
 from flowloom import bitwise  # noqa: E402
+from flowloom import image  # noqa: E402 - tf.image
+from flowloom.ops.image.image_ops import random_crop  # noqa: E402
 from flowloom.ops.math.math_ops import acosh, asinh, atanh, digamma, erfc, lgamma  # noqa: E402
 from flowloom import test  # noqa: E402 - tf.test
 from flowloom import train  # noqa: E402 - tf.train
