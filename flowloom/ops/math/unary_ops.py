@@ -3,6 +3,7 @@
 
 import numpy as np
 
+from flowloom.framework import dtypes
 from flowloom.framework import common_shapes
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.op_def import defop
