@@ -269,3 +269,6 @@ if __import__("os").environ.get("FLOWLOOM_EXPLAIN", "0") not in ("", "0"):
 
 # SavedModels: tf.saved_model (builder, loader, signatures; flowloom/saved_model).
 from flowloom import saved_model  # noqa: E402
+
+# tf.data: datasets and iterators as graph ops (flowloom/data).
+from flowloom import data  # noqa: E402

@@ -1,0 +1,1 @@
+"""Input-pipeline ops: tf.data datasets and iterators (and queues, readers)."""
