@@ -1,4 +1,9 @@
-"""tf.data: input pipelines (datasets and iterators) as graph ops."""
+"""`tf.data`, and the queue-based input pipelines of TF1 (queues.py, readers.py, input.py).
+
+The queue classes and readers are exported as `tf.FIFOQueue`, `tf.TFRecordReader`, ...
+and the producers and batching as `tf.train.*`; this package's own namespace is tf.data:
+datasets and iterators as graph ops (dataset.py, iterator.py, functions.py).
+"""
 
 from flowloom.data import experimental
 from flowloom.data.dataset import (Dataset, DatasetV1, FixedLengthRecordDataset, Options,

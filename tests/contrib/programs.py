@@ -182,7 +182,54 @@ def decoder_greedy_program(tf):
     return feeds, out, []
 
 
+def legacy_seq2seq_program(tf):
+    legacy = tf.contrib.legacy_seq2seq
+    rnn = tf.contrib.rnn
+    ids = tf.placeholder(tf.int32, [2, 3], name="ids")
+    embedding = tf.get_variable("embedding", [6, 3])
+    inputs = [tf.squeeze(x, [1]) for x in tf.split(tf.nn.embedding_lookup(embedding, ids), 3, 1)]
+    cell = rnn.MultiRNNCell([rnn.BasicLSTMCell(4) for _ in range(2)])
+    with tf.variable_scope("rnnlm"):
+        softmax_w = tf.get_variable("softmax_w", [4, 6])
+        softmax_b = tf.get_variable("softmax_b", [6])
+
+    def loop(prev, _):
+        prev = tf.matmul(prev, softmax_w) + softmax_b
+        return tf.nn.embedding_lookup(embedding, tf.stop_gradient(tf.argmax(prev, 1)))
+
+    state0 = cell.zero_state(2, tf.float32)
+    outputs, state = legacy.rnn_decoder(inputs, state0, cell, scope="rnnlm")
+    fed, _ = legacy.rnn_decoder(inputs, state0, cell, loop_function=loop, scope="rnnlm")
+    output = tf.reshape(tf.concat(outputs, 1), [-1, 4])
+    logits = tf.matmul(output, softmax_w) + softmax_b
+    targets = tf.placeholder(tf.int32, [2, 3], name="targets")
+    by_example = legacy.sequence_loss_by_example([logits], [tf.reshape(targets, [-1])],
+                                                 [tf.ones([6])])
+    step_logits = [tf.matmul(o, softmax_w) + softmax_b for o in fed]
+    step_targets = tf.unstack(targets, axis=1)
+    step_weights = [tf.constant([1.0, 0.5]), tf.constant([1.0, 1.0]), tf.constant([0.0, 1.0])]
+    loss = legacy.sequence_loss(step_logits, step_targets, step_weights)
+    loss_sum = legacy.sequence_loss(step_logits, step_targets, step_weights,
+                                    average_across_timesteps=False,
+                                    average_across_batch=False)
+    enc = [tf.constant(_rs(12).uniform(-1, 1, (2, 3)).astype(np.float32)) for _ in range(2)]
+    basic_out, basic_state = legacy.basic_rnn_seq2seq(enc, inputs, tf.nn.rnn_cell.GRUCell(3))
+    tied_out, tied_state = legacy.tied_rnn_seq2seq(enc, inputs, tf.nn.rnn_cell.GRUCell(3))
+    emb_out, emb_state = legacy.embedding_rnn_decoder(
+        tf.unstack(ids, axis=1), basic_state, tf.nn.rnn_cell.GRUCell(3), 6, 2,
+        feed_previous=True)
+    out = {"logits": logits, "by_example": by_example, "loss": loss, "loss_sum": loss_sum,
+           "fed": tf.stack(fed), "basic": tf.stack(basic_out), "basic_state": basic_state,
+           "tied": tf.stack(tied_out), "tied_state": tied_state, "emb": tf.stack(emb_out),
+           "emb_state": emb_state}
+    _flat(tf, "state", state, out)
+    feeds = {ids: np.array([[1, 4, 0], [5, 2, 3]], np.int32),
+             targets: np.array([[4, 0, 2], [2, 3, 1]], np.int32)}
+    return feeds, out, []
+
+
 PROGRAMS = {
+    "legacy_seq2seq": legacy_seq2seq_program,
     "sequence_loss": sequence_loss_program,
     "decoder_training": decoder_training_program,
     "decoder_greedy": decoder_greedy_program,
