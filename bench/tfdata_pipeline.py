@@ -14,7 +14,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 
 PROGRAM = r"""
 import json, sys, time
