@@ -79,7 +79,10 @@ def resolve(fullname):
         return importlib.import_module(target) if isinstance(target, str) else target
     if kind == "view":
         sources, renames = target
-        return ModuleView(fullname, sources, renames)
+        view = ModuleView(fullname, sources, renames)
+        if module_map.is_package(fullname):
+            view.__path__ = []  # TF's module is also a package (tensorflow.python.ops.losses)
+        return view
     if kind == "container":
         return _container(fullname)
     raise NoCounterpartError(f"No module named '{fullname}': {target}", name=fullname)

@@ -190,6 +190,11 @@ def _known_packages():
 _PACKAGES = _known_packages()
 
 
+def is_package(fullname):
+    """Whether mapped TF modules live under `fullname`."""
+    return fullname in _PACKAGES
+
+
 def resolve_source(dotted):
     """The flowloom module named `dotted` (imported, or reached by attributes), or None."""
     if dotted in sys.modules:

@@ -19,9 +19,13 @@ _level_names = {FATAL: "FATAL", ERROR: "ERROR", WARN: "WARN", INFO: "INFO", DEBU
 
 
 def _caller(skip):
-    """The (code, frame) of the nearest frame outside this file, `skip` frames up."""
+    """TF 1.x's count key for log_every_n / log_first_n: from the frame `skip` levels up (the
+    caller), the first frame in a different file. So every call made from one file shares one
+    count, as in TF 1.x; kept so programs log the same lines."""
     f = _sys._getframe(skip)
-    while f is not None and f.f_code.co_filename == __file__:
+    own_file = f.f_code.co_filename
+    f = f.f_back
+    while f is not None and f.f_code.co_filename == own_file:
         f = f.f_back
     return (f.f_code, f) if f is not None else (None, None)
 
@@ -110,7 +114,7 @@ def _next_count(token):
 
 
 def _file_and_line():
-    code, f = _caller(3)
+    code, f = _caller(3)  # 0 _caller, 1 here, 2 log_every_n / log_first_n, 3 their caller
     return ("<unknown>", 0) if code is None else (code.co_filename, f.f_lineno)
 
 
@@ -151,3 +155,6 @@ def google2_log_prefix(level, timestamp=None, file_and_line=None):
     return "%c%02d%02d %02d:%02d:%02d.%06d %5d %s:%d] " % (
         severity, t[1], t[2], t[3], t[4], t[5], int(1e6 * (now % 1.0)),
         _threading.get_ident() & (2 * _sys.maxsize + 1), _os.path.basename(filename), line)
+
+
+get_logger()  # as TF does at import: its handler is in place before absl's (tf.app.run)

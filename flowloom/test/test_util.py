@@ -21,6 +21,7 @@ from flowloom.framework import device as _device
 from flowloom.framework import errors
 from flowloom.framework import graph as _graph
 from flowloom.framework.ops import Tensor
+from flowloom.platform import tf_logging
 from flowloom.ops.random.random_ops import DEFAULT_GRAPH_SEED, set_random_seed
 from flowloom.proto import config_pb2
 from flowloom.runtime import devices as _devices
@@ -75,6 +76,19 @@ class _CheckedThread:
         return self._thread.is_alive()
 
 
+class ErrorLoggingSession(Session):
+    """A Session that logs the errors of its runs (TF's test sessions do), then raises them."""
+
+    def run(self, *args, **kwargs):
+        try:
+            return super().run(*args, **kwargs)
+        except Exception as e:
+            # OutOfRangeError ends input pipelines; TF leaves it out of the log.
+            if not isinstance(e, errors.OutOfRangeError):
+                tf_logging.error(str(e))
+            raise
+
+
 class TensorFlowTestCase(absltest.TestCase):
     """Base class for tests that build and run graphs (`tf.test.TestCase`).
 
@@ -123,7 +137,7 @@ class TensorFlowTestCase(absltest.TestCase):
 
     # -- sessions ------------------------------------------------------------------------
     def _create_session(self, graph, config, force_gpu):
-        return Session(graph=graph, config=_prepare_config(config, force_gpu))
+        return ErrorLoggingSession(graph=graph, config=_prepare_config(config, force_gpu))
 
     @contextlib.contextmanager
     def _constrain_devices_and_set_default(self, sess, use_gpu, force_gpu):
@@ -183,11 +197,17 @@ class TensorFlowTestCase(absltest.TestCase):
         with self._constrain_devices_and_set_default(sess, use_gpu, force_gpu) as cached:
             yield cached
 
-    @contextlib.contextmanager
     def test_session(self, graph=None, config=None, use_gpu=False, force_gpu=False):
-        """Deprecated TF1 form: the cached session when `graph` is None, else a new one."""
+        """Deprecated TF1 form: the cached session when `graph` is None, else a new one.
+
+        (unittest collects it as a test by its name; run that way it skips, as TF's does.)
+        """
         if self.id().endswith(".test_session"):
             self.skipTest("Not a test.")
+        return self._test_session(graph, config, use_gpu, force_gpu)
+
+    @contextlib.contextmanager
+    def _test_session(self, graph, config, use_gpu, force_gpu):
         if graph is None:
             sess = self._get_cached_session(graph, config, force_gpu,
                                             crash_if_inconsistent_args=False)
@@ -461,6 +481,8 @@ class TensorFlowTestCase(absltest.TestCase):
                 op = e.op if isinstance(e, errors.OpError) else None
                 if op is not None:
                     err_str += "\nCaused by: " + op.name
+                tf_logging.info("Searching within error strings: '%s' within '%s'",
+                                expected_err_re_or_predicate, err_str)
                 return re.search(expected_err_re_or_predicate, err_str)
         try:
             yield
