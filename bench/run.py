@@ -10,7 +10,8 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ORDER = ["core", "run_overhead", "mlp_step", "cnn_step", "devices", "while_loop", "lstm_step"]
+ORDER = ["core", "run_overhead", "mlp_step", "cnn_step", "devices", "while_loop", "lstm_step",
+         "lint_overhead"]
 
 
 def main(argv):

@@ -221,3 +221,12 @@ from flowloom.platform import tf_logging as logging  # noqa: E402
 from flowloom.platform.tf_logging import get_logger  # noqa: E402
 app.flags = flags
 from flowloom.compat.importer import install_as_tensorflow  # noqa: E402
+
+# flowloom explains itself: tf.explain(run_metadata); FLOWLOOM_EXPLAIN=1 prints every plan's
+# report when it first runs (flowloom/explain).
+from flowloom.explain import explain  # noqa: E402
+
+if __import__("os").environ.get("FLOWLOOM_EXPLAIN", "0") not in ("", "0"):
+    from flowloom.explain import env as _explain_env
+
+    _explain_env.install(__import__("os").environ["FLOWLOOM_EXPLAIN"])

@@ -4,7 +4,7 @@ import argparse
 import sys
 
 
-_COMMANDS = ("run", "demo", "seeds")
+_COMMANDS = ("run", "demo", "seeds", "lint", "explain", "inspect", "launch")
 
 
 def main(argv=None, script_by_default=False):
@@ -24,7 +24,27 @@ def main(argv=None, script_by_default=False):
     sub.add_parser("run", help="run a TF1 script with `import tensorflow` mapped onto flowloom")
     sub.add_parser("demo", help="train the multi-tower CNN on handwritten digits")
     sub.add_parser("seeds", help="run the examples from the source documents")
+    lint = sub.add_parser("lint", help="run a TF1 script and report the mistakes TF is silent "
+                          "about (exit status 1 when there are findings)")
+    lint.add_argument("--format", choices=["text", "json"], default="text")
+    lint.add_argument("script")
+    lint.add_argument("args", nargs=argparse.REMAINDER)
+    explain = sub.add_parser("explain", help="why each op of a run runs, where, and what is "
+                             "copied between devices, for a GraphDef/MetaGraphDef file")
+    explain.add_argument("graph", help="a .pb/.pbtxt GraphDef, a .meta MetaGraphDef or a "
+                         "SavedModel directory")
+    explain.add_argument("--fetch", action="append", required=True, help="op or tensor name")
+    explain.add_argument("--feed", action="append", default=[], help="tensor name to feed")
+    explain.add_argument("--format", choices=["text", "json"], default="text")
+    explain.add_argument("--html", help="also write the drawing of the plan to this file")
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv[:1] == ["lint"]:
+        args = parser.parse_args(argv)  # everything after the script is the script's
+        return _lint(args)
     args, rest = parser.parse_known_args(argv)
+    if args.command == "explain":
+        return _explain(args)
     if args.command == "demo":
         from flowloom.examples import digits_multitower
 
@@ -37,6 +57,40 @@ def main(argv=None, script_by_default=False):
         return 0
     parser.print_help()
     return 0 if args.command is None else 2
+
+
+def _lint(args):
+    import json
+
+    from flowloom.explain.lint import lint_script
+
+    findings, error = lint_script(args.script, args.args)
+    if args.format == "json":
+        print(json.dumps({"findings": [f.to_dict() for f in findings],
+                          "error": None if error is None else repr(error)}, indent=2))
+    else:
+        for f in findings:
+            print(f)
+        if error is not None:
+            print(f"the script ended with {type(error).__name__}: {error}")
+        print(f"{len(findings)} finding(s)")
+    return 1 if findings or error is not None else 0
+
+
+def _explain(args):
+    import json
+
+    from flowloom.explain import graph_html
+    from flowloom.explain.static import explain_graph_def, load_graph_def
+
+    ex, graph = explain_graph_def(load_graph_def(args.graph), args.fetch, args.feed)
+    print(json.dumps(ex.to_dict(), indent=2) if args.format == "json" else ex)
+    if args.html:
+        from flowloom.io.atomic_file import write_atomic
+
+        write_atomic(args.html, graph_html.render(ex, graph, f"flowloom explain {args.graph}")
+                     .encode("utf-8"))
+    return 0
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ import re
 import threading
 
 from flowloom.framework import dtypes
+from flowloom.framework import observers
 from flowloom.framework import op_def as op_registry
 from flowloom.framework.ops import Operation, Tensor
 from flowloom.framework.tensor_shape import TensorShape, as_shape
@@ -230,6 +231,9 @@ class Graph:
                 self._control_flow_context.AddOp(op)
             finally:
                 self._name_stack = saved_stack
+        if observers.op_created:
+            for observer in observers.op_created:
+                observer(op)
         return op
 
     def _discard_op(self, op):
@@ -550,10 +554,16 @@ class _ControlDependenciesController:
             self._old_context = g._control_flow_context
             g._control_flow_context = None
         g._control_dependencies_stack.append(self)
+        if observers.control_block:
+            for observer in observers.control_block:
+                observer("enter", self)
         return self
 
     def __exit__(self, *exc):
         g = self._graph
+        if observers.control_block:
+            for observer in observers.control_block:
+                observer("exit", self)
         g._control_dependencies_stack.remove(self)
         if self._new_stack:
             g._control_dependencies_stack = self._old_stack

@@ -167,7 +167,8 @@ class Operation:
 class Tensor:
     """One output of an Operation: a symbolic handle to a value computed at run time."""
 
-    __slots__ = ("_op", "_value_index", "_dtype", "_shape", "_consumers", "__weakref__")
+    __slots__ = ("_op", "_value_index", "_dtype", "_shape", "_consumers", "__weakref__",
+                 "aliases")  # aliases: set by tf.contrib.layers output collections
 
     # Lets numpy defer to our operators (`np.float32(2) * t`).
     __array_priority__ = 100

@@ -4,9 +4,11 @@ import collections
 import contextlib
 import os
 import threading
+import time
 
 import numpy as np
 
+from flowloom.framework import observers
 from flowloom.framework.graph import get_default_graph
 from flowloom.framework.ops import Operation, Tensor, tensor_value_to_numpy
 from flowloom.ops.nn import kernel_threads
@@ -294,6 +296,7 @@ class BaseSession:
 
     def _run_flat(self, feed_keys, feed_vals, fetch_tensors, target_ops, options=None,
                   run_metadata=None):
+        start = time.perf_counter() if observers.session_run else None
         key = (feed_keys, tuple(fetch_tensors), tuple(target_ops), self._graph._version)
         plan = self._plan_cache.get(key)
         if plan is None:
@@ -321,7 +324,12 @@ class BaseSession:
                 raw = self._run_traced(plan, feed_vals, options, run_metadata)
         if not own_pool and kernel_threads.uses() != uses:
             plan.uses_kernel_pool = True
-        return [executor.fetch_value(v, t._op) for v, t in zip(raw, fetch_tensors)]
+        values = [executor.fetch_value(v, t._op) for v, t in zip(raw, fetch_tensors)]
+        if start is not None:
+            seconds = time.perf_counter() - start
+            for observer in observers.session_run:
+                observer(self, plan, feed_keys, fetch_tensors, target_ops, seconds)
+        return values
 
     def _run_traced(self, plan, feed_vals, options, run_metadata):
         trace = tracing.wants_trace(options)

@@ -1,31 +1,52 @@
 """Random ops, seeded by TF's graph-seed / op-seed rules."""
 
+import os
+import weakref
+
 import numpy as np
 
-from flowloom.framework import dtypes
+from flowloom.framework import dtypes, errors
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.graph import get_default_graph, name_scope
 from flowloom.framework.op_def import defop
 from flowloom.framework.ops import convert_to_tensor
 from flowloom.framework.tensor_util import constant_value_as_shape
+from flowloom.ops.random import philox
 
 DEFAULT_GRAPH_SEED = 87654321
 _MAXINT32 = 2**31 - 1
+# Graph -> how many ops have taken a default op seed (TF 2.x's rule).
+_graph_to_seed_count = weakref.WeakKeyDictionary()
+
+
+def seed_rules():
+    """Which TF release's rule picks the op seed under a graph seed: "2" or "1".
+
+    TF 2.x (compat.v1) counts the random ops that took a default seed in the graph; TF 1.x
+    used the number of ops created so far. Set FLOWLOOM_SEED_RULES=1 to follow TF 1.15.
+    """
+    return "1" if os.environ.get("FLOWLOOM_SEED_RULES", "2").strip().startswith("1") else "2"
 
 
 def get_seed(op_seed):
-    """TF1's seed rules: the (graph seed, op seed) pair an op uses.
+    """TF's seed rules: the (graph seed, op seed) pair an op uses.
 
-    No seeds: nondeterministic. A graph seed only: the op seed comes from the graph's op count,
-    so the same program gives the same values. An op seed only: the graph seed is a default.
+    No seeds: nondeterministic (None, None). A graph seed only: the op seed is derived from
+    the graph, so the same program gives the same values. An op seed only: the graph seed is
+    a default. Both are taken modulo 2**31 - 1, and (0, 0) becomes (0, 2**31 - 1).
     """
-    graph_seed = get_default_graph().seed
+    graph = get_default_graph()
+    graph_seed = graph.seed
     if graph_seed is not None:
         if op_seed is None:
-            op_seed = len(get_default_graph()._ops)
-        seeds = (graph_seed, op_seed)
+            if seed_rules() == "1":
+                op_seed = graph.version
+            else:
+                op_seed = _graph_to_seed_count.setdefault(graph, 0)
+                _graph_to_seed_count[graph] += 1
+        seeds = (int(graph_seed) % _MAXINT32, int(op_seed) % _MAXINT32)
     elif op_seed is not None:
-        seeds = (DEFAULT_GRAPH_SEED, op_seed)
+        seeds = (DEFAULT_GRAPH_SEED, int(op_seed) % _MAXINT32)
     else:
         seeds = (None, None)
     if seeds == (0, 0):
@@ -38,20 +59,23 @@ def set_random_seed(seed):
     get_default_graph().seed = seed
 
 
-def _generator(ctx, seed, seed2):
-    gen = ctx.state.get("generator")
-    if gen is None:
-        if seed == 0 and seed2 == 0:
-            gen = np.random.default_rng()
-        else:
-            gen = np.random.Generator(np.random.Philox(key=[seed & 0xFFFFFFFFFFFFFFFF,
-                                                            seed2 & 0xFFFFFFFFFFFFFFFF]))
-        ctx.state["generator"] = gen
-    return gen
+def philox_state(ctx, seed, seed2):
+    """The op's Philox generator for this session (TF keeps one per kernel instance)."""
+    state = ctx.state.get("philox")
+    if state is None:
+        state = ctx.state["philox"] = philox.PhiloxState(int(seed), int(seed2))
+    return state
 
 
 def _shape_fn(op):
     return constant_value_as_shape(op._inputs[0])
+
+
+def _out_size(shape):
+    dims = tuple(int(d) for d in np.asarray(shape).reshape(-1))
+    if any(d < 0 for d in dims):
+        raise errors.InvalidArgumentError(None, None, f"Shape {list(dims)} has negative dimensions")
+    return dims, int(np.prod(dims, dtype=np.int64))
 
 
 def _random_op(type_name, sample):
@@ -62,24 +86,44 @@ def _random_op(type_name, sample):
 
     @od.kernel
     def _(xp, shape, *, dtype, seed, seed2, ctx):
-        gen = _generator(ctx, seed, seed2)
-        return sample(gen, tuple(int(d) for d in shape)).astype(dtype.as_numpy_dtype)
+        dims, size = _out_size(shape)
+        np_dtype = dtype.as_numpy_dtype
+        if np_dtype is None:
+            raise NotImplementedError(f"{type_name} for dtype {dtype.name}")
+        state = philox_state(ctx, seed, seed2)
+        values = sample(state.key, state.reserve_outputs(size), size, np_dtype)
+        return xp.asarray(values.astype(np_dtype, copy=False).reshape(dims))
 
     return od
 
 
-def _truncated(gen, shape):
-    out = gen.standard_normal(shape)
-    bad = np.abs(out) > 2
-    while bad.any():
-        out[bad] = gen.standard_normal(int(bad.sum()))
-        bad = np.abs(out) > 2
-    return out
+RandomStandardNormal = _random_op("RandomStandardNormal", philox.normal)
+RandomUniform = _random_op("RandomUniform", philox.uniform)
+TruncatedNormal = _random_op("TruncatedNormal", philox.truncated_normal)
+
+RandomUniformInt = defop("RandomUniformInt", inputs=["shape: T", "minval: Tout", "maxval: Tout"],
+                         outputs=["output: Tout"], attrs={"seed": 0, "seed2": 0},
+                         stateful=True)
+RandomUniformInt.shape(_shape_fn)
+RandomUniformInt.no_gradient()
 
 
-RandomStandardNormal = _random_op("RandomStandardNormal", lambda g, s: g.standard_normal(s))
-RandomUniform = _random_op("RandomUniform", lambda g, s: g.random(s))
-TruncatedNormal = _random_op("TruncatedNormal", _truncated)
+@RandomUniformInt.kernel
+def _(xp, shape, minval, maxval, *, Tout, seed, seed2, ctx):
+    for arg, value in (("minval", minval), ("maxval", maxval)):
+        if np.ndim(value) != 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"{arg} must be 0-D, got shape {list(np.shape(value))}")
+    dims, size = _out_size(shape)
+    lo, hi = int(minval), int(maxval)
+    if size and lo >= hi:
+        raise errors.InvalidArgumentError(None, None, f"Need minval < maxval: {lo} >= {hi}")
+    state = philox_state(ctx, seed, seed2)
+    counter = state.reserve_outputs(size)
+    if not size:
+        return xp.zeros(dims, Tout.as_numpy_dtype)
+    return xp.asarray(philox.uniform_int(state.key, counter, size, lo, hi,
+                                         Tout.as_numpy_dtype).reshape(dims))
 
 
 def _seeded_attrs(seed):
@@ -118,28 +162,35 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
         if dtype.is_integer:
             raise ValueError(f"Must specify maxval for integer dtype {dtype!r}")
         maxval = 1
-    # TF skips the scaling ops for Python 0 and 1 (dropout's mask is the bare op).
+    # TF 2.x skips the scaling ops for Python 0 and 1 (dropout's mask is the bare op);
+    # TF 1.x always made them (which moves its default op seeds).
     minval_is_zero = isinstance(minval, int) and minval == 0
     maxval_is_one = isinstance(maxval, int) and maxval == 1
+    bare = minval_is_zero and maxval_is_one and seed_rules() == "2"
     with name_scope(name, "random_uniform", [shape, minval, maxval]) as scope:
         from flowloom.ops.math import math_ops
 
         shape_t = _shape_tensor(shape)
-        if dtype.is_integer:
-            raise NotImplementedError("random_uniform for integer dtypes (RandomUniformInt)")
-        if not (minval_is_zero and maxval_is_one):
+        if not bare or dtype.is_integer:
             lo = convert_to_tensor(minval, dtype=dtype, name="min")
             hi = convert_to_tensor(maxval, dtype=dtype, name="max")
-        rnd = apply_op("RandomUniform", (shape_t,), dtype=dtype, **_seeded_attrs(seed)).outputs[0]
-        if minval_is_zero:
-            return rnd if maxval_is_one else math_ops.multiply(rnd, hi)
+        attrs = _seeded_attrs(seed)
+        if dtype.is_integer:
+            return apply_op("RandomUniformInt", (shape_t, lo, hi), name=scope,
+                            **attrs).outputs[0]
+        rnd = apply_op("RandomUniform", (shape_t,), dtype=dtype, **attrs).outputs[0]
+        if bare:
+            return rnd
+        if minval_is_zero and seed_rules() == "2":
+            return math_ops.multiply(rnd, hi)
         return math_ops.add(rnd * (hi - lo), lo, name=scope)
 
 
 def _mul_add(rnd, std, mean, scope):
+    # TF writes `rnd * stddev`, so the product is named "mul".
     from flowloom.ops.math import math_ops
 
-    return math_ops.add(math_ops.multiply(rnd, std), mean, name=scope)
+    return math_ops.add(math_ops.multiply(rnd, std, name="mul"), mean, name=scope)
 
 
 def _shape_tensor(shape):

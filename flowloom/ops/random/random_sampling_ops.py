@@ -10,7 +10,8 @@ from flowloom.framework.op_def import defop
 from flowloom.framework.ops import convert_to_tensor
 from flowloom.framework.tensor_shape import TensorShape
 from flowloom.framework.tensor_util import constant_value
-from flowloom.ops.random.random_ops import _generator, _seeded_attrs
+from flowloom.ops.random import philox
+from flowloom.ops.random.random_ops import _seeded_attrs, philox_state
 
 RandomShuffle = defop("RandomShuffle", inputs=["value: T"], outputs=["output: T"],
                       attrs={"seed": 0, "seed2": 0}, stateful=True)
@@ -19,9 +20,23 @@ RandomShuffle.shape(lambda op: op._inputs[0]._shape)
 
 @RandomShuffle.kernel
 def _(xp, value, *, seed, seed2, ctx):
-    if value.ndim == 0 or value.shape[0] <= 1:
+    if value.size <= 1 or value.shape[0] <= 1:
         return value
-    return value[_generator(ctx, seed, seed2).permutation(value.shape[0])]
+    state = philox_state(ctx, seed, seed2)
+    return value[shuffle_permutation(state, value.shape[0])]
+
+
+def shuffle_permutation(state, n):
+    """TF's RandomShuffle order: Fisher-Yates swapping i with i + word % (n - i), one uint32
+    word per step from the op's Philox stream (n - 1 words reserved in 4-word blocks)."""
+    counter = state.reserve((n - 1 + 3) // 4)
+    words = philox.uint32_stream(state.key, counter, n - 1).astype(np.uint64)
+    left = np.arange(n, 1, -1, dtype=np.uint64)  # n - i for i = 0 .. n-2
+    targets = (np.arange(n - 1, dtype=np.uint64) + words % left).tolist()
+    perm = list(range(n))
+    for i, j in enumerate(targets):
+        perm[i], perm[j] = perm[j], perm[i]
+    return np.asarray(perm, np.int64)
 
 
 RandomShuffle.no_gradient()
@@ -58,13 +73,31 @@ def _(xp, logits, num_samples, *, seed, seed2, output_dtype, ctx):
     if classes == 0 and n:
         raise errors.InvalidArgumentError(None, None,
                                           "num_classes should be positive, got 0")
-    gen = _generator(ctx, seed, seed2)
-    # Gumbel-max over the logits: argmax(logits + Gumbel noise) is a categorical draw.
-    logits64 = logits.astype(np.float64)
-    logits64 = np.where(np.isneginf(logits64), -np.inf, logits64)
-    noise = -np.log(-np.log(gen.random((batch, n, classes))))
-    draws = np.argmax(logits64[:, None, :] + noise, axis=-1)
-    return draws.astype(output_dtype.as_numpy_dtype)
+    out = np.zeros((batch, n), output_dtype.as_numpy_dtype)
+    if out.size == 0:
+        return out
+    state = philox_state(ctx, seed, seed2)
+    # TF reserves room for doubles (2 words each) per sample, samples rounded up to 4.
+    counter = state.reserve_outputs(batch * ((n + 3) // 4 * 4) * 2)
+    return multinomial_draws(state.key, counter, logits, n, out)
+
+
+def multinomial_draws(key, counter, logits, n, out):
+    """TF's CPU sampler, run as one shard (as TF does unless batch * cost is large): each
+    row's unnormalised CDF of exp(logit - max) over the finite logits, searched with a
+    uniform double (two words from the op's stream) times the total."""
+    batch = logits.shape[0]
+    words = philox.uint32_stream(key, counter, 2 * n * batch).reshape(batch, n, 2)
+    uniforms = philox.uint64_to_double(words[..., 0], words[..., 1])
+    finite = np.isfinite(logits)
+    for b in range(batch):
+        row = logits[b]
+        top = row[finite[b]].max() if finite[b].any() else np.finfo(row.dtype).min
+        with np.errstate(over="ignore", invalid="ignore"):
+            weights = np.exp(row.astype(np.float64) - np.float64(top))
+        cdf = np.cumsum(np.where(finite[b], weights, 0.0))
+        out[b] = np.searchsorted(cdf, uniforms[b] * cdf[-1], side="right")
+    return out
 
 
 Multinomial.no_gradient()
