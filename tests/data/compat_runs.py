@@ -14,7 +14,7 @@ RUNS = {
     "app_flags_implicit_parse": ("app_flags.py", ["--implicit", "--steps=9"]),
     "app_flags_bad_enum": ("app_flags.py", ["--mode=predict"]),
     "logging_levels": ("logging_levels.py", []),
-    "test_case": ("test_case.py", []),
+    "test_case": ("testcase_checks.py", []),
     "internal_imports": ("internal_imports.py", ["3", "--x"]),
     "internal_imports_failing": ("internal_imports.py", ["--fail"]),
     "mnist_reader": ("mnist_reader.py", []),
