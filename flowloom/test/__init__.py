@@ -1,15 +1,32 @@
 """`tf.test`: TestCase, test main, gradient checks and the device queries tests make."""
 
+import importlib as _importlib
 import os as _os
-import sys as _sys
-from unittest import mock  # noqa: F401 - tf.test.mock
 
 from flowloom.test.benchmark import Benchmark
 from flowloom.test.gradient_checker import compute_gradient, compute_gradient_error
-from flowloom.test.test_util import (TensorFlowTestCase as TestCase, assert_equal_graph_def,
-                                     get_temp_dir, gpu_device_name, is_built_with_cuda,
-                                     is_built_with_gpu_support, is_built_with_rocm,
-                                     is_gpu_available)
+
+# absltest and unittest.mock are imported on first use, not with flowloom: a program that
+# never tests should not carry them (nor fork them into every child process).
+_LAZY = {"TestCase": ("flowloom.test.test_util", "TensorFlowTestCase"),
+         "mock": ("unittest.mock", None)}
+_LAZY.update({n: ("flowloom.test.test_util", n) for n in (
+    "assert_equal_graph_def", "get_temp_dir", "gpu_device_name", "is_built_with_cuda",
+    "is_built_with_gpu_support", "is_built_with_rocm", "is_gpu_available")})
+
+
+def __getattr__(name):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'flowloom.test' has no attribute '{name}'")
+    module, attr = _LAZY[name]
+    value = _importlib.import_module(module)
+    value = getattr(value, attr) if attr else value
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
 
 
 def main(argv=None):
@@ -38,5 +55,3 @@ def create_local_cluster(num_workers, num_ps, protocol="grpc", worker_config=Non
     """Not available in flowloom: raises NotImplementedError."""
     raise NotImplementedError("tf.test.create_local_cluster")
 
-
-del _sys
