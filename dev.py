@@ -1,5 +1,9 @@
 #!/usr/bin/env python3
-"""flowloom's developer entry point: `python3 dev.py demo` and `python3 dev.py test`.
+"""flowloom's developer entry point: `python3 dev.py demo`, `python3 dev.py test`, `bench`, `corpus`.
+
+`python3 dev.py corpus fetch` fetches the public TF1 programs of tools/corpus/manifest.json and
+writes their stand-in data into $FLOWLOOM_CORPUS_DIR; `python3 dev.py corpus [--only ID]` runs
+them under TF and flowloom (tools/corpus/run.py).
 
 Each command first makes sure `.venv` exists with flowloom and what the command needs
 installed (it reinstalls when pyproject.toml changes), then runs inside it.
@@ -55,6 +59,13 @@ def main(argv):
     if cmd == "bench":
         ensure_venv(["test", "demo"])
         return subprocess.call([PY, os.path.join(ROOT, "bench", "run.py")] + rest, cwd=ROOT)
+    if cmd == "corpus":
+        ensure_venv(["test", "demo"])
+        tools = os.path.join(ROOT, "tools", "corpus")
+        if rest[:1] == ["fetch"]:
+            rc = subprocess.call([PY, os.path.join(tools, "fetch.py")] + rest[1:], cwd=ROOT)
+            return rc or subprocess.call([PY, os.path.join(tools, "make_data.py")], cwd=ROOT)
+        return subprocess.call([PY, os.path.join(tools, "run.py")] + rest, cwd=ROOT)
     print(__doc__)
     return 0 if cmd == "help" else 2
 

@@ -2,7 +2,7 @@
 
 Input 24x24x3, batch 64; two 5x5x64 conv + ReLU + 3x3/2 SAME max pool; dense 384-192-10;
 softmax cross-entropy; SGD. The same program runs under flowloom here and under TensorFlow
-(/work/tfvenv/bin/python, two threads) in a subprocess; the NumPy version is the floor: the
+(the Python named by FLOWLOOM_TF_PYTHON, two threads) in a subprocess; the NumPy version is the floor: the
 same math hand-written on the same kernels, with no graph or session around it.
 
     python3 bench/cnn_step.py [--steps N] [--no-tf] [--threads 1 --cpu-time]
@@ -32,7 +32,7 @@ import time
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TF_PYTHON = "/work/tfvenv/bin/python"
+TF_PYTHON = os.environ.get("FLOWLOOM_TF_PYTHON", "")  # the reference TensorFlow, if any
 BATCH, SIZE = 64, 24
 
 

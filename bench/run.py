@@ -1,7 +1,7 @@
 """Runs every benchmark in bench/ one after the other (`python3 dev.py bench`).
 
 Each script compares flowloom with real TensorFlow (run in a subprocess when a TensorFlow
-install is found, e.g. /work/tfvenv/bin/python or --tf-python) and with plain NumPy where that
+install is named by FLOWLOOM_TF_PYTHON or --tf-python) and with plain NumPy where that
 makes sense. Pass script names to run only those: `python3 dev.py bench core mlp_step`.
 """
 

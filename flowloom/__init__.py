@@ -86,6 +86,8 @@ from flowloom.ops.math.clip_ops import (clip_by_global_norm, clip_by_norm,  # no
 from flowloom.ops.random.random_sampling_ops import multinomial, random_shuffle  # noqa: E402
 from flowloom import losses  # noqa: E402
 from flowloom import bitwise  # noqa: E402
+from flowloom import image  # noqa: E402 - tf.image
+from flowloom.ops.image.image_ops import random_crop  # noqa: E402
 from flowloom.ops.math.math_ops import acosh, asinh, atanh, digamma, erfc, lgamma  # noqa: E402
 from flowloom import test  # noqa: E402 - tf.test
 from flowloom import train  # noqa: E402 - tf.train
@@ -214,6 +216,39 @@ import flowloom.ops.strings.string_ops  # noqa: E402,F401 - registers StringJoin
 from flowloom.ops.array.sequence_ops import reverse_sequence  # noqa: E402
 from flowloom import contrib  # noqa: E402
 
+# -- The rest of the TF1 top level and the 1.13+ namespaces (branch `api`) -----------------------
+from flowloom.ops.math.linalg_ops import (cholesky, cholesky_solve, diag, diag_part,  # noqa: E402
+                                          eye, matrix_band_part, matrix_determinant,
+                                          matrix_diag, matrix_diag_part, matrix_inverse,
+                                          matrix_set_diag, matrix_solve, matrix_transpose,
+                                          matrix_triangular_solve, qr, self_adjoint_eig,
+                                          self_adjoint_eigvals, svd, trace)
+from flowloom.ops.math.linalg_ops import log_matrix_determinant  # noqa: E402,F401
+from flowloom.ops.math.einsum_ops import einsum, tensordot  # noqa: E402
+from flowloom.ops.math.composite_math import (accumulate_n, floor_div,  # noqa: E402
+                                              is_non_decreasing, is_strictly_increasing, lbeta,
+                                              log_sigmoid, norm, reduce_logsumexp, scalar_mul)
+from flowloom.ops.math.sort_ops import argsort, sort  # noqa: E402
+from flowloom.ops.math.histogram_ops import (bincount, histogram_fixed_width,  # noqa: E402
+                                             histogram_fixed_width_bins)
+from flowloom.ops.math.scan_ops import cumprod  # noqa: E402
+from flowloom.ops.math.segment_ops import unique, unique_with_counts  # noqa: E402
+from flowloom.ops.array.grid_ops import lin_space, meshgrid, roll  # noqa: E402
+from flowloom.ops.array.broadcast_ops import broadcast_to  # noqa: E402
+from flowloom.ops.array.array_ops import identity_n, invert_permutation, setdiff1d  # noqa: E402
+from flowloom.ops.checks.shape_checks import ensure_shape  # noqa: E402
+from flowloom.ops.state.state_ops import count_up_to  # noqa: E402
+from flowloom.ops.state.init_ops import identity_initializer, orthogonal_initializer  # noqa
+from flowloom.ops.script.script_ops import numpy_function, py_func, py_function  # noqa: E402
+
+linspace = lin_space
+from flowloom import namespaces as _namespaces  # noqa: E402
+
+_namespaces.install(_sys.modules[__name__])
+
+# issue 10 (hardening)
+from flowloom.ops.math.unary_ops import conj  # noqa: E402
+
 # -- compat: quantized dtypes; tf.app, tf.flags, tf.logging, tf.test; install_as_tensorflow ----
 from flowloom.framework.dtypes import qint8, quint8, qint16, quint16, qint32  # noqa: E402
 from flowloom.platform import app, flags  # noqa: E402
@@ -230,3 +265,6 @@ if __import__("os").environ.get("FLOWLOOM_EXPLAIN", "0") not in ("", "0"):
     from flowloom.explain import env as _explain_env
 
     _explain_env.install(__import__("os").environ["FLOWLOOM_EXPLAIN"])
+
+# SavedModels: tf.saved_model (builder, loader, signatures; flowloom/saved_model).
+from flowloom import saved_model  # noqa: E402

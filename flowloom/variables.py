@@ -218,7 +218,10 @@ class Variable:
         return self._scatter(state_ops.scatter_update, sparse_delta, use_locking, name)
 
     def count_up_to(self, limit):
-        raise NotImplementedError("Variable.count_up_to (op CountUpTo) is not implemented")
+        """Increments this variable until it reaches `limit`; see `tf.count_up_to`."""
+        from flowloom.ops.state.state_ops import count_up_to
+
+        return count_up_to(self, limit)
 
     def to_proto(self, export_scope=None):
         from flowloom.framework.graph_def import variable_to_proto

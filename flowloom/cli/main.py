@@ -24,6 +24,15 @@ def main(argv=None, script_by_default=False):
     sub.add_parser("run", help="run a TF1 script with `import tensorflow` mapped onto flowloom")
     sub.add_parser("demo", help="train the multi-tower CNN on handwritten digits")
     sub.add_parser("seeds", help="run the examples from the source documents")
+    inspect = sub.add_parser("inspect", help="show what a SavedModel, checkpoint, GraphDef, "
+                             "event file or TFRecord file holds")
+    inspect.add_argument("path")
+    inspect.add_argument("--values", action="store_true", help="print checkpoint values")
+    inspect.add_argument("--run", action="store_true", help="run a SavedModel signature")
+    inspect.add_argument("--signature", default="serving_default")
+    inspect.add_argument("--tag_set", default="serve", help="comma-separated tags")
+    inspect.add_argument("--input", action="append", default=[],
+                         help="name=file.npy (or file.npz[key]) for --run")
     lint = sub.add_parser("lint", help="run a TF1 script and report the mistakes TF is silent "
                           "about (exit status 1 when there are findings)")
     lint.add_argument("--format", choices=["text", "json"], default="text")
@@ -43,6 +52,8 @@ def main(argv=None, script_by_default=False):
         args = parser.parse_args(argv)  # everything after the script is the script's
         return _lint(args)
     args, rest = parser.parse_known_args(argv)
+    if args.command == "inspect":
+        return _inspect(args)
     if args.command == "explain":
         return _explain(args)
     if args.command == "demo":
@@ -90,6 +101,21 @@ def _explain(args):
 
         write_atomic(args.html, graph_html.render(ex, graph, f"flowloom explain {args.graph}")
                      .encode("utf-8"))
+    return 0
+
+
+def _inspect(args):
+    from flowloom.cli import inspect
+
+    if args.run:
+        inputs = dict(inspect.load_input(spec) for spec in args.input)
+        outputs = inspect.run_signature(args.path, args.signature, inputs,
+                                        tuple(args.tag_set.split(",")))
+        for name in sorted(outputs):
+            print(f"{name}: {outputs[name]!r}")
+        return 0
+    for line in inspect.describe(args.path, values=args.values):
+        print(line)
     return 0
 
 

@@ -344,6 +344,8 @@ def tensor_value_to_numpy(value, dtype):
     if isinstance(value, np.ndarray) and value.dtype == npt:
         return value
     arr = np.asarray(value)
+    if arr.size == 0 and arr.dtype.kind == "f" and not isinstance(value, np.ndarray):
+        return arr.astype(npt)  # `[]` (NumPy: float64) is an empty tensor of any dtype, as in TF
     if arr.dtype.kind in "OUS":
         raise TypeError(f"Expected {dtype.name}, got {value!r} of type '{type(value).__name__}' "
                         "instead.")

@@ -8,6 +8,7 @@ import time
 
 import numpy as np
 
+from flowloom.framework import dtypes
 from flowloom.framework import observers
 from flowloom.framework.graph import get_default_graph
 from flowloom.framework.ops import Operation, Tensor, tensor_value_to_numpy
@@ -59,7 +60,7 @@ def _flatten_fetch(fetch, graph, flat):
         raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch)}, must be a "
                         "string or Tensor. (Can not convert a NoneType into a Tensor or "
                         "Operation.)")
-    if isinstance(fetch, (Tensor, Operation)) or isinstance(fetch, str):
+    if isinstance(fetch, (Tensor, Operation, str, bytes)):
         try:
             el = graph.as_graph_element(fetch)
         except TypeError as e:
@@ -387,6 +388,17 @@ def _feed_array(tensor, value):
     if isinstance(value, Tensor):
         raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values "
                         "include Python scalars, strings, lists, numpy ndarrays, or TensorHandles.")
+    if isinstance(value, int) and not isinstance(value, bool) and dtype.is_numpy_compatible \
+            and dtype is not dtypes.string:
+        # As TF: a Python int must survive the conversion (2**40 does not fit an int32).
+        try:
+            fits = dtype.as_numpy_dtype(value) == value
+        except OverflowError:
+            fits = False
+        if not fits:
+            raise TypeError(f"Type of feed value {value} with type {type(value)} is not "
+                            f"compatible with Tensor type {dtype.name}. Try explicitly setting "
+                            "the type of the feed tensor to a larger type (e.g. int64).")
     if isinstance(value, np.ndarray) and value.dtype == dtype.as_numpy_dtype:
         # A read-only view instead of a copy: no kernel may write into it, and a fetched
         # value that is still this buffer is copied on the way out (executor.fetch_value).

@@ -107,7 +107,132 @@ def misc_program(tf):
                    "drop": drop, "bias": bias, "penalty": penalty, "summed": summed}, []
 
 
+def sequence_loss_program(tf):
+    s2s = tf.contrib.seq2seq
+    logits = tf.placeholder(tf.float32, [2, 3, 5], name="logits")
+    targets = tf.placeholder(tf.int32, [2, 3], name="targets")
+    weights = tf.placeholder(tf.float32, [2, 3], name="weights")
+    out = {"both": s2s.sequence_loss(logits, targets, weights),
+           "per_step": s2s.sequence_loss(logits, targets, weights,
+                                         average_across_timesteps=False),
+           "per_seq": s2s.sequence_loss(logits, targets, weights, average_across_batch=False),
+           "none": s2s.sequence_loss(logits, targets, weights, average_across_timesteps=False,
+                                     average_across_batch=False),
+           "sum_both": s2s.sequence_loss(logits, targets, weights, False, False, True, True),
+           "sum_time": s2s.sequence_loss(logits, targets, weights, average_across_timesteps=False,
+                                         sum_over_timesteps=True),
+           "sum_batch": s2s.sequence_loss(logits, targets, weights, average_across_batch=False,
+                                          sum_over_batch=True, name="summed"),
+           "custom": s2s.sequence_loss(
+               logits, targets, weights,
+               softmax_loss_function=lambda labels, logits: tf.reduce_sum(
+                   tf.square(logits), axis=1) + tf.cast(labels, tf.float32))}
+    feeds = {logits: _rs(8).uniform(-2, 2, (2, 3, 5)).astype(np.float32),
+             targets: np.array([[1, 4, 0], [2, 2, 3]], np.int32),
+             weights: np.array([[1.0, 0.5, 0.0], [1.0, 1.0, 1.0]], np.float32)}
+    return feeds, out, []
+
+
+def _flat(tf, prefix, value, out):
+    for i, leaf in enumerate(tf.contrib.framework.nest.flatten(value)):
+        out[prefix + "/" + str(i)] = leaf
+
+
+def decoder_training_program(tf):
+    s2s = tf.contrib.seq2seq
+    inputs = tf.placeholder(tf.float32, [2, 4, 3], name="inputs")
+    lengths = tf.constant([4, 2], name="lengths")
+    out = {}
+    for impute in (False, True):
+        with tf.variable_scope("impute" if impute else "plain"):
+            cell = tf.nn.rnn_cell.BasicLSTMCell(5)
+            helper = s2s.TrainingHelper(inputs, lengths)
+            decoder = s2s.BasicDecoder(cell, helper, cell.zero_state(2, tf.float32),
+                                       output_layer=tf.layers.Dense(6))
+            outputs, state, seq_len = s2s.dynamic_decode(decoder, impute_finished=impute)
+        key = "impute" if impute else "plain"
+        out[key + "/rnn_output"] = outputs.rnn_output
+        out[key + "/sample_id"] = outputs.sample_id
+        out[key + "/lengths"] = seq_len
+        _flat(tf, key + "/state", state, out)
+    time_major = tf.transpose(inputs, [1, 0, 2])
+    cell = tf.nn.rnn_cell.GRUCell(4)
+    helper = s2s.TrainingHelper(time_major, lengths, time_major=True)
+    decoder = s2s.BasicDecoder(cell, helper, cell.zero_state(2, tf.float32))
+    outputs, state, seq_len = s2s.dynamic_decode(decoder, output_time_major=True,
+                                                 scope="tm")
+    out["tm/rnn_output"] = outputs.rnn_output
+    out["tm/state"] = state
+    feeds = {inputs: _rs(9).uniform(-1, 1, (2, 4, 3)).astype(np.float32)}
+    return feeds, out, []
+
+
+def decoder_greedy_program(tf):
+    s2s = tf.contrib.seq2seq
+    embedding = tf.get_variable("embedding", [7, 3])
+    start = tf.placeholder(tf.int32, [3], name="start")
+    cell = tf.nn.rnn_cell.GRUCell(4)
+    helper = s2s.GreedyEmbeddingHelper(embedding, start, 2)
+    decoder = s2s.BasicDecoder(cell, helper, cell.zero_state(3, tf.float32),
+                               output_layer=tf.layers.Dense(7, name="proj"))
+    outputs, state, seq_len = s2s.dynamic_decode(decoder, maximum_iterations=5)
+    out = {"rnn_output": outputs.rnn_output, "sample_id": outputs.sample_id,
+           "lengths": seq_len, "state": state}
+    feeds = {start: np.array([1, 5, 2], np.int32)}
+    return feeds, out, []
+
+
+def legacy_seq2seq_program(tf):
+    legacy = tf.contrib.legacy_seq2seq
+    rnn = tf.contrib.rnn
+    ids = tf.placeholder(tf.int32, [2, 3], name="ids")
+    embedding = tf.get_variable("embedding", [6, 3])
+    inputs = [tf.squeeze(x, [1]) for x in tf.split(tf.nn.embedding_lookup(embedding, ids), 3, 1)]
+    cell = rnn.MultiRNNCell([rnn.BasicLSTMCell(4) for _ in range(2)])
+    with tf.variable_scope("rnnlm"):
+        softmax_w = tf.get_variable("softmax_w", [4, 6])
+        softmax_b = tf.get_variable("softmax_b", [6])
+
+    def loop(prev, _):
+        prev = tf.matmul(prev, softmax_w) + softmax_b
+        return tf.nn.embedding_lookup(embedding, tf.stop_gradient(tf.argmax(prev, 1)))
+
+    state0 = cell.zero_state(2, tf.float32)
+    outputs, state = legacy.rnn_decoder(inputs, state0, cell, scope="rnnlm")
+    fed, _ = legacy.rnn_decoder(inputs, state0, cell, loop_function=loop, scope="rnnlm")
+    output = tf.reshape(tf.concat(outputs, 1), [-1, 4])
+    logits = tf.matmul(output, softmax_w) + softmax_b
+    targets = tf.placeholder(tf.int32, [2, 3], name="targets")
+    by_example = legacy.sequence_loss_by_example([logits], [tf.reshape(targets, [-1])],
+                                                 [tf.ones([6])])
+    step_logits = [tf.matmul(o, softmax_w) + softmax_b for o in fed]
+    step_targets = tf.unstack(targets, axis=1)
+    step_weights = [tf.constant([1.0, 0.5]), tf.constant([1.0, 1.0]), tf.constant([0.0, 1.0])]
+    loss = legacy.sequence_loss(step_logits, step_targets, step_weights)
+    loss_sum = legacy.sequence_loss(step_logits, step_targets, step_weights,
+                                    average_across_timesteps=False,
+                                    average_across_batch=False)
+    enc = [tf.constant(_rs(12).uniform(-1, 1, (2, 3)).astype(np.float32)) for _ in range(2)]
+    basic_out, basic_state = legacy.basic_rnn_seq2seq(enc, inputs, tf.nn.rnn_cell.GRUCell(3))
+    tied_out, tied_state = legacy.tied_rnn_seq2seq(enc, inputs, tf.nn.rnn_cell.GRUCell(3))
+    emb_out, emb_state = legacy.embedding_rnn_decoder(
+        tf.unstack(ids, axis=1), basic_state, tf.nn.rnn_cell.GRUCell(3), 6, 2,
+        feed_previous=True)
+    out = {"logits": logits, "by_example": by_example, "loss": loss, "loss_sum": loss_sum,
+           "fed": tf.stack(fed), "basic": tf.stack(basic_out), "basic_state": basic_state,
+           "tied": tf.stack(tied_out), "tied_state": tied_state, "emb": tf.stack(emb_out),
+           "emb_state": emb_state}
+    _flat(tf, "state", state, out)
+    feeds = {ids: np.array([[1, 4, 0], [5, 2, 3]], np.int32),
+             targets: np.array([[4, 0, 2], [2, 3, 1]], np.int32)}
+    return feeds, out, []
+
+
 PROGRAMS = {
+    "legacy_seq2seq": legacy_seq2seq_program,
+    "sequence_loss": sequence_loss_program,
+    "decoder_training": decoder_training_program,
+    "decoder_greedy": decoder_greedy_program,
     "fc": fc_program,
     "conv": conv_program,
     "arg_scope": arg_scope_program,
@@ -162,7 +287,8 @@ def loss_and_grads(tf, feeds, outputs):
     out = {"loss": loss}
     for x, g in zip(xs, grads):
         if g is not None:
-            out["grad/" + x.op.name] = g
+            # Embedding gradients are IndexedSlices: compare them dense.
+            out["grad/" + x.op.name] = tf.convert_to_tensor(g)
     return out
 
 

@@ -47,8 +47,20 @@ def _(op):
 
 
 @Const.kernel
-def _(xp, *, value):
+def _(xp, *, value, dtype):
+    if value.dtype != dtype.as_numpy_dtype and dtype.as_numpy_dtype is not None:
+        # An imported NodeDef can disagree with itself; TF's kernel refuses it when it runs.
+        raise errors.InvalidArgumentError(
+            None, None, f"Type mismatch between value ({_dtype_name(value.dtype)}) and dtype "
+            f"({dtype.name})")
     return value
+
+
+def _dtype_name(np_dtype):
+    try:
+        return dtypes.as_dtype(np_dtype).name
+    except TypeError:
+        return str(np_dtype)
 
 
 def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
@@ -450,7 +462,8 @@ def _(op, grad):
     return [transpose(grad, invert_permutation(op._inputs[1])), None]
 
 
-InvertPermutation = defop("InvertPermutation", inputs=["x: T"], outputs=["y: T"])
+InvertPermutation = defop("InvertPermutation", inputs=["x: T"], outputs=["y: T"],
+                         attrs={"T": dtypes.int32})
 InvertPermutation.shape(common_shapes.unchanged)
 
 
@@ -856,8 +869,10 @@ def _filled(shape, fill_value, dtype, name):
 
 
 def zeros(shape, dtype=dtypes.float32, name="zeros"):
-    """A tensor of `shape` filled with zeros."""
-    return _filled(shape, 0, dtype, name)
+    """A tensor of `shape` filled with zeros ("" for strings, False for bools, as in TF)."""
+    dtype = dtypes.as_dtype(dtype)
+    zero = b"" if dtype.base_dtype is dtypes.string else (False if dtype.is_bool else 0)
+    return _filled(shape, zero, dtype, name)
 
 
 def ones(shape, dtype=dtypes.float32, name="ones"):

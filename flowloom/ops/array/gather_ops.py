@@ -4,7 +4,7 @@ import builtins
 
 import numpy as np
 
-from flowloom.framework import common_shapes
+from flowloom.framework import common_shapes, dtypes
 from flowloom.framework import errors
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.graph import get_default_graph, name_scope
@@ -28,7 +28,7 @@ def _math():
 
 
 # -- Where, GatherV2, boolean_mask -------------------------------------------------------------------
-Where = defop("Where", inputs=["input: T"], outputs=["index: int64"])
+Where = defop("Where", inputs=["input: T"], outputs=["index: int64"], attrs={"T": dtypes.bool_})
 
 
 @Where.shape
@@ -170,6 +170,10 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
                              "not.")
         if ndims_mask == 0:
             raise ValueError("mask cannot be scalar.")
+        lead_dims = tensor._shape[axis:axis + ndims_mask] if tensor._shape.ndims is not None \
+            else None
+        if lead_dims is not None and not lead_dims.is_compatible_with(mask._shape):
+            raise ValueError(f"Shapes {lead_dims} and {mask._shape} are incompatible")
         if axis != 0 or ndims_mask != 1:
             from flowloom.ops.math import math_ops
 

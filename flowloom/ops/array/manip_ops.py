@@ -42,7 +42,8 @@ def _pad_shape(op):
             ps.as_list()[0] != s.ndims:
         raise ValueError(f"Shape must be rank {ps.as_list()[0]} but is rank {s.ndims}")
     if pv is None:
-        return unknown_shape(s.ndims if s.ndims is not None else ps.as_list()[0])
+        rank = s.ndims if s.ndims is not None else (ps.as_list()[0] if ps.ndims == 2 else None)
+        return unknown_shape(rank)
     if np.any(pv < 0):
         raise ValueError("Paddings must be non-negative")
     dims = s.as_list() if s.ndims is not None else [None] * len(pv)

@@ -10,7 +10,7 @@ from flowloom.framework.apply_op import apply_op
 from flowloom.framework.graph import name_scope
 from flowloom.framework.ops import (Tensor)
 from flowloom.framework.op_def import defop
-from flowloom.framework.tensor_shape import TensorShape, unknown_shape
+from flowloom.framework.tensor_shape import Dimension, TensorShape, unknown_shape
 from flowloom.framework.tensor_util import constant_value, constant_value_as_shape
 
 
@@ -237,6 +237,12 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
                     new_axis_mask=new_axis_mask, shrink_axis_mask=shrink_axis_mask).outputs[0]
 
 
+def _as_index(part):
+    if isinstance(part, Dimension):
+        return part.value if part.value is None else int(part)
+    return part
+
+
 def _slice_helper(tensor, slice_spec, var=None):
     """`tensor[slice_spec]` with NumPy's basic indexing semantics, as a StridedSlice op."""
     if not isinstance(slice_spec, (list, tuple)):
@@ -245,6 +251,8 @@ def _slice_helper(tensor, slice_spec, var=None):
     begin_mask = end_mask = ellipsis_mask = new_axis_mask = shrink_axis_mask = 0
     for i, s in enumerate(slice_spec):
         if isinstance(s, _builtin_slice):
+            # As TF: a known `Dimension` (anything with __index__) is an integer index.
+            s = _builtin_slice(*(_as_index(p) for p in (s.start, s.stop, s.step)))
             for part in (s.start, s.stop, s.step):
                 if part is not None and not isinstance(part, (int, np.integer, Tensor)):
                     raise TypeError("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis "

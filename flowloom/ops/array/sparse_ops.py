@@ -37,7 +37,7 @@ def _(xp, indices, output_shape, values, default, *, validate_indices):
             None, None, f"sparse_indices should be a scalar, vector, or matrix, got shape "
                         f"{_index_str(indices.shape)}")
     num = indices.shape[0] if indices.ndim else 1
-    indices = indices.reshape(num, -1) if indices.ndim == 2 else indices.reshape(num, 1)
+    indices = indices if indices.ndim == 2 else indices.reshape(num, 1)
     if indices.shape[1] != shape.size:
         raise errors.InvalidArgumentError(
             None, None, f"sparse_indices should have {shape.size} columns, got "

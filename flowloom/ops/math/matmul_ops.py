@@ -12,6 +12,7 @@ from flowloom.framework.tensor_shape import TensorShape, unknown_shape
 from flowloom.ops.array import array_ops
 from flowloom.ops.nn import kernel_threads
 from flowloom.runtime import blas_threads
+from flowloom.ops.math import unary_ops
 from flowloom.ops.math.reduction_ops import reduce_sum
 
 
@@ -136,6 +137,12 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         a = convert_to_tensor(a, name="a")
         b = convert_to_tensor(b, name="b", dtype=a.dtype.base_dtype)
         ra, rb = a._shape.ndims, b._shape.ndims
+        if a.dtype.base_dtype.is_complex:
+            # The adjoint conjugates; MatMul's transpose attrs only transpose (as in TF).
+            if adjoint_a:
+                a = unary_ops.conj(a)
+            if adjoint_b:
+                b = unary_ops.conj(b)
         if (ra is not None and ra > 2) or (rb is not None and rb > 2):
             return apply_op("BatchMatMulV2", (a, b), name=scope,
                             adj_x=transpose_a or adjoint_a,

@@ -8,6 +8,7 @@ from flowloom.framework import dtypes
 from flowloom.framework import errors
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.graph import name_scope
+from flowloom.framework import op_def as op_registry
 from flowloom.framework.op_def import defop
 from flowloom.framework.ops import convert_to_tensor
 from flowloom.framework.tensor_shape import TensorShape, unknown_shape
@@ -226,7 +227,9 @@ def _reduce(op_type, default_name):
         axis = axis if axis is not None else reduction_indices
         keep = bool(keepdims if keepdims is not None else (keep_dims or False))
         # As TF: no name scope, so the all-axes Const is a sibling ("Const"), not "Sum/Const".
-        x = convert_to_tensor(input_tensor)
+        # An op with a fixed input type (All, Any: bool) converts Python values to it.
+        x = convert_to_tensor(input_tensor,
+                              dtype=op_registry.get(op_type).input_args[0].fixed_dtype)
         out = apply_op(op_type, (x, _reduction_dims(x, axis)), name=name or default_name,
                        keep_dims=keep).outputs[0]
         if axis is None and not keep:

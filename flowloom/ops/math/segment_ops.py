@@ -110,3 +110,29 @@ Unique.no_gradient()
 def unique(x, out_idx=dtypes.int32, name=None):
     """The distinct values `y` of 1-D `x` in order of appearance, and `idx` with x = y[idx]."""
     return apply_op("Unique", (x,), name=name, out_idx=dtypes.as_dtype(out_idx)).outputs
+
+
+UniqueWithCounts = defop("UniqueWithCounts", inputs=["x: T"],
+                         outputs=["y: T", "idx: out_idx", "count: out_idx"],
+                         attrs={"out_idx": dtypes.int32})
+
+
+@UniqueWithCounts.shape
+def _(op):
+    y, idx = Unique.shape_fn(op)
+    return [y, idx, unknown_shape(1)]
+
+
+@UniqueWithCounts.kernel
+def _(xp, x, *, out_idx):
+    y, idx = Unique.kernel_fn(xp, x, out_idx=out_idx)
+    return y, idx, np.bincount(idx, minlength=y.size).astype(out_idx.as_numpy_dtype)
+
+
+UniqueWithCounts.no_gradient()
+
+
+def unique_with_counts(x, out_idx=dtypes.int32, name=None):
+    """`unique(x)` and how often each distinct value occurs: (y, idx, count)."""
+    return apply_op("UniqueWithCounts", (x,), name=name,
+                    out_idx=dtypes.as_dtype(out_idx)).outputs

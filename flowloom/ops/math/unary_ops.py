@@ -3,6 +3,7 @@
 
 import numpy as np
 
+from flowloom.framework import dtypes
 from flowloom.framework import common_shapes
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.op_def import defop
@@ -338,3 +339,21 @@ neg = negative
 def round(x, name=None):  # noqa: A001
     """Rounds half to even, as TF does."""
     return apply_op("Round", (x,), name=name or "Round").outputs[0]
+
+
+# -- Conj: the complex conjugate (what an adjoint does besides transposing) ------------------------
+Conj = defop("Conj", inputs=["input: T"], outputs=["output: T"], attrs={"T": dtypes.complex64})
+Conj.shape(common_shapes.unchanged)
+
+
+@Conj.kernel
+def _(xp, x):
+    return xp.conj(x)
+
+
+def conj(x, name=None):
+    """The complex conjugate of `x`; a real tensor is returned unchanged (as TF's `tf.conj`)."""
+    x = convert_to_tensor(x, name="x")
+    if x.dtype.base_dtype.is_complex:
+        return apply_op("Conj", (x,), name=name or "Conj").outputs[0]
+    return x

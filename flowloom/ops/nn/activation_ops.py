@@ -7,7 +7,7 @@ GraphDef of a training step names the same ops TF's does.
 
 import numpy as np
 
-from flowloom.framework import common_shapes
+from flowloom.framework import common_shapes, dtypes
 from flowloom.framework import errors
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.graph import name_scope
@@ -71,7 +71,7 @@ def _leaky_grad(xp, g, x, *, alpha):
 
 
 LeakyRelu, LeakyReluGrad = _activation("LeakyRelu", _leaky, "LeakyReluGrad", _leaky_grad,
-                                       uses_output=False, attrs={"alpha": 0.2})
+                                       uses_output=False, attrs={"alpha": 0.2, "T": dtypes.float32})
 
 def relu6(features, name=None):
     """min(max(features, 0), 6) (op `Relu6`)."""
@@ -194,7 +194,8 @@ def _check_rank4(x):
         raise errors.InvalidArgumentError(None, None, "input must be 4-dimensional")
 
 
-LRN = defop("LRN", inputs=["input: T"], outputs=["output: T"], attrs=_LRN_ATTRS)
+LRN = defop("LRN", inputs=["input: T"], outputs=["output: T"],
+            attrs=dict(_LRN_ATTRS, T=dtypes.float32))
 
 
 @LRN.shape
@@ -214,7 +215,7 @@ def _(xp, x, *, depth_radius, bias, alpha, beta):
 
 
 LRNGrad = defop("LRNGrad", inputs=["input_grads: T", "input_image: T", "output_image: T"],
-                outputs=["output: T"], attrs=_LRN_ATTRS)
+                outputs=["output: T"], attrs=dict(_LRN_ATTRS, T=dtypes.float32))
 LRNGrad.shape(lambda op: TensorShape(op._inputs[1]._shape))
 
 

@@ -3,7 +3,7 @@ pooling. The NumPy kernels are in nn_kernels.py; Conv2D's backprop ops in conv_g
 
 import numpy as np
 
-from flowloom.framework import common_shapes
+from flowloom.framework import common_shapes, dtypes
 from flowloom.framework import errors
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.graph import name_scope
@@ -474,7 +474,7 @@ def _pool_args(ksize, strides, padding, data_format):
 
 
 MaxPool = defop("MaxPool", inputs=["input: T"], outputs=["output: T"],
-                attrs=dict(_POOL_ATTRS, explicit_paddings=[]))
+                attrs=dict(_POOL_ATTRS, explicit_paddings=[], T=dtypes.float32))
 MaxPool.shape(_pool_shape)
 
 
@@ -486,7 +486,8 @@ def _(xp, x, *, ksize, strides, padding, data_format):
 
 
 MaxPoolGrad = defop("MaxPoolGrad", inputs=["orig_input: T", "orig_output: T", "grad: T"],
-                    outputs=["output: T"], attrs=dict(_POOL_ATTRS, explicit_paddings=[]))
+                    outputs=["output: T"],
+                    attrs=dict(_POOL_ATTRS, explicit_paddings=[], T=dtypes.float32))
 MaxPoolGrad.shape(lambda op: op._inputs[0]._shape)
 
 

@@ -147,3 +147,65 @@ def he_normal(seed=None):
 
 def he_uniform(seed=None):
     return VarianceScaling(2.0, "fan_in", "uniform", seed)
+
+
+def lecun_normal(seed=None):
+    return VarianceScaling(scale=1.0, mode="fan_in", distribution="truncated_normal", seed=seed)
+
+
+def lecun_uniform(seed=None):
+    return VarianceScaling(scale=1.0, mode="fan_in", distribution="uniform", seed=seed)
+
+
+class Orthogonal(Initializer):
+    """A (reshaped) random orthogonal matrix: the Q of a QR decomposition of a normal sample,
+    signs fixed by R's diagonal, times `gain`."""
+
+    def __init__(self, gain=1.0, seed=None, dtype=dtypes.float32):
+        self.gain, self.seed, self.dtype = gain, seed, dtypes.as_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        from flowloom.ops.math import linalg_ops, math_ops
+
+        dtype = dtypes.as_dtype(dtype or self.dtype)
+        shape = [int(d) for d in shape]
+        if len(shape) < 2:
+            raise ValueError("The tensor to initialize must be at least two-dimensional")
+        num_rows = int(np.prod(shape[:-1]))
+        num_cols = shape[-1]
+        flat_shape = (num_cols, num_rows) if num_rows < num_cols else (num_rows, num_cols)
+        a = random_ops.random_normal(flat_shape, dtype=dtype, seed=self.seed)
+        q, r = linalg_ops.qr(a, full_matrices=False)
+        q *= math_ops.sign(linalg_ops.diag_part(r))
+        if num_rows < num_cols:
+            q = linalg_ops.matrix_transpose(q)
+        return self.gain * array_ops.reshape(q, shape)
+
+    def get_config(self):
+        return {"gain": self.gain, "seed": self.seed, "dtype": self.dtype.name}
+
+
+class Identity(Initializer):
+    """`gain` times the identity matrix (2-D variables only)."""
+
+    def __init__(self, gain=1.0, dtype=dtypes.float32):
+        self.gain, self.dtype = gain, dtypes.as_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        from flowloom.ops.math import linalg_ops
+
+        full_shape = shape if partition_info is None else partition_info.full_shape
+        full_shape = [int(d) for d in full_shape]
+        if len(full_shape) != 2:
+            raise ValueError("Identity matrix initializer can only be used for 2D matrices.")
+        init = linalg_ops.eye(*full_shape, dtype=dtype or self.dtype)
+        if partition_info is not None:
+            init = array_ops.slice(init, partition_info.var_offset, shape)
+        return self.gain * init
+
+    def get_config(self):
+        return {"gain": self.gain, "dtype": self.dtype.name}
+
+
+orthogonal_initializer = Orthogonal
+identity_initializer = Identity

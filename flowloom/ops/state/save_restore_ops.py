@@ -76,7 +76,7 @@ def _(xp, prefix, tensor_names, shape_and_slices, *, dtypes):
                 None, None, f"tensor_name = {name}; expected dtype {_dtype_string(dtype)} does "
                 f"not equal original dtype {dtype_name(entry.dtype)[3:].lower()}")
         out.append(reader.get(name))
-    return out[0] if len(out) == 1 else out
+    return out
 
 
 def _dtype_string(dtype):

@@ -82,7 +82,12 @@ def _declared_shape(ref_tensor):
 
 def _update_kernel(fn, verb):
     def kernel(xp, ref, value, *, use_locking, ctx):
-        def apply():
+        # In place, as TF's kernel. TF leaves unlocked concurrent updates unordered; NumPy
+        # releases the GIL inside the add, so element-wise interleaving could lose updates.
+        # Holding the variable's lock for the short in-place add is one valid ordering of
+        # TF's unlocked semantics and loses none (Hogwild trainers rely on that).
+        del use_locking
+        with ref.lock:
             old = ref.value
             if old is None:
                 raise errors.FailedPreconditionError(
@@ -91,12 +96,9 @@ def _update_kernel(fn, verb):
                 raise errors.InvalidArgumentError(
                     None, None, f"Must have the same shape: [{','.join(map(str, old.shape))}] "
                     f"!= [{','.join(map(str, np.shape(value)))}]")
-            ref.value = fn(old, value).astype(old.dtype, copy=False)
-        if use_locking:
-            with ref.lock:
-                apply()
-        else:
-            apply()
+            if not old.flags.writeable:
+                old = ref.value = old.copy()
+            fn(old, value, out=old, casting="unsafe")
         return ref
     return kernel
 
@@ -230,3 +232,30 @@ def scatter_sub(ref, indices, updates, use_locking=False, name=None):
 def scatter_update(ref, indices, updates, use_locking=True, name=None):
     """ref[indices] = updates (op type ScatterUpdate)."""
     return _scatter("ScatterUpdate", ref, indices, updates, use_locking, name)
+
+
+CountUpTo = defop("CountUpTo", inputs=["ref: Ref(T)"], outputs=["output: T"],
+                  attrs={"limit": 0}, stateful=True)
+CountUpTo.shape(lambda op: op._inputs[0]._shape)
+
+
+@CountUpTo.kernel
+def _(xp, ref, *, limit):
+    with ref.lock:
+        old = ref.value
+        if old is None:
+            raise errors.FailedPreconditionError(
+                None, None, f"Attempting to use uninitialized value {ref.name}")
+        if old >= limit:
+            raise errors.OutOfRangeError(None, None, f"Reached limit of {limit}")
+        ref.value = (old + 1).astype(old.dtype)
+        return np.array(old, copy=True)
+
+
+CountUpTo.no_gradient()
+
+
+def count_up_to(ref, limit, name=None):
+    """Increments the integer variable `ref` until it reaches `limit` (then OutOfRangeError);
+    returns its value before the increment."""
+    return apply_op("CountUpTo", (_ref_of(ref),), name=name, limit=int(limit)).outputs[0]

@@ -123,7 +123,8 @@ def histogram_proto(values):
 
 
 HistogramSummary = defop("HistogramSummary", inputs=["tag: string", "values: T"],
-                         outputs=["summary: string"], allowed_types={"T": _REAL})
+                         outputs=["summary: string"], attrs={"T": dtypes.float32},
+                         allowed_types={"T": _REAL})
 HistogramSummary.shape(common_shapes.scalar_shape)
 
 
@@ -146,7 +147,7 @@ def _(xp, tag, values, *, ctx):
 _BAD_COLOR = np.array([255, 0, 0, 255], dtype=np.uint8)
 ImageSummary = defop("ImageSummary", inputs=["tag: string", "tensor: T"],
                      outputs=["summary: string"],
-                     attrs={"max_images": 3, "bad_color": _BAD_COLOR},
+                     attrs={"max_images": 3, "bad_color": _BAD_COLOR, "T": dtypes.float32},
                      allowed_types={"T": (dtypes.uint8, dtypes.float32, dtypes.float16,
                                           dtypes.float64)})
 ImageSummary.shape(common_shapes.scalar_shape)
