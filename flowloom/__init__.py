@@ -268,3 +268,8 @@ if __import__("os").environ.get("FLOWLOOM_EXPLAIN", "0") not in ("", "0"):
 
 # SavedModels: tf.saved_model (builder, loader, signatures; flowloom/saved_model).
 from flowloom import saved_model  # noqa: E402
+
+# Input pipelines (flowloom/data/): queues and readers; tf.queue.
+from flowloom.data import pipeline_names as _pipeline_names  # noqa: E402
+from flowloom.data.pipeline_names import *  # noqa: E402,F401,F403
+queue = _pipeline_names.queue_namespace()
