@@ -27,9 +27,9 @@ def test_same_as_tensorflow(name, fn):
     assert fn(tf, LIB) == EXPECTED[name]
 
 
-def test_unlocked_assign_add_from_threads_loses_almost_nothing():
-    # TF's unlocked kernel adds into the buffer in place; it lost 2 of 4,000 updates when
-    # recorded. A copy-then-swap update loses about half.
+def test_unlocked_assign_add_from_threads_loses_nothing():
+    # TF's unlocked kernel adds into the buffer in place; it lost at most a few of 4,000
+    # updates when recorded. A copy-then-swap update loses about half; flowloom loses none.
     got = hardening_cases.case_assign_add_threads(tf, LIB)
     assert EXPECTED["case_assign_add_threads"]["min"] >= 3960
-    assert got["min"] >= 3960 and got["max"] == 4000
+    assert got == {"min": 4000.0, "max": 4000.0}

@@ -3,6 +3,7 @@
 
 import numpy as np
 
+from flowloom.framework import dtypes
 from flowloom.framework import common_shapes
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.op_def import defop
@@ -341,7 +342,7 @@ def round(x, name=None):  # noqa: A001
 
 
 # -- Conj: the complex conjugate (what an adjoint does besides transposing) ------------------------
-Conj = defop("Conj", inputs=["input: T"], outputs=["output: T"])
+Conj = defop("Conj", inputs=["input: T"], outputs=["output: T"], attrs={"T": dtypes.complex64})
 Conj.shape(common_shapes.unchanged)
 
 

@@ -82,7 +82,12 @@ def _declared_shape(ref_tensor):
 
 def _update_kernel(fn, verb):
     def kernel(xp, ref, value, *, use_locking, ctx):
-        def apply():
+        # In place, as TF's kernel. TF leaves unlocked concurrent updates unordered; NumPy
+        # releases the GIL inside the add, so element-wise interleaving could lose updates.
+        # Holding the variable's lock for the short in-place add is one valid ordering of
+        # TF's unlocked semantics and loses none (Hogwild trainers rely on that).
+        del use_locking
+        with ref.lock:
             old = ref.value
             if old is None:
                 raise errors.FailedPreconditionError(
@@ -93,14 +98,7 @@ def _update_kernel(fn, verb):
                     f"!= [{','.join(map(str, np.shape(value)))}]")
             if not old.flags.writeable:
                 old = ref.value = old.copy()
-            # In place, as TF's kernel: unlocked updates from many threads add into one
-            # buffer instead of each replacing it with its own sum (which loses updates).
             fn(old, value, out=old, casting="unsafe")
-        if use_locking:
-            with ref.lock:
-                apply()
-        else:
-            apply()
         return ref
     return kernel
 
