@@ -138,9 +138,14 @@ def judge(entry, res):
                                ignore=entry.get("ignore_lines", []),
                                mask=entry.get("mask", []))
     res["numbers"], res["numbers_text"] = nums, text
-    # Keep the end of the output only: the JSON stays small and the table points at the cause.
-    res["stdout"] = res["stdout"][-2000:]
-    res["stderr"] = res["stderr"][-3000:]
+    return trim(res)
+
+
+def trim(res):
+    """Keeps the end of a run's output only (the error's traceback when it failed), so the JSON
+    committed with the table stays small."""
+    res["stdout"] = res["stdout"][-400:]
+    res["stderr"] = res["stderr"][-1500:] if res.get("status") != "ok" else ""
     return res
 
 
@@ -286,13 +291,16 @@ def main(argv=None):
 def write_outputs(args, meta, ordered, quiet=False):
     for r in ordered:
         r["blocker"] = blocker_of(r)
+        for side in ("tf", "flowloom"):
+            if side in r:
+                trim(r[side])
     summary = report.summarize(ordered)
     os.makedirs(os.path.dirname(args.json), exist_ok=True)
     with open(args.json, "w") as f:
         json.dump({"meta": meta, "summary": summary, "results": ordered}, f, indent=1)
     with open(args.md, "w") as f:
         f.write(report.markdown(meta, summary, ordered))
-    if args.blockers:
+    if args.blockers and not quiet:  # others read this file: only whole runs go there
         with open(args.blockers, "w") as f:
             f.write(report.blockers_markdown(meta, summary, ordered))
     if not quiet:
