@@ -86,6 +86,8 @@ from flowloom.ops.math.clip_ops import (clip_by_global_norm, clip_by_norm,  # no
 from flowloom.ops.random.random_sampling_ops import multinomial, random_shuffle  # noqa: E402
 from flowloom import losses  # noqa: E402
 from flowloom import bitwise  # noqa: E402
+from flowloom import image  # noqa: E402 - tf.image
+from flowloom.ops.image.image_ops import random_crop  # noqa: E402
 from flowloom.ops.math.math_ops import acosh, asinh, atanh, digamma, erfc, lgamma  # noqa: E402
 from flowloom import test  # noqa: E402 - tf.test
 from flowloom import train  # noqa: E402 - tf.train
@@ -148,14 +150,8 @@ from flowloom.proto.config_pb2 import (ConfigProto, GPUOptions, GraphOptions,  #
                                        OptimizerOptions, RunMetadata, RunOptions)
 
 
-# tf.compat.v1 is flowloom itself.
-compat = _types.ModuleType("flowloom.compat")
-compat.v1 = _sys.modules[__name__]
-compat.as_bytes = lambda s, encoding="utf-8": s if isinstance(s, bytes) else s.encode(encoding)
-compat.as_text = lambda s, encoding="utf-8": s.decode(encoding) if isinstance(s, bytes) else s
-compat.as_str = compat.as_text
-_sys.modules["flowloom.compat"] = compat
-_sys.modules["flowloom.compat.v1"] = compat.v1
+# tf.compat.v1 is flowloom itself (flowloom/compat also holds the `tensorflow` import mapping).
+from flowloom import compat  # noqa: E402
 
 initializers = _types.ModuleType("flowloom.initializers")
 for _n in ("constant", "zeros", "ones", "random_normal", "random_uniform", "truncated_normal",
@@ -245,6 +241,9 @@ from flowloom.ops.state.state_ops import count_up_to  # noqa: E402
 from flowloom.ops.state.init_ops import identity_initializer, orthogonal_initializer  # noqa
 from flowloom.ops.script.script_ops import numpy_function, py_func, py_function  # noqa: E402
 
+from flowloom import metrics  # noqa: E402
+from flowloom.metrics.metrics_impl import confusion_matrix  # noqa: E402
+
 linspace = lin_space
 from flowloom import namespaces as _namespaces  # noqa: E402
 
@@ -255,6 +254,11 @@ from flowloom.ops.math.unary_ops import conj  # noqa: E402
 
 # -- compat: quantized dtypes; tf.app, tf.flags, tf.logging, tf.test; install_as_tensorflow ----
 from flowloom.framework.dtypes import qint8, quint8, qint16, quint16, qint32  # noqa: E402
+from flowloom.platform import app, flags  # noqa: E402
+from flowloom.platform import tf_logging as logging  # noqa: E402
+from flowloom.platform.tf_logging import get_logger  # noqa: E402
+app.flags = flags
+from flowloom.compat.importer import install_as_tensorflow  # noqa: E402
 
 # flowloom explains itself: tf.explain(run_metadata); FLOWLOOM_EXPLAIN=1 prints every plan's
 # report when it first runs (flowloom/explain).
@@ -267,3 +271,11 @@ if __import__("os").environ.get("FLOWLOOM_EXPLAIN", "0") not in ("", "0"):
 
 # SavedModels: tf.saved_model (builder, loader, signatures; flowloom/saved_model).
 from flowloom import saved_model  # noqa: E402
+
+# Input pipelines (flowloom/data/): queues and readers; tf.queue.
+from flowloom.data import pipeline_names as _pipeline_names  # noqa: E402
+from flowloom.data.pipeline_names import *  # noqa: E402,F401,F403
+queue = _pipeline_names.queue_namespace()
+
+# tf.data: datasets and iterators as graph ops (flowloom/data).
+from flowloom import data  # noqa: E402

@@ -3,7 +3,10 @@ losses, ...). A TF 1.15 contrib module flowloom does not have raises NotImplemen
 naming it; any other name is an AttributeError, as on a module."""
 
 from flowloom.contrib import framework, layers, losses, rnn  # noqa: F401
-from flowloom.contrib import seq2seq, slim  # noqa: F401
+from flowloom.contrib import learn, legacy_seq2seq, seq2seq, slim  # noqa: F401
+
+_PROVIDED = ("framework", "layers", "learn (preprocessing)", "legacy_seq2seq", "losses", "rnn",
+             "seq2seq", "slim")
 
 # The contrib modules of TF 1.15 that flowloom does not provide.
 _NOT_PROVIDED = frozenset("""
@@ -11,8 +14,8 @@ all_reduce autograph batching bayesflow bigtable boosted_trees checkpoint cloud
 cluster_resolver compiler constrained_optimization copy_graph crf cudnn_rnn data
 decision_trees deprecated distribute distributions eager estimator factorization
 feature_column ffmpeg fused_conv graph_editor grid_rnn hadoop hooks ignite image
-input_pipeline integrate kafka keras kernel_methods kinesis labeled_tensor learn
-legacy_seq2seq libsvm linear_optimizer lookup memory_stats meta_graph_transform
+input_pipeline integrate kafka keras kernel_methods kinesis labeled_tensor
+libsvm linear_optimizer lookup memory_stats meta_graph_transform
 mixed_precision model_pruning nearest_neighbor nn opt optimizer_v2 periodic_resample
 predictor proto quantization quantize receptive_field recurrent reduce_slice_ops
 remote_fused_graph resampler rpc saved_model session_bundle signal solvers sparsemax
@@ -29,6 +32,6 @@ class ContribModuleNotProvided(NotImplementedError, AttributeError):
 def __getattr__(name):
     if name in _NOT_PROVIDED:
         raise ContribModuleNotProvided(
-            "tf.contrib.%s is not provided by flowloom (the modules it has: framework, "
-            "layers, losses, metrics, rnn, seq2seq, slim)" % name)
+            "tf.contrib.%s is not provided by flowloom (the modules it has: %s)"
+            % (name, ", ".join(_PROVIDED)))
     raise AttributeError("module 'flowloom.contrib' has no attribute '%s'" % name)

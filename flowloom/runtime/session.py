@@ -15,6 +15,7 @@ from flowloom.framework.graph import get_default_graph
 from flowloom.framework.ops import Operation, Tensor, tensor_value_to_numpy
 from flowloom.ops.nn import kernel_threads
 from flowloom.runtime import blas_threads
+from flowloom.runtime import blocking
 from flowloom.runtime import devices
 from flowloom.runtime import executor
 from flowloom.runtime import host_memory
@@ -164,6 +165,8 @@ class BaseSession:
         self._inter_op = threading.Semaphore(threads)
         # The threads one kernel may use (BLAS); 0 leaves the BLAS default.
         self._intra_op = max(0, int(getattr(config, "intra_op_parallelism_threads", 0) or 0))
+        # The deadline of every blocking op of a run without RunOptions.timeout_in_ms.
+        self._operation_timeout_ms = int(getattr(config, "operation_timeout_in_ms", 0) or 0)
 
     # -- properties --------------------------------------------------------------
     @property
@@ -219,8 +222,14 @@ class BaseSession:
     def close(self):
         """Frees the session's state; running it afterwards raises RuntimeError."""
         self._closed = True
-        self._resources = {}
+        resources, self._resources = self._resources, {}
         self._plan_cache = {}
+        # Ops blocked on the session's resources (a dequeue waiting on a queue) are released
+        # with CancelledError, so a program never hangs at exit.
+        for resource in list(resources.values()):
+            cancel = getattr(resource, "session_closed", None)
+            if cancel is not None:
+                cancel()
 
     def __del__(self):
         pass
@@ -313,17 +322,14 @@ class BaseSession:
         # (ops/nn/kernel_threads.py); its first run finds out.
         own_pool = plan.uses_kernel_pool
         uses = kernel_threads.uses()
-        with blas_threads.at_most(1 if own_pool else self._intra_op):
-            if options is None:
-                if plan.steps is not None:
-                    raw = executor.run_plan(plan, feed_vals)
-                elif plan.external is not None:
-                    raw = plan.external.run(feed_vals)
-                else:
-                    raw, _ = parallel.run_partitioned(plan.partitioned, feed_vals,
-                                                      self._inter_op)
-            else:
-                raw = self._run_traced(plan, feed_vals, options, run_metadata)
+        timeout_ms = getattr(options, "timeout_in_ms", 0) or self._operation_timeout_ms
+        outer_deadline = blocking.set_deadline(timeout_ms) if timeout_ms else None
+        try:
+            with blas_threads.at_most(1 if own_pool else self._intra_op):
+                raw = self._run_plan(plan, feed_vals, options, run_metadata)
+        finally:
+            if timeout_ms:
+                blocking.reset_deadline(outer_deadline)
         if not own_pool and kernel_threads.uses() != uses:
             plan.uses_kernel_pool = True
         values = [_fetched(v, t) for v, t in zip(raw, fetch_tensors)]
@@ -332,6 +338,16 @@ class BaseSession:
             for observer in observers.session_run:
                 observer(self, plan, feed_keys, fetch_tensors, target_ops, seconds)
         return values
+
+    def _run_plan(self, plan, feed_vals, options, run_metadata):
+        if options is not None:
+            return self._run_traced(plan, feed_vals, options, run_metadata)
+        if plan.steps is not None:
+            return executor.run_plan(plan, feed_vals)
+        if plan.external is not None:
+            return plan.external.run(feed_vals)
+        raw, _ = parallel.run_partitioned(plan.partitioned, feed_vals, self._inter_op)
+        return raw
 
     def _run_traced(self, plan, feed_vals, options, run_metadata):
         trace = tracing.wants_trace(options)
@@ -395,6 +411,8 @@ def _fetched(value, tensor):
 
 def _feed_array(tensor, value):
     dtype = tensor._dtype.base_dtype
+    if dtype is dtypes.variant:
+        return value  # an opaque run-time value (a dataset passed to a tf.data function)
     if isinstance(value, Tensor):
         raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values "
                         "include Python scalars, strings, lists, numpy ndarrays, or TensorHandles.")

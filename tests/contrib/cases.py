@@ -171,7 +171,27 @@ def arg_scope_case(tf):
     return out, {}
 
 
+def vocabulary_case(tf):
+    """tf.contrib.learn.preprocessing on a few documents."""
+    pre = tf.contrib.learn.preprocessing
+    docs = ["The quick brown fox", "the lazy DOG jumps over the quick fox",
+            "HTTPServer and XMLHttpRequest in CamelCase", "fox fox fox", "don't re-use it"]
+    vp = pre.VocabularyProcessor(6)
+    ids = np.array(list(vp.fit_transform(docs)))
+    trimmed = pre.VocabularyProcessor(5, min_frequency=1)
+    trimmed_ids = np.array(list(trimmed.fit_transform(docs)))
+    facts = {"len": len(vp.vocabulary_), "trimmed_len": len(trimmed.vocabulary_),
+             "reverse": list(vp.reverse(ids[:2])),
+             "trimmed_reverse": list(trimmed.reverse(trimmed_ids)),
+             "unseen": [list(map(int, r)) for r in vp.transform(["a quick new fox"])],
+             "tokens": list(pre.tokenizer(docs)),
+             "bytes_back": list(pre.ByteProcessor(8).reverse(
+                 np.array(list(pre.ByteProcessor(8).transform(["abc", "longer text"])))))}
+    return facts, {"ids": ids, "trimmed_ids": trimmed_ids}
+
+
 CASES = {
+    "vocabulary": vocabulary_case,
     "framework": framework_case,
     "arg_scopes": arg_scope_case,
     "errors": errors_case,

@@ -7,6 +7,7 @@ import os
 import re
 
 import numpy as np
+import pytest
 
 import flowloom as tf
 from tests.contrib import cases
@@ -77,3 +78,32 @@ def test_framework_variable_helpers_as_tf():
 def test_arg_scope_as_tf():
     got, _ = _case("arg_scopes")
     assert got == META["cases"]["arg_scopes"]
+
+
+def test_vocabulary_processor_as_tf(tmp_path):
+    got, arrays = _case("vocabulary")
+    assert got == META["cases"]["vocabulary"]
+    for key, value in arrays.items():
+        np.testing.assert_array_equal(value, VALUES["vocabulary/" + key])
+    pre = tf.contrib.learn.preprocessing
+    vp = pre.VocabularyProcessor(4, min_frequency=1)
+    vp.fit(["a b a c", "b d"])
+    path = str(tmp_path / "vocab")
+    vp.save(path)
+    back = pre.VocabularyProcessor.restore(path)
+    assert [list(x) for x in back.transform(["a b c d e"])] == \
+        [list(x) for x in vp.transform(["a b c d e"])]
+    with open(path + "_pickle", "wb") as f:
+        f.write(b"\x80\x04\x95")  # a pickle header: refused, never unpickled
+    with pytest.raises(ValueError, match="not a VocabularyProcessor saved by flowloom"):
+        pre.VocabularyProcessor.restore(path + "_pickle")
+
+
+def test_contrib_modules_not_provided_are_named():
+    with pytest.raises(NotImplementedError, match="tf.contrib.factorization is not provided"):
+        tf.contrib.factorization  # noqa: B018
+    assert not hasattr(tf.contrib, "keras")
+    with pytest.raises(AttributeError, match="no attribute 'no_such_module'"):
+        tf.contrib.no_such_module  # noqa: B018
+    with pytest.raises(NotImplementedError, match="tf.contrib.learn.Estimator"):
+        tf.contrib.learn.Estimator  # noqa: B018

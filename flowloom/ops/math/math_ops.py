@@ -368,7 +368,17 @@ def to_int64(x, name="ToInt64"):
 
 
 def saturate_cast(value, dtype, name=None):
-    return cast(value, dtype, name=name)
+    """Casts `value` to `dtype`, clipping to the target's range first (as TF: Maximum with
+    dtype.min and Minimum with dtype.max where the source range is wider)."""
+    with name_scope(name, "saturate_cast", [value]) as scope:
+        value = convert_to_tensor(value, name="value")
+        dtype = dtypes.as_dtype(dtype).base_dtype
+        src = value.dtype.base_dtype
+        if src.min < dtype.min:
+            value = maximum(value, convert_to_tensor(dtype.min, dtype=src, name="min"))
+        if src.max > dtype.max:
+            value = minimum(value, convert_to_tensor(dtype.max, dtype=src, name="max"))
+        return cast(value, dtype, name=scope)
 
 
 

@@ -3,8 +3,8 @@
 
 import numpy as np
 
-from flowloom.framework import common_shapes
 from flowloom.framework import dtypes
+from flowloom.framework import common_shapes
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.op_def import defop
 from flowloom.framework.ops import convert_to_tensor
