@@ -24,9 +24,10 @@ _DEBUG = int(os.environ.get("FLOWLOOM_DEBUG", "0") or 0)
 _ALL_OFF = os.environ.get("FLOWLOOM_REWRITES", "1") == "0"
 _OFF = 2  # RewriterConfig.Toggle.OFF
 
-# Ops without TF's stateful flag whose running still matters: they can fail the run.
+# Ops without TF's stateful flag whose running still matters: they can fail the run (an
+# unfed Placeholder does).
 _CHECKS = frozenset(["CheckNumerics", "Assert", "Print", "PrintV2", "EnsureShape",
-                     "VerifyTensorAllFinite"])
+                     "VerifyTensorAllFinite", "Placeholder", "PlaceholderV2"])
 
 
 def enabled(config, name):
