@@ -128,7 +128,7 @@ def prune(fetch_ops, feed_tensors):
             state[op] = 1
             stack.append((op, True))
             for c in reversed(op._control_inputs):
-                if c not in state:
+                if c not in state and not fed_placeholder(c, fed):
                     stack.append((c, False))
             for t in reversed(op._inputs):
                 if t in fed:
@@ -142,6 +142,12 @@ def prune(fetch_ops, feed_tensors):
                     raise errors.InvalidArgumentError(
                         None, op, f"Graph has a cycle through '{op._name}'")
     return order
+
+
+def fed_placeholder(op, fed):
+    """A fed Placeholder satisfies the control edges from it, as in TF (its feed replaces it)."""
+    return op._type in ("Placeholder", "PlaceholderV2") and bool(op._outputs) and \
+        all(t in fed for t in op._outputs)
 
 
 def _is_loop_back_edge(op):
@@ -362,6 +368,10 @@ def op_error(op, args, exc):
             cls = errors.InvalidArgumentError
         elif isinstance(exc, MemoryError):
             cls = errors.ResourceExhaustedError
+            message = f"OOM when running {op._type}: {message}"
+        elif isinstance(exc, OSError) and exc.errno is not None:
+            mapped = errors.error_from_os_error(exc)
+            cls, message = type(mapped), mapped.message
         elif isinstance(exc, NotImplementedError):
             cls = errors.UnimplementedError
         else:
