@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""flowloom's developer entry point: `python3 dev.py demo` and `python3 dev.py test`.
+"""flowloom's developer entry point: `python3 dev.py demo`, `test`, `bench`, `tf-tests`.
 
 Each command first makes sure `.venv` exists with flowloom and what the command needs
 installed (it reinstalls when pyproject.toml changes), then runs inside it.
@@ -55,6 +55,10 @@ def main(argv):
     if cmd == "bench":
         ensure_venv(["test", "demo"])
         return subprocess.call([PY, os.path.join(ROOT, "bench", "run.py")] + rest, cwd=ROOT)
+    if cmd == "tf-tests":
+        ensure_venv(["test", "demo", "tftests"])
+        return subprocess.call([PY, os.path.join(ROOT, "tools", "tf_unittests", "run.py")]
+                               + rest, cwd=ROOT)
     print(__doc__)
     return 0 if cmd == "help" else 2
 
