@@ -1,5 +1,13 @@
 #!/usr/bin/env python3
-"""flowloom's developer entry point: `python3 dev.py demo`, `test`, `bench`, `tf-tests`.
+"""flowloom's developer entry point: `python3 dev.py demo`, `test`, `bench`, `corpus`, `tf-tests`.
+
+`python3 dev.py corpus fetch` fetches the public TF1 programs of tools/corpus/manifest.json and
+writes their stand-in data into $FLOWLOOM_CORPUS_DIR; `python3 dev.py corpus [--only ID]` runs
+them under TF and flowloom (tools/corpus/run.py).
+
+`python3 dev.py tf-tests [--only SUBSTRING ...]` runs TensorFlow 1.15's own unit tests against
+flowloom (tools/tf_unittests: fetch them first with tools/tf_unittests/fetch.py) and writes
+docs/tf_unittests.md.
 
 Each command first makes sure `.venv` exists with flowloom and what the command needs
 installed (it reinstalls when pyproject.toml changes), then runs inside it.
@@ -59,6 +67,13 @@ def main(argv):
         ensure_venv(["test", "demo", "tftests"])
         return subprocess.call([PY, os.path.join(ROOT, "tools", "tf_unittests", "run.py")]
                                + rest, cwd=ROOT)
+    if cmd == "corpus":
+        ensure_venv(["test", "demo"])
+        tools = os.path.join(ROOT, "tools", "corpus")
+        if rest[:1] == ["fetch"]:
+            rc = subprocess.call([PY, os.path.join(tools, "fetch.py")] + rest[1:], cwd=ROOT)
+            return rc or subprocess.call([PY, os.path.join(tools, "make_data.py")], cwd=ROOT)
+        return subprocess.call([PY, os.path.join(tools, "run.py")] + rest, cwd=ROOT)
     print(__doc__)
     return 0 if cmd == "help" else 2
 

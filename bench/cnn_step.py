@@ -2,7 +2,7 @@
 
 Input 24x24x3, batch 64; two 5x5x64 conv + ReLU + 3x3/2 SAME max pool; dense 384-192-10;
 softmax cross-entropy; SGD. The same program runs under flowloom here and under TensorFlow
-(/work/tfvenv/bin/python, two threads) in a subprocess; the NumPy version is the floor: the
+(the Python named by FLOWLOOM_TF_PYTHON, two threads) in a subprocess; the NumPy version is the floor: the
 same math hand-written on the same kernels, with no graph or session around it.
 
     python3 bench/cnn_step.py [--steps N] [--no-tf] [--threads 1 --cpu-time]
@@ -17,7 +17,7 @@ Winograd F(4x4, 5x5) (the input gradient is the forward Winograd convolution of 
 with the flipped filter), max pooling over cache-sized image blocks. It runs in this process
 after flowloom's Session, so it also gets the Session's malloc tuning (runtime/host_memory.py),
 and like a Session run it keeps BLAS on one thread while the kernels use their own workers
-(ops/kernel_threads.py). Its dense matmuls and elementwise steps (bias, ReLU, masks) are
+(ops/nn/kernel_threads.py). Its dense matmuls and elementwise steps (bias, ReLU, masks) are
 plain single-threaded NumPy, so with two threads flowloom (which splits those over its
 workers) can come out slightly under the floor. bench/cnn_ops.py gives per-op times.
 """
@@ -32,7 +32,7 @@ import time
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TF_PYTHON = "/work/tfvenv/bin/python"
+TF_PYTHON = os.environ.get("FLOWLOOM_TF_PYTHON", "")  # the reference TensorFlow, if any
 BATCH, SIZE = 64, 24
 
 
@@ -104,7 +104,7 @@ def _median_step(step, steps):
 
 def time_numpy(steps):
     """The floor: forward and backward by hand on flowloom's NumPy kernels."""
-    from flowloom.ops import nn_kernels as K
+    from flowloom.ops.nn import nn_kernels as K
 
     rng = np.random.default_rng(1)
     shapes = [(5, 5, 3, 64), (64,), (5, 5, 64, 64), (64,), (2304, 384), (384,), (384, 192),
@@ -143,7 +143,7 @@ def time_numpy(steps):
         for a, b in zip(p, g):
             a -= 0.05 * b
 
-    from flowloom.ops import kernel_threads
+    from flowloom.ops.nn import kernel_threads
     from flowloom.runtime import blas_threads
 
     # The same threading as a flowloom run: the kernels' own pool, BLAS on one thread.

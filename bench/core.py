@@ -1,7 +1,7 @@
 """Core benchmarks (issue 2): Session.run overhead and graph-construction speed.
 
 Runs the same TF1 program on flowloom and, when a TensorFlow install is available
-(`--tf-python PATH`, default /work/tfvenv/bin/python or `python -c "import tensorflow"`), on
+(`--tf-python PATH`, default $FLOWLOOM_TF_PYTHON), on
 real TensorFlow in a subprocess, and prints the figures and their ratios.
 
     python3 bench/core.py [--tf-python /path/to/python]
@@ -68,7 +68,7 @@ def measure(python, which):
 
 
 def find_tf_python(explicit):
-    for cand in ([explicit] if explicit else []) + ["/work/tfvenv/bin/python", sys.executable]:
+    for cand in [explicit or os.environ.get("FLOWLOOM_TF_PYTHON")]:
         if cand and os.path.exists(cand):
             ok = subprocess.run([cand, "-c", "import tensorflow"], capture_output=True)
             if ok.returncode == 0:

@@ -8,7 +8,7 @@ runs with `device_count={'CPU': 2}` (towers concurrently on two devices) and wit
 the gradients branch lands) it times the forward pass and says so.
 
 Memory: a fresh process builds the graph and runs three steps on one device; its peak RSS
-is compared with TensorFlow's for the same program (`/work/tfvenv/bin/python`, if present),
+is compared with TensorFlow's for the same program (the Python named by FLOWLOOM_TF_PYTHON, if set),
 and tracemalloc gives the peak of NumPy allocations during one flowloom step.
 
     python3 bench/devices.py [--steps 5] [--batch 32] [--no-tf]
@@ -22,7 +22,7 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TF_PYTHON = "/work/tfvenv/bin/python"
+TF_PYTHON = os.environ.get("FLOWLOOM_TF_PYTHON", "")  # the reference TensorFlow, if any
 SIZE = 24
 
 

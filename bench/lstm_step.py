@@ -1,7 +1,7 @@
 """RNN benchmark (issue 6): one training step of an LSTM language-model layer.
 
 The same TF1 program runs on flowloom and, when a TensorFlow install is available
-(`--tf-python PATH`, default /work/tfvenv/bin/python), on real TensorFlow in a subprocess
+(`--tf-python PATH`, default $FLOWLOOM_TF_PYTHON), on real TensorFlow in a subprocess
 (TF1 while loops: `disable_control_flow_v2`, legacy RNN cells). The step: BasicLSTMCell
 (hidden 256) over a [batch 32, time 50, depth 64] input with `tf.nn.dynamic_rnn`, a softmax
 layer over 64 classes at every step, `sparse_softmax_cross_entropy_with_logits`, and Adam
@@ -89,7 +89,7 @@ def run(python, which, args, profile=False):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tf-python", default="/work/tfvenv/bin/python")
+    parser.add_argument("--tf-python", default=os.environ.get("FLOWLOOM_TF_PYTHON", ""))
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--optimizer", choices=["adam", "sgd"], default="adam")
     parser.add_argument("--hidden", type=int, default=256)

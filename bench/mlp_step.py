@@ -1,7 +1,7 @@
 """Benchmark: one SGD training step of a 784-512-512-10 MLP, batch 128.
 
 Prints ms/step for flowloom, for real TensorFlow (the same program run by
-/work/tfvenv/bin/python in a subprocess, when available) and for the same math written
+the Python named by FLOWLOOM_TF_PYTHON in a subprocess, when set) and for the same math written
 directly in NumPy (forward + backward + update: the floor), and the ratios.
 
 The loss is sparse softmax cross-entropy (tf.nn.sparse_softmax_cross_entropy_with_logits)
@@ -35,7 +35,7 @@ _set_threads_from_argv()
 import numpy as np
 
 BATCH, SIZES, LR = 128, (784, 512, 512, 10), 0.1
-TF_PYTHON = "/work/tfvenv/bin/python"
+TF_PYTHON = os.environ.get("FLOWLOOM_TF_PYTHON", "")  # the reference TensorFlow, if any
 
 
 def _params(seed=0):

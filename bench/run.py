@@ -1,7 +1,7 @@
 """Runs every benchmark in bench/ one after the other (`python3 dev.py bench`).
 
 Each script compares flowloom with real TensorFlow (run in a subprocess when a TensorFlow
-install is found, e.g. /work/tfvenv/bin/python or --tf-python) and with plain NumPy where that
+install is named by FLOWLOOM_TF_PYTHON or --tf-python) and with plain NumPy where that
 makes sense. Pass script names to run only those: `python3 dev.py bench core mlp_step`.
 """
 
@@ -10,7 +10,8 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ORDER = ["core", "run_overhead", "mlp_step", "cnn_step", "devices", "while_loop", "lstm_step"]
+ORDER = ["core", "run_overhead", "mlp_step", "cnn_step", "devices", "while_loop", "lstm_step",
+         "lint_overhead"]
 
 
 def main(argv):

@@ -1,7 +1,7 @@
 """Control-flow benchmark (issue 6): per-iteration overhead of an empty while_loop.
 
 Runs the same TF1 program (dataflow control flow: `disable_control_flow_v2`) on flowloom and,
-when a TensorFlow install is available (`--tf-python PATH`, default /work/tfvenv/bin/python),
+when a TensorFlow install is available (`--tf-python PATH`, default $FLOWLOOM_TF_PYTHON),
 on real TensorFlow in a subprocess, and prints µs per iteration and the ratio.
 
 The loop is `while_loop(lambda i: i < n, lambda i: i + 1, [0])`: per iteration TF runs Merge,
@@ -62,7 +62,7 @@ def run(python, which, n, parallel):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tf-python", default="/work/tfvenv/bin/python")
+    parser.add_argument("--tf-python", default=os.environ.get("FLOWLOOM_TF_PYTHON", ""))
     parser.add_argument("--n", type=int, default=20000, help="iterations of the long run")
     args = parser.parse_args()
     have_tf = os.path.exists(args.tf_python)

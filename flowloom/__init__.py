@@ -19,33 +19,33 @@ from flowloom.framework.ops import (Operation, Tensor, convert_to_tensor,
                                     convert_to_tensor_or_indexed_slices,
                                     register_tensor_conversion_function)
 from flowloom.framework.tensor_shape import Dimension, TensorShape, dimension_value
-from flowloom.ops.array_ops import (boolean_mask, concat, constant, expand_dims, fill, gather,
+from flowloom.ops.array.array_ops import (boolean_mask, concat, constant, expand_dims, fill, gather,
                                     identity, newaxis, ones, ones_like, placeholder,
                                     placeholder_with_default, rank, reshape, shape, size, slice,
                                     squeeze, stack, stop_gradient, strided_slice, transpose,
                                     unstack, where, zeros, zeros_like)
-from flowloom.ops.check_ops import (assert_equal, assert_greater, assert_greater_equal,
+from flowloom.ops.checks.check_ops import (assert_equal, assert_greater, assert_greater_equal,
                                     assert_less, assert_less_equal, assert_negative,
                                     assert_non_negative, assert_non_positive, assert_none_equal,
                                     assert_positive, assert_rank, assert_scalar, assert_type)
-from flowloom.ops.control_flow_ops import group, no_op, tuple, with_dependencies
-from flowloom.ops.cond import case, cond
-from flowloom.ops.while_loop import while_loop
-from flowloom.ops.tensor_array_ops import TensorArray
-from flowloom.ops.functional_ops import foldl, foldr, map_fn, scan
-from flowloom.ops import control_flow_grad as _control_flow_grad  # registers the gradients
-from flowloom.ops import control_flow_context_io as _control_flow_context_io  # noqa: F401
+from flowloom.ops.control_flow.control_flow_ops import group, no_op, tuple, with_dependencies
+from flowloom.ops.control_flow.cond import case, cond
+from flowloom.ops.control_flow.while_loop import while_loop
+from flowloom.ops.control_flow.tensor_array_ops import TensorArray
+from flowloom.ops.control_flow.functional_ops import foldl, foldr, map_fn, scan
+from flowloom.ops.control_flow import control_flow_grad as _control_flow_grad  # registers the gradients
+from flowloom.ops.control_flow import control_flow_context_io as _control_flow_context_io  # noqa: F401
 from flowloom.framework import nest
-from flowloom.ops.init_ops import (constant_initializer, glorot_normal_initializer,
+from flowloom.ops.state.init_ops import (constant_initializer, glorot_normal_initializer,
                                    glorot_uniform_initializer, ones_initializer,
                                    random_normal_initializer, random_uniform_initializer,
                                    truncated_normal_initializer, variance_scaling_initializer,
                                    zeros_initializer)
-from flowloom.ops.logging_ops import Assert_ as Assert
-from flowloom.ops.logging_ops import Print_ as Print
-from flowloom.ops.logging_ops import check_numerics
-from flowloom.ops.logging_ops import print_v2 as print  # noqa: A001 - tf.print
-from flowloom.ops.math_ops import (abs, acos, add, add_n, asin, atan, atan2, cast, ceil, cos,
+from flowloom.ops.checks.logging_ops import Assert_ as Assert
+from flowloom.ops.checks.logging_ops import Print_ as Print
+from flowloom.ops.checks.logging_ops import check_numerics
+from flowloom.ops.checks.logging_ops import print_v2 as print  # noqa: A001 - tf.print
+from flowloom.ops.math.math_ops import (abs, acos, add, add_n, asin, atan, atan2, cast, ceil, cos,
                                    cosh, count_nonzero, div, div_no_nan, divide, equal, erf, exp,
                                    expm1, floor, floordiv, floormod, greater, greater_equal,
                                    is_finite, is_inf, is_nan, less, less_equal, log, log1p,
@@ -56,10 +56,10 @@ from flowloom.ops.math_ops import (abs, acos, add, add_n, asin, atan, atan2, cas
                                    rsqrt, saturate_cast, sigmoid, sign, sin, sinh, sqrt, square,
                                    squared_difference, subtract, tan, tanh, to_float, to_int32,
                                    to_int64, truediv, truncatediv, truncatemod)
-from flowloom.ops.math_ops import range_ as range  # noqa: A001 - tf.range
-from flowloom.ops.random_ops import (random_normal, random_uniform, set_random_seed,
+from flowloom.ops.math.math_ops import range_ as range  # noqa: A001 - tf.range
+from flowloom.ops.random.random_ops import (random_normal, random_uniform, set_random_seed,
                                      truncated_normal)
-from flowloom.ops.state_ops import (assign, assign_add, assign_sub, scatter_add,
+from flowloom.ops.state.state_ops import (assign, assign_add, assign_sub, scatter_add,
                                     scatter_sub, scatter_update)
 from flowloom.runtime.session import (InteractiveSession, Session, get_default_session)
 from flowloom.variable_scope import (AUTO_REUSE, VariableScope, get_local_variable,
@@ -77,16 +77,18 @@ from flowloom.gradients import (AggregationMethod, IndexedSlices, NotDifferentia
                                 RegisterGradient, UnconnectedGradients, custom_gradient,
                                 gradients, hessians, no_gradient)
 # -- training op library (branch `ops`) --
-from flowloom.ops.array_ops import (gather_nd, one_hot, pad, reverse, reverse_v2,  # noqa: E402
+from flowloom.ops.array.array_ops import (gather_nd, one_hot, pad, reverse, reverse_v2,  # noqa: E402
                                     scatter_nd, sequence_mask, split, tile, where_v2)
-from flowloom.ops.math_ops import (arg_max, arg_min, argmax, argmin, cumsum,  # noqa: E402
+from flowloom.ops.math.math_ops import (arg_max, arg_min, argmax, argmin, cumsum,  # noqa: E402
                                    segment_mean, segment_sum, unsorted_segment_sum)
-from flowloom.ops.clip_ops import (clip_by_global_norm, clip_by_norm,  # noqa: E402
+from flowloom.ops.math.clip_ops import (clip_by_global_norm, clip_by_norm,  # noqa: E402
                                    clip_by_value, global_norm)
-from flowloom.ops.random_sampling_ops import multinomial, random_shuffle  # noqa: E402
+from flowloom.ops.random.random_sampling_ops import multinomial, random_shuffle  # noqa: E402
 from flowloom import losses  # noqa: E402
 from flowloom import bitwise  # noqa: E402
-from flowloom.ops.math_ops import acosh, asinh, atanh, digamma, erfc, lgamma  # noqa: E402
+from flowloom import image  # noqa: E402 - tf.image
+from flowloom.ops.image.image_ops import random_crop  # noqa: E402
+from flowloom.ops.math.math_ops import acosh, asinh, atanh, digamma, erfc, lgamma  # noqa: E402
 from flowloom import test  # noqa: E402 - tf.test
 from flowloom import train  # noqa: E402 - tf.train
 from flowloom import summary
@@ -139,7 +141,7 @@ def disable_tensor_equality():
 
 
 def get_seed(op_seed):
-    from flowloom.ops.random_ops import get_seed as _get_seed
+    from flowloom.ops.random.random_ops import get_seed as _get_seed
 
     return _get_seed(op_seed)
 
@@ -181,7 +183,7 @@ from flowloom.proto.meta_graph_pb2 import MetaGraphDef  # noqa: E402
 from flowloom.proto.node_def_pb2 import NodeDef  # noqa: E402
 from flowloom.proto.tensor_pb2 import TensorProto  # noqa: E402
 from flowloom.proto.versions_pb2 import VersionDef  # noqa: E402
-import flowloom.ops.save_restore_ops  # noqa: E402,F401 - registers SaveV2/RestoreV2
+import flowloom.ops.state.save_restore_ops  # noqa: E402,F401 - registers SaveV2/RestoreV2
 from flowloom import gfile  # noqa: E402
 from flowloom.framework import graph_util  # noqa: E402
 from flowloom.framework.graph_io import write_graph as _write_graph  # noqa: E402
@@ -194,10 +196,10 @@ _io_package.write_graph = _write_graph
 # Examples, records and sparse tensors (tf.parse_example, tf.io, tf.python_io).
 from flowloom.framework.sparse_tensor import (SparseTensor, SparseTensorValue,  # noqa: E402
                                               sparse_placeholder)
-from flowloom.ops.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature,  # noqa: E402
+from flowloom.ops.parsing.parsing_ops import (FixedLenFeature, FixedLenSequenceFeature,  # noqa: E402
                                       SparseFeature, VarLenFeature, parse_example,
                                       parse_single_example)
-from flowloom.ops.decode_ops import decode_csv, decode_raw  # noqa: E402
+from flowloom.ops.parsing.decode_ops import decode_csv, decode_raw  # noqa: E402
 from flowloom import io  # noqa: E402 - also the public tf.io namespace
 
 python_io = _types.ModuleType("flowloom.python_io")
@@ -208,14 +210,67 @@ python_io.tf_record_iterator = io.tf_record_iterator
 from flowloom.proto.event_pb2 import Event, SessionLog  # noqa: E402
 from flowloom.proto.summary_pb2 import (HistogramProto, Summary,  # noqa: E402
                                         SummaryMetadata)
-from flowloom.ops.sparse_ops import sparse_tensor_to_dense, sparse_to_dense  # noqa: E402
+from flowloom.ops.array.sparse_ops import sparse_tensor_to_dense, sparse_to_dense  # noqa: E402
 
 sparse = _types.ModuleType("flowloom.sparse")
 sparse.SparseTensor = SparseTensor
 sparse.to_dense = sparse_tensor_to_dense
 sparse.placeholder = sparse_placeholder
-import flowloom.ops.string_ops  # noqa: E402,F401 - registers StringJoin/StaticRegexFullMatch
+import flowloom.ops.strings.string_ops  # noqa: E402,F401 - registers StringJoin/StaticRegexFullMatch
 
 # Recurrent networks: tf.reverse_sequence, and tf.contrib.rnn as an alias of the TF1 cells.
-from flowloom.ops.sequence_ops import reverse_sequence  # noqa: E402
+from flowloom.ops.array.sequence_ops import reverse_sequence  # noqa: E402
 from flowloom import contrib  # noqa: E402
+
+# -- The rest of the TF1 top level and the 1.13+ namespaces (branch `api`) -----------------------
+from flowloom.ops.math.linalg_ops import (cholesky, cholesky_solve, diag, diag_part,  # noqa: E402
+                                          eye, matrix_band_part, matrix_determinant,
+                                          matrix_diag, matrix_diag_part, matrix_inverse,
+                                          matrix_set_diag, matrix_solve, matrix_transpose,
+                                          matrix_triangular_solve, qr, self_adjoint_eig,
+                                          self_adjoint_eigvals, svd, trace)
+from flowloom.ops.math.linalg_ops import log_matrix_determinant  # noqa: E402,F401
+from flowloom.ops.math.einsum_ops import einsum, tensordot  # noqa: E402
+from flowloom.ops.math.composite_math import (accumulate_n, floor_div,  # noqa: E402
+                                              is_non_decreasing, is_strictly_increasing, lbeta,
+                                              log_sigmoid, norm, reduce_logsumexp, scalar_mul)
+from flowloom.ops.math.sort_ops import argsort, sort  # noqa: E402
+from flowloom.ops.math.histogram_ops import (bincount, histogram_fixed_width,  # noqa: E402
+                                             histogram_fixed_width_bins)
+from flowloom.ops.math.scan_ops import cumprod  # noqa: E402
+from flowloom.ops.math.segment_ops import unique, unique_with_counts  # noqa: E402
+from flowloom.ops.array.grid_ops import lin_space, meshgrid, roll  # noqa: E402
+from flowloom.ops.array.broadcast_ops import broadcast_to  # noqa: E402
+from flowloom.ops.array.array_ops import identity_n, invert_permutation, setdiff1d  # noqa: E402
+from flowloom.ops.checks.shape_checks import ensure_shape  # noqa: E402
+from flowloom.ops.state.state_ops import count_up_to  # noqa: E402
+from flowloom.ops.state.init_ops import identity_initializer, orthogonal_initializer  # noqa
+from flowloom.ops.script.script_ops import numpy_function, py_func, py_function  # noqa: E402
+
+linspace = lin_space
+from flowloom import namespaces as _namespaces  # noqa: E402
+
+_namespaces.install(_sys.modules[__name__])
+
+# issue 10 (hardening)
+from flowloom.ops.math.unary_ops import conj  # noqa: E402
+
+# -- compat: quantized dtypes; tf.app, tf.flags, tf.logging, tf.test; install_as_tensorflow ----
+from flowloom.framework.dtypes import qint8, quint8, qint16, quint16, qint32  # noqa: E402
+
+# flowloom explains itself: tf.explain(run_metadata); FLOWLOOM_EXPLAIN=1 prints every plan's
+# report when it first runs (flowloom/explain).
+from flowloom.explain import explain  # noqa: E402
+
+if __import__("os").environ.get("FLOWLOOM_EXPLAIN", "0") not in ("", "0"):
+    from flowloom.explain import env as _explain_env
+
+    _explain_env.install(__import__("os").environ["FLOWLOOM_EXPLAIN"])
+
+# SavedModels: tf.saved_model (builder, loader, signatures; flowloom/saved_model).
+from flowloom import saved_model  # noqa: E402
+
+# Input pipelines (flowloom/data/): queues and readers; tf.queue.
+from flowloom.data import pipeline_names as _pipeline_names  # noqa: E402
+from flowloom.data.pipeline_names import *  # noqa: E402,F401,F403
+queue = _pipeline_names.queue_namespace()

@@ -12,8 +12,9 @@ from flowloom.framework.gradients_impl import (AggregationMethod,  # noqa: F401
 from flowloom.framework.indexed_slices import (IndexedSlices,  # noqa: F401
                                                IndexedSlicesValue, indexed_slices_to_tensor)
 # Op families that only gradients build: importing them registers their ops.
-from flowloom.ops import (broadcast_ops, conv_grad_ops, data_flow_ops,  # noqa: F401
-                          scan_ops, segment_ops)
+from flowloom.ops.array import broadcast_ops, data_flow_ops  # noqa: F401
+from flowloom.ops.nn import conv_grad_ops  # noqa: F401
+from flowloom.ops.math import scan_ops, segment_ops  # noqa: F401
 from flowloom.runtime import session as _session
 
 _session.register_session_run_conversion_functions(

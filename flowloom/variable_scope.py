@@ -6,12 +6,13 @@ scope also opens a name scope of the same name for the ops created inside it.
 
 import contextlib
 import enum
+import threading
 import traceback
 
 from flowloom.framework import dtypes
 from flowloom.framework import tensor_shape
 from flowloom.framework.graph import (GraphKeys, get_default_graph, name_scope)
-from flowloom.ops import init_ops
+from flowloom.ops.state import init_ops
 from flowloom.variables import Variable
 
 
@@ -133,11 +134,12 @@ class VariableScope:
                 custom_getter=custom_getter, constraint=constraint)
 
 
-class _VariableStore:
-    """The variables created by get_variable in one graph, by full name."""
+class _VariableScopeStore(threading.local):
+    """The current variable scope and the scope counts: per graph and per thread, as in TF."""
 
     def __init__(self):
-        self._vars = {}
+        super().__init__()
+        self.current_scope = VariableScope(False)
         self.variable_scopes_count = {}
 
     def open_variable_scope(self, scope_name):
@@ -151,6 +153,15 @@ class _VariableStore:
 
     def variable_scope_count(self, scope_name):
         return self.variable_scopes_count.get(scope_name, 0)
+
+
+class _VariableStore:
+    """The variables created by get_variable in one graph, by full name (shared by threads:
+    creating or finding a variable happens under its lock)."""
+
+    def __init__(self):
+        self._vars = {}
+        self._lock = threading.RLock()
 
     def get_variable(self, name, shape=None, dtype=dtypes.float32, initializer=None,
                      regularizer=None, reuse=None, trainable=None, collections=None,
@@ -177,8 +188,13 @@ class _VariableStore:
                            collections, caching_device, partitioner, validate_shape,
                            constraint=constraint)
 
-    def _get_single_variable(self, name, shape, dtype, initializer, regularizer, reuse,
-                             trainable, collections, caching_device, validate_shape, constraint):
+    def _get_single_variable(self, *args):
+        with self._lock:
+            return self._get_or_create_variable(*args)
+
+    def _get_or_create_variable(self, name, shape, dtype, initializer, regularizer, reuse,
+                                trainable, collections, caching_device, validate_shape,
+                                constraint):
         initializing_from_value = initializer is not None and not callable(initializer) and \
             not isinstance(initializer, type)
         shape = tensor_shape.as_shape(shape) if shape is not None else \
@@ -250,23 +266,27 @@ def _get_default_variable_store():
     g = get_default_graph()
     store = g._collections.get(_STORE_KEY)
     if store is None:
-        store = _VariableStore()
-        g._collections[_STORE_KEY] = store
+        with g._lock:
+            store = g._collections.setdefault(_STORE_KEY, _VariableStore())
+    return store
+
+
+def _get_variable_scope_store():
+    g = get_default_graph()
+    store = g._collections.get(_SCOPE_KEY)
+    if store is None:
+        with g._lock:
+            store = g._collections.setdefault(_SCOPE_KEY, _VariableScopeStore())
     return store
 
 
 def get_variable_scope():
-    """Returns the current VariableScope."""
-    g = get_default_graph()
-    scope = g._collections.get(_SCOPE_KEY)
-    if scope is None:
-        scope = VariableScope(False)
-        g._collections[_SCOPE_KEY] = scope
-    return scope
+    """Returns the current VariableScope (of this thread, in the default graph)."""
+    return _get_variable_scope_store().current_scope
 
 
 def _set_variable_scope(scope):
-    get_default_graph()._collections[_SCOPE_KEY] = scope
+    _get_variable_scope_store().current_scope = scope
 
 
 def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=None,
@@ -299,7 +319,7 @@ def get_local_variable(name, shape=None, dtype=None, initializer=None, **kwargs)
 
 
 def _get_unique_variable_scope(prefix):
-    store = _get_default_variable_store()
+    store = _get_variable_scope_store()
     current = get_variable_scope()
     name = current.name + "/" + prefix if current.name else prefix
     if store.variable_scope_count(name) == 0:
@@ -315,7 +335,7 @@ def _pure_variable_scope(name_or_scope, reuse=None, initializer=None, regularize
                          caching_device=None, partitioner=None, custom_getter=None,
                          old_name_scope=None, dtype=dtypes.float32, use_resource=None,
                          constraint=None):
-    store = _get_default_variable_store()
+    store = _get_variable_scope_store()
     old = get_variable_scope()
     if isinstance(name_or_scope, VariableScope):
         new_name = name_or_scope.name

@@ -6,8 +6,8 @@ from flowloom.framework import dtypes
 from flowloom.framework.graph import (GraphKeys, get_default_graph, init_scope, name_scope)
 from flowloom.framework.ops import convert_to_tensor, register_tensor_conversion_function
 from flowloom.framework import tensor_shape
-from flowloom.ops import array_ops
-from flowloom.ops import state_ops
+from flowloom.ops.array import array_ops
+from flowloom.ops.state import state_ops
 
 
 class Variable:
@@ -165,7 +165,7 @@ class Variable:
 
     def initialized_value(self):
         """The variable's value, initializing it first if needed (for initial values of others)."""
-        from flowloom.ops import control_flow_ops
+        from flowloom.ops.control_flow import control_flow_ops
 
         with init_scope():
             return control_flow_ops.cond_initialized(self)
@@ -218,7 +218,10 @@ class Variable:
         return self._scatter(state_ops.scatter_update, sparse_delta, use_locking, name)
 
     def count_up_to(self, limit):
-        raise NotImplementedError("Variable.count_up_to (op CountUpTo) is not implemented")
+        """Increments this variable until it reaches `limit`; see `tf.count_up_to`."""
+        from flowloom.ops.state.state_ops import count_up_to
+
+        return count_up_to(self, limit)
 
     def to_proto(self, export_scope=None):
         from flowloom.framework.graph_def import variable_to_proto
@@ -301,7 +304,7 @@ def moving_average_variables(scope=None):
 
 def variables_initializer(var_list, name="init"):
     """An op that runs the initializers of `var_list` (a no-op when the list is empty)."""
-    from flowloom.ops import control_flow_ops
+    from flowloom.ops.control_flow import control_flow_ops
 
     if var_list:
         return control_flow_ops.group(*[v.initializer for v in var_list], name=name)
@@ -335,7 +338,7 @@ def assert_variables_initialized(var_list=None):
 
 def report_uninitialized_variables(var_list=None, name="report_uninitialized_variables"):
     """A 1-D string tensor with the names of the variables in `var_list` not yet initialized."""
-    from flowloom.ops import math_ops
+    from flowloom.ops.math import math_ops
 
     if var_list is None:
         var_list = global_variables() + local_variables()

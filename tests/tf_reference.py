@@ -1,16 +1,21 @@
 """Where the tests find a real TensorFlow to compare against (never a dependency).
 
-FLOWLOOM_TF_PYTHON names a Python that imports tensorflow; otherwise /work/tfvenv (the
-developers' reference install) or this interpreter if it has tensorflow. None: tests skip.
+Only the environment names it: FLOWLOOM_TF_PYTHON is a Python that imports TensorFlow 2.x
+(`tensorflow.compat.v1`), FLOWLOOM_TF1_PYTHON one with TensorFlow 1.15. Unset (or pointing
+at nothing): the tests that need it skip, saying which variable to set.
 """
 
-import importlib.util
 import os
-import sys
 
 
-def tensorflow_python():
-    for candidate in (os.environ.get("FLOWLOOM_TF_PYTHON"), "/work/tfvenv/bin/python"):
-        if candidate and os.path.exists(candidate):
-            return candidate
-    return sys.executable if importlib.util.find_spec("tensorflow") is not None else None
+def tensorflow_python(variable="FLOWLOOM_TF_PYTHON"):
+    """The reference interpreter named by `variable`, or None."""
+    candidate = os.environ.get(variable)
+    return candidate if candidate and os.path.exists(candidate) else None
+
+
+def skip_reason(variable="FLOWLOOM_TF_PYTHON"):
+    value = os.environ.get(variable)
+    if not value:
+        return f"{variable} is not set (a Python with TensorFlow to compare against)"
+    return f"{variable}={value} does not exist"

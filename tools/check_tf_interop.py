@@ -6,7 +6,7 @@ process (TF's protobuf schemas and flowloom's share symbol names, so they
 cannot live in one process) reads them back and prints what it saw as JSON.
 
 Usage (from the repository root):
-  python tools/check_tf_interop.py [--tf-python /work/tfvenv/bin/python]
+  python tools/check_tf_interop.py [--tf-python PATH]  (default $FLOWLOOM_TF_PYTHON)
 """
 
 import argparse
@@ -74,7 +74,7 @@ def write_files(directory):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tf-python", default="/work/tfvenv/bin/python")
+    parser.add_argument("--tf-python", default=os.environ.get("FLOWLOOM_TF_PYTHON", ""))
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as directory:
         prefix, event_path = write_files(directory)

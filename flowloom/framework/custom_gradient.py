@@ -52,7 +52,7 @@ def custom_gradient(f=None):
         if kwargs:
             raise ValueError("The custom_gradient decorator currently supports keywords "
                              "arguments only when eager execution is enabled.")
-        from flowloom.ops import array_ops
+        from flowloom.ops.array import array_ops
 
         name = "CustomGradient-%d" % next(_uids)
         args = [convert_to_tensor(a) for a in args]

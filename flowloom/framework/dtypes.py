@@ -68,7 +68,7 @@ class DType:
 
     @property
     def is_quantized(self):
-        return False
+        return self.base_dtype in _QUANTIZED
 
     @property
     def size(self):
@@ -128,11 +128,20 @@ class DType:
         return as_dtype, (self._name,)
 
 
+# TF's structured NumPy stand-ins for the quantized types (tf.qint8.as_numpy_dtype).
+_np_qint8 = np.dtype([("qint8", np.int8)])
+_np_quint8 = np.dtype([("quint8", np.uint8)])
+_np_qint16 = np.dtype([("qint16", np.int16)])
+_np_quint16 = np.dtype([("quint16", np.uint16)])
+_np_qint32 = np.dtype([("qint32", np.int32)])
+
 _specs = [
     (1, "float32", np.float32), (2, "float64", np.float64), (3, "int32", np.int32),
     (4, "uint8", np.uint8), (5, "int16", np.int16), (6, "int8", np.int8),
     (7, "string", np.object_), (8, "complex64", np.complex64), (9, "int64", np.int64),
-    (10, "bool", np.bool_), (14, "bfloat16", None), (17, "uint16", np.uint16),
+    (10, "bool", np.bool_), (11, "qint8", _np_qint8), (12, "quint8", _np_quint8),
+    (13, "qint32", _np_qint32), (14, "bfloat16", None), (15, "qint16", _np_qint16),
+    (16, "quint16", _np_quint16), (17, "uint16", np.uint16),
     (18, "complex128", np.complex128), (19, "float16", np.float16), (20, "resource", None),
     (21, "variant", None), (22, "uint32", np.uint32), (23, "uint64", np.uint64),
 ]
@@ -151,7 +160,12 @@ string = _BY_ENUM[7]
 complex64 = _BY_ENUM[8]
 int64 = _BY_ENUM[9]
 bool_ = _BY_ENUM[10]
+qint8 = _BY_ENUM[11]
+quint8 = _BY_ENUM[12]
+qint32 = _BY_ENUM[13]
 bfloat16 = _BY_ENUM[14]
+qint16 = _BY_ENUM[15]
+quint16 = _BY_ENUM[16]
 uint16 = _BY_ENUM[17]
 complex128 = _BY_ENUM[18]
 float16 = half = _BY_ENUM[19]
@@ -166,41 +180,58 @@ int64_ref = _BY_ENUM[109]
 bool_ref = _BY_ENUM[110]
 
 _INTEGERS = (int8, int16, int32, int64, uint8, uint16, uint32, uint64)
+_QUANTIZED = (qint8, quint8, qint16, quint16, qint32)
 
+# What `as_dtype` accepts, as TF's `_ANY_TO_TF` table holds it: DataType enums, the type names
+# (with TF's aliases "float", "double", "half" and their `_ref` forms), three Python types
+# (float, bool, object; TF refuses int, str, bytes and complex) and NumPy scalar types.
 _BY_NAME = {d.name: d for d in _BY_ENUM.values()}
-_BY_NAME["double"] = float64
-_BY_NAME["half"] = float16
-_BY_NP = {np.dtype(d._np): d for e, d in _BY_ENUM.items() if e < 100 and d._np is not None}
-_BY_NP[np.dtype(np.str_)] = string
-_BY_NP[np.dtype(np.bytes_)] = string
+for _alias, _canonical in (("float", "float32"), ("double", "float64"), ("half", "float16")):
+    _BY_NAME[_alias] = _BY_NAME[_canonical]
+    _BY_NAME[_alias + "_ref"] = _BY_NAME[_canonical + "_ref"]
+_BY_NP = {}
+for _enum, _d in _BY_ENUM.items():
+    if _enum < 100 and _d._np is not None:
+        _BY_NP[_d._np] = _d
+_BY_NP[np.str_] = string
+_BY_NP[np.bytes_] = string
+_BY_NP_DTYPE = {np.dtype(t): d for t, d in _BY_NP.items() if np.dtype(t).fields is None}
+_BY_PYTHON = {float: float32, bool: bool_, object: string}
+_ANY = {**_BY_ENUM, **_BY_NAME, **_BY_PYTHON, **_BY_NP}
 
 
 def as_dtype(type_value):
-    """Converts a DType, name, numpy dtype or DataType enum to a `DType`."""
+    """Converts the given `type_value` to a `DType`.
+
+    Args:
+      type_value: a `DType`, a DataType enum number, a type name (`"float32"`, `"float"`,
+        `"double"`, `"int32"`, `"string"`, `"float32_ref"`, ...), a NumPy type or dtype
+        (`np.float32`, `np.dtype("int64")`), or one of the Python types `float`, `bool` and
+        `object`, exactly as TensorFlow's `tf.as_dtype` accepts them.
+
+    Returns:
+      A `DType` corresponding to `type_value`.
+
+    Raises:
+      TypeError: If `type_value` cannot be converted to a `DType`.
+
+    For example, `tf.placeholder("float", [None, 784])` makes a float32 placeholder.
+    """
     if isinstance(type_value, DType):
         return type_value
-    if isinstance(type_value, int) and not isinstance(type_value, bool):
-        if type_value in _BY_ENUM:
-            return _BY_ENUM[type_value]
-    elif isinstance(type_value, str):
-        if type_value in _BY_NAME:
-            return _BY_NAME[type_value]
-    else:
-        if type_value is bool:
-            return bool_
-        if type_value is float:
-            return float32
-        if type_value is int:
-            return int32
-        if type_value in (str, bytes):
-            return string
+    if isinstance(type_value, type) and issubclass(type_value, np.generic):
+        type_value = np.dtype(type_value)  # np.longlong and np.int64 are one dtype
+    if isinstance(type_value, np.dtype) and type_value.fields is None:
+        found = _BY_NP_DTYPE.get(type_value) or _BY_NP.get(type_value.type)
+        if found is not None:
+            return found
+    try:
+        return _ANY[type_value]
+    except (KeyError, TypeError):
+        pass
+    if hasattr(type_value, "dtype"):
         try:
-            npd = np.dtype(type_value)
-        except TypeError:
-            npd = None
-        if npd is not None:
-            if npd.kind in ("U", "S"):
-                return string
-            if npd in _BY_NP:
-                return _BY_NP[npd]
+            return _BY_NP[np.dtype(type_value.dtype).type]
+        except (KeyError, TypeError):
+            pass
     raise TypeError(f"Cannot convert value {type_value!r} to a TensorFlow DType.")

@@ -190,7 +190,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
 
 
 def _default_grad_ys(grad_ys, ys, colocate):
-    from flowloom.ops import array_ops
+    from flowloom.ops.array import array_ops
 
     if len(grad_ys) != len(ys):
         raise ValueError(f"Length mismatch. Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
@@ -288,7 +288,7 @@ class _GradientBuilder:
         # MaybeCreateControlFlowState); this may add loop exits to `between`.
         self.loop_state = None
         if any(op._type in ("Exit", "RefExit") for op in between_list):
-            from flowloom.ops import control_flow_state
+            from flowloom.ops.control_flow import control_flow_state
 
             self.loop_state = control_flow_state.maybe_create_control_flow_state(
                 between_list, between, self.colocate)
@@ -349,7 +349,7 @@ class _GradientBuilder:
     def _update_pending_in_loops(self, op, queue):
         """TF's _UpdatePendingAndEnqueueReady with while loops: a loop Switch is ready on
         its first gradient; loop exits are held until all exits of the loop are known."""
-        from flowloom.ops.control_flow_context import is_loop_exit, is_loop_switch
+        from flowloom.ops.control_flow.control_flow_context import is_loop_exit, is_loop_switch
 
         loop_state = self.loop_state
         for t in op._inputs:
@@ -418,7 +418,7 @@ class _GradientBuilder:
                     "tf.custom_gradient. Please see more details in "
                     "https://www.tensorflow.org/api_docs/python/tf/custom_gradient.") from None
         if grad_fn is not None and has_out_grads:
-            from flowloom.ops import array_ops
+            from flowloom.ops.array import array_ops
 
             for i, g in enumerate(out_grads):
                 if g is None and is_trainable(op._outputs[i]):
@@ -426,7 +426,7 @@ class _GradientBuilder:
                     if self.loop_state is not None:
                         out_grads[i] = self.loop_state.ZerosLike(op, i)
                     elif op._type in ("Switch", "RefSwitch"):
-                        from flowloom.ops import control_flow_state
+                        from flowloom.ops.control_flow import control_flow_state
 
                         out_grads[i] = control_flow_state.zeros_like_outside_loop(op, i)
                     else:
@@ -460,7 +460,7 @@ class _GradientBuilder:
         """TF's `tf.tuple(in_grads)`, op for op, except that the gate waits only for the
         gradients some x needs: one into an input that no x reaches (the gradient of a
         layer's input data) is still built, but nothing forces it to be computed."""
-        from flowloom.ops import control_flow_ops
+        from flowloom.ops.control_flow import control_flow_ops
 
         with name_scope(None, "tuple"):
             gating = {g.op for g, t in zip(in_grads, op._inputs)
@@ -472,7 +472,7 @@ class _GradientBuilder:
                     for g in in_grads]
 
     def _aggregated_grads(self, op):
-        from flowloom.ops import math_ops
+        from flowloom.ops.math import math_ops
 
         op_grads = self.grads.get(op)
         if op_grads is None:
@@ -502,7 +502,7 @@ class _GradientBuilder:
         return out
 
     def result(self, x, unconnected):
-        from flowloom.ops import array_ops
+        from flowloom.ops.array import array_ops
 
         op_grads = self.grads.get(x._op)
         g = None
@@ -525,7 +525,7 @@ class _GradientBuilder:
 
 def _multi_device_add_n(tensors):
     """AddN per device (TF groups the summands by device), then across devices."""
-    from flowloom.ops import math_ops
+    from flowloom.ops.math import math_ops
 
     by_device = collections.OrderedDict()
     for t in tensors:
@@ -541,7 +541,8 @@ def _multi_device_add_n(tensors):
 def _aggregate_indexed_slices(grads):
     """Sums gradients of which some are IndexedSlices, as TF 2's graph mode does: AddN (the
     slices made dense) if any is a dense Tensor, else one IndexedSlices of all the rows."""
-    from flowloom.ops import array_ops, math_ops
+    from flowloom.ops.array import array_ops
+    from flowloom.ops.math import math_ops
 
     if any(isinstance(g, Tensor) for g in grads):
         return math_ops.add_n(grads)
@@ -569,9 +570,9 @@ def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gr
     Returns:
       A list of Tensors of shape `x.shape + x.shape`, one per x.
     """
-    from flowloom.ops import array_ops
-    from flowloom.ops.tensor_array_ops import TensorArray
-    from flowloom.ops.while_loop import while_loop
+    from flowloom.ops.array import array_ops
+    from flowloom.ops.control_flow.tensor_array_ops import TensorArray
+    from flowloom.ops.control_flow.while_loop import while_loop
 
     xs = _as_list(xs)
     kwargs = {"colocate_gradients_with_ops": colocate_gradients_with_ops,

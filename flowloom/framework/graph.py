@@ -5,6 +5,7 @@ import re
 import threading
 
 from flowloom.framework import dtypes
+from flowloom.framework import observers
 from flowloom.framework import op_def as op_registry
 from flowloom.framework.ops import Operation, Tensor
 from flowloom.framework.tensor_shape import TensorShape, as_shape
@@ -62,15 +63,20 @@ class Graph:
         self._ops_by_name = {}
         self._ops = []
         self._names_in_use = {}
-        self._name_stack = ""
-        self._control_dependencies_stack = []  # list of _ControlDependenciesController
-        self._device_function_stack = []  # callables op -> device string
-        self._colocation_stack = []  # Operations
+        # As TF: the name scope is per thread; the control-dependency, device and colocation
+        # stacks are shared until `switch_to_thread_local()`, then per thread.
+        self._thread_local = threading.local()
+        self._stack_state_is_thread_local = False
+        self._graph_control_dependencies_stack = []  # list of _ControlDependenciesController
+        self._graph_device_function_stack = []  # callables op -> device string
+        self._graph_colocation_stack = []  # Operations
         self._attr_scope_map = {}
         self._collections = {}
         self._finalized = False
         self._version = 0
         self._seed = None
+        # Held while names are made unique and ops are added (TF's Graph._lock), so threads
+        # can build into one graph; sessions snapshot the ops under it.
         self._lock = threading.RLock()
         self._unfeedable = set()
         self._unfetchable = set()
@@ -78,6 +84,50 @@ class Graph:
         self._building_function = False
         self._graph_def_versions = None
         self._control_flow_context = None  # the CondContext/WhileContext ops are created in
+
+    # -- per-thread construction state ----------------------------------------
+    @property
+    def _name_stack(self):
+        return getattr(self._thread_local, "name_stack", "")
+
+    @_name_stack.setter
+    def _name_stack(self, value):
+        self._thread_local.name_stack = value
+
+    def _thread_stack(self, attr):
+        if not self._stack_state_is_thread_local:
+            return getattr(self, "_graph" + attr)
+        local = self._thread_local
+        stack = getattr(local, attr, None)
+        if stack is None:
+            # A thread starts from the shared stack as it was when the graph switched.
+            stack = list(getattr(self, "_graph" + attr))
+            setattr(local, attr, stack)
+        return stack
+
+    def _set_thread_stack(self, attr, value):
+        if self._stack_state_is_thread_local:
+            setattr(self._thread_local, attr, value)
+        else:
+            setattr(self, "_graph" + attr, value)
+
+    _control_dependencies_stack = property(
+        lambda self: self._thread_stack("_control_dependencies_stack"),
+        lambda self, v: self._set_thread_stack("_control_dependencies_stack", v))
+    _device_function_stack = property(
+        lambda self: self._thread_stack("_device_function_stack"),
+        lambda self, v: self._set_thread_stack("_device_function_stack", v))
+    _colocation_stack = property(
+        lambda self: self._thread_stack("_colocation_stack"),
+        lambda self, v: self._set_thread_stack("_colocation_stack", v))
+
+    def switch_to_thread_local(self):
+        """Makes the device, colocation and control-dependency stacks thread-local (TF's API).
+
+        Before the call threads share them; after it each thread has its own copy, starting
+        from the stacks as they were at the call. The name scope is always per thread.
+        """
+        self._stack_state_is_thread_local = True
 
     # -- default-graph handling ---------------------------------------------
     def as_default(self):
@@ -117,8 +167,13 @@ class Graph:
 
     def unique_name(self, name, mark_as_used=True):
         """Returns `name` under the current name scope, made unique as TF does (`x_1`)."""
-        if self._name_stack:
-            name = self._name_stack + "/" + name
+        stack = self._name_stack
+        if stack:
+            name = stack + "/" + name
+        with self._lock:
+            return self._unique_name_locked(name, mark_as_used)
+
+    def _unique_name_locked(self, name, mark_as_used):
         key = name.lower()
         i = self._names_in_use.get(key, 0)
         if mark_as_used:
@@ -177,6 +232,10 @@ class Graph:
                                         name)
 
     def _create_op_internal(self, opdef, inputs, output_dtypes, attrs, name):
+        with self._lock:
+            return self._create_op_locked(opdef, inputs, output_dtypes, attrs, name)
+
+    def _create_op_locked(self, opdef, inputs, output_dtypes, attrs, name):
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
         if name in self._ops_by_name:
@@ -186,13 +245,15 @@ class Graph:
                 raise ValueError(
                     f"Tensor {t!r} must be from the same graph as the op being created "
                     f"({name}).")
-        control_inputs = self._current_control_inputs(inputs)
+        control_stack = self._control_dependencies_stack
+        control_inputs = self._current_control_inputs(inputs, control_stack)
         if self._attr_scope_map:
             for k, v in self._attr_scope_map.items():
                 attrs.setdefault(k, v)
-        if self._colocation_stack:
+        colocation_stack = self._colocation_stack
+        if colocation_stack:
             # TF: the union of the groups of every op on the colocation stack, sorted.
-            attrs["_class"] = sorted({g.decode() for c in self._colocation_stack
+            attrs["_class"] = sorted({g.decode() for c in colocation_stack
                                       for g in c.colocation_groups()})
         if self._gradient_override_map and opdef.type in self._gradient_override_map:
             # TF records the override on the op; tf.gradients reads it back.
@@ -204,12 +265,12 @@ class Graph:
             c._control_outputs.append(op)
         if self._device_function_stack:
             op._device = self._apply_device_functions(op)
-        for colocated in reversed(self._colocation_stack):
+        for colocated in reversed(colocation_stack):
             # The innermost colocation op that has a device gives it (after device scopes).
             if colocated._device:
                 op._device = colocated._device
                 break
-        for controller in self._control_dependencies_stack:
+        for controller in control_stack:
             controller.ops_created.add(op)
         self._ops_by_name[name] = op
         self._ops.append(op)
@@ -230,10 +291,17 @@ class Graph:
                 self._control_flow_context.AddOp(op)
             finally:
                 self._name_stack = saved_stack
+        if observers.op_created:
+            for observer in observers.op_created:
+                observer(op)
         return op
 
     def _discard_op(self, op):
         """Removes the op just created (its name stays used, as in TF)."""
+        with self._lock:
+            self._discard_op_locked(op)
+
+    def _discard_op_locked(self, op):
         for t in op._inputs:
             t._consumers.remove(op)
         for c in op._control_inputs:
@@ -255,12 +323,13 @@ class Graph:
         return device_lib.apply_device_stack(self._device_function_stack, op)
 
     # -- control dependencies ---------------------------------------------------
-    def _current_control_inputs(self, inputs):
-        if not self._control_dependencies_stack:
+    def _current_control_inputs(self, inputs, stack=None):
+        stack = self._control_dependencies_stack if stack is None else stack
+        if not stack:
             return []
         ret = []
         input_ops = None
-        for controller in self._control_dependencies_stack:
+        for controller in stack:
             dominated = False
             if input_ops is None:
                 input_ops = {t._op for t in inputs}
@@ -354,6 +423,8 @@ class Graph:
         """Returns the Tensor or Operation that `obj` (object or name) refers to."""
         if hasattr(obj, "_as_graph_element") and not isinstance(obj, (Tensor, Operation)):
             obj = obj._as_graph_element()
+        if isinstance(obj, bytes):
+            obj = obj.decode("utf-8")  # TF takes names as bytes or text
         if isinstance(obj, Tensor):
             if not allow_tensor:
                 raise TypeError("Can not convert a Tensor into a Operation.")
@@ -550,10 +621,16 @@ class _ControlDependenciesController:
             self._old_context = g._control_flow_context
             g._control_flow_context = None
         g._control_dependencies_stack.append(self)
+        if observers.control_block:
+            for observer in observers.control_block:
+                observer("enter", self)
         return self
 
     def __exit__(self, *exc):
         g = self._graph
+        if observers.control_block:
+            for observer in observers.control_block:
+                observer("exit", self)
         g._control_dependencies_stack.remove(self)
         if self._new_stack:
             g._control_dependencies_stack = self._old_stack

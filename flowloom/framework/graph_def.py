@@ -6,6 +6,8 @@ AttrValue kind of an attr whose Python value is ambiguous (an int given for a fl
 taken from the op's declared default.
 """
 
+import re
+
 import numpy as np
 
 from flowloom.framework import dtypes, tensor_proto
@@ -237,11 +239,11 @@ def strip_name_scope(name, export_scope):
     """Removes `export_scope/` from the front of a name (also after '^' or 'loc:@')."""
     if not export_scope:
         return name
-    prefix = export_scope if export_scope.endswith("/") else export_scope + "/"
-    for lead in ("", "^", "loc:@"):
-        if name.startswith(lead + prefix):
-            return lead + name[len(lead) + len(prefix):]
-    return name
+    if export_scope[-1] == "/":
+        export_scope = export_scope[:-1]
+    # As TF: `scope/`, `scope///`, `^scope/` and `loc:@scope/` lose the scope (first match).
+    pattern = r"([\^]|loc:@|^)" + re.escape(export_scope) + r"[\/]+(.*)"
+    return re.sub(pattern, r"\1\2", name, count=1)
 
 
 def prepend_name_scope(name, import_scope):

@@ -457,7 +457,7 @@ class _Importer:
 
 
 def _type_list(expected):
-    from flowloom.ops.array_ops import dtype_string
+    from flowloom.ops.array.array_ops import dtype_string
 
     return ", ".join("?" if d is None else dtype_string(d) + ("_ref" if r else "")
                      for d, r in expected)

@@ -79,7 +79,7 @@ class IndexedSlices:
     __repr__ = __str__
 
     def __neg__(self):
-        from flowloom.ops import math_ops
+        from flowloom.ops.math import math_ops
 
         return IndexedSlices(math_ops.negative(self._values), self._indices, self._dense_shape)
 
@@ -106,7 +106,7 @@ def indexed_slices_to_tensor(value, dtype=None, name=None, as_ref=False):
     if shape_value is not None and np.prod(shape_value) >= _LARGE_SPARSE_NUM_ELEMENTS:
         warnings.warn("Converting sparse IndexedSlices to a dense Tensor with %d elements. "
                       "This may consume a large amount of memory." % np.prod(shape_value))
-    from flowloom.ops import segment_ops
+    from flowloom.ops.math import segment_ops
 
     return segment_ops.unsorted_segment_sum(value.values, value.indices, value.dense_shape[0],
                                          name=name)

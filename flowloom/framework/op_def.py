@@ -25,7 +25,9 @@ Argument specs: ``"x: T"`` (type from attr T), ``"y: int32"`` (fixed type),
 A kernel receives ``xp`` (the device's array module: numpy on CPU), the input arrays, and
 as keyword arguments exactly the attrs its signature names. A kernel that declares a keyword
 ``ctx`` also receives the run context (resources such as variables, per-op state). A kernel
-returns one array for a one-output op, otherwise a sequence of arrays.
+returns one array when the signature has exactly one output and it is not a list; otherwise it
+returns the flat sequence of the output arrays, even when that holds a single array
+(`Split` with num_split=1 returns `[part]`): one rule, applied by the executor.
 """
 
 import inspect
@@ -77,6 +79,8 @@ class OpDef:
         # as TF does: the value is read when a consumer uses it.
         self.forwards_ref = forwards_ref
         self.ref_input_indices = tuple(i for i, a in enumerate(self.input_args) if a.is_ref)
+        # The kernel returns a sequence of arrays (see the module docstring).
+        self.returns_sequence = len(self.output_args) != 1 or self.output_args[0].is_list
         self.shape_fn = None
         self.kernel_fn = None
         self.kernel_attrs = ()

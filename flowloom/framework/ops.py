@@ -167,7 +167,8 @@ class Operation:
 class Tensor:
     """One output of an Operation: a symbolic handle to a value computed at run time."""
 
-    __slots__ = ("_op", "_value_index", "_dtype", "_shape", "_consumers", "__weakref__")
+    __slots__ = ("_op", "_value_index", "_dtype", "_shape", "_consumers", "__weakref__",
+                 "aliases")  # aliases: set by tf.contrib.layers output collections
 
     # Lets numpy defer to our operators (`np.float32(2) * t`).
     __array_priority__ = 100
@@ -303,13 +304,13 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref
                 return ret
     preferred_dtype = preferred_dtype or dtype_hint
     if dtype is None and preferred_dtype is not None:
-        from flowloom.ops import array_ops
+        from flowloom.ops.array import array_ops
 
         try:
             return array_ops.constant(value, dtype=preferred_dtype, name=name or "Const")
         except (TypeError, ValueError):
             pass
-    from flowloom.ops import array_ops
+    from flowloom.ops.array import array_ops
 
     return array_ops.constant(value, dtype=dtype, name=name or "Const")
 
@@ -343,6 +344,8 @@ def tensor_value_to_numpy(value, dtype):
     if isinstance(value, np.ndarray) and value.dtype == npt:
         return value
     arr = np.asarray(value)
+    if arr.size == 0 and arr.dtype.kind == "f" and not isinstance(value, np.ndarray):
+        return arr.astype(npt)  # `[]` (NumPy: float64) is an empty tensor of any dtype, as in TF
     if arr.dtype.kind in "OUS":
         raise TypeError(f"Expected {dtype.name}, got {value!r} of type '{type(value).__name__}' "
                         "instead.")

@@ -168,7 +168,7 @@ def sparse_placeholder(dtype, shape=None, name=None):
     Returns:
       A `SparseTensor`.
     """
-    from flowloom.ops import array_ops
+    from flowloom.ops.array import array_ops
 
     def sub(part):
         return None if name is None else f"{name}/{part}"

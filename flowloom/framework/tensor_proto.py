@@ -79,6 +79,10 @@ def from_numpy(values, dtype=None, shape=None):
                              f"received {array.size}")
     proto.tensor_shape.CopyFrom(shape_to_proto(shape))
     enum = dtype.as_datatype_enum
+    if array.size > 1 and not any(array.strides):
+        # One value broadcast over the shape (a decoded fill): stored once, as TF stores it.
+        _append_values(proto, enum, np.asarray(array[(0,) * array.ndim]).reshape(1))
+        return proto
     if enum in _CONTENT_TYPES and array.size > 1:
         if array.nbytes >= MAX_TENSOR_BYTES:
             raise ValueError("Cannot create a tensor proto whose content is larger than 2GB.")
@@ -162,10 +166,12 @@ def to_numpy(proto, what="TensorProto"):
         return values.reshape(shape)
     if num_elements == 0:
         return np.zeros(shape, dtype=np_dtype)
-    if values.size == 0:  # TF: no values means all zeros
-        fill = b"" if proto.dtype == types_pb2.DT_STRING else 0
-        out = np.empty(shape, dtype=np_dtype)
-        out.fill(fill)
+    if values.size <= 1:
+        # TF: no values means all zeros, one value is repeated. A read-only broadcast view
+        # holds it without allocating the shape (a 171-byte GraphDef can claim gigabytes).
+        if values.size == 0:
+            values = np.array([b"" if proto.dtype == types_pb2.DT_STRING else 0], np_dtype)
+        out = np.broadcast_to(values.reshape(()), shape)
         return out
     out = np.empty(num_elements, dtype=np_dtype)
     out[:values.size] = values

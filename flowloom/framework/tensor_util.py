@@ -57,7 +57,7 @@ def constant_value(tensor, partial=False):
         vals = [constant_value(x) for x in op._inputs]
         if any(v is None for v in vals):
             return None
-        from flowloom.ops.array_ops import strided_slice_np
+        from flowloom.ops.array.array_ops import strided_slice_np
 
         return strided_slice_np(np, *vals, **{k: op._attrs[k] for k in (
             "begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")})

@@ -18,14 +18,14 @@ _PUBLIC = {
     "TFRecordOptions": "flowloom.io.tfrecord",
     "TFRecordCompressionType": "flowloom.io.tfrecord",
     "tf_record_iterator": "flowloom.io.tfrecord",
-    "FixedLenFeature": "flowloom.ops.parsing_ops",
-    "FixedLenSequenceFeature": "flowloom.ops.parsing_ops",
-    "VarLenFeature": "flowloom.ops.parsing_ops",
-    "SparseFeature": "flowloom.ops.parsing_ops",
-    "parse_example": "flowloom.ops.parsing_ops",
-    "parse_single_example": "flowloom.ops.parsing_ops",
-    "decode_raw": "flowloom.ops.decode_ops",
-    "decode_csv": "flowloom.ops.decode_ops",
+    "FixedLenFeature": "flowloom.ops.parsing.parsing_ops",
+    "FixedLenSequenceFeature": "flowloom.ops.parsing.parsing_ops",
+    "VarLenFeature": "flowloom.ops.parsing.parsing_ops",
+    "SparseFeature": "flowloom.ops.parsing.parsing_ops",
+    "parse_example": "flowloom.ops.parsing.parsing_ops",
+    "parse_single_example": "flowloom.ops.parsing.parsing_ops",
+    "decode_raw": "flowloom.ops.parsing.decode_ops",
+    "decode_csv": "flowloom.ops.parsing.decode_ops",
 }
 
 

@@ -76,12 +76,18 @@ class Layer:
         """Creates (or reuses) a variable of this layer through `tf.get_variable`."""
         dtype = dtype or self.dtype or "float32"
         trainable = trainable and self.trainable
-        existing = set(get_default_graph().get_collection(GraphKeys.REGULARIZATION_LOSSES))
+        graph = get_default_graph()
+        existing = set(graph.get_collection(GraphKeys.GLOBAL_VARIABLES))
         v = get_variable(name, shape=shape, dtype=dtype, initializer=initializer,
-                            regularizer=regularizer, trainable=trainable, constraint=constraint)
-        new_losses = [x for x in get_default_graph().get_collection(
-            GraphKeys.REGULARIZATION_LOSSES) if x not in existing]
-        self._losses.extend(new_losses)
+                         trainable=trainable, constraint=constraint)
+        if regularizer is not None and v not in existing:
+            # As TF's layers: the penalty of a new weight, named `<layer>/<weight>/Regularizer`
+            # after the layer's own name for the weight (before any custom getter renames it).
+            with name_scope(name + "/Regularizer"):
+                loss = regularizer(v)
+            if loss is not None:
+                graph.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
+                self._losses.append(loss)
         (self._trainable_weights if trainable else self._non_trainable_weights).append(v)
         return v
 
@@ -121,7 +127,7 @@ def smart_cond(pred, true_fn, false_fn, name=None):
         v = constant_value(pred)
         if v is not None:
             return true_fn() if bool(v) else false_fn()
-    from flowloom.ops import control_flow_ops
+    from flowloom.ops.control_flow import control_flow_ops
 
     if not hasattr(control_flow_ops, "cond"):
         raise NotImplementedError("a layer with a tensor `training` argument needs tf.cond")

@@ -2,8 +2,8 @@
 
 from flowloom.framework import tensor_shape
 from flowloom.layers.base import Layer
-from flowloom.ops import init_ops
-from flowloom.ops import nn_ops
+from flowloom.ops.state import init_ops
+from flowloom.ops.nn import nn_ops
 
 
 def _pair(v):

@@ -5,10 +5,10 @@ import numpy as np
 from flowloom.framework import tensor_shape
 from flowloom.framework.ops import convert_to_tensor
 from flowloom.layers.base import Layer, smart_cond
-from flowloom.ops import array_ops
-from flowloom.ops import init_ops
-from flowloom.ops import math_ops
-from flowloom.ops import nn_ops
+from flowloom.ops.array import array_ops
+from flowloom.ops.state import init_ops
+from flowloom.ops.math import math_ops
+from flowloom.ops.nn import nn_ops
 
 
 class Dense(Layer):

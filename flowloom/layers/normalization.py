@@ -4,9 +4,9 @@ from flowloom.framework import tensor_shape
 from flowloom.framework.graph import colocate_with, name_scope
 from flowloom.framework.ops import convert_to_tensor
 from flowloom.layers.base import Layer, smart_cond
-from flowloom.ops import init_ops
-from flowloom.ops import math_ops
-from flowloom.ops import state_ops
+from flowloom.ops.state import init_ops
+from flowloom.ops.math import math_ops
+from flowloom.ops.state import state_ops
 
 
 def _assign_moving_average(variable, value, momentum):
@@ -75,7 +75,7 @@ class BatchNormalization(Layer):
 
     def call(self, inputs, training=False):
         from flowloom import nn
-        from flowloom.ops import array_ops
+        from flowloom.ops.array import array_ops
 
         inputs = convert_to_tensor(inputs)
         depth = self.moving_mean.shape[0].value

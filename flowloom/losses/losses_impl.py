@@ -3,10 +3,10 @@
 from flowloom.framework import dtypes
 from flowloom.framework.graph import GraphKeys, control_dependencies, name_scope
 from flowloom.framework.ops import convert_to_tensor
-from flowloom.ops import array_ops
-from flowloom.ops import math_ops
-from flowloom.ops import nn_impl
-from flowloom.ops import nn_loss_ops
+from flowloom.ops.array import array_ops
+from flowloom.ops.math import math_ops
+from flowloom.ops.nn import nn_impl
+from flowloom.ops.nn import nn_loss_ops
 from flowloom.losses import util
 
 

@@ -3,9 +3,9 @@
 from flowloom.framework import errors as _errors  # noqa: F401 - documented error classes
 from flowloom.framework.graph import GraphKeys, add_to_collection, get_collection, name_scope
 from flowloom.framework.ops import convert_to_tensor
-from flowloom.ops import array_ops
-from flowloom.ops import control_flow_ops
-from flowloom.ops import math_ops
+from flowloom.ops.array import array_ops
+from flowloom.ops.control_flow import control_flow_ops
+from flowloom.ops.math import math_ops
 
 
 def add_loss(loss, loss_collection=GraphKeys.LOSSES):

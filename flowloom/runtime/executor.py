@@ -89,7 +89,7 @@ class Plan:
         self.fetch_ops = fetch_ops
         self.partitioned = partitioned
         self._build_partitioned = build_partitioned
-        # Set after a run whose kernels parallelised on their own pool (ops/kernel_threads.py):
+        # Set after a run whose kernels parallelised on their own pool (ops/nn/kernel_threads.py):
         # later runs keep BLAS on one thread.
         self.uses_kernel_pool = False
 
@@ -165,6 +165,9 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
     fed = set(feed_tensors)
     roots = [t._op for t in fetch_tensors if t not in fed] + list(target_ops)
     order = prune(roots, fed)
+    if any(op not in placement for op in order):
+        # Ops another thread added (and wired in) after the graph was placed.
+        placement = session._place()
     if any(op._type in CONTROL_FLOW_TYPES for op in order):
         plan = _compile_control_flow(session, placement, order, feed_tensors, fetch_tensors,
                                      target_ops)
@@ -276,7 +279,18 @@ def _bind_kernel(session, op, xp):
                   for k, v in kwargs.items()}
     if opdef.kernel_wants_ctx:
         kwargs["ctx"] = KernelContext(session, op)
-    return functools.partial(opdef.kernel_fn, xp, **kwargs)
+    fn = functools.partial(opdef.kernel_fn, xp, **kwargs)
+    if opdef.returns_sequence and len(op._outputs) == 1:
+        # A list output holding one tensor: the kernel returns `[array]`; its slot holds the array.
+        return functools.partial(_only_output, fn)
+    return fn
+
+
+def _only_output(fn, *args):
+    out = fn(*args)
+    if len(out) != 1:
+        raise errors.InternalError(None, None, f"kernel returned {len(out)} outputs, expected 1")
+    return out[0]
 
 
 def deref(value, op):

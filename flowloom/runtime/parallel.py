@@ -20,6 +20,7 @@ import time
 
 from flowloom.framework import errors
 from flowloom.runtime import blas_threads
+from flowloom.runtime import blocking
 from flowloom.runtime import devices as devices_lib
 from flowloom.runtime.executor import deref, op_error, trace_step, Ref, _DEBUG
 from flowloom.runtime.rendezvous import Rendezvous
@@ -72,12 +73,15 @@ class RunContext:
         """Runs one op's kernel under the inter-op limit, wrapping failures in TF errors."""
         sem = self.semaphore
         sem.acquire()
+        # A kernel that blocks (runtime/blocking.py) gives its slot back while it waits.
+        outer = blocking.set_semaphore(sem)
         try:
             return step.fn(*args)
         except Exception as e:  # noqa: BLE001 - every kernel failure becomes a TF error
             raise op_error(step.op, args, e) from (None if isinstance(e, errors.OpError) else e)
         finally:
-            sem.release()
+            if blocking.set_semaphore(outer) is sem:
+                sem.release()
 
 
 class NodeRecord:
@@ -215,13 +219,18 @@ def _run_concurrently(parts, ctx):
     failures = []
     done = threading.Condition(threading.Lock())
 
+    caller_state = blocking.snapshot()  # the run's deadline, for the worker threads
+
     def runner(part):
+        outer = blocking.snapshot()
+        blocking.restore(caller_state)
         try:
             run_partition(part, ctx)
         except BaseException as e:  # noqa: BLE001 - re-raised on the calling thread
             failures.append(e)
             ctx.rendezvous.abort(e)
         finally:
+            blocking.restore(outer)
             with done:
                 remaining[0] -= 1
                 done.notify_all()

@@ -38,10 +38,13 @@ class Placer:
           InvalidArgumentError: an op asks for a device that does not exist (and soft
             placement is off), or colocated ops ask for incompatible devices.
         """
-        ops = graph._ops
-        if self._placed_count == len(ops):
+        # Another thread may be adding ops: work on a snapshot of complete ops (the graph adds
+        # and removes ops under its lock) and place whatever is not placed yet.
+        with graph._lock:
+            ops = list(graph._ops)
+        if self._placed_count == len(ops) and (not ops or ops[-1] in self.placement):
             return self.placement
-        new_ops = ops[self._placed_count:]
+        new_ops = [op for op in ops if op not in self.placement]
         groups = _colocation_groups(ops)
         chosen = {}
         for op in new_ops:

@@ -4,13 +4,17 @@ import collections
 import contextlib
 import os
 import threading
+import time
 
 import numpy as np
 
+from flowloom.framework import dtypes
+from flowloom.framework import observers
 from flowloom.framework.graph import get_default_graph
 from flowloom.framework.ops import Operation, Tensor, tensor_value_to_numpy
-from flowloom.ops import kernel_threads
+from flowloom.ops.nn import kernel_threads
 from flowloom.runtime import blas_threads
+from flowloom.runtime import blocking
 from flowloom.runtime import devices
 from flowloom.runtime import executor
 from flowloom.runtime import host_memory
@@ -57,7 +61,7 @@ def _flatten_fetch(fetch, graph, flat):
         raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch)}, must be a "
                         "string or Tensor. (Can not convert a NoneType into a Tensor or "
                         "Operation.)")
-    if isinstance(fetch, (Tensor, Operation)) or isinstance(fetch, str):
+    if isinstance(fetch, (Tensor, Operation, str, bytes)):
         try:
             el = graph.as_graph_element(fetch)
         except TypeError as e:
@@ -160,6 +164,8 @@ class BaseSession:
         self._inter_op = threading.Semaphore(threads)
         # The threads one kernel may use (BLAS); 0 leaves the BLAS default.
         self._intra_op = max(0, int(getattr(config, "intra_op_parallelism_threads", 0) or 0))
+        # The deadline of every blocking op of a run without RunOptions.timeout_in_ms.
+        self._operation_timeout_ms = int(getattr(config, "operation_timeout_in_ms", 0) or 0)
 
     # -- properties --------------------------------------------------------------
     @property
@@ -215,8 +221,14 @@ class BaseSession:
     def close(self):
         """Frees the session's state; running it afterwards raises RuntimeError."""
         self._closed = True
-        self._resources = {}
+        resources, self._resources = self._resources, {}
         self._plan_cache = {}
+        # Ops blocked on the session's resources (a dequeue waiting on a queue) are released
+        # with CancelledError, so a program never hangs at exit.
+        for resource in list(resources.values()):
+            cancel = getattr(resource, "session_closed", None)
+            if cancel is not None:
+                cancel()
 
     def __del__(self):
         pass
@@ -294,6 +306,7 @@ class BaseSession:
 
     def _run_flat(self, feed_keys, feed_vals, fetch_tensors, target_ops, options=None,
                   run_metadata=None):
+        start = time.perf_counter() if observers.session_run else None
         key = (feed_keys, tuple(fetch_tensors), tuple(target_ops), self._graph._version)
         plan = self._plan_cache.get(key)
         if plan is None:
@@ -305,23 +318,35 @@ class BaseSession:
                     plan = executor.compile_plan(self, feed_keys, fetch_tensors, target_ops)
                     self._plan_cache[key] = plan
         # A plan whose kernels parallelise on their own pool runs with BLAS on one thread
-        # (ops/kernel_threads.py); its first run finds out.
+        # (ops/nn/kernel_threads.py); its first run finds out.
         own_pool = plan.uses_kernel_pool
         uses = kernel_threads.uses()
-        with blas_threads.at_most(1 if own_pool else self._intra_op):
-            if options is None:
-                if plan.steps is not None:
-                    raw = executor.run_plan(plan, feed_vals)
-                elif plan.external is not None:
-                    raw = plan.external.run(feed_vals)
-                else:
-                    raw, _ = parallel.run_partitioned(plan.partitioned, feed_vals,
-                                                      self._inter_op)
-            else:
-                raw = self._run_traced(plan, feed_vals, options, run_metadata)
+        timeout_ms = getattr(options, "timeout_in_ms", 0) or self._operation_timeout_ms
+        outer_deadline = blocking.set_deadline(timeout_ms) if timeout_ms else None
+        try:
+            with blas_threads.at_most(1 if own_pool else self._intra_op):
+                raw = self._run_plan(plan, feed_vals, options, run_metadata)
+        finally:
+            if timeout_ms:
+                blocking.reset_deadline(outer_deadline)
         if not own_pool and kernel_threads.uses() != uses:
             plan.uses_kernel_pool = True
-        return [executor.fetch_value(v, t._op) for v, t in zip(raw, fetch_tensors)]
+        values = [executor.fetch_value(v, t._op) for v, t in zip(raw, fetch_tensors)]
+        if start is not None:
+            seconds = time.perf_counter() - start
+            for observer in observers.session_run:
+                observer(self, plan, feed_keys, fetch_tensors, target_ops, seconds)
+        return values
+
+    def _run_plan(self, plan, feed_vals, options, run_metadata):
+        if options is not None:
+            return self._run_traced(plan, feed_vals, options, run_metadata)
+        if plan.steps is not None:
+            return executor.run_plan(plan, feed_vals)
+        if plan.external is not None:
+            return plan.external.run(feed_vals)
+        raw, _ = parallel.run_partitioned(plan.partitioned, feed_vals, self._inter_op)
+        return raw
 
     def _run_traced(self, plan, feed_vals, options, run_metadata):
         trace = tracing.wants_trace(options)
@@ -379,6 +404,17 @@ def _feed_array(tensor, value):
     if isinstance(value, Tensor):
         raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values "
                         "include Python scalars, strings, lists, numpy ndarrays, or TensorHandles.")
+    if isinstance(value, int) and not isinstance(value, bool) and dtype.is_numpy_compatible \
+            and dtype is not dtypes.string:
+        # As TF: a Python int must survive the conversion (2**40 does not fit an int32).
+        try:
+            fits = dtype.as_numpy_dtype(value) == value
+        except OverflowError:
+            fits = False
+        if not fits:
+            raise TypeError(f"Type of feed value {value} with type {type(value)} is not "
+                            f"compatible with Tensor type {dtype.name}. Try explicitly setting "
+                            "the type of the feed tensor to a larger type (e.g. int64).")
     if isinstance(value, np.ndarray) and value.dtype == dtype.as_numpy_dtype:
         # A read-only view instead of a copy: no kernel may write into it, and a fetched
         # value that is still this buffer is copied on the way out (executor.fetch_value).

@@ -14,7 +14,7 @@ from flowloom.framework import dtypes
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.graph import GraphKeys, add_to_collection, get_collection, name_scope
 from flowloom.framework.ops import convert_to_tensor
-from flowloom.ops import summary_ops  # noqa: F401 - registers the op types
+from flowloom.ops.summary import summary_ops  # noqa: F401 - registers the op types
 from flowloom.proto import summary_pb2
 
 _INVALID_TAG_CHARACTERS = re.compile(r"[^-/\w\.]")

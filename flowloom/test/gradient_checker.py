@@ -82,7 +82,7 @@ def compute_gradient(x, x_shape, y, y_shape, x_init_value=None, delta=1e-3, init
       such pairs when x is a list.
     """
     from flowloom.framework.gradients_impl import gradients
-    from flowloom.ops import array_ops
+    from flowloom.ops.array import array_ops
 
     sess = get_default_session()
     if sess is None:

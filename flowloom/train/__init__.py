@@ -32,3 +32,8 @@ from flowloom.train.summary_io import SummaryWriter, summary_iterator  # noqa: F
 from flowloom.proto.example_pb2 import Example, SequenceExample  # noqa: F401
 from flowloom.proto.feature_pb2 import (BytesList, Feature, FeatureList,  # noqa: F401
                                         FeatureLists, Features, FloatList, Int64List)
+
+# Queue runners, the Coordinator, input producers and batching (flowloom/data/input.py).
+from flowloom.data.pipeline_names import train_names as _pipeline_train_names
+globals().update(_pipeline_train_names())
+queue_runner = __import__("flowloom.train.queue_runner", fromlist=["_"])

@@ -2,7 +2,9 @@
 
 from flowloom.framework.graph import control_dependencies, get_default_graph
 from flowloom.framework.ops import convert_to_tensor
-from flowloom.ops import control_flow_ops, math_ops, state_ops, training_ops
+from flowloom.ops.control_flow import control_flow_ops
+from flowloom.ops.math import math_ops
+from flowloom.ops.state import state_ops, training_ops
 from flowloom.train.optimizer import Optimizer, cast_to
 
 

@@ -1,7 +1,7 @@
 """`tf.train.AdagradOptimizer`, `RMSPropOptimizer` and `AdadeltaOptimizer`."""
 
 from flowloom.framework.ops import convert_to_tensor
-from flowloom.ops import init_ops, training_ops
+from flowloom.ops.state import init_ops, training_ops
 from flowloom.train.optimizer import Optimizer, cast_to
 
 

@@ -108,7 +108,7 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
       ValueError: for names missing from the checkpoint or graph, or mismatched shapes.
     """
     from flowloom.framework.graph import get_default_graph
-    from flowloom.ops import save_restore_ops, state_ops
+    from flowloom.ops.state import save_restore_ops, state_ops
     from flowloom.variables import Variable, global_variables
 
     prefix = _checkpoint_prefix(ckpt_dir_or_file)

@@ -1,9 +1,9 @@
 """`tf.train.FtrlOptimizer`: FTRL-Proximal (McMahan et al., 2013), as TF1 builds it."""
 
 from flowloom.framework.ops import convert_to_tensor
-from flowloom.ops import array_ops
-from flowloom.ops import math_ops
-from flowloom.ops import training_ops
+from flowloom.ops.array import array_ops
+from flowloom.ops.math import math_ops
+from flowloom.ops.state import training_ops
 from flowloom.train.optimizer import Optimizer, cast_to
 
 

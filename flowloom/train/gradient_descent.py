@@ -1,7 +1,7 @@
 """`tf.train.GradientDescentOptimizer` and `tf.train.MomentumOptimizer`."""
 
 from flowloom.framework.ops import convert_to_tensor
-from flowloom.ops import state_ops, training_ops
+from flowloom.ops.state import state_ops, training_ops
 from flowloom.train.optimizer import Optimizer, cast_to
 
 

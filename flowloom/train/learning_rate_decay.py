@@ -5,7 +5,8 @@ import numpy as np
 from flowloom.framework import dtypes
 from flowloom.framework.graph import name_scope
 from flowloom.framework.ops import convert_to_tensor
-from flowloom.ops import array_ops, math_ops
+from flowloom.ops.array import array_ops
+from flowloom.ops.math import math_ops
 
 
 def _check_step(global_step, fn_name):

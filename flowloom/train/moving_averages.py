@@ -10,7 +10,9 @@ from flowloom.framework.graph import (
     name_scope,
 )
 from flowloom.framework.ops import Tensor, convert_to_tensor
-from flowloom.ops import control_flow_ops, init_ops, math_ops, state_ops
+from flowloom.ops.control_flow import control_flow_ops
+from flowloom.ops.state import init_ops, state_ops
+from flowloom.ops.math import math_ops
 from flowloom.train import optimizer as slot_creator
 from flowloom.variable_scope import get_variable, get_variable_scope, variable_scope
 

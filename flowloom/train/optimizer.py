@@ -18,7 +18,10 @@ from flowloom.framework.graph import (
 )
 from flowloom.framework.indexed_slices import IndexedSlices
 from flowloom.framework.ops import Tensor, convert_to_tensor_or_indexed_slices
-from flowloom.ops import array_ops, control_flow_ops, init_ops, segment_ops, state_ops
+from flowloom.ops.array import array_ops
+from flowloom.ops.control_flow import control_flow_ops
+from flowloom.ops.state import init_ops, state_ops
+from flowloom.ops.math import segment_ops
 from flowloom.variable_scope import get_variable, variable_scope
 
 
@@ -315,6 +318,6 @@ def _flatten(x):
 
 def cast_to(value, var):
     """`value` cast to var's dtype (no op when it already has it)."""
-    from flowloom.ops import math_ops
+    from flowloom.ops.math import math_ops
 
     return math_ops.cast(value, var.dtype.base_dtype)

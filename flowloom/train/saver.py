@@ -21,7 +21,10 @@ from flowloom.framework import errors
 from flowloom.framework.graph import GraphKeys, get_default_graph, name_scope
 from flowloom.framework.graph_def import prepend_name_scope, strip_name_scope
 from flowloom.framework.ops import Tensor
-from flowloom.ops import array_ops, control_flow_ops, save_restore_ops, state_ops, string_ops
+from flowloom.ops.array import array_ops
+from flowloom.ops.control_flow import control_flow_ops
+from flowloom.ops.state import save_restore_ops, state_ops
+from flowloom.ops.strings import string_ops
 from flowloom.proto import saver_pb2
 from flowloom.train import checkpoint_management
 

@@ -6,7 +6,7 @@ from flowloom import variables
 from flowloom.framework import dtypes
 from flowloom.framework.graph import GraphKeys, get_default_graph
 from flowloom.framework.ops import Tensor
-from flowloom.ops import init_ops
+from flowloom.ops.state import init_ops
 from flowloom.variable_scope import get_variable
 
 

@@ -307,7 +307,7 @@ def error_program(fn):
 
 def _switch(tf):
     if tf.__name__.startswith("flowloom"):
-        from flowloom.ops import control_flow_ops
+        from flowloom.ops.control_flow import control_flow_ops
     else:
         from tensorflow.python.ops import control_flow_ops
     return control_flow_ops.switch

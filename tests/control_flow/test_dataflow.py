@@ -6,7 +6,7 @@ import pytest
 
 import flowloom as tf
 from flowloom.framework import dtypes
-from flowloom.ops import control_flow_ops as cf
+from flowloom.ops.control_flow import control_flow_ops as cf
 
 
 def _op(g, op_type, inputs, out_dtypes, name, **attrs):

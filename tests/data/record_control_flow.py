@@ -2,7 +2,7 @@
 programs of tests/control_flow/programs.py.
 
 Run with the reference TensorFlow:
-  TF_CPP_MIN_LOG_LEVEL=3 /work/tfvenv/bin/python tests/data/record_control_flow.py
+  TF_CPP_MIN_LOG_LEVEL=3 "$FLOWLOOM_TF_PYTHON" tests/data/record_control_flow.py
 Writes tests/data/control_flow_values.npz (values, keyed "<program>/<feed #>/<fetch>") and
 tests/data/control_flow_graphs.json.gz (op name, type, inputs and control inputs of some
 programs' graphs).

@@ -1,7 +1,7 @@
 """Records TensorFlow's placement and Send/Recv partitioning for the device scenarios.
 
 Run with the reference TensorFlow (never a flowloom dependency):
-  TF_CPP_MIN_LOG_LEVEL=3 /work/tfvenv/bin/python tests/data/record_devices.py
+  TF_CPP_MIN_LOG_LEVEL=3 "$FLOWLOOM_TF_PYTHON" tests/data/record_devices.py
 Writes tests/data/devices_tf.json: for each scenario in tests/runtime/device_scenarios.py,
 the device of every op in TF's partition graphs (grappler and constant folding off, so the
 graph is the user's), the _Send/_Recv pairs (sent tensor, from, to), and the fetched values;

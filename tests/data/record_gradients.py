@@ -1,6 +1,6 @@
 """Records what real TensorFlow's tf.gradients builds and computes, for tests/test_gradients.py.
 
-Run with /work/tfvenv/bin/python tests/data/record_gradients.py. Each case is a small program
+Run with "$FLOWLOOM_TF_PYTHON" tests/data/record_gradients.py. Each case is a small program
 written against the TF1 API with `tf` as its only free name, so the test runs the same source
 under flowloom. Recorded: gradient tensor names (None for unconnected), values, the names and
 types of the ops under `gradients/`, and error classes.

@@ -1,6 +1,6 @@
 """Records what real TensorFlow writes for graphs and checkpoints (run with a TF install).
 
-  /work/tfvenv/bin/python tests/data/record_graphdef.py
+  "$FLOWLOOM_TF_PYTHON" tests/data/record_graphdef.py
 
 Writes under tests/data/graphdef/:
   <prog>.pbtxt          as_graph_def(add_shapes=True) of each graphdef_programs program

@@ -1,6 +1,6 @@
 """Records what real TensorFlow computes for tests/ops/op_cases.py.
 
-    TF_CPP_MIN_LOG_LEVEL=3 /work/tfvenv/bin/python tests/data/record_ops.py
+    TF_CPP_MIN_LOG_LEVEL=3 "$FLOWLOOM_TF_PYTHON" tests/data/record_ops.py
 
 Writes tests/data/ops_values.npz (outputs and gradients) and tests/data/ops_meta.json (output
 tensor names, dtypes, static shapes, error classes).

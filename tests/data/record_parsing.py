@@ -1,6 +1,6 @@
 """Records TF 2.21's results for parsing_cases.py (run with a TF install).
 
-  /work/tfvenv/bin/python tests/data/record_parsing.py
+  "$FLOWLOOM_TF_PYTHON" tests/data/record_parsing.py
 
 Writes parsing_tf.npz (values: `<case>/<key>` for dense results, `<case>/<key>/indices`,
 `/values`, `/dense_shape` for sparse ones; strings as fixed-width bytes arrays) and

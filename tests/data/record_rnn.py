@@ -2,7 +2,7 @@
 computes for the programs of tests/rnn/programs.py.
 
 Run with the reference TensorFlow:
-  TF_CPP_MIN_LOG_LEVEL=3 TF_USE_LEGACY_KERAS=1 /work/tfvenv/bin/python tests/data/record_rnn.py
+  TF_CPP_MIN_LOG_LEVEL=3 TF_USE_LEGACY_KERAS=1 "$FLOWLOOM_TF_PYTHON" tests/data/record_rnn.py
 Writes:
   tests/data/rnn_tf.npz        values: "<program>/<key>" (outputs, states, loss, gradients),
                                and the frozen graph's input and output;

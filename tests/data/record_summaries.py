@@ -1,6 +1,6 @@
 """Records TF 2.21's summary op names and serialized outputs for summary_cases.py.
 
-Run with a TF install: /work/tfvenv/bin/python tests/data/record_summaries.py
+Run with a TF install: "$FLOWLOOM_TF_PYTHON" tests/data/record_summaries.py
 Writes summaries_tf.npz: for each case, `name:<case>` (the tensor name, as uint8 bytes) and
 `out:<case>` (the serialized Summary, as uint8 bytes).
 """

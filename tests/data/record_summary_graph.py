@@ -1,6 +1,6 @@
 """Records a TF 2.21 graph with summary and parse_example ops, and its outputs.
 
-  /work/tfvenv/bin/python tests/data/record_summary_graph.py
+  "$FLOWLOOM_TF_PYTHON" tests/data/record_summary_graph.py
 
 Writes summary_graph_tf.pb (the GraphDef) and summary_graph_tf.npz (inputs and outputs);
 tests/summary/test_imported_graph.py imports the graph into flowloom and compares.

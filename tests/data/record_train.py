@@ -1,6 +1,6 @@
 """Records real TensorFlow's optimizers, schedules and moving averages for tests/train/.
 
-Run with /work/tfvenv/bin/python tests/data/record_train.py. Each program uses `tf` and `np`
+Run with "$FLOWLOOM_TF_PYTHON" tests/data/record_train.py. Each program uses `tf` and `np`
 only, defines `train_op`, `fetch` (tensors/variables to record after every step) and `steps`;
 the test runs the same source under flowloom. Also recorded: the names of the global
 variables and of the ops under the optimizer's scope.

@@ -138,7 +138,8 @@ def _tensorflow_python():
     return tensorflow_python()
 
 
-@pytest.mark.skipif(_tensorflow_python() is None, reason="TensorFlow is not installed")
+@pytest.mark.skipif(_tensorflow_python() is None,
+                    reason="FLOWLOOM_TF_PYTHON is not set (a Python with TensorFlow)")
 def test_tensorflow_resumes_training_from_flowloom_meta_graph(tmp_path):
     import json
     import subprocess

@@ -1,10 +1,11 @@
-"""Gradient-check builders for ops/array_ops.py, broadcast, segment, scan and data-flow ops."""
+"""Gradient-check builders for ops/array/array_ops.py, broadcast, segment, scan and data-flow ops."""
 
 import numpy as np
 
 import flowloom as tf
 from flowloom.framework.apply_op import apply_op
-from flowloom.ops import broadcast_ops, data_flow_ops, segment_ops
+from flowloom.ops.array import broadcast_ops, data_flow_ops
+from flowloom.ops.math import segment_ops
 from tests.gradient_cases import dims, ph
 
 

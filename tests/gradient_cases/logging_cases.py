@@ -1,4 +1,4 @@
-"""Gradient-check builders for ops/logging_ops.py (CheckNumerics, Print)."""
+"""Gradient-check builders for ops/checks/logging_ops.py (CheckNumerics, Print)."""
 
 import flowloom as tf
 from tests.gradient_cases import dims, ph

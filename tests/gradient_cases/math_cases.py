@@ -1,4 +1,4 @@
-"""Gradient-check builders for ops/math_ops.py and the helper ops it uses (see __init__)."""
+"""Gradient-check builders for ops/math/math_ops.py and the helper ops it uses (see __init__)."""
 
 import numpy as np
 

@@ -2,7 +2,7 @@
 
 import flowloom as tf
 from flowloom.framework.apply_op import apply_op
-from flowloom.ops import conv_grad_ops
+from flowloom.ops.nn import conv_grad_ops
 from tests.gradient_cases import away_from_zero, ph
 
 

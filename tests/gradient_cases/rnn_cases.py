@@ -1,4 +1,4 @@
-"""Gradient-check builders for the RNN ops (ops/sequence_ops.py)."""
+"""Gradient-check builders for the RNN ops (ops/array/sequence_ops.py)."""
 
 import numpy as np
 

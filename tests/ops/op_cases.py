@@ -94,7 +94,7 @@ def more_elementwise(tf):
     if hasattr(tf, "math") and hasattr(tf.math, "xlogy"):
         xlogy, xdivy, mul_no_nan = tf.math.xlogy, tf.math.xdivy, tf.math.multiply_no_nan
     else:  # flowloom has no tf.math namespace yet: the same functions from math_ops
-        from flowloom.ops.math_ops import mul_no_nan, xdivy, xlogy
+        from flowloom.ops.math.math_ops import mul_no_nan, xdivy, xlogy
     z = tf.constant(np.array([0.0, 2.0, 0.0, 1.0, 3.0, 0.0]))
     out += [xlogy(z, a), xdivy(z, t), mul_no_nan(tf.constant(np.inf, tf.float64), z)]
     i = tf.constant(np.array([5, 12, -7, 0], np.int32))

@@ -4,7 +4,7 @@ direct float64 references written with loops over kernel offsets."""
 import numpy as np
 import pytest
 
-from flowloom.ops import kernel_threads, nn_kernels, winograd
+from flowloom.ops.nn import kernel_threads, nn_kernels, winograd
 
 
 def _conv_ref(x, w, pads_h, pads_w):

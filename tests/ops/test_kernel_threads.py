@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from flowloom.ops import kernel_threads
+from flowloom.ops.nn import kernel_threads
 from flowloom.runtime import blas_threads
 
 

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import flowloom as tf
+from tests import tf_reference
 from flowloom.framework import errors
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
@@ -189,7 +190,7 @@ def test_fuzz_damaged_record_files_raise_data_loss(tmp_path_factory, edits, comp
         assert e.message
 
 
-TF_PYTHON = os.environ.get("FLOWLOOM_TF_PYTHON", "/work/tfvenv/bin/python")
+TF_PYTHON = tf_reference.tensorflow_python()
 TF_PARSES_FILE = """
 import json, sys
 import tensorflow.compat.v1 as tf
@@ -209,8 +210,8 @@ print(json.dumps({"b": out["b"].tolist(), "v": out["v"].values.tolist(),
 def test_tensorflow_reads_and_parses_flowloom_example_records(tmp_path):
     import subprocess
 
-    if not os.path.exists(TF_PYTHON):
-        pytest.skip(f"no TensorFlow interpreter at {TF_PYTHON}")
+    if TF_PYTHON is None:
+        pytest.skip(tf_reference.skip_reason())
     path = str(tmp_path / "examples.tfrecord")
     with tf.io.TFRecordWriter(path, tf.io.TFRecordOptions("ZLIB")) as writer:
         for i in range(3):

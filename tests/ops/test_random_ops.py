@@ -1,5 +1,5 @@
-"""Dropout, RandomShuffle and Multinomial: statistics and TF's seed rules (their values
-cannot match TF's generator; names and shapes are compared in test_ops_vs_tf.py)."""
+"""Dropout, RandomShuffle and Multinomial: statistics and TF's seed rules (their values are
+compared with TF's in test_random_vs_tf.py; names and shapes in test_ops_vs_tf.py)."""
 
 import numpy as np
 import pytest

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import flowloom as tf
-from flowloom.ops import nn_kernels
+from flowloom.ops.nn import nn_kernels
 
 
 def _nchw(a):

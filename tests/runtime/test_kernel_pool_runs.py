@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import flowloom as tf
-from flowloom.ops import kernel_threads
+from flowloom.ops.nn import kernel_threads
 from flowloom.runtime import blas_threads
 
 

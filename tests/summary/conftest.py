@@ -3,7 +3,9 @@ import subprocess
 
 import pytest
 
-TF_PYTHON = os.environ.get("FLOWLOOM_TF_PYTHON", "/work/tfvenv/bin/python")
+from tests import tf_reference
+
+TF_PYTHON = tf_reference.tensorflow_python()
 
 
 @pytest.fixture(scope="session")
@@ -12,8 +14,8 @@ def run_tf():
 
     flowloom's protos and TF's share protobuf names, so TF runs in its own process.
     """
-    if not os.path.exists(TF_PYTHON):
-        pytest.skip(f"no TensorFlow interpreter at {TF_PYTHON}")
+    if TF_PYTHON is None:
+        pytest.skip(tf_reference.skip_reason())
 
     def run(code, *args):
         env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")

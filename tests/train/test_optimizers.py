@@ -92,7 +92,7 @@ def test_global_step_helpers():
 
 
 def test_sparse_apply_repeats_indices_in_order():
-    from flowloom.ops import training_ops
+    from flowloom.ops.state import training_ops
 
     var = tf.Variable([[1.0], [2.0]])
     accum = tf.Variable([[0.1], [0.1]])

@@ -83,7 +83,8 @@ json.dump(out, sys.stdout)
 """
 
 
-@pytest.mark.skipif(_tensorflow_python() is None, reason="TensorFlow is not installed")
+@pytest.mark.skipif(_tensorflow_python() is None,
+                    reason="FLOWLOOM_TF_PYTHON is not set (a Python with TensorFlow)")
 def test_tensorflow_restores_flowloom_checkpoint_and_meta_graph(tmp_path):
     _save_like_the_recording(str(tmp_path))
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")

@@ -1,7 +1,7 @@
 """Records the reference files in this folder with real TensorFlow.
 
 Not part of the test run. Regenerate with a TF install (TF 2.21 was used):
-  /work/tfvenv/bin/python tests/io/data/make_reference_data.py
+  "$FLOWLOOM_TF_PYTHON" tests/io/data/make_reference_data.py
 The values written here are repeated in the tests that read the files.
 """
 

@@ -1,0 +1,1 @@
+"""Array ops: constants, shapes, reshapes, slicing, gather/scatter, padding, tiling, broadcasting."""

@@ -1,0 +1,937 @@
+"""Array ops: constants, placeholders, identity, shapes, reshaping, joining, filling.
+
+Slicing, gathering/scattering and padding/splitting ops have files of their own."""
+
+import builtins
+
+import numpy as np
+
+from flowloom.framework import common_shapes
+from flowloom.framework import dtypes
+from flowloom.framework import errors
+from flowloom.framework import tensor_shape
+from flowloom.framework.apply_op import apply_op
+from flowloom.framework.graph import get_default_graph, name_scope
+from flowloom.framework.ops import (Tensor, convert_to_tensor, infer_dtype,
+                                    tensor_value_to_numpy)
+from flowloom.framework.op_def import defop
+from flowloom.framework.tensor_shape import TensorShape, unknown_shape
+from flowloom.framework.tensor_util import constant_value, constant_value_as_shape
+
+
+_builtin_slice = builtins.slice
+
+
+def dtype_string(dt):
+    """TF's DataTypeString: 'float' for float32, 'double' for float64."""
+    return {"float32": "float", "float64": "double", "float16": "half"}.get(dt.name, dt.name)
+
+
+def _shape_str(shape):
+    return "[" + ",".join(map(str, shape)) + "]"
+
+
+def _dims_str(shape):
+    if shape.ndims is None:
+        return "<unknown>"
+    return "[%s]" % ",".join("?" if d is None else str(d) for d in shape.as_list())
+
+
+# -- Const ------------------------------------------------------------------------------
+Const = defop("Const", outputs=["output: dtype"], attrs={"value": None, "dtype": None})
+
+
+@Const.shape
+def _(op):
+    return TensorShape(op._attrs["value"].shape)
+
+
+@Const.kernel
+def _(xp, *, value, dtype):
+    if value.dtype != dtype.as_numpy_dtype and dtype.as_numpy_dtype is not None:
+        # An imported NodeDef can disagree with itself; TF's kernel refuses it when it runs.
+        raise errors.InvalidArgumentError(
+            None, None, f"Type mismatch between value ({_dtype_name(value.dtype)}) and dtype "
+            f"({dtype.name})")
+    return value
+
+
+def _dtype_name(np_dtype):
+    try:
+        return dtypes.as_dtype(np_dtype).name
+    except TypeError:
+        return str(np_dtype)
+
+
+def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
+    """Creates a constant tensor from a Python or numpy value.
+
+    Args:
+      value: a scalar, (nested) list or numpy array.
+      dtype: the element type; inferred when None (int → int32, float → float32).
+      shape: optional shape; a scalar value is broadcast to it.
+      name: the op's name.
+
+    Returns:
+      A `Tensor` of op type `Const`.
+    """
+    if dtype is not None:
+        dtype = dtypes.as_dtype(dtype).base_dtype
+    else:
+        dtype = infer_dtype(value)
+    arr = tensor_value_to_numpy(value, dtype)
+    if shape is not None:
+        shape = tuple(tensor_shape.as_shape(shape).as_list())
+        if verify_shape and arr.shape != shape:
+            raise TypeError(f"Expected Tensor's shape: {shape}, got {arr.shape}.")
+        if arr.shape != shape:
+            if arr.size == 1:
+                arr = np.full(shape, arr.reshape(()), dtype=arr.dtype)
+            elif arr.size == int(np.prod(shape)):
+                arr = arr.reshape(shape)
+            else:
+                raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor "
+                                f"{value!r} (converted from {value!r}) has {arr.size} elements, "
+                                f"but got `shape` {shape} with {int(np.prod(shape))} elements).")
+    if arr is value or (isinstance(value, np.ndarray) and np.shares_memory(arr, value)):
+        arr = arr.copy()
+    arr.flags.writeable = False
+    return _const(get_default_graph(), arr, dtype, name or "Const")
+
+
+def _const(graph, arr, dtype, name):
+    op_name = graph.unique_name(name) if not name.endswith("/") else name[:-1]
+    return graph._create_op_internal(Const, [], [dtype], {"value": arr, "dtype": dtype},
+                                     op_name)._outputs[0]
+
+
+# -- Placeholders -------------------------------------------------------------------------
+Placeholder = defop("Placeholder", outputs=["output: dtype"],
+                    attrs={"dtype": None, "shape": unknown_shape()})
+
+
+@Placeholder.shape
+def _(op):
+    return op._attrs["shape"]
+
+
+@Placeholder.kernel
+def _(xp, *, dtype, shape, ctx):
+    raise errors.InvalidArgumentError(
+        None, ctx.op, f"You must feed a value for placeholder tensor '{ctx.op.name}' with dtype "
+        f"{dtype_string(dtype)}" + ("" if shape.ndims is None else
+                                    f" and shape {_dims_str(shape)}"))
+
+
+def placeholder(dtype, shape=None, name=None):
+    """A tensor that must be fed at run time (`feed_dict={p: value}`)."""
+    dtype = dtypes.as_dtype(dtype).base_dtype
+    shape = tensor_shape.as_shape(shape) if shape is not None else unknown_shape()
+    return apply_op("Placeholder", (), name=name, dtype=dtype, shape=shape).outputs[0]
+
+
+PlaceholderWithDefault = defop("PlaceholderWithDefault", inputs=["input: dtype"],
+                               outputs=["output: dtype"], attrs={"shape": unknown_shape()})
+
+
+@PlaceholderWithDefault.shape
+def _(op):
+    return op._attrs["shape"]
+
+
+@PlaceholderWithDefault.kernel
+def _(xp, x):
+    return x
+
+
+PlaceholderWithDefault.gradient(lambda op, grad: grad)
+
+
+def placeholder_with_default(input, shape, name=None):  # noqa: A002 - TF's argument name
+    """A placeholder whose value is `input` when it is not fed."""
+    x = convert_to_tensor(input)
+    shape = tensor_shape.as_shape(shape)
+    if not shape.is_compatible_with(x._shape):
+        raise ValueError(f"Shapes {shape} and {x._shape} are incompatible")
+    return apply_op("PlaceholderWithDefault", (x,), name=name, shape=shape).outputs[0]
+
+
+# -- Identity ----------------------------------------------------------------------------------
+Identity = defop("Identity", inputs=["input: T"], outputs=["output: T"], forwards_ref=True)
+Identity.shape(common_shapes.unchanged)
+
+
+@Identity.kernel
+def _(xp, x):
+    return x
+
+
+Identity.gradient(lambda op, grad: grad)
+
+
+IdentityN = defop("IdentityN", inputs=["input: list(T)"], outputs=["output: list(T)"])
+IdentityN.shape(lambda op: [t._shape for t in op._inputs])
+
+
+@IdentityN.kernel
+def _(xp, *inputs):
+    return list(inputs)
+
+
+IdentityN.gradient(lambda op, *grads: list(grads))
+
+
+def identity_n(input, name=None):  # noqa: A002
+    """Each of the tensors in `input`, passed through one IdentityN op."""
+    return apply_op("IdentityN", (list(input),), name=name).outputs
+
+
+def identity(input, name=None):  # noqa: A002
+    """Returns a tensor with the same value as `input`: a new node in the graph.
+
+    The new node is what makes it useful: it runs after the control dependencies of the
+    block it is created in, it can carry a name, and it marks where a value is read (a
+    variable's `read` op is an Identity).
+    """
+    if isinstance(input, (list, tuple)) and not isinstance(input, Tensor):
+        # TF converts a (nested) list or tuple of tensors by packing it: `<name>/input/0`,
+        # ..., `<name>/input` (Pack), then `<name>` (Identity); a state tuple becomes one
+        # tensor. Ragged elements fail as TF's conversion does.
+        with name_scope(name, "Identity", _tensors_in(input)) as scope:
+            packed = _pack_nested(input, "input")
+            if not isinstance(packed, Tensor):  # no tensor inside: one Const, `<name>/input`
+                packed = convert_to_tensor(packed, name="input")
+            return apply_op("Identity", (packed,), name=scope).outputs[0]
+    if hasattr(input, "_as_graph_element") and hasattr(input, "value") and \
+            not isinstance(input, Tensor):
+        input = input.value()
+    return apply_op("Identity", (input,), name=name).outputs[0]
+
+
+def _tensors_in(values):
+    out = []
+    for v in values:
+        if isinstance(v, (list, tuple)) and not isinstance(v, Tensor):
+            out.extend(_tensors_in(v))
+        elif isinstance(v, Tensor):
+            out.append(v)
+    return out
+
+
+def _pack_nested(values, name):
+    """TF's auto-packing conversion of a nested list holding tensors (one Pack per level);
+    a list without tensors is returned as it is (TF converts it as one constant)."""
+    if not _tensors_in(values) and not any(
+            hasattr(v, "_as_graph_element") for v in values):
+        return list(values)
+    with name_scope(name) as scope:
+        elems = []
+        has_tensor = False
+        for i, v in enumerate(values):
+            if isinstance(v, (list, tuple)) and not isinstance(v, Tensor):
+                v = _pack_nested(v, str(i))
+            if hasattr(v, "_as_graph_element") and hasattr(v, "value") and \
+                    not isinstance(v, Tensor):
+                v = v.value()
+            has_tensor = has_tensor or isinstance(v, Tensor)
+            elems.append(v)
+        if not has_tensor:
+            return elems  # plain values: converted as one constant by the caller
+        dtype = next(v for v in elems if isinstance(v, Tensor)).dtype.base_dtype
+        elems = [v if isinstance(v, Tensor) else constant(v, dtype=dtype, name=str(i))
+                 for i, v in enumerate(elems)]
+        _check_packable(elems)
+        return apply_op("Pack", (elems,), name=scope, axis=0).outputs[0]
+
+
+def _check_packable(tensors):
+    merged = tensors[0]._shape
+    for t in tensors[1:]:
+        s = t._shape
+        if merged.ndims is not None and s.ndims is not None:
+            if merged.ndims != s.ndims:
+                raise ValueError("Tried to convert 'input' to a tensor and failed. Error: "
+                                 f"Shapes must be equal rank, but are {merged.ndims} and "
+                                 f"{s.ndims}")
+            for k, (a, b) in enumerate(zip(merged.as_list(), s.as_list())):
+                if a is not None and b is not None and a != b:
+                    raise ValueError(
+                        "Tried to convert 'input' to a tensor and failed. Error: Dimension "
+                        f"{k} in both shapes must be equal, but are {a} and {b}. Shapes are "
+                        f"{_shape_text(merged)} and {_shape_text(s)}.")
+        merged = merged.merge_with(s) if merged.ndims is not None else s
+
+
+def _shape_text(shape):
+    return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
+
+
+StopGradient = defop("StopGradient", inputs=["input: T"], outputs=["output: T"])
+StopGradient.shape(common_shapes.unchanged)
+
+
+@StopGradient.kernel
+def _(xp, x):
+    return x
+
+
+StopGradient.no_gradient()
+
+
+def stop_gradient(input, name=None):  # noqa: A002
+    return apply_op("StopGradient", (input,), name=name).outputs[0]
+
+
+# -- Shape, Size, Rank ---------------------------------------------------------------------------
+Shape = defop("Shape", inputs=["input: T"], outputs=["output: out_type"],
+              attrs={"out_type": dtypes.int32})
+
+
+@Shape.shape
+def _(op):
+    return TensorShape([op._inputs[0]._shape.ndims])
+
+
+@Shape.kernel
+def _(xp, x, *, out_type):
+    return np.array(x.shape, dtype=out_type.as_numpy_dtype)
+
+
+Shape.no_gradient()
+
+
+ShapeN = defop("ShapeN", inputs=["input: N * T"], outputs=["output: N * out_type"],
+               attrs={"out_type": dtypes.int32})
+ShapeN.shape(lambda op: [TensorShape([t._shape.ndims]) for t in op._inputs])
+
+
+@ShapeN.kernel
+def _(xp, *inputs, out_type):
+    return [np.array(x.shape, dtype=out_type.as_numpy_dtype) for x in inputs]
+
+
+ShapeN.no_gradient()
+
+
+def shape_n(input, out_type=dtypes.int32, name=None):  # noqa: A002
+    """The shapes of the tensors in `input`, as one ShapeN op (never folded to constants)."""
+    return apply_op("ShapeN", (list(input),), name=name,
+                    out_type=dtypes.as_dtype(out_type)).outputs
+
+
+def shape(input, name=None, out_type=dtypes.int32, optimize=True):  # noqa: A002
+    """The shape of `input` as a 1-D tensor (a Const when it is statically known, as in TF)."""
+    out_type = dtypes.as_dtype(out_type)
+    with name_scope(name, "Shape", [input]) as scope:
+        input = convert_to_tensor(input)
+        if optimize and input._shape.is_fully_defined():
+            return constant(input._shape.as_list(), dtype=out_type, name=scope)
+        return apply_op("Shape", (input,), name=scope, out_type=out_type).outputs[0]
+
+
+Size = defop("Size", inputs=["input: T"], outputs=["output: out_type"],
+             attrs={"out_type": dtypes.int32})
+Size.shape(common_shapes.scalar_shape)
+
+
+@Size.kernel
+def _(xp, x, *, out_type):
+    return np.array(np.size(x), dtype=out_type.as_numpy_dtype)
+
+
+Size.no_gradient()
+
+
+def size(input, name=None, out_type=dtypes.int32, optimize=True):  # noqa: A002
+    """The number of elements of `input` (a Const when statically known, as in TF)."""
+    out_type = dtypes.as_dtype(out_type)
+    with name_scope(name, "Size", [input]) as scope:
+        input = convert_to_tensor(input)
+        if optimize and input._shape.is_fully_defined():
+            return constant(input._shape.num_elements(), dtype=out_type, name=scope)
+        return apply_op("Size", (input,), name=scope, out_type=out_type).outputs[0]
+
+
+Rank = defop("Rank", inputs=["input: T"], outputs=["output: int32"])
+Rank.shape(common_shapes.scalar_shape)
+
+
+@Rank.kernel
+def _(xp, x):
+    return np.array(np.ndim(x), dtype=np.int32)
+
+
+Rank.no_gradient()
+
+
+def rank(input, name=None, optimize=True):  # noqa: A002
+    """The rank of `input` (a Const when statically known, as in TF)."""
+    with name_scope(name, "Rank", [input]) as scope:
+        input = convert_to_tensor(input)
+        if optimize and input._shape.ndims is not None:
+            return constant(input._shape.ndims, dtype=dtypes.int32, name=scope)
+        return apply_op("Rank", (input,), name=scope).outputs[0]
+
+
+# -- Reshape, Transpose, ExpandDims, Squeeze ---------------------------------------------------------
+Reshape = defop("Reshape", inputs=["tensor: T", "shape: Tshape"], outputs=["output: T"],
+                attrs={"Tshape": dtypes.int32})
+
+
+@Reshape.shape
+def _(op):
+    x, s = op._inputs
+    target = constant_value_as_shape(s)
+    if target.ndims is None:
+        return unknown_shape()
+    dims = list(target.as_list())
+    sv = constant_value(s)
+    minus = [i for i, d in enumerate(np.ravel(sv))] if sv is not None else []
+    minus = [i for i in minus if int(np.ravel(sv)[i]) == -1]
+    if len(minus) > 1:
+        raise ValueError("Cannot infer multiple unknown dimensions in shape")
+    n_in = x._shape.num_elements()
+    known = [d for i, d in enumerate(dims) if d is not None]
+    if minus and n_in is not None and None not in [d for i, d in enumerate(dims)
+                                                   if i != minus[0]]:
+        prod = int(np.prod(known)) if known else 1
+        if prod == 0 or n_in % prod:
+            raise ValueError(f"Cannot reshape a tensor with {n_in} elements to shape "
+                             f"{_shape_list_str(sv)} ({prod} elements)")
+        dims[minus[0]] = n_in // prod
+    elif not minus and n_in is not None and None not in dims:
+        if int(np.prod(dims)) != n_in:
+            raise ValueError(f"Cannot reshape a tensor with {n_in} elements to shape "
+                             f"{_shape_list_str(dims)} ({int(np.prod(dims))} elements)")
+    return TensorShape(dims)
+
+
+def _shape_list_str(v):
+    return "[%s]" % ",".join(str(int(d)) for d in np.ravel(v))
+
+
+@Reshape.kernel
+def _(xp, x, shape):
+    try:
+        return xp.reshape(x, tuple(int(d) for d in shape))
+    except ValueError:
+        raise errors.InvalidArgumentError(
+            None, None, f"Input to reshape is a tensor with {np.size(x)} values, but the "
+            f"requested shape has {int(np.prod(shape))}") from None
+
+
+def _reshape_to_input(op, grad):
+    return reshape(_dense(grad), shape(op._inputs[0]))
+
+
+def _dense(grad):
+    """A gradient as a dense Tensor (IndexedSlices are summed into rows)."""
+    return grad if isinstance(grad, Tensor) else convert_to_tensor(grad)
+
+
+Reshape.gradient(lambda op, grad: [_reshape_to_input(op, grad), None])
+
+
+def reshape(tensor, shape, name=None):
+    return apply_op("Reshape", (tensor, shape), name=name).outputs[0]
+
+
+Transpose = defop("Transpose", inputs=["x: T", "perm: Tperm"], outputs=["y: T"],
+                  attrs={"Tperm": dtypes.int32})
+
+
+@Transpose.shape
+def _(op):
+    x, p = op._inputs
+    pv = constant_value(p)
+    if x._shape.ndims is None or pv is None:
+        return unknown_shape(x._shape.ndims)
+    dims = x._shape.as_list()
+    if len(pv) != len(dims):
+        raise ValueError(f"Dimension must be {len(dims)} but is {len(pv)}")
+    return TensorShape([dims[int(i)] for i in pv])
+
+
+@Transpose.kernel
+def _(xp, x, perm):
+    return xp.transpose(x, tuple(int(i) for i in perm))
+
+
+@Transpose.gradient
+def _(op, grad):
+    return [transpose(grad, invert_permutation(op._inputs[1])), None]
+
+
+InvertPermutation = defop("InvertPermutation", inputs=["x: T"], outputs=["y: T"],
+                         attrs={"T": dtypes.int32})
+InvertPermutation.shape(common_shapes.unchanged)
+
+
+@InvertPermutation.kernel
+def _(xp, x):
+    n = x.size
+    if x.ndim != 1 or sorted(x.tolist()) != list(range(n)):
+        raise errors.InvalidArgumentError(None, None, f"{x.tolist()} is not a permutation")
+    y = np.empty_like(x)
+    y[x] = np.arange(n, dtype=x.dtype)
+    return y
+
+
+InvertPermutation.no_gradient()
+
+
+def invert_permutation(x, name=None):
+    """The inverse permutation of 1-D `x` (a Const when `x` is one)."""
+    value = constant_value(x)
+    if value is not None and name is None:
+        return constant(np.argsort(np.asarray(value)).astype(np.int32), name="InvertPermutation")
+    return apply_op("InvertPermutation", (x,), name=name).outputs[0]
+
+
+ListDiff = defop("ListDiff", inputs=["x: T", "y: T"], outputs=["out: T", "idx: out_idx"],
+                 attrs={"out_idx": dtypes.int32})
+ListDiff.shape(lambda op: [unknown_shape(1), unknown_shape(1)])
+
+
+@ListDiff.kernel
+def _(xp, x, y, *, out_idx):
+    if x.ndim != 1 or y.ndim != 1:
+        raise errors.InvalidArgumentError(None, None, "x and y must be 1-D vectors")
+    keep = ~np.isin(x, y)
+    return x[keep], np.nonzero(keep)[0].astype(out_idx.as_numpy_dtype)
+
+
+ListDiff.no_gradient()
+
+
+def setdiff1d(x, y, index_dtype=dtypes.int32, name=None):
+    """The values of 1-D `x` not in `y`, in x's order, and their positions in x (ListDiff)."""
+    return apply_op("ListDiff", (x, y), name=name,
+                    out_idx=dtypes.as_dtype(index_dtype)).outputs
+
+
+def transpose(a, perm=None, name="transpose", conjugate=False):
+    with name_scope(name, "transpose", [a]) as scope:
+        a = convert_to_tensor(a)
+        if perm is None:
+            nd = a._shape.ndims
+            if nd is not None:
+                perm = list(range(nd - 1, -1, -1))
+            else:
+                r = rank(a)
+                from flowloom.ops.math import math_ops
+
+                perm = math_ops.range_(r - 1, -1, -1)
+        return apply_op("Transpose", (a, perm), name=scope).outputs[0]
+
+
+ExpandDims = defop("ExpandDims", inputs=["input: T", "dim: Tdim"], outputs=["output: T"],
+                   attrs={"Tdim": dtypes.int32})
+
+
+@ExpandDims.shape
+def _(op):
+    x, d = op._inputs
+    dv = constant_value(d)
+    if x._shape.ndims is None or dv is None:
+        return unknown_shape()
+    dims = x._shape.as_list()
+    axis = int(np.ravel(dv)[0])
+    if axis < -len(dims) - 1 or axis > len(dims):
+        raise ValueError(f"Tried to expand dim index {axis} for tensor with {len(dims)} "
+                         "dimensions.")
+    if axis < 0:
+        axis += len(dims) + 1
+    return TensorShape(dims[:axis] + [1] + dims[axis:])
+
+
+@ExpandDims.kernel
+def _(xp, x, dim):
+    return xp.expand_dims(x, int(np.ravel(dim)[0]))
+
+
+ExpandDims.gradient(lambda op, grad: [_reshape_to_input(op, grad), None])
+
+
+def expand_dims(input, axis=None, name=None, dim=None):  # noqa: A002
+    if axis is None:
+        axis = dim
+    if axis is None:
+        raise ValueError("Must specify an axis argument to tf.expand_dims()")
+    return apply_op("ExpandDims", (input, axis), name=name).outputs[0]
+
+
+Squeeze = defop("Squeeze", inputs=["input: T"], outputs=["output: T"],
+                attrs={"squeeze_dims": []})
+
+
+@Squeeze.shape
+def _(op):
+    s = op._inputs[0]._shape
+    axes = op._attrs["squeeze_dims"]
+    if s.ndims is None:
+        return unknown_shape()
+    dims = s.as_list()
+    nd = len(dims)
+    if axes:
+        norm = set()
+        for a in axes:
+            if a < -nd or a >= nd:
+                raise ValueError(f"Tried to squeeze dim index {a} for tensor with {nd} "
+                                 "dimensions.")
+            a = a + nd if a < 0 else a
+            if dims[a] not in (1, None):
+                raise ValueError(f"Can not squeeze dim[{a}], expected a dimension of 1, got "
+                                 f"{dims[a]}")
+            norm.add(a)
+        return TensorShape([d for i, d in enumerate(dims) if i not in norm])
+    if None in dims:
+        return unknown_shape()
+    return TensorShape([d for d in dims if d != 1])
+
+
+@Squeeze.kernel
+def _(xp, x, *, squeeze_dims):
+    if squeeze_dims:
+        return xp.squeeze(x, axis=tuple(squeeze_dims))
+    return xp.squeeze(x)
+
+
+Squeeze.gradient(_reshape_to_input)
+
+
+def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
+    axis = axis if axis is not None else squeeze_dims
+    if isinstance(axis, int):
+        axis = [axis]
+    return apply_op("Squeeze", (input,), name=name, squeeze_dims=list(axis or [])).outputs[0]
+
+
+# -- Concat, Pack, Unpack -----------------------------------------------------------------------
+ConcatV2 = defop("ConcatV2", inputs=["values: N * T", "axis: Tidx"], outputs=["output: T"],
+                 attrs={"Tidx": dtypes.int32})
+
+
+@ConcatV2.shape
+def _(op):
+    *xs, a = op._inputs
+    av = constant_value(a)
+    ranks = [x._shape.ndims for x in xs if x._shape.ndims is not None]
+    if av is None or not ranks:
+        return unknown_shape(ranks[0] if ranks else None)
+    nd = ranks[0]
+    axis = int(av)
+    if axis < -nd or axis >= nd:
+        raise ValueError(f"Expected concatenating dimensions in the range [{-nd}, {nd}), but "
+                         f"got {axis}")
+    axis = axis + nd if axis < 0 else axis
+    out = None
+    total = 0
+    for x in xs:
+        s = x._shape
+        if s.ndims is None:
+            total = None
+            continue
+        if s.ndims != nd:
+            raise ValueError(f"Shape must be rank {nd} but is rank {s.ndims}")
+        dims = s.as_list()
+        if total is not None:
+            total = None if dims[axis] is None else total + dims[axis]
+        rest = dims[:axis] + [None] + dims[axis + 1:]
+        if out is None:
+            out = rest
+        else:
+            merged = TensorShape(out).merge_with(TensorShape(rest)) if True else None
+            out = merged.as_list()
+    out[axis] = total
+    return TensorShape(out)
+
+
+@ConcatV2.kernel
+def _(xp, *args):
+    return xp.concatenate(args[:-1], axis=int(args[-1]))
+
+
+@ConcatV2.gradient
+def _(op, grad):
+    from flowloom.framework.indexed_slices import IndexedSlices
+
+    *values, axis = op._inputs
+    if len(values) == 1:
+        return [grad, None]
+    non_neg_axis = axis % rank(values[0])
+    sizes = [shape(v) for v in values]
+    if isinstance(grad, IndexedSlices):
+        grad = convert_to_tensor(grad)
+    offsets = apply_op("ConcatOffset", (non_neg_axis, sizes)).outputs
+    return [slice(grad, begin, size) for begin, size in zip(offsets, sizes)] + [None]
+
+
+ConcatOffset = defop("ConcatOffset", inputs=["concat_dim: int32", "shape: N * shape_type"],
+                     outputs=["offset: N * shape_type"], attrs={"shape_type": dtypes.int32})
+ConcatOffset.shape(lambda op: [t._shape for t in op._inputs[1:]])
+
+
+@ConcatOffset.kernel
+def _(xp, concat_dim, *shapes):
+    axis = int(concat_dim)
+    offsets = []
+    position = 0
+    for s in shapes:
+        o = np.zeros_like(s)
+        o[axis] = position
+        position += int(s[axis])
+        offsets.append(o)
+    return offsets
+
+
+ConcatOffset.no_gradient()
+
+
+def concat(values, axis, name="concat"):
+    """Concatenates tensors along dimension `axis`."""
+    if not isinstance(values, (list, tuple)):
+        values = [values]
+    if len(values) == 1:
+        with name_scope(name) as scope:
+            return identity(values[0], name=scope)
+    return apply_op("ConcatV2", (list(values), axis), name=name).outputs[0]
+
+
+Pack = defop("Pack", inputs=["values: N * T"], outputs=["output: T"], attrs={"axis": 0})
+
+
+@Pack.shape
+def _(op):
+    s = unknown_shape()
+    for x in op._inputs:
+        s = s.merge_with(x._shape)
+    if s.ndims is None:
+        return unknown_shape()
+    dims = s.as_list()
+    axis = op._attrs["axis"]
+    nd = len(dims) + 1
+    if axis < -nd or axis >= nd:
+        raise ValueError(f"Argument `axis` = {axis} not in range [{-nd}, {nd})")
+    if axis < 0:
+        axis += nd
+    return TensorShape(dims[:axis] + [len(op._inputs)] + dims[axis:])
+
+
+@Pack.kernel
+def _(xp, *values, axis):
+    return xp.stack(values, axis=axis)
+
+
+Pack.gradient(lambda op, grad: unstack(grad, num=op._attrs["N"], axis=op._attrs["axis"]))
+
+
+def stack(values, axis=0, name="stack"):
+    """Stacks a list of rank-R tensors into one rank-(R+1) tensor."""
+    if isinstance(values, Tensor) and axis == 0:
+        return values  # TF converts the input first: a tensor stacks to itself
+    if not isinstance(values, (list, tuple)):
+        raise TypeError("values must be a list of tensors")
+    if values and all(not isinstance(v, Tensor) and not hasattr(v, "_as_graph_element")
+                      for v in values):
+        try:
+            # Python numbers keep TF's inference (int → int32), which np.stack would lose.
+            py_values = not any(isinstance(v, (np.ndarray, np.generic)) for v in values)
+            dtype = infer_dtype(values) if py_values and values else None
+            return constant(np.stack([np.asarray(v) for v in values], axis=axis)
+                            if values else values, dtype=dtype, name=name)
+        except (TypeError, ValueError):
+            pass
+    if axis == 0 and _contains_tensor(list(values)):
+        return convert_to_tensor(list(values), name=name)  # TF packs through autopacking
+    return apply_op("Pack", (list(values),), name=name, axis=axis).outputs[0]
+
+
+Unpack = defop("Unpack", inputs=["value: T"], outputs=["output: num * T"], attrs={"axis": 0})
+
+
+@Unpack.shape
+def _(op):
+    s = op._inputs[0]._shape
+    num = op._attrs["num"]
+    if s.ndims is None:
+        return [unknown_shape()] * num
+    dims = s.as_list()
+    axis = op._attrs["axis"]
+    del dims[axis]
+    return [TensorShape(dims)] * num
+
+
+@Unpack.kernel
+def _(xp, x, *, axis, num):
+    return [xp.take(x, i, axis=axis) for i in range(num)]
+
+
+Unpack.gradient(lambda op, *grads: stack(list(grads), axis=op._attrs["axis"]))
+
+
+def unstack(value, num=None, axis=0, name="unstack"):
+    """Splits dimension `axis` of `value` into a list of tensors."""
+    value = convert_to_tensor(value)
+    s = value._shape
+    if num is None:
+        if s.ndims is None:
+            raise ValueError(f"Cannot infer argument `num` from shape {s}")
+        nd = s.ndims
+        if axis < -nd or axis >= nd:
+            raise ValueError(f"Argument `axis` = {axis} not in range [{-nd}, {nd})")
+        num = s.as_list()[axis]
+        if num is None:
+            raise ValueError(f"Cannot infer argument `num` from shape {s}")
+    if s.ndims is not None and axis < 0:
+        axis += s.ndims
+    return apply_op("Unpack", (value,), name=name, axis=axis, num=num).outputs
+
+
+def _contains_tensor(value):
+    if isinstance(value, Tensor) or (hasattr(value, "_as_graph_element") and
+                                     not isinstance(value, np.ndarray)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_contains_tensor(v) for v in value)
+    return False
+
+
+def _autopack(value, dtype=None, name=None, as_ref=False):
+    """A (nested) list holding tensors becomes a Pack of them, as TF converts it ("packed")."""
+    if not _contains_tensor(value):
+        return NotImplemented
+    with name_scope(name or "packed") as scope:
+        # Elements are named by position, as TF's autopacking names them (`stack/1`).
+        elems = [_autopack(v, dtype, name=str(i)) if isinstance(v, (list, tuple)) else
+                 convert_to_tensor(v, dtype=dtype, name=str(i)) for i, v in enumerate(value)]
+        target = dtype
+        if target is None:
+            for e in elems:
+                if isinstance(e, Tensor):
+                    target = e.dtype.base_dtype
+                    break
+        elems = [e if e.dtype.base_dtype == target else convert_to_tensor(e, dtype=target)
+                 for e in elems]
+        return apply_op("Pack", (elems,), name=scope, axis=0).outputs[0]
+
+
+from flowloom.framework.ops import register_tensor_conversion_function  # noqa: E402
+
+register_tensor_conversion_function((list, tuple), _autopack, priority=99)
+
+
+# -- Fill, zeros, ones ----------------------------------------------------------------------------------
+Fill = defop("Fill", inputs=["dims: index_type", "value: T"], outputs=["output: T"],
+             attrs={"index_type": dtypes.int32})
+
+
+@Fill.shape
+def _(op):
+    dims, value = op._inputs
+    if value._shape.ndims not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {value._shape.ndims}")
+    return constant_value_as_shape(dims)
+
+
+@Fill.kernel
+def _(xp, dims, value):
+    return xp.full(tuple(int(d) for d in dims), value, dtype=value.dtype)
+
+
+@Fill.gradient
+def _(op, grad):
+    from flowloom.ops.math import math_ops
+
+    return None, math_ops.reduce_sum(grad)
+
+
+def fill(dims, value, name=None):
+    return apply_op("Fill", (dims, value), name=name).outputs[0]
+
+
+def _filled(shape, fill_value, dtype, name):
+    dtype = dtypes.as_dtype(dtype).base_dtype
+    if dtype.is_bool:
+        fill_value = bool(fill_value)
+    if isinstance(shape, Tensor) or (isinstance(shape, (list, tuple)) and
+                                     any(isinstance(d, Tensor) for d in shape)):
+        with name_scope(name) as scope:
+            shape_t = stack(shape) if isinstance(shape, (list, tuple)) else shape
+            return fill(shape_t, constant(fill_value, dtype=dtype), name=scope)
+    dims = tensor_shape.as_shape(shape).as_list()
+    if int(np.prod(dims)) < 1000:
+        return constant(np.full(dims, fill_value, dtype=dtype.as_numpy_dtype), dtype=dtype,
+                        name=name)
+    with name_scope(name) as scope:
+        return fill(constant(dims, dtype=dtypes.int32, name="shape_as_tensor"),
+                    constant(fill_value, dtype=dtype, name="Const"), name=scope)
+
+
+def zeros(shape, dtype=dtypes.float32, name="zeros"):
+    """A tensor of `shape` filled with zeros ("" for strings, False for bools, as in TF)."""
+    dtype = dtypes.as_dtype(dtype)
+    zero = b"" if dtype.base_dtype is dtypes.string else (False if dtype.is_bool else 0)
+    return _filled(shape, zero, dtype, name)
+
+
+def ones(shape, dtype=dtypes.float32, name="ones"):
+    """A tensor of `shape` filled with ones."""
+    return _filled(shape, 1, dtype, name)
+
+
+ZerosLike = defop("ZerosLike", inputs=["x: T"], outputs=["y: T"])
+ZerosLike.shape(common_shapes.unchanged)
+
+
+@ZerosLike.kernel
+def _(xp, x):
+    return xp.zeros_like(x)
+
+
+OnesLike = defop("OnesLike", inputs=["x: T"], outputs=["y: T"])
+OnesLike.shape(common_shapes.unchanged)
+
+
+@OnesLike.kernel
+def _(xp, x):
+    return xp.ones_like(x)
+
+
+ZerosLike.no_gradient()
+OnesLike.no_gradient()
+
+
+def zeros_like(tensor, dtype=None, name=None, optimize=True):
+    """A tensor of zeros with the shape (and by default the dtype) of `tensor`."""
+    with name_scope(name, "zeros_like", [tensor]) as scope:
+        tensor = convert_to_tensor(tensor, name="tensor")
+        dtype = tensor.dtype.base_dtype if dtype is None else dtypes.as_dtype(dtype)
+        if optimize and tensor._shape.is_fully_defined():
+            return zeros(tensor._shape.as_list(), dtype=dtype, name=scope)
+        if dtype != tensor.dtype.base_dtype:
+            return zeros(shape(tensor), dtype=dtype, name=scope)
+        return apply_op("ZerosLike", (tensor,), name=scope).outputs[0]
+
+
+def ones_like(tensor, dtype=None, name=None, optimize=True):
+    """A tensor of ones with the shape (and by default the dtype) of `tensor`."""
+    with name_scope(name, "ones_like", [tensor]) as scope:
+        tensor = convert_to_tensor(tensor, name="tensor")
+        dtype = tensor.dtype.base_dtype if dtype is None else dtypes.as_dtype(dtype)
+        return ones(shape(tensor, optimize=optimize), dtype=dtype, name=scope)
+
+
+newaxis = None
+
+
+# The other array-op families live in files of their own (slicing_ops, gather_ops, manip_ops);
+# their public names stay reachable here, as in TF's array_ops.
+from flowloom.ops.array.slicing_ops import (  # noqa: E402,F401
+    Slice, slice, StridedSlice, strided_slice_np, StridedSliceGrad, strided_slice, _slice_helper)
+from flowloom.ops.array.gather_ops import (  # noqa: E402,F401
+    Where, GatherV2, gather, where, Select, boolean_mask, GatherNd, gather_nd, ScatterNd,
+    scatter_nd, SelectV2, where_v2)
+from flowloom.ops.array.manip_ops import (  # noqa: E402,F401
+    Pad, PadV2, MirrorPad, MirrorPadGrad, pad, OneHot, one_hot, Split, SplitV, split, ReverseV2,
+    reverse, reverse_v2, sequence_mask, tile)

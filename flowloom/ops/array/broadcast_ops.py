@@ -1,0 +1,247 @@
+"""Broadcasting ops and the helpers that undo broadcasting in gradients.
+
+BroadcastGradientArgs, BroadcastTo and Tile, with their gradients, plus
+`reduce_gradient_args` (TF's SmartBroadcastGradientArgs: static reduction axes when the
+shapes are known, a BroadcastGradientArgs op otherwise) and `reduced_shape`.
+"""
+
+import numpy as np
+
+from flowloom.framework import dtypes, errors
+from flowloom.framework.apply_op import apply_op
+from flowloom.framework.graph import name_scope
+from flowloom.framework.op_def import defop
+from flowloom.framework.ops import Tensor, convert_to_tensor
+from flowloom.framework.tensor_shape import TensorShape, unknown_shape
+from flowloom.framework.tensor_util import constant_value, constant_value_as_shape
+from flowloom.ops.array import array_ops
+
+# -- BroadcastGradientArgs -------------------------------------------------------------------
+BroadcastGradientArgs = defop("BroadcastGradientArgs", inputs=["s0: T", "s1: T"],
+                              outputs=["r0: T", "r1: T"], attrs={"T": dtypes.int32})
+BroadcastGradientArgs.shape(lambda op: [unknown_shape(1), unknown_shape(1)])
+
+
+def broadcast_gradient_args_np(s0, s1):
+    """The axes to sum a broadcast result over to get back to shapes `s0` and `s1` (TF's BCast)."""
+    x, y = [int(d) for d in s0], [int(d) for d in s1]
+    if x == y:
+        return [], []
+    n = max(len(x), len(y))
+    x = [1] * (n - len(x)) + x
+    y = [1] * (n - len(y)) + y
+    r0, r1 = [], []
+    for i, (a, b) in enumerate(zip(x, y)):
+        if a == b:
+            if a == 1:
+                r0.append(i)
+                r1.append(i)
+        elif a == 1:
+            r0.append(i)
+        elif b == 1:
+            r1.append(i)
+        else:
+            raise errors.InvalidArgumentError(
+                None, None, "Incompatible shapes: [%s] vs. [%s]" % (
+                    ",".join(map(str, s0)), ",".join(map(str, s1))))
+    return r0, r1
+
+
+@BroadcastGradientArgs.kernel
+def _(xp, s0, s1):
+    r0, r1 = broadcast_gradient_args_np(s0, s1)
+    return np.array(r0, dtype=s0.dtype), np.array(r1, dtype=s0.dtype)
+
+
+BroadcastGradientArgs.no_gradient()
+
+
+def broadcast_gradient_args(s0, s1, name=None):
+    return apply_op("BroadcastGradientArgs", (s0, s1), name=name).outputs
+
+
+# -- BroadcastTo -----------------------------------------------------------------------------
+BroadcastTo = defop("BroadcastTo", inputs=["input: T", "shape: Tidx"], outputs=["output: T"],
+                    attrs={"Tidx": dtypes.int32})
+
+
+@BroadcastTo.shape
+def _(op):
+    x, s = op._inputs
+    target = constant_value_as_shape(s)
+    if target.ndims is not None and x._shape.ndims is not None:
+        if x._shape.ndims > target.ndims:
+            raise ValueError(f"Rank of input ({x._shape.ndims}) must be no greater than rank "
+                             f"of output shape ({target.ndims}).")
+    return target
+
+
+@BroadcastTo.kernel
+def _(xp, x, shape):
+    try:
+        return np.ascontiguousarray(xp.broadcast_to(x, tuple(int(d) for d in shape)))
+    except ValueError:
+        raise errors.InvalidArgumentError(
+            None, None, "Incompatible shapes: [%s] vs. [%s]" % (
+                ",".join(map(str, x.shape)), ",".join(map(str, shape)))) from None
+
+
+@BroadcastTo.gradient
+def _(op, grad):
+    from flowloom.ops.math import math_ops
+
+    x, shape = op._inputs
+    x_shape = array_ops.shape(x, out_type=shape.dtype.base_dtype)
+    static = constant_value(shape)
+    if static is not None:
+        shape = array_ops.constant(np.asarray(static).tolist(), dtype=shape.dtype.base_dtype)
+    _, axes = broadcast_gradient_args(shape, x_shape)
+    summed = math_ops.reduce_sum(grad, axis=axes, keepdims=True)
+    return [array_ops.reshape(summed, x_shape), None]
+
+
+def broadcast_to(input, shape, name=None):
+    """Broadcasts `input` to `shape` with NumPy's rules (op type BroadcastTo)."""
+    return apply_op("BroadcastTo", (input, shape), name=name).outputs[0]
+
+
+# -- Tile --------------------------------------------------------------------------------------
+Tile = defop("Tile", inputs=["input: T", "multiples: Tmultiples"], outputs=["output: T"],
+             attrs={"Tmultiples": dtypes.int32})
+
+
+@Tile.shape
+def _(op):
+    x, m = op._inputs
+    mv = constant_value(m)
+    if x._shape.ndims is None:
+        return unknown_shape(None if m._shape.ndims is None or m._shape[0].value is None
+                             else m._shape[0].value)
+    dims = x._shape.as_list()
+    if m._shape.ndims == 1 and m._shape[0].value is not None and \
+            m._shape[0].value != len(dims):
+        raise ValueError(f"Shape must be rank {len(dims)} but is rank {m._shape[0].value}")
+    if mv is None:
+        return unknown_shape(len(dims))
+    return TensorShape([None if d is None else d * int(k) for d, k in zip(dims, np.ravel(mv))])
+
+
+@Tile.kernel
+def _(xp, x, multiples):
+    if len(multiples) != x.ndim:
+        raise errors.InvalidArgumentError(
+            None, None, f"Expected multiples argument to be a vector of length {x.ndim} but got "
+            f"length {len(multiples)}")
+    return xp.tile(x, tuple(int(k) for k in multiples))
+
+
+@Tile.gradient
+def _(op, grad):
+    from flowloom.ops.math import math_ops
+
+    x, multiples = op._inputs
+    x_shape = array_ops.shape(x, out_type=multiples.dtype.base_dtype)
+    # Reshape grad to [m0, d0, m1, d1, ...] and sum over the multiples axes.
+    split_shape = array_ops.reshape(array_ops.transpose(array_ops.stack([multiples, x_shape])),
+                                    [-1])
+    axes = math_ops.range_(0, array_ops.size(split_shape), 2)
+    grad = convert_to_tensor(grad)
+    x_grad = math_ops.reduce_sum(array_ops.reshape(grad, split_shape), axes)
+    x_grad.set_shape(x._shape)
+    return [x_grad, None]
+
+
+def tile(input, multiples, name=None):
+    """Repeats `input` `multiples[i]` times along dimension i (op type Tile)."""
+    return apply_op("Tile", (input, multiples), name=name).outputs[0]
+
+
+# -- helpers for gradients of broadcasting ops ---------------------------------------------------
+def _infer_reduction_axes(x_shape, y_shape):
+    """Static axes broadcast in x and in y, or (None, None) when it depends on run time."""
+    if x_shape.ndims is None or y_shape.ndims is None:
+        return None, None
+    xs, ys = x_shape.as_list(), y_shape.as_list()
+    n = max(len(xs), len(ys))
+    x_axes, y_axes = [], []
+    for axis in range(n):
+        xd = 1 if axis < n - len(xs) else xs[axis - (n - len(xs))]
+        yd = 1 if axis < n - len(ys) else ys[axis - (n - len(ys))]
+        if xd == 1 and yd != 1:
+            x_axes.append(axis)
+        elif yd == 1 and xd != 1:
+            y_axes.append(axis)
+        elif xd is None or yd is None:
+            return None, None
+    return x_axes, y_axes
+
+
+def smart_broadcast_gradient_args(x, y):
+    """((x_shape, x_axes, x_must_reduce), (y_shape, y_axes, y_must_reduce)), as TF builds them."""
+    x_shape = array_ops.shape(x)
+    y_shape = array_ops.shape(y)
+    x_axes, y_axes = _infer_reduction_axes(x._shape, y._shape)
+    if x_axes is None or y_axes is None:
+        x_axes, y_axes = broadcast_gradient_args(x_shape, y_shape)
+        return (x_shape, x_axes, True), (y_shape, y_axes, True)
+    x_must = bool(x_axes) or x._shape.ndims < y._shape.ndims
+    y_must = bool(y_axes) or y._shape.ndims < x._shape.ndims
+    return (x_shape, x_axes, x_must), (y_shape, y_axes, y_must)
+
+
+def _reduce_gradient_arg(grad, shape_axes_must):
+    from flowloom.ops.math import math_ops
+
+    shape, axes, must_reduce = shape_axes_must
+    if grad is not None and must_reduce:
+        grad = math_ops.reduce_sum(grad, axes, keepdims=True)
+        grad = array_ops.reshape(grad, shape)
+    return grad
+
+
+def reduce_gradient_args(x, y, gx, gy):
+    """Sums the gradients of a broadcasting binary op back to the shapes of its inputs."""
+    if gx is not None or gy is not None:
+        bx, by = smart_broadcast_gradient_args(x, y)
+        gx = _reduce_gradient_arg(gx, bx)
+        gy = _reduce_gradient_arg(gy, by)
+    return gx, gy
+
+
+def shapes_fully_equal(x, y, grad):
+    """Whether x, y and grad have the same fully known static shape (no broadcasting)."""
+    if not isinstance(grad, Tensor):
+        return False
+    xs, ys, gs = x._shape, y._shape, grad._shape
+    return xs.is_fully_defined() and xs == ys and xs == gs
+
+
+def reduced_shape(input_shape, axes):
+    """The shape of a reduction's output with keepdims=True (Python array when static)."""
+    from flowloom.ops.array import data_flow_ops
+    from flowloom.ops.math import math_ops
+
+    shape_value = constant_value(input_shape)
+    axes_value = constant_value(axes) if isinstance(axes, Tensor) else (
+        None if axes is None else np.asarray(axes))
+    if shape_value is not None and axes_value is not None:
+        out = np.array(shape_value, dtype=np.int32)
+        out[np.asarray(axes_value, dtype=np.int32)] = 1
+        return out
+    axes = convert_to_tensor(axes)
+    input_rank = array_ops.size(input_shape, out_type=axes.dtype.base_dtype)
+    axes = (axes + input_rank) % input_rank
+    axes_shape = array_ops.shape(axes)
+    return data_flow_ops.dynamic_stitch(
+        [math_ops.range_(input_rank), axes],
+        [input_shape, array_ops.ones(axes_shape, dtype=input_shape.dtype.base_dtype)])
+
+
+def safe_shape_div(x, y):
+    """x // y for shapes, treating 0 // 0 as 0."""
+    from flowloom.ops.math import math_ops
+
+    return math_ops.floordiv(x, math_ops.maximum(y, 1))
+
+
+del name_scope

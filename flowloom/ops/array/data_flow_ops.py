@@ -1,0 +1,61 @@
+"""Data-flow ops: DynamicStitch (interleaving tensors by index)."""
+
+import numpy as np
+
+from flowloom.framework import dtypes, errors
+from flowloom.framework.apply_op import apply_op
+from flowloom.framework.op_def import defop
+from flowloom.framework.tensor_shape import TensorShape, unknown_shape
+from flowloom.framework.tensor_util import constant_value
+from flowloom.ops.array import array_ops
+
+DynamicStitch = defop("DynamicStitch", inputs=["indices: N * int32", "data: N * T"],
+                      outputs=["merged: T"])
+
+
+@DynamicStitch.shape
+def _(op):
+    n = op._attrs["N"]
+    indices, data = op._inputs[:n], op._inputs[n:]
+    values = [constant_value(i) for i in indices]
+    rows = None if any(v is None for v in values) else (
+        max((int(np.max(v)) for v in values if np.size(v)), default=-1) + 1)
+    i0, d0 = indices[0]._shape, data[0]._shape
+    if i0.ndims is None or d0.ndims is None:
+        return unknown_shape()
+    return TensorShape([rows] + d0.as_list()[i0.ndims:])
+
+
+@DynamicStitch.kernel
+def _(xp, *args):
+    n = len(args) // 2
+    indices, data = args[:n], args[n:]
+    rows = max((int(i.max()) for i in indices if i.size), default=-1) + 1
+    tail = data[0].shape[indices[0].ndim:]
+    out = xp.zeros((rows,) + tuple(tail), dtype=data[0].dtype)
+    for idx, d in zip(indices, data):
+        if d.shape[:idx.ndim] != idx.shape:
+            raise errors.InvalidArgumentError(
+                None, None, "data[0].shape = [%s] does not start with indices[0].shape = [%s]"
+                % (",".join(map(str, d.shape)), ",".join(map(str, idx.shape))))
+        out[idx.reshape(-1)] = d.reshape((-1,) + tuple(tail))
+    return out
+
+
+@DynamicStitch.gradient
+def _(op, grad):
+    from flowloom.framework.indexed_slices import IndexedSlices
+    from flowloom.ops.math import math_ops, segment_ops
+
+    n = len(op._inputs) // 2
+    indices = [op._inputs[i] if op._inputs[i].dtype.base_dtype == dtypes.int32
+               else math_ops.cast(op._inputs[i], dtypes.int32) for i in range(n)]
+    if isinstance(grad, IndexedSlices):
+        rows = array_ops.shape(op._outputs[0])[0]
+        grad = segment_ops.unsorted_segment_sum(grad.values, grad.indices, rows)
+    return [None] * n + [array_ops.gather(grad, i) for i in indices]
+
+
+def dynamic_stitch(indices, data, name=None):
+    """Interleaves `data` into one tensor: `merged[indices[m][i]] = data[m][i]`."""
+    return apply_op("DynamicStitch", (list(indices), list(data)), name=name).outputs[0]

@@ -1,0 +1,348 @@
+"""Selecting elements: Where, Select/SelectV2, GatherV2, GatherNd, ScatterNd, boolean_mask."""
+
+import builtins
+
+import numpy as np
+
+from flowloom.framework import common_shapes, dtypes
+from flowloom.framework import errors
+from flowloom.framework.apply_op import apply_op
+from flowloom.framework.graph import get_default_graph, name_scope
+from flowloom.framework.ops import (Tensor, convert_to_tensor)
+from flowloom.framework.op_def import defop
+from flowloom.framework.tensor_shape import TensorShape, unknown_shape
+from flowloom.framework.tensor_util import constant_value, constant_value_as_shape
+
+
+_builtin_slice = builtins.slice
+
+from flowloom.ops.array.array_ops import (_dense, _dims_str, _shape_str, concat, expand_dims, reshape,
+                                    shape, size, squeeze, stack, transpose, zeros, zeros_like)
+
+
+def _math():
+    from flowloom.ops.math import math_ops
+
+    return math_ops
+
+
+
+# -- Where, GatherV2, boolean_mask -------------------------------------------------------------------
+Where = defop("Where", inputs=["input: T"], outputs=["index: int64"], attrs={"T": dtypes.bool_})
+
+
+@Where.shape
+def _(op):
+    return TensorShape([None, op._inputs[0]._shape.ndims])
+
+
+@Where.kernel
+def _(xp, x):
+    return xp.argwhere(x).astype(np.int64)
+
+
+Where.no_gradient()
+
+
+GatherV2 = defop("GatherV2", inputs=["params: Tparams", "indices: Tindices", "axis: Taxis"],
+                 outputs=["output: Tparams"], attrs={"batch_dims": 0})
+
+
+@GatherV2.shape
+def _(op):
+    p, i, a = op._inputs
+    av = constant_value(a)
+    if p._shape.ndims is None or i._shape.ndims is None or av is None:
+        return unknown_shape()
+    axis = int(av)
+    dims = p._shape.as_list()
+    if axis < 0:
+        axis += len(dims)
+    return TensorShape(dims[:axis] + i._shape.as_list() + dims[axis + 1:])
+
+
+@GatherV2.kernel
+def _(xp, params, indices, axis):
+    axis = int(axis)
+    n = params.shape[axis]
+    if indices.size and (indices.min() < 0 or indices.max() >= n):
+        bad = indices[(indices < 0) | (indices >= n)].ravel()[0]
+        raise errors.InvalidArgumentError(None, None, f"indices = {bad} is not in [0, {n})")
+    return xp.take(params, indices, axis=axis)
+
+
+@GatherV2.gradient
+def _(op, grad):
+    """Axis 0: the rows of grad as IndexedSlices of params. Other axes: a segment sum."""
+    from flowloom.framework.indexed_slices import IndexedSlices
+    from flowloom.ops.math import math_ops
+    from flowloom.ops.math import segment_ops
+
+    params, indices, axis = op._inputs
+    if op._attrs.get("batch_dims", 0):
+        raise NotImplementedError("GatherV2 gradient with batch_dims")
+    with get_default_graph().colocate_with(params):
+        params_shape = shape(params)
+    indices_size = expand_dims(size(indices), 0)
+    axis_static = constant_value(axis)
+    grad = _dense(grad)
+    if axis_static is not None and int(axis_static) == 0:
+        values_shape = concat([indices_size, params_shape[1:]], 0)
+        values = reshape(grad, values_shape)
+        indices = reshape(indices, indices_size)
+        return [IndexedSlices(values, indices, params_shape), None, None]
+    outer_shape = params_shape[:axis]
+    inner_shape = params_shape[axis:][1:]
+    values_shape = concat([outer_shape, [-1], inner_shape], 0)
+    values_dims = size(values_shape)
+    axis_dims = size(outer_shape)
+    outer_batches_indices = math_ops.range_(0)
+    batch_axis_indices = math_ops.range_(0, axis_dims)
+    inner_axes_indices = math_ops.range_(axis_dims + 1, values_dims)
+    values = reshape(grad, values_shape)
+    # Move the gathered axis to the front, sum the rows into params' axis, move it back.
+    transpose_dims = concat([outer_batches_indices, stack([axis_dims]), batch_axis_indices,
+                             inner_axes_indices], 0)
+    values_transpose = transpose(values, transpose_dims)
+    gather(params_shape, transpose_dims)  # TF builds (and does not use) the permuted shape
+    indices_size = expand_dims(size(indices), 0)
+    params_grad = segment_ops.unsorted_segment_sum(
+        values_transpose, reshape(indices, indices_size), params_shape[axis])
+    invert_dims = concat([outer_batches_indices, batch_axis_indices + 1, [0],
+                          inner_axes_indices], 0)
+    params_grad = transpose(params_grad, invert_dims)
+    return [reshape(params_grad, shape(params)), None, None]
+
+
+def gather(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0):
+    """Gathers slices of `params` along `axis` at `indices`."""
+    if batch_dims:
+        raise NotImplementedError("tf.gather with batch_dims")
+    if hasattr(params, "_as_graph_element") and hasattr(params, "value") and \
+            not isinstance(params, Tensor):
+        params = params.value()
+    return apply_op("GatherV2", (params, indices, 0 if axis is None else axis),
+                    name=name).outputs[0]
+
+
+def where(condition, x=None, y=None, name=None):
+    """With one argument: the coordinates of true elements. With three: see `tf.where`."""
+    if x is None and y is None:
+        return apply_op("Where", (condition,), name=name).outputs[0]
+    if x is None or y is None:
+        raise ValueError("x and y must both be non-None or both be None.")
+    return apply_op("Select", (condition, x, y), name=name).outputs[0]
+
+
+Select = defop("Select", inputs=["condition: bool", "t: T", "e: T"], outputs=["output: T"])
+
+
+@Select.shape
+def _(op):
+    c, t, e = (x._shape for x in op._inputs)
+    return t.merge_with(e)
+
+
+@Select.kernel
+def _(xp, c, t, e):
+    if c.ndim == 1 and t.ndim > 1:
+        c = c.reshape((-1,) + (1,) * (t.ndim - 1))
+    return xp.where(c, t, e)
+
+
+@Select.gradient
+def _(op, grad):
+    c, x, _ = op._inputs
+    zeros = zeros_like(x)
+    return None, where(c, grad, zeros), where(c, zeros, grad)
+
+
+def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
+    """The elements of `tensor` where `mask` is true (mask covers the leading dimensions)."""
+    with name_scope(name, values=[tensor, mask]):
+        tensor = convert_to_tensor(tensor, name="tensor")
+        mask = convert_to_tensor(mask, name="mask")
+        axis = axis or 0
+        ndims_mask = mask._shape.ndims
+        if ndims_mask is None:
+            raise ValueError("Number of mask dimensions must be specified, even if some "
+                             "dimensions are None.  E.g. shape=[None] is ok, but shape=None is "
+                             "not.")
+        if ndims_mask == 0:
+            raise ValueError("mask cannot be scalar.")
+        lead_dims = tensor._shape[axis:axis + ndims_mask] if tensor._shape.ndims is not None \
+            else None
+        if lead_dims is not None and not lead_dims.is_compatible_with(mask._shape):
+            raise ValueError(f"Shapes {lead_dims} and {mask._shape} are incompatible")
+        if axis != 0 or ndims_mask != 1:
+            from flowloom.ops.math import math_ops
+
+            shape_t = shape(tensor)
+            lead = math_ops.reduce_prod(shape_t[axis:axis + ndims_mask], [0])
+            new_shape = concat([shape_t[:axis], [lead], shape_t[axis + ndims_mask:]], 0)
+            tensor = reshape(tensor, new_shape)
+            mask = reshape(mask, [-1])
+        indices = squeeze(where(mask), axis=[1])
+        return gather(tensor, indices, axis=axis)
+
+
+
+
+
+
+
+
+GatherNd = defop("GatherNd", inputs=["params: Tparams", "indices: Tindices"],
+                 outputs=["output: Tparams"])
+
+
+@GatherNd.shape
+def _(op):
+    p, i = (t._shape for t in op._inputs)
+    if p.ndims is None or i.ndims is None:
+        return unknown_shape()
+    depth = i.as_list()[-1]
+    if depth is None:
+        return unknown_shape()
+    if depth > p.ndims:
+        raise ValueError(f"indices.shape[-1] must be <= params.rank, but saw indices shape: "
+                         f"{_dims_str(i)} and params shape: {_dims_str(p)}")
+    return TensorShape(i.as_list()[:-1] + p.as_list()[depth:])
+
+
+def _check_nd_indices(indices, shape, what):
+    depth = indices.shape[-1]
+    flat = indices.reshape(-1, depth)
+    bad = np.any((flat < 0) | (flat >= np.array(shape[:depth], dtype=np.int64)), axis=1)
+    if bad.any():
+        k = int(np.argmax(bad))
+        pos = np.unravel_index(k, indices.shape[:-1])
+        raise errors.InvalidArgumentError(
+            None, None, f"indices{list(map(int, pos))} = {list(map(int, flat[k]))} does not "
+            f"index into {what} {_shape_str(shape)}")
+    return flat
+
+
+@GatherNd.kernel
+def _(xp, params, indices):
+    depth = indices.shape[-1]
+    if depth > params.ndim:
+        raise errors.InvalidArgumentError(
+            None, None, f"index innermost dimension length must be <= params rank; saw: "
+            f"{depth} vs. {params.ndim}")
+    flat = _check_nd_indices(indices, params.shape, "param shape")
+    out = params[tuple(flat.T)] if depth else np.broadcast_to(
+        params, (flat.shape[0],) + params.shape)
+    return xp.ascontiguousarray(out.reshape(indices.shape[:-1] + params.shape[depth:]))
+
+
+@GatherNd.gradient
+def _(op, grad):
+    params, indices = op._inputs
+    return [scatter_nd(indices, grad, shape(params, out_type=indices.dtype.base_dtype)), None]
+
+
+def gather_nd(params, indices, name=None, batch_dims=0):
+    """Gathers slices of `params` addressed by the last dimension of `indices`.
+
+    Args:
+      params: the tensor to read.
+      indices: int32/int64 tensor; `indices[..., :]` is an index into `params`.
+
+    Returns:
+      A tensor of shape `indices.shape[:-1] + params.shape[indices.shape[-1]:]`.
+    """
+    if batch_dims:
+        raise NotImplementedError("tf.gather_nd with batch_dims")
+    if hasattr(params, "_as_graph_element") and hasattr(params, "value") and \
+            not isinstance(params, Tensor):
+        params = params.value()
+    return apply_op("GatherNd", (params, indices), name=name).outputs[0]
+
+
+ScatterNd = defop("ScatterNd", inputs=["indices: Tindices", "updates: T", "shape: Tindices"],
+                  outputs=["output: T"])
+
+
+@ScatterNd.shape
+def _(op):
+    return constant_value_as_shape(op._inputs[2])
+
+
+@ScatterNd.kernel
+def _(xp, indices, updates, shape):
+    shape = tuple(int(d) for d in shape)
+    depth = indices.shape[-1]
+    want = indices.shape[:-1] + shape[depth:]
+    if updates.shape != want:
+        raise errors.InvalidArgumentError(
+            None, None, f"Dimensions [0,{indices.ndim - 1}) of indices[shape="
+            f"{_shape_str(indices.shape)}] = {_shape_str(indices.shape[:-1])} must match "
+            f"dimensions [0,{updates.ndim - len(shape) + depth}) of updates[shape="
+            f"{_shape_str(updates.shape)}]")
+    flat = _check_nd_indices(indices, shape, "shape")
+    out = xp.zeros(shape, dtype=updates.dtype)
+    # Duplicate indices add up, as in TF.
+    np.add.at(out, tuple(flat.T), updates.reshape((flat.shape[0],) + shape[depth:]))
+    return out
+
+
+@ScatterNd.gradient
+def _(op, grad):
+    return [None, gather_nd(grad, op._inputs[0]), None]
+
+
+def scatter_nd(indices, updates, shape, name=None):
+    """A zero tensor of `shape` with `updates` added at `indices` (duplicates add up)."""
+    return apply_op("ScatterNd", (indices, updates, shape), name=name).outputs[0]
+
+
+
+
+SelectV2 = defop("SelectV2", inputs=["condition: bool", "t: T", "e: T"], outputs=["output: T"])
+
+
+@SelectV2.shape
+def _(op):
+    c, t, e = (x._shape for x in op._inputs)
+    return common_shapes.broadcast(c, common_shapes.broadcast(t, e))
+
+
+@SelectV2.kernel
+def _(xp, c, t, e):
+    try:
+        return xp.where(c, t, e)
+    except ValueError:
+        raise errors.InvalidArgumentError(
+            None, None, f"condition {_shape_str(c.shape)}, then {_shape_str(t.shape)}, and "
+            f"else {_shape_str(e.shape)} must be broadcastable") from None
+
+
+def _sum_to(grad, like):
+    """Sums `grad` over the dimensions `like` was broadcast along (static shapes)."""
+    gs, ls = grad._shape, like._shape
+    if not (gs.is_fully_defined() and ls.is_fully_defined()):
+        raise NotImplementedError("SelectV2 gradient with dynamic shapes")
+    g, t = gs.as_list(), ls.as_list()
+    if g == t:
+        return grad
+    lead = len(g) - len(t)
+    axes = list(range(lead)) + [lead + i for i, d in enumerate(t) if d == 1 and g[lead + i] != 1]
+    out = _math().reduce_sum(grad, axes, keepdims=True) if axes else grad
+    return reshape(out, t)
+
+
+@SelectV2.gradient
+def _(op, grad):
+    c, t, e = op._inputs
+    zero = zeros([], dtype=grad.dtype.base_dtype)
+    return [None, _sum_to(where_v2(c, grad, zero), t), _sum_to(where_v2(c, zero, grad), e)]
+
+
+def where_v2(condition, x=None, y=None, name=None):
+    """`tf.where_v2`: like `where`, with NumPy broadcasting among the three arguments."""
+    if x is None and y is None:
+        return apply_op("Where", (condition,), name=name).outputs[0]
+    if x is None or y is None:
+        raise ValueError("x and y must both be non-None or both be None.")
+    return apply_op("SelectV2", (condition, x, y), name=name).outputs[0]

@@ -1,0 +1,307 @@
+"""Slicing: Slice, StridedSlice (and `tensor[...]` with NumPy's basic indexing), their gradients."""
+
+import builtins
+
+import numpy as np
+
+from flowloom.framework import dtypes
+from flowloom.framework import errors
+from flowloom.framework.apply_op import apply_op
+from flowloom.framework.graph import name_scope
+from flowloom.framework.ops import (Tensor)
+from flowloom.framework.op_def import defop
+from flowloom.framework.tensor_shape import Dimension, TensorShape, unknown_shape
+from flowloom.framework.tensor_util import constant_value, constant_value_as_shape
+
+
+_builtin_slice = builtins.slice
+
+from flowloom.ops.array.array_ops import concat, constant, rank, reshape, shape, stack
+from flowloom.ops.array.manip_ops import pad
+
+
+
+# -- Slice, StridedSlice -----------------------------------------------------------------------------
+Slice = defop("Slice", inputs=["input: T", "begin: Index", "size: Index"], outputs=["output: T"])
+
+
+@Slice.shape
+def _(op):
+    x, b, sz = op._inputs
+    bv, sv = constant_value(b), constant_value(sz)
+    if x._shape.ndims is None:
+        return unknown_shape(None if sv is None else len(sv))
+    nd = x._shape.ndims
+    if bv is None or sv is None:
+        return unknown_shape(nd)
+    dims = x._shape.as_list()
+    out = []
+    for d, bb, ss in zip(dims, bv, sv):
+        ss = int(ss)
+        out.append((None if d is None else d - int(bb)) if ss == -1 else ss)
+    return TensorShape(out)
+
+
+@Slice.kernel
+def _(xp, x, begin, size):
+    idx = tuple(_builtin_slice(int(b), None if int(s) == -1 else int(b) + int(s))
+                for b, s in zip(begin, size))
+    for b, s, d in zip(begin, size, x.shape):
+        if b < 0 or (s != -1 and b + s > d):
+            raise errors.InvalidArgumentError(
+                None, None, f"Expected size[i] in [0, {d - b}], but got {s}")
+    return x[idx]
+
+
+def slice(input_, begin, size, name=None):  # noqa: A001 - TF's name
+    return apply_op("Slice", (input_, begin, size), name=name).outputs[0]
+
+
+@Slice.gradient
+def _(op, grad):
+    """grad padded with zeros back to the input's shape."""
+    x, begin, _ = op._inputs
+    index_dtype = begin.dtype.base_dtype
+    slice_size = shape(op._outputs[0], out_type=index_dtype)
+    rank_shape = stack([rank(x), 1])
+    before = reshape(begin, rank_shape)
+    after = reshape(shape(x, out_type=index_dtype) - slice_size - begin, rank_shape)
+    return pad(grad, concat([before, after], 1)), None, None
+
+
+StridedSlice = defop("StridedSlice", inputs=["input: T", "begin: Index", "end: Index",
+                                             "strides: Index"], outputs=["output: T"],
+                     attrs={"begin_mask": 0, "end_mask": 0, "ellipsis_mask": 0,
+                            "new_axis_mask": 0, "shrink_axis_mask": 0})
+
+
+def _python_index(nd, begin, end, strides, begin_mask, end_mask, ellipsis_mask, new_axis_mask,
+                  shrink_axis_mask):
+    """The Python index tuple equivalent to a StridedSlice over a rank-`nd` input."""
+    idx = []
+    n_specs = len(begin)
+    real = sum(1 for i in range(n_specs)
+               if not (new_axis_mask >> i) & 1 and not (ellipsis_mask >> i) & 1)
+    for i in range(n_specs):
+        if (ellipsis_mask >> i) & 1:
+            idx.append(Ellipsis)
+            continue
+        if (new_axis_mask >> i) & 1:
+            idx.append(None)
+            continue
+        if (shrink_axis_mask >> i) & 1:
+            idx.append(int(begin[i]))
+            continue
+        b = None if (begin_mask >> i) & 1 else int(begin[i])
+        e = None if (end_mask >> i) & 1 else int(end[i])
+        idx.append(_builtin_slice(b, e, int(strides[i])))
+    del real
+    return tuple(idx)
+
+
+
+
+def strided_slice_np(xp, x, begin, end, strides, *, begin_mask=0, end_mask=0, ellipsis_mask=0,
+                     new_axis_mask=0, shrink_axis_mask=0):
+    x = np.asarray(x) if xp is np else x
+    idx = _python_index(x.ndim, begin, end, strides, begin_mask, end_mask, ellipsis_mask,
+                        new_axis_mask, shrink_axis_mask)
+    for i, s in enumerate(strides):
+        if int(s) == 0:
+            raise errors.InvalidArgumentError(None, None, f"strides[{i}] must be non-zero")
+    # Shrunk indices must be in range, as TF checks.
+    dim = 0
+    for i, k in enumerate(idx):
+        if k is Ellipsis:
+            dim += x.ndim - sum(1 for j in idx if j is not None and j is not Ellipsis)
+            continue
+        if k is None:
+            continue
+        if isinstance(k, int):
+            n = x.shape[dim]
+            if k < -n or k >= n:
+                raise errors.InvalidArgumentError(
+                    None, None, f"slice index {k} of dimension {dim} out of bounds.")
+        dim += 1
+    return x[idx]
+
+
+StridedSlice.kernel(strided_slice_np)
+
+
+_MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
+
+
+@StridedSlice.gradient
+def _(op, grad):
+    x, begin, end, strides = op._inputs
+    x_shape = shape(x, out_type=begin.dtype.base_dtype)
+    # Statically known vectors become Consts of the grad op (`StridedSliceGrad/begin`), as TF.
+    x_shape, begin, end, strides = (t if v is None else v for t, v in (
+        (t, constant_value(t)) for t in (x_shape, begin, end, strides)))
+    return [apply_op("StridedSliceGrad", (x_shape, begin, end, strides, grad),
+                     **{k: op._attrs[k] for k in _MASKS}).outputs[0], None, None, None]
+
+
+StridedSliceGrad = defop("StridedSliceGrad", inputs=["shape: Index", "begin: Index",
+                                                     "end: Index", "strides: Index", "dy: T"],
+                         outputs=["output: T"],
+                         attrs={"begin_mask": 0, "end_mask": 0, "ellipsis_mask": 0,
+                                "new_axis_mask": 0, "shrink_axis_mask": 0})
+StridedSliceGrad.shape(lambda op: constant_value_as_shape(op._inputs[0]))
+
+
+@StridedSliceGrad.kernel
+def _(xp, shape, begin, end, strides, dy, **masks):
+    out = xp.zeros(tuple(int(d) for d in shape), dtype=dy.dtype)
+    idx = _python_index(out.ndim, begin, end, strides, **masks)
+    view_shape = out[idx].shape
+    out[idx] = dy.reshape(view_shape)
+    return out
+
+
+StridedSliceGrad.kernel_attrs = _MASKS
+
+
+@StridedSliceGrad.gradient
+def _(op, grad):
+    _, begin, end, strides, _ = op._inputs
+    return [None, None, None, None, strided_slice(
+        grad, begin, end, strides, **{k: op._attrs[k] for k in _MASKS})]
+
+
+def _partial_values(t, n):
+    """The elements of a 1-D index tensor, None where an element is not known statically."""
+    v = constant_value(t)
+    if v is not None:
+        return [int(x) for x in np.ravel(v)]
+    if t._op._type == "Pack":
+        out = []
+        for x in t._op._inputs:
+            xv = constant_value(x)
+            out.append(None if xv is None else int(xv))
+        return out
+    return [None] * n
+
+
+@StridedSlice.shape
+def _(op):
+    x, b, e, s = op._inputs
+    a = op._attrs
+    if x._shape.ndims is None or b._shape.ndims is None or b._shape[0].value is None:
+        return unknown_shape()
+    n = b._shape[0].value
+    bv, ev, sv = (_partial_values(t, n) for t in (b, e, s))
+    dims = x._shape.as_list()
+    result = []
+    dim = 0
+    n_real = sum(1 for i in range(n) if not (a["new_axis_mask"] >> i) & 1
+                 and not (a["ellipsis_mask"] >> i) & 1)
+    for i in range(n):
+        if (a["ellipsis_mask"] >> i) & 1:
+            for _ in range(len(dims) - n_real):
+                result.append(dims[dim])
+                dim += 1
+            continue
+        if (a["new_axis_mask"] >> i) & 1:
+            result.append(1)
+            continue
+        if dim >= len(dims):
+            raise ValueError(f"Index out of range using input dim {dim}; input has only "
+                             f"{len(dims)} dims")
+        d = dims[dim]
+        if (a["shrink_axis_mask"] >> i) & 1:
+            if d is not None and bv[i] is not None and not -d <= bv[i] < d:
+                raise ValueError(f"slice index {bv[i]} of dimension {dim} out of bounds.")
+            dim += 1
+            continue
+        stride = sv[i]
+        if stride == 0:
+            raise ValueError("strides must be non-zero")
+        begin = None if (a["begin_mask"] >> i) & 1 else bv[i]
+        end = None if (a["end_mask"] >> i) & 1 else ev[i]
+        unknown = d is None or stride is None or (begin is None and not (a["begin_mask"] >> i) & 1) \
+            or (end is None and not (a["end_mask"] >> i) & 1)
+        result.append(None if unknown else len(range(d)[_builtin_slice(begin, end, stride)]))
+        dim += 1
+    result.extend(dims[dim:])
+    return TensorShape(result)
+
+
+def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0,
+                  new_axis_mask=0, shrink_axis_mask=0, var=None, name=None):
+    if strides is None:
+        strides = [1] * len(begin)
+    return apply_op("StridedSlice", (input_, begin, end, strides), name=name,
+                    begin_mask=begin_mask, end_mask=end_mask, ellipsis_mask=ellipsis_mask,
+                    new_axis_mask=new_axis_mask, shrink_axis_mask=shrink_axis_mask).outputs[0]
+
+
+def _as_index(part):
+    if isinstance(part, Dimension):
+        return part.value if part.value is None else int(part)
+    return part
+
+
+def _slice_helper(tensor, slice_spec, var=None):
+    """`tensor[slice_spec]` with NumPy's basic indexing semantics, as a StridedSlice op."""
+    if not isinstance(slice_spec, (list, tuple)):
+        slice_spec = [slice_spec]
+    begin, end, strides = [], [], []
+    begin_mask = end_mask = ellipsis_mask = new_axis_mask = shrink_axis_mask = 0
+    for i, s in enumerate(slice_spec):
+        if isinstance(s, _builtin_slice):
+            # As TF: a known `Dimension` (anything with __index__) is an integer index.
+            s = _builtin_slice(*(_as_index(p) for p in (s.start, s.stop, s.step)))
+            for part in (s.start, s.stop, s.step):
+                if part is not None and not isinstance(part, (int, np.integer, Tensor)):
+                    raise TypeError("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis "
+                                    "(`None`) and scalar tf.int32/tf.int64 tensors are valid "
+                                    f"indices, got {s!r}")
+            begin.append(0 if s.start is None else s.start)
+            end.append(0 if s.stop is None else s.stop)
+            strides.append(1 if s.step is None else s.step)
+            if s.start is None:
+                begin_mask |= 1 << i
+            if s.stop is None:
+                end_mask |= 1 << i
+        elif s is Ellipsis:
+            begin.append(0)
+            end.append(0)
+            strides.append(1)
+            ellipsis_mask |= 1 << i
+        elif s is None:
+            begin.append(0)
+            end.append(0)
+            strides.append(1)
+            new_axis_mask |= 1 << i
+        elif isinstance(s, (int, np.integer)) and not isinstance(s, bool):
+            begin.append(int(s))
+            end.append(int(s) + 1)
+            strides.append(1)
+            shrink_axis_mask |= 1 << i
+        elif isinstance(s, Tensor) and s.dtype.base_dtype in (dtypes.int32, dtypes.int64):
+            from flowloom.ops.math import math_ops
+
+            begin.append(s)
+            end.append(math_ops.add(s, 1))
+            strides.append(1)
+            shrink_axis_mask |= 1 << i
+        else:
+            raise TypeError("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) "
+                            "and scalar tf.int32/tf.int64 tensors are valid indices, got "
+                            f"{s!r}")
+    with name_scope(None, "strided_slice", [tensor] + begin + end + strides) as scope:
+        if begin:
+            packed_begin, packed_end, packed_strides = (stack(begin), stack(end),
+                                                        stack(strides))
+        else:
+            empty = constant([], dtype=dtypes.int32)
+            packed_begin = packed_end = packed_strides = empty
+        return strided_slice(tensor, packed_begin, packed_end, packed_strides,
+                             begin_mask=begin_mask, end_mask=end_mask,
+                             ellipsis_mask=ellipsis_mask, new_axis_mask=new_axis_mask,
+                             shrink_axis_mask=shrink_axis_mask, var=var, name=scope)
+
+
+Tensor._override_operator("__getitem__", _slice_helper)

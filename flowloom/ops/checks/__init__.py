@@ -1,0 +1,1 @@
+"""Assertions and debugging ops: tf.assert_*, Assert, Print, check_numerics."""

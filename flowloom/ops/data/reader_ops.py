@@ -1,0 +1,377 @@
+"""Reader ops with TF's op types: TFRecordReaderV2, TextLineReaderV2, FixedLengthRecordReaderV2,
+WholeFileReaderV2, IdentityReaderV2 and the Reader*V2 ops that use them.
+
+A reader is a session resource that takes work units (file names) from a queue of strings
+and produces (key, value) records from each in turn, as TF's ReaderBase does: a read dequeues
+a new work unit only when the current one is exhausted (blocking on the queue, so it ends with
+OutOfRangeError once the queue is closed and drained); it counts records produced and work
+units completed. Keys are TF's: `file:offset` (TFRecord), `file:line` (text, 1-based,
+header lines counted), `file:record` (fixed length, 0-based), the file name (whole file).
+"""
+
+import os
+import threading
+import zlib
+
+import numpy as np
+
+from flowloom.framework import errors
+from flowloom.framework import tensor_shape
+from flowloom.framework.op_def import defop
+from flowloom.io import tfrecord
+
+_CHUNK = 1 << 16
+
+
+def _open(path):
+    try:
+        return open(path, "rb")  # noqa: SIM115 - owned by the reader until its work ends
+    except FileNotFoundError:
+        raise errors.NotFoundError(None, None, f"{path}; No such file or directory") from None
+    except IsADirectoryError:
+        raise errors.FailedPreconditionError(None, None, f"{path}; Is a directory") from None
+
+
+class _Work:
+    """The records of one work unit: `next()` gives (key, value) or None at its end."""
+
+    def close(self):
+        pass
+
+
+class _TFRecordWork(_Work):
+    def __init__(self, name, path, compression_type):
+        self._name = name
+        self._records = tfrecord.read_records(path, compression_type or None)
+
+    def next(self):
+        try:
+            offset, data = next(self._records)
+        except StopIteration:
+            return None
+        return f"{self._name}:{offset}".encode(), data
+
+    def close(self):
+        self._records.close()
+
+
+class _Stream:
+    """A file's bytes, decompressed when `encoding` is ZLIB or GZIP, read in chunks."""
+
+    def __init__(self, path, encoding=""):
+        self._file = _open(path)
+        self._inflater = None
+        if encoding:
+            wbits = {"ZLIB": zlib.MAX_WBITS, "GZIP": 16 + zlib.MAX_WBITS}.get(encoding)
+            if wbits is None:
+                raise errors.InvalidArgumentError(None, None,
+                                                  f"Unsupported encoding: {encoding}")
+            self._inflater = zlib.decompressobj(wbits)
+        self._buffer = bytearray()
+        self._eof = False
+
+    def _fill(self):
+        data = self._file.read(_CHUNK)
+        if not data:
+            self._eof = True
+            return False
+        if self._inflater is not None:
+            data = self._inflater.decompress(data)
+        self._buffer += data
+        return True
+
+    def read(self, n):
+        """Up to `n` bytes (fewer only at the end)."""
+        while len(self._buffer) < n and not self._eof:
+            self._fill()
+        out = bytes(self._buffer[:n])
+        del self._buffer[:n]
+        return out
+
+    def readline(self):
+        """One line without its '\\n' (and a '\\r' before it), or None at the end."""
+        while True:
+            i = self._buffer.find(b"\n")
+            if i >= 0:
+                line = bytes(self._buffer[:i])
+                del self._buffer[:i + 1]
+                return line[:-1] if line.endswith(b"\r") else line
+            if self._eof or not self._fill():
+                if not self._buffer:
+                    return None
+                line = bytes(self._buffer)
+                self._buffer.clear()
+                return line[:-1] if line.endswith(b"\r") else line
+
+    def close(self):
+        self._file.close()
+
+
+class _TextLineWork(_Work):
+    def __init__(self, name, path, skip_header_lines):
+        self._name = name
+        self._stream = _Stream(path)
+        self._line = 0
+        while self._line < skip_header_lines and self._stream.readline() is not None:
+            self._line += 1
+
+    def next(self):
+        line = self._stream.readline()
+        if line is None:
+            return None
+        self._line += 1
+        return f"{self._name}:{self._line}".encode(), line
+
+    def close(self):
+        self._stream.close()
+
+
+class _FixedLengthWork(_Work):
+    """Records of `record_bytes`, starting every `hop_bytes` (0: back to back), between a
+    header and a footer; a last partial record is dropped, as in TF."""
+
+    def __init__(self, name, path, header_bytes, record_bytes, footer_bytes, hop_bytes,
+                 encoding):
+        self._name = name
+        self._record_bytes = record_bytes
+        self._footer_bytes = footer_bytes
+        self._hop = hop_bytes if hop_bytes > 0 else record_bytes
+        self._stream = _Stream(path, encoding)
+        self._stream.read(header_bytes)
+        self._window = bytearray()
+        self._record = 0
+
+    def next(self):
+        # Keep `record_bytes + footer_bytes` bytes ahead, so the footer is never a record.
+        need = max(self._record_bytes, self._hop) + self._footer_bytes
+        if len(self._window) < need:
+            self._window += self._stream.read(need - len(self._window))
+        if len(self._window) < self._record_bytes + self._footer_bytes:
+            return None
+        value = bytes(self._window[:self._record_bytes])
+        skip = self._hop
+        if skip > len(self._window):
+            self._stream.read(skip - len(self._window))
+            self._window.clear()
+        else:
+            del self._window[:skip]
+        key = f"{self._name}:{self._record}".encode()
+        self._record += 1
+        return key, value
+
+    def close(self):
+        self._stream.close()
+
+
+class _WholeFileWork(_Work):
+    def __init__(self, name, path):
+        self._name = name
+        self._path = path
+        self._done = False
+
+    def next(self):
+        if self._done:
+            return None
+        self._done = True
+        with _open(self._path) as f:
+            return self._name.encode(), f.read()
+
+
+class _IdentityWork(_Work):
+    def __init__(self, name):
+        self._name = name
+        self._done = False
+
+    def next(self):
+        if self._done:
+            return None
+        self._done = True
+        return self._name.encode(), self._name.encode()
+
+
+class Reader:
+    """A reader resource: its work units, counters and the current work (TF's ReaderBase)."""
+
+    def __init__(self, name, make_work):
+        self.name = name
+        self._make_work = make_work
+        self._lock = threading.Lock()
+        self._work = None
+        self._work_name = b""
+        self.work_started = 0
+        self.work_finished = 0
+        self.num_records_produced = 0
+
+    def _next_work(self, queue):
+        (unit,) = queue.dequeue(None)
+        if np.ndim(unit) != 0:
+            raise errors.InvalidArgumentError(
+                None, None, "Expected to dequeue a one-element string tensor, but got shape "
+                f"{list(np.shape(unit))}")
+        unit = unit.item() if isinstance(unit, np.ndarray) else unit
+        name = unit.decode("utf-8", "surrogateescape") if isinstance(unit, bytes) else str(unit)
+        self._work = self._make_work(name, os.fsdecode(os.fsencode(name)))
+        self._work_name = unit
+        self.work_started += 1
+
+    def _finish_work(self):
+        self._work.close()
+        self._work = None
+        self.work_finished = self.work_started
+
+    def read_up_to(self, queue, n):
+        """Up to `n` records, across work units; fewer when the queue closes after some were
+        read (the next call then raises OutOfRangeError), as TF's ReaderReadUpTo does."""
+        keys, values = [], []
+        with self._lock:
+            while len(keys) < n:
+                if self._work is None:
+                    try:
+                        self._next_work(queue)
+                    except errors.OutOfRangeError:
+                        if keys:
+                            break
+                        raise
+                record = self._work.next()
+                if record is None:
+                    self._finish_work()
+                    continue
+                self.num_records_produced += 1
+                keys.append(record[0])
+                values.append(record[1])
+        return keys, values
+
+    def reset(self):
+        with self._lock:
+            if self._work is not None:
+                self._work.close()
+            self._work = None
+            self._work_name = b""
+            self.work_started = self.work_finished = self.num_records_produced = 0
+
+
+def _reader_op(type_name, attrs):
+    od = defop(type_name, outputs=["reader_handle: resource"],
+               attrs=dict(attrs, container="", shared_name=""), stateful=True)
+    od.shape(lambda op: [tensor_shape.TensorShape([])])
+    od.no_gradient()
+    return od
+
+
+def _find_or_create(ctx, container, shared_name, make_work):
+    reader = ctx.state.get("reader")
+    key = ("reader", container, shared_name or ctx.op._name)
+    if reader is not None and ctx.resources.get(key) is reader:
+        return reader
+    reader = ctx.resources.get(key)
+    if reader is None:
+        reader = ctx.resources.setdefault(key, Reader(shared_name or ctx.op._name, make_work))
+    ctx.state["reader"] = reader
+    return reader
+
+
+TFRecordReaderV2 = _reader_op("TFRecordReaderV2", {"compression_type": ""})
+
+
+@TFRecordReaderV2.kernel
+def _(xp, *, compression_type, container, shared_name, ctx):
+    if compression_type not in ("", "ZLIB", "GZIP"):
+        raise errors.InvalidArgumentError(None, None,
+                                          f"Unsupported compression_type: {compression_type}")
+    return _find_or_create(ctx, container, shared_name,
+                           lambda name, path: _TFRecordWork(name, path, compression_type))
+
+
+TextLineReaderV2 = _reader_op("TextLineReaderV2", {"skip_header_lines": 0})
+
+
+@TextLineReaderV2.kernel
+def _(xp, *, skip_header_lines, container, shared_name, ctx):
+    return _find_or_create(ctx, container, shared_name,
+                           lambda name, path: _TextLineWork(name, path, skip_header_lines))
+
+
+FixedLengthRecordReaderV2 = _reader_op(
+    "FixedLengthRecordReaderV2",
+    {"header_bytes": 0, "record_bytes": None, "footer_bytes": 0, "hop_bytes": 0, "encoding": ""})
+
+
+@FixedLengthRecordReaderV2.kernel
+def _(xp, *, header_bytes, record_bytes, footer_bytes, hop_bytes, encoding, container,
+      shared_name, ctx):
+    for what, v in (("header_bytes", header_bytes), ("record_bytes", record_bytes),
+                    ("footer_bytes", footer_bytes), ("hop_bytes", hop_bytes)):
+        if v < 0:
+            raise errors.InvalidArgumentError(None, None, f"{what} must be >= 0 not {v}")
+    if record_bytes <= 0:
+        raise errors.InvalidArgumentError(None, None,
+                                          f"record_bytes must be > 0 not {record_bytes}")
+    return _find_or_create(ctx, container, shared_name, lambda name, path: _FixedLengthWork(
+        name, path, header_bytes, record_bytes, footer_bytes, hop_bytes, encoding))
+
+
+WholeFileReaderV2 = _reader_op("WholeFileReaderV2", {})
+
+
+@WholeFileReaderV2.kernel
+def _(xp, *, container, shared_name, ctx):
+    return _find_or_create(ctx, container, shared_name, _WholeFileWork)
+
+
+IdentityReaderV2 = _reader_op("IdentityReaderV2", {})
+
+
+@IdentityReaderV2.kernel
+def _(xp, *, container, shared_name, ctx):
+    return _find_or_create(ctx, container, shared_name, lambda name, path: _IdentityWork(name))
+
+
+def _simple(type_name, inputs, outputs, shapes):
+    od = defop(type_name, inputs=inputs, outputs=outputs, stateful=True)
+    od.shape(lambda op: [tensor_shape.TensorShape(s) for s in shapes])
+    od.no_gradient()
+    return od
+
+
+def _strings(items):
+    out = np.empty(len(items), dtype=object)
+    out[:] = items
+    return out
+
+
+ReaderReadV2 = _simple("ReaderReadV2", ["reader_handle: resource", "queue_handle: resource"],
+                       ["key: string", "value: string"], [[], []])
+
+
+@ReaderReadV2.kernel
+def _(xp, reader, queue):
+    keys, values = reader.read_up_to(queue, 1)
+    return np.array(keys[0], dtype=object), np.array(values[0], dtype=object)
+
+
+ReaderReadUpToV2 = _simple("ReaderReadUpToV2", ["reader_handle: resource",
+                                                "queue_handle: resource", "num_records: int64"],
+                           ["keys: string", "values: string"], [[None], [None]])
+
+
+@ReaderReadUpToV2.kernel
+def _(xp, reader, queue, num_records):
+    n = int(num_records)
+    if n <= 0:
+        raise errors.InvalidArgumentError(None, None,
+                                          f"num_records must be > 0 but got {n}")
+    keys, values = reader.read_up_to(queue, n)
+    return _strings(keys), _strings(values)
+
+
+ReaderNumRecordsProducedV2 = _simple("ReaderNumRecordsProducedV2", ["reader_handle: resource"],
+                                     ["records_produced: int64"], [[]])
+ReaderNumRecordsProducedV2.kernel(lambda xp, reader: np.int64(reader.num_records_produced))
+
+ReaderNumWorkUnitsCompletedV2 = _simple("ReaderNumWorkUnitsCompletedV2",
+                                        ["reader_handle: resource"], ["units_completed: int64"],
+                                        [[]])
+ReaderNumWorkUnitsCompletedV2.kernel(lambda xp, reader: np.int64(reader.work_finished))
+
+ReaderResetV2 = _simple("ReaderResetV2", ["reader_handle: resource"], [], [])
+ReaderResetV2.kernel(lambda xp, reader: reader.reset())

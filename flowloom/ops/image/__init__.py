@@ -1,0 +1,1 @@
+"""Image ops: resizing, cropping, colour, codecs and boxes (the kernels under tf.image)."""

@@ -1,0 +1,1 @@
+"""Math ops: elementwise arithmetic, unary functions, reductions, matmul, scans, segments, clipping."""

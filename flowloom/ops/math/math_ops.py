@@ -1,0 +1,554 @@
+"""Math ops: elementwise binary arithmetic, comparisons and logic, casts, AddN, Range, and the
+Python operators on Tensors. Unary, reduction, matmul and special ops have files of their own."""
+
+import builtins
+
+import numpy as np
+
+from flowloom.framework import common_shapes
+from flowloom.framework import dtypes
+from flowloom.framework import errors
+from flowloom.framework.apply_op import apply_op
+from flowloom.framework.graph import name_scope
+from flowloom.framework.op_def import defop
+from flowloom.framework.ops import Tensor, convert_to_tensor
+from flowloom.framework.tensor_shape import TensorShape, unknown_shape
+from flowloom.framework.tensor_util import constant_value
+from flowloom.ops.array import array_ops
+
+
+def _incompatible(x, y):
+    return errors.InvalidArgumentError(
+        None, None, "Incompatible shapes: [%s] vs. [%s]" % (
+            ",".join(map(str, np.shape(x))), ",".join(map(str, np.shape(y)))))
+
+
+def _binary_kernel(fn):
+    def kernel(xp, x, y):
+        try:
+            return fn(xp, x, y)
+        except ValueError:
+            if np.broadcast_shapes is not None:
+                try:
+                    np.broadcast_shapes(np.shape(x), np.shape(y))
+                except ValueError:
+                    raise _incompatible(x, y) from None
+            raise
+    return kernel
+
+
+def _int_div(x, y):
+    if np.any(y == 0):
+        raise errors.InvalidArgumentError(None, None, "Integer division by zero")
+
+
+def _floordiv(xp, x, y):
+    if x.dtype.kind in "iu":
+        _int_div(x, y)
+    return xp.floor_divide(x, y)
+
+
+def _floormod(xp, x, y):
+    if x.dtype.kind in "iu":
+        _int_div(x, y)
+    return xp.mod(x, y)
+
+
+def _truncatediv(xp, x, y):
+    if x.dtype.kind in "iu":
+        _int_div(x, y)
+        q = np.abs(x) // np.abs(y)
+        return (q * np.sign(x) * np.sign(y)).astype(x.dtype)
+    return xp.trunc(x / y)
+
+
+def _div(xp, x, y):
+    # TF1's Div: C-style truncation for integers, true division for floats.
+    if x.dtype.kind in "iu":
+        return _truncatediv(xp, x, y)
+    return xp.true_divide(x, y).astype(x.dtype, copy=False)
+
+
+def _pow(xp, x, y):
+    if x.dtype.kind in "iu" and np.any(y < 0):
+        raise errors.InvalidArgumentError(None, None,
+                                          "Integers to negative integer powers are not allowed")
+    return xp.power(x, y)
+
+
+def _same_dtype(fn):
+    # numpy promotes float32 * 0-d float32 correctly, but guard against float64 creeping in.
+    def k(xp, x, y):
+        r = fn(x, y)
+        if r.dtype != x.dtype and x.dtype.kind != "b":
+            r = r.astype(x.dtype)
+        return r
+    return k
+
+
+# One row per binary op: TF type, kernel, output dtype (None = T).
+_BINARY = [
+    ("AddV2", _same_dtype(np.add), None), ("Add", _same_dtype(np.add), None),
+    ("Sub", _same_dtype(np.subtract), None), ("Mul", _same_dtype(np.multiply), None),
+    ("RealDiv", _same_dtype(np.true_divide), None), ("Div", _div, None),
+    ("FloorDiv", _floordiv, None), ("FloorMod", _floormod, None),
+    ("TruncateDiv", _truncatediv, None), ("TruncateMod", lambda xp, x, y: np.fmod(x, y), None),
+    ("Maximum", _same_dtype(np.maximum), None), ("Minimum", _same_dtype(np.minimum), None),
+    ("Pow", _pow, None), ("SquaredDifference", _same_dtype(lambda x, y: (x - y) * (x - y)), None),
+    ("Atan2", _same_dtype(np.arctan2), None), ("DivNoNan", _same_dtype(
+        lambda x, y: np.where(y == 0, 0, x / np.where(y == 0, 1, y))), None),
+    ("Equal", lambda xp, x, y: xp.equal(x, y), dtypes.bool_),
+    ("NotEqual", lambda xp, x, y: xp.not_equal(x, y), dtypes.bool_),
+    ("Less", lambda xp, x, y: xp.less(x, y), dtypes.bool_),
+    ("LessEqual", lambda xp, x, y: xp.less_equal(x, y), dtypes.bool_),
+    ("Greater", lambda xp, x, y: xp.greater(x, y), dtypes.bool_),
+    ("GreaterEqual", lambda xp, x, y: xp.greater_equal(x, y), dtypes.bool_),
+    ("LogicalAnd", lambda xp, x, y: xp.logical_and(x, y), dtypes.bool_),
+    ("LogicalOr", lambda xp, x, y: xp.logical_or(x, y), dtypes.bool_),
+]
+
+BINARY_OPS = {}
+for _type, _fn, _out in _BINARY:
+    _in_t = "bool" if _type in ("LogicalAnd", "LogicalOr") else "T"
+    _od = defop(_type, inputs=[f"x: {_in_t}", f"y: {_in_t}"],
+                outputs=["z: bool" if _out is dtypes.bool_ else f"z: {_in_t}"],
+                attrs={"incompatible_shape_error": True} if _type in ("Equal", "NotEqual")
+                else None)
+    _od.shape(common_shapes.binary_broadcast)
+    _od.kernel(_binary_kernel(_fn))
+    BINARY_OPS[_type] = _od
+
+
+# -- gradients of the binary ops (TF's math_grad, value for value) -----------------------------
+def _reduce_args(op, gx, gy):
+    from flowloom.ops.array import broadcast_ops
+
+    return broadcast_ops.reduce_gradient_args(op._inputs[0], op._inputs[1], gx, gy)
+
+
+def _same_static_shapes(op, grad):
+    from flowloom.ops.array import broadcast_ops
+
+    return broadcast_ops.shapes_fully_equal(op._inputs[0], op._inputs[1], grad)
+
+
+def _add_grad(op, grad):
+    if _same_static_shapes(op, grad):
+        return grad, grad
+    return _reduce_args(op, grad, grad)
+
+
+BINARY_OPS["AddV2"].gradient(_add_grad)
+BINARY_OPS["Add"].gradient(_add_grad)
+
+
+@BINARY_OPS["Sub"].gradient
+def _(op, grad):
+    if _same_static_shapes(op, grad):
+        return grad, -grad
+    return _reduce_args(op, grad, -grad)
+
+
+@BINARY_OPS["Mul"].gradient
+def _(op, grad):
+    x, y = op._inputs
+    if _same_static_shapes(op, grad) and grad.dtype.base_dtype in (dtypes.int32,
+                                                                    dtypes.float32):
+        return apply_op("Mul", (grad, y)).outputs[0], apply_op("Mul", (grad, x)).outputs[0]
+    return _reduce_args(op, apply_op("Mul", (grad, y)).outputs[0],
+                        apply_op("Mul", (x, grad)).outputs[0])
+
+
+def _div_grad(divide):
+    def grad_fn(op, grad):
+        x, y = op._inputs
+        gx = divide(grad, y)
+        gy = grad * divide(divide(-x, y), y)
+        return _reduce_args(op, gx, gy)
+    return grad_fn
+
+
+BINARY_OPS["RealDiv"].gradient(_div_grad(lambda a, b: realdiv(a, b)))
+BINARY_OPS["Div"].gradient(_div_grad(lambda a, b: divide(a, b)))
+BINARY_OPS["DivNoNan"].gradient(_div_grad(lambda a, b: div_no_nan(a, b)))
+for _type in ("FloorDiv", "TruncateDiv"):
+    BINARY_OPS[_type].gradient(lambda op, grad: (None, None))
+
+
+@BINARY_OPS["FloorMod"].gradient
+def _(op, grad):
+    x, y = op._inputs
+    floor_xy = floordiv(x, y)
+    return _reduce_args(op, grad, grad * negative(floor_xy))
+
+
+@BINARY_OPS["Pow"].gradient
+def _(op, grad):
+    x, y = op._inputs
+    gx = grad * y * pow(x, y - 1)
+    mask = x > 0  # no sensible real gradient for x <= 0: use 0
+    safe_x = array_ops.where(mask, x, array_ops.ones_like(x))
+    log_x = array_ops.where(mask, log(safe_x), array_ops.zeros_like(x))
+    gy = grad * op._outputs[0] * log_x
+    return _reduce_args(op, gx, gy)
+
+
+def _max_min_grad(selector):
+    def grad_fn(op, grad):
+        x, y = op._inputs
+        zeros = array_ops.zeros_like(grad)
+        xmask = selector(x, y)
+        gx = array_ops.where(xmask, grad, zeros)
+        gy = array_ops.where(xmask, zeros, grad)
+        return _reduce_args(op, gx, gy)
+    return grad_fn
+
+
+BINARY_OPS["Maximum"].gradient(_max_min_grad(lambda x, y: greater_equal(x, y)))
+BINARY_OPS["Minimum"].gradient(_max_min_grad(lambda x, y: less_equal(x, y)))
+
+
+@BINARY_OPS["SquaredDifference"].gradient
+def _(op, grad):
+    x, y = op._inputs
+    from flowloom.framework.graph import control_dependencies
+
+    with control_dependencies([grad]):
+        two = convert_to_tensor(2.0, dtype=grad.dtype.base_dtype)
+        x_grad = multiply(two, grad) * (x - y)
+    if _same_static_shapes(op, grad):
+        return x_grad, -x_grad
+    return _reduce_args(op, x_grad, -x_grad)
+
+
+@BINARY_OPS["Atan2"].gradient
+def _(op, grad):
+    y, x = op._inputs
+    from flowloom.framework.graph import control_dependencies
+
+    with control_dependencies([grad]):
+        grad_inv = grad / (square(x) + square(y))
+        return _reduce_args(op, x * grad_inv, -y * grad_inv)
+
+
+for _type in ("Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",
+              "LogicalAnd", "LogicalOr", "TruncateMod"):
+    BINARY_OPS[_type].no_gradient()
+
+
+
+def _binary(op_type, default_name):
+    def fn(x, y, name=None):
+        return apply_op(op_type, (x, y), name=name or default_name).outputs[0]
+    fn.__name__ = default_name
+    fn.__doc__ = f"Elementwise {op_type} with broadcasting (op type `{op_type}`)."
+    return fn
+
+
+add = _binary("AddV2", "Add")
+subtract = _binary("Sub", "Sub")
+multiply = _binary("Mul", "Mul")
+maximum = _binary("Maximum", "Maximum")
+minimum = _binary("Minimum", "Minimum")
+pow = _binary("Pow", "Pow")  # noqa: A001
+squared_difference = _binary("SquaredDifference", "SquaredDifference")
+floormod = mod = _binary("FloorMod", "FloorMod")
+truncatediv = _binary("TruncateDiv", "TruncateDiv")
+truncatemod = _binary("TruncateMod", "TruncateMod")
+realdiv = _binary("RealDiv", "RealDiv")
+atan2 = _binary("Atan2", "Atan2")
+div_no_nan = _binary("DivNoNan", "div_no_nan")
+equal = _binary("Equal", "Equal")
+not_equal = _binary("NotEqual", "NotEqual")
+less = _binary("Less", "Less")
+less_equal = _binary("LessEqual", "LessEqual")
+greater = _binary("Greater", "Greater")
+greater_equal = _binary("GreaterEqual", "GreaterEqual")
+logical_and = _binary("LogicalAnd", "LogicalAnd")
+logical_or = _binary("LogicalOr", "LogicalOr")
+sub = subtract
+mul = multiply
+
+
+def logical_xor(x, y, name="LogicalXor"):
+    with name_scope(name, "LogicalXor", [x, y]) as scope:
+        return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=scope)
+
+
+def floordiv(x, y, name=None):
+    with name_scope(name, "floordiv", [x, y]) as scope:
+        return apply_op("FloorDiv", (x, y), name=scope).outputs[0]
+
+
+def _truediv_dtype(dt):
+    return {dtypes.int8: dtypes.float32, dtypes.uint8: dtypes.float32,
+            dtypes.int16: dtypes.float32, dtypes.uint16: dtypes.float32,
+            dtypes.int32: dtypes.float64, dtypes.int64: dtypes.float64}.get(dt)
+
+
+def truediv(x, y, name=None):
+    """x / y with Python 3 semantics: integers are cast to floats first."""
+    with name_scope(name, "truediv", [x, y]) as scope:
+        x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+        if x.dtype.base_dtype != y.dtype.base_dtype:
+            raise TypeError(f"x and y must have the same dtype, got {x.dtype!r} != {y.dtype!r}")
+        target = _truediv_dtype(x.dtype.base_dtype)
+        if target is not None:
+            x = cast(x, target)
+            y = cast(y, target)
+        return apply_op("RealDiv", (x, y), name=scope).outputs[0]
+
+
+def divide(x, y, name=None):
+    if name is not None:
+        return truediv(x, y, name=name)
+    return truediv(x, y)
+
+
+def div(x, y, name=None):
+    """TF1's `tf.div`: Python 2 semantics (floor division for integers)."""
+    with name_scope(name, "div", [x, y]) as scope:
+        x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+        if x.dtype.is_integer:
+            return apply_op("FloorDiv", (x, y), name=scope).outputs[0]
+        return apply_op("RealDiv", (x, y), name=scope).outputs[0]
+
+
+# -- Cast -----------------------------------------------------------------------------------
+Cast = defop("Cast", inputs=["x: SrcT"], outputs=["y: DstT"], attrs={"Truncate": False})
+Cast.shape(common_shapes.unchanged)
+
+
+@Cast.kernel
+def _(xp, x, *, DstT):
+    npt = DstT.as_numpy_dtype
+    if x.dtype.kind == "f" and np.dtype(npt).kind in "iu":
+        with np.errstate(invalid="ignore"):
+            return np.trunc(x).astype(npt)
+    return x.astype(npt)
+
+
+_FLOAT_AND_COMPLEX = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.bfloat16,
+                      dtypes.complex64, dtypes.complex128)
+
+
+@Cast.gradient
+def _(op, grad):
+    src = op._inputs[0].dtype.base_dtype
+    if src in _FLOAT_AND_COMPLEX and grad.dtype.base_dtype in _FLOAT_AND_COMPLEX:
+        return cast(grad, src)
+    return None
+
+
+def cast(x, dtype, name=None):
+    """Casts `x` to `dtype` (returns `x` itself when it already has that type)."""
+    dtype = dtypes.as_dtype(dtype).base_dtype
+    if hasattr(x, "dense_shape") and hasattr(x, "indices"):
+        raise NotImplementedError("tf.cast of SparseTensor/IndexedSlices is not implemented")
+    # As TF: a Python value becomes `Cast/x`, even when no Cast op follows.
+    with name_scope(name, "Cast", [x]) as scope:
+        x = convert_to_tensor(x, name="x") if not isinstance(x, Tensor) else x
+        if x.dtype.base_dtype == dtype:
+            return x
+        return apply_op("Cast", (x,), name=scope, SrcT=x.dtype.base_dtype, DstT=dtype).outputs[0]
+
+
+def to_float(x, name="ToFloat"):
+    return cast(x, dtypes.float32, name=name)
+
+
+def to_int32(x, name="ToInt32"):
+    return cast(x, dtypes.int32, name=name)
+
+
+def to_int64(x, name="ToInt64"):
+    return cast(x, dtypes.int64, name=name)
+
+
+def saturate_cast(value, dtype, name=None):
+    """Casts `value` to `dtype`, clipping to the target's range first (as TF: Maximum with
+    dtype.min and Minimum with dtype.max where the source range is wider)."""
+    with name_scope(name, "saturate_cast", [value]) as scope:
+        value = convert_to_tensor(value, name="value")
+        dtype = dtypes.as_dtype(dtype).base_dtype
+        src = value.dtype.base_dtype
+        if src.min < dtype.min:
+            value = maximum(value, convert_to_tensor(dtype.min, dtype=src, name="min"))
+        if src.max > dtype.max:
+            value = minimum(value, convert_to_tensor(dtype.max, dtype=src, name="max"))
+        return cast(value, dtype, name=scope)
+
+
+
+# -- AddN, Range ------------------------------------------------------------------------------
+AddN = defop("AddN", inputs=["inputs: N * T"], outputs=["sum: T"])
+
+
+@AddN.shape
+def _(op):
+    s = unknown_shape()
+    for t in op._inputs:
+        s = s.merge_with(t._shape)
+    return s
+
+
+@AddN.kernel
+def _(xp, *inputs):
+    out = inputs[0].copy() if len(inputs) > 1 else inputs[0]
+    for x in inputs[1:]:
+        out += x
+    return out
+
+
+@AddN.gradient
+def _(op, grad):
+    return [grad] * len(op._inputs)
+
+
+def add_n(inputs, name=None):
+    """Adds all input tensors elementwise."""
+    if not inputs or not isinstance(inputs, (list, tuple)):
+        raise ValueError("inputs must be a list of at least one Tensor/IndexedSlices with the "
+                         "same dtype and shape")
+    if len(inputs) == 1:
+        if name:
+            return array_ops.identity(inputs[0], name=name)
+        return convert_to_tensor(inputs[0])
+    return apply_op("AddN", (list(inputs),), name=name).outputs[0]
+
+
+Range = defop("Range", inputs=["start: Tidx", "limit: Tidx", "delta: Tidx"],
+              outputs=["output: Tidx"], attrs={"Tidx": dtypes.int32})
+
+
+@Range.shape
+def _(op):
+    vals = [constant_value(t) for t in op._inputs]
+    if any(v is None for v in vals):
+        return unknown_shape(1)
+    start, limit, delta = (v.item() for v in vals)
+    if delta == 0:
+        raise ValueError("Requires delta != 0")
+    n = int(np.ceil((limit - start) / delta))
+    return TensorShape([builtins.max(n, 0)])
+
+
+@Range.kernel
+def _(xp, start, limit, delta):
+    if delta == 0:
+        raise errors.InvalidArgumentError(None, None, "Requires delta != 0: 0")
+    return xp.arange(start, limit, delta, dtype=start.dtype)
+
+
+Range.no_gradient()
+
+
+def range_(start, limit=None, delta=1, dtype=None, name="range"):
+    """A sequence of numbers from `start` (inclusive) to `limit` (exclusive)."""
+    if limit is None:
+        start, limit = 0, start
+    with name_scope(name, "Range", [start, limit, delta]) as scope:
+        vals = [convert_to_tensor(v, dtype=dtype, name=n) if isinstance(v, Tensor) or dtype
+                else None for v, n in ((start, "start"), (limit, "limit"), (delta, "delta"))]
+        if dtype is None:
+            order = [dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64]
+            found = []
+            for v, raw in zip(vals, (start, limit, delta)):
+                found.append(v.dtype.base_dtype if v is not None else
+                             array_ops.infer_dtype(raw))
+            dtype = builtins.max(found, key=lambda d: order.index(d) if d in order else 0)
+        ts = [v if v is not None and v.dtype.base_dtype == dtype else
+              (cast(v, dtype) if v is not None else convert_to_tensor(raw, dtype=dtype, name=n))
+              for v, raw, n in zip(vals, (start, limit, delta), ("start", "limit", "delta"))]
+        return apply_op("Range", tuple(ts), name=scope).outputs[0]
+
+
+# -- Python operators on Tensors ------------------------------------------------------------------
+def _operator(fn, default_name, py_name=None):
+    """`x <op> y` and `y <op> x` for a wrapper `fn(x, y, name)`, named as TF names them.
+
+    A right operand that cannot become a tensor of x's dtype defers to its own reflected
+    operator (`__r<py_name>__`) when it has one, as Python's protocol expects.
+    """
+    def forward(x, y):
+        with name_scope(None, default_name, [x, y]) as scope:
+            if not isinstance(y, Tensor):
+                try:
+                    y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+                except TypeError:
+                    if py_name and hasattr(y, "__r%s__" % py_name):
+                        return NotImplemented
+                    raise
+            return fn(x, y, name=scope)
+
+    def reverse(y, x):
+        with name_scope(None, default_name, [x, y]) as scope:
+            x = convert_to_tensor(x, dtype=y.dtype.base_dtype, name="x")
+            return fn(x, y, name=scope)
+    return forward, reverse
+
+
+def _op_type_fn(op_type):
+    return lambda x, y, name: apply_op(op_type, (x, y), name=name).outputs[0]
+
+
+_truediv_operator, _rtruediv_operator = _operator(truediv, "truediv")
+_floordiv_operator, _rfloordiv_operator = _operator(floordiv, "floordiv")
+
+
+def _matmul(x, y, name=None):
+    from flowloom.ops.math import matmul_ops  # imported late: matmul_ops builds on this module
+
+    return matmul_ops.matmul(x, y, name=name)
+
+
+_matmul_operator, _rmatmul_operator = _operator(_matmul, "matmul")
+
+
+def _register_operators():
+    for py, op_type, default in [("add", "AddV2", "add"), ("sub", "Sub", "sub"),
+                                 ("mul", "Mul", "mul"), ("mod", "FloorMod", "mod"),
+                                 ("pow", "Pow", "pow"), ("and", "LogicalAnd", "and"),
+                                 ("or", "LogicalOr", "or")]:
+        fwd, rev = _operator(_op_type_fn(op_type), default, py)
+        Tensor._override_operator(f"__{py}__", fwd)
+        Tensor._override_operator(f"__r{py}__", rev)
+    for py, op_type in [("lt", "Less"), ("le", "LessEqual"), ("gt", "Greater"),
+                        ("ge", "GreaterEqual")]:
+        fwd, _ = _operator(_op_type_fn(op_type), op_type, py)
+        Tensor._override_operator(f"__{py}__", fwd)
+    Tensor._override_operator("__xor__", lambda x, y: logical_xor(x, y, name="xor"))
+    Tensor._override_operator("__truediv__", _truediv_operator)
+    Tensor._override_operator("__rtruediv__", _rtruediv_operator)
+    Tensor._override_operator("__div__", _truediv_operator)
+    Tensor._override_operator("__floordiv__", _floordiv_operator)
+    Tensor._override_operator("__rfloordiv__", _rfloordiv_operator)
+    Tensor._override_operator("__matmul__", _matmul_operator)
+    Tensor._override_operator("__rmatmul__", _rmatmul_operator)
+    Tensor._override_operator("__neg__", lambda x: negative(x, name="Neg"))
+    Tensor._override_operator("__abs__", lambda x: abs(x, name="Abs"))
+    Tensor._override_operator("__invert__", lambda x: logical_not(x, name="LogicalNot"))
+
+
+_register_operators()
+
+
+# The other math-op families live in files of their own; their names stay reachable here,
+# as in TF's math_ops. (Imported last: they build on the ops above.)
+from flowloom.ops.math.unary_ops import (  # noqa: E402,F401
+    _unary_kernel, UNARY_OPS, TanhGrad, SigmoidGrad, RsqrtGrad, SqrtGrad, ReciprocalGrad,
+    SoftplusGrad, _unary, negative, abs, sign, square, sqrt, rsqrt, exp, expm1, log, log1p, sin,
+    cos, tan, asin, acos, atan, sinh, cosh, tanh, sigmoid, erf, floor, ceil, rint, reciprocal,
+    is_nan, is_inf, is_finite, logical_not, softplus, softsign, round, neg)
+from flowloom.ops.math.reduction_ops import (  # noqa: E402,F401
+    REDUCTION_OPS, _reduction_dims, constant, _reduce, reduce_sum, reduce_mean, reduce_prod,
+    reduce_max, reduce_min, reduce_any, reduce_all, count_nonzero, argmax, arg_max, argmin,
+    arg_min, TopKV2, top_k, SegmentSum, SegmentMean, segment_sum, segment_mean, cumsum,
+    unsorted_segment_sum)
+from flowloom.ops.math.matmul_ops import (  # noqa: E402,F401
+    MatMul, matmul_kernel, BatchMatMulV2, matmul)
+from flowloom.ops.math.special_math_ops import (  # noqa: E402,F401
+    Invert, acosh, asinh, atanh, erfc, lgamma, digamma, invert, xlogy, xlog1py, xdivy,
+    multiply_no_nan, mul_no_nan, bitwise_and, bitwise_or, bitwise_xor, left_shift, right_shift)

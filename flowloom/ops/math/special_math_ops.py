@@ -1,0 +1,132 @@
+"""Less common elementwise ops: inverse hyperbolics, erfc, lgamma/digamma, the xlogy family, bitwise ops."""
+
+
+import numpy as np
+
+from flowloom.framework import common_shapes
+from flowloom.framework.apply_op import apply_op
+from flowloom.framework.graph import name_scope
+from flowloom.framework.op_def import defop
+from flowloom.framework.ops import convert_to_tensor
+from flowloom.ops.math.math_ops import BINARY_OPS, _binary, _binary_kernel
+from flowloom.ops.math.unary_ops import UNARY_OPS, _unary, _unary_kernel
+
+
+
+# -- Elementwise ops missing above (kernels and shapes; gradients are the grad branch's) ------
+def _vectorized(fn):
+    """A float kernel from a scalar math function (for functions NumPy lacks)."""
+    def kernel(x):
+        if not x.size:
+            return x.copy()
+        return np.vectorize(fn, otypes=[np.float64])(x).astype(x.dtype)
+    return kernel
+
+
+def _digamma(x):
+    """ψ(x): recurrence up to x >= 6, then the asymptotic series; reflection for x < 0.5."""
+    x = np.asarray(x, np.float64)
+    out = np.empty_like(x)
+    neg = x < 0.5
+    xr = np.where(neg, 1 - x, x)
+    acc = np.zeros_like(xr)
+    while True:
+        small = xr < 6
+        if not small.any():
+            break
+        acc -= np.where(small, 1 / np.where(small, xr, 1), 0)
+        xr = np.where(small, xr + 1, xr)
+    inv2 = 1 / (xr * xr)
+    series = np.log(xr) - 0.5 / xr - inv2 * (1 / 12 - inv2 * (1 / 120 - inv2 * (
+        1 / 252 - inv2 * (1 / 240 - inv2 / 132))))
+    out = acc + series
+    with np.errstate(divide="ignore", invalid="ignore"):
+        reflected = out - np.pi / np.tan(np.pi * x)
+        out = np.where(neg, reflected, out)
+        out = np.where((x <= 0) & (x == np.floor(x)), np.nan, out)
+    return out
+
+
+def _xlogy(xp, x, y):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(x == 0, 0, x * np.log(y)).astype(x.dtype)
+
+
+def _xlog1py(xp, x, y):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(x == 0, 0, x * np.log1p(y)).astype(x.dtype)
+
+
+def _xdivy(xp, x, y):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(x == 0, 0, x / y).astype(x.dtype)
+
+
+def _mul_no_nan(xp, x, y):
+    with np.errstate(invalid="ignore"):
+        return np.where(y == 0, 0, x * y).astype(x.dtype)
+
+
+def _shift_kernel(fn):
+    def kernel(xp, x, y):
+        bits = x.dtype.itemsize * 8
+        # TF: shifts outside [0, bits) are implementation-defined; clamp as its CPU kernel.
+        return fn(x, np.clip(y, 0, bits - 1).astype(x.dtype)).astype(x.dtype)
+    return kernel
+
+
+import math as _math  # noqa: E402
+
+for _type, _fn in (("Acosh", np.arccosh), ("Asinh", np.arcsinh), ("Atanh", np.arctanh),
+                   ("Erfc", _vectorized(_math.erfc)), ("Lgamma", _vectorized(_math.lgamma)),
+                   ("Digamma", _digamma)):
+    _od = defop(_type, inputs=["x: T"], outputs=["y: T"])
+    _od.shape(common_shapes.unchanged)
+    _od.kernel(_unary_kernel(_fn, True))
+    UNARY_OPS[_type] = _od
+
+for _type, _fn in (("Xlogy", _xlogy), ("Xlog1py", _xlog1py), ("Xdivy", _xdivy),
+                   ("MulNoNan", _mul_no_nan), ("BitwiseAnd", lambda xp, x, y: x & y),
+                   ("BitwiseOr", lambda xp, x, y: x | y), ("BitwiseXor", lambda xp, x, y: x ^ y),
+                   ("LeftShift", _shift_kernel(np.left_shift)),
+                   ("RightShift", _shift_kernel(np.right_shift))):
+    _od = defop(_type, inputs=["x: T", "y: T"], outputs=["z: T"])
+    _od.shape(common_shapes.binary_broadcast)
+    _od.kernel(_binary_kernel(_fn))
+    BINARY_OPS[_type] = _od
+
+Invert = defop("Invert", inputs=["x: T"], outputs=["y: T"])
+Invert.shape(common_shapes.unchanged)
+Invert.kernel(lambda xp, x: np.invert(x))
+
+acosh = _unary("Acosh", "Acosh")
+asinh = _unary("Asinh", "Asinh")
+atanh = _unary("Atanh", "Atanh")
+erfc = _unary("Erfc", "Erfc")
+lgamma = _unary("Lgamma", "Lgamma")
+digamma = _unary("Digamma", "Digamma")
+invert = _unary("Invert", "Invert")
+
+
+def _scoped_binary(op_type, scope_name, op_is_scope):
+    """A binary wrapper inside name scope `scope_name`; the op takes the scope's name when
+    `op_is_scope` (TF's multiply_no_nan), else its type's (TF's xdivy/Xdivy)."""
+    def fn(x, y, name=None):
+        with name_scope(name, scope_name, [x, y]) as scope:
+            x = convert_to_tensor(x, name="x")
+            y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+            return apply_op(op_type, (x, y), name=scope if op_is_scope else None).outputs[0]
+    fn.__name__ = scope_name
+    fn.__doc__ = f"Elementwise {op_type} with broadcasting (op type `{op_type}`)."
+    return fn
+
+
+xlogy = _binary("Xlogy", "Xlogy")
+xlog1py = _scoped_binary("Xlog1py", "xlog1py", False)
+xdivy = _scoped_binary("Xdivy", "xdivy", False)
+multiply_no_nan = mul_no_nan = _scoped_binary("MulNoNan", "multiply_no_nan", True)
+bitwise_and = _binary("BitwiseAnd", "BitwiseAnd")
+bitwise_or = _binary("BitwiseOr", "BitwiseOr")
+bitwise_xor = _binary("BitwiseXor", "BitwiseXor")
+left_shift = _binary("LeftShift", "LeftShift")
+right_shift = _binary("RightShift", "RightShift")

@@ -1,0 +1,1 @@
+"""Neural-network ops: convolutions, pooling, activations, losses, normalization, embeddings."""

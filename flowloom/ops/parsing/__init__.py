@@ -1,0 +1,1 @@
+"""Parsing ops: tf.train.Example parsing, DecodeRaw, DecodeCSV."""

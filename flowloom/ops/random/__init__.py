@@ -1,0 +1,1 @@
+"""Random ops with TF's graph-seed/op-seed rules."""

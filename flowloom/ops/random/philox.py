@@ -1,0 +1,230 @@
+"""TensorFlow's CPU random numbers: Philox4x32-10 and the transforms its kernels apply.
+
+Everything here is a pure function of (key, counter) and sizes, vectorised over the 128-bit
+blocks. The layouts follow TF's CPU kernels so that the same (seed, seed2) gives the same
+values:
+
+- a generator is (key = seed as two uint32 words, counter = [0, 0, seed2 lo, seed2 hi]);
+- fixed-sample distributions fill the output in groups, group g drawn from block counter + g
+  (float/half/int32: 4 values a block; double/int64: 2 values a block);
+- truncated normal draws group g (4 floats, 2 doubles) from a stream of uint32 that starts
+  256 blocks (float) or 128 blocks (double) per group after the op's counter, by rejection;
+- every run of a stateful op moves the op's counter on by `outputs * 256` blocks (TF's
+  `GuardedPhiloxRandom::ReserveRandomOutputs`), so a second run gives new values.
+"""
+
+import math
+import os
+
+import numpy as np
+
+_W32A = np.uint32(0x9E3779B9)
+_W32B = np.uint32(0xBB67AE85)
+_M4x32A = np.uint64(0xD2511F53)
+_M4x32B = np.uint64(0xCD9E8D57)
+_MASK32 = np.uint64(0xFFFFFFFF)
+_U128 = (1 << 128) - 1
+
+
+class PhiloxState:
+    """The (key, 128-bit counter) of one op's generator; `reserve` hands out block ranges."""
+
+    def __init__(self, seed, seed2):
+        if seed == 0 and seed2 == 0:
+            # TF: both seeds unset means fresh random seeds for each kernel instance.
+            seed = int.from_bytes(os.urandom(8), "little")
+            seed2 = int.from_bytes(os.urandom(8), "little")
+        seed &= (1 << 64) - 1
+        seed2 &= (1 << 64) - 1
+        self.key = (seed & 0xFFFFFFFF, seed >> 32)
+        self.counter = seed2 << 64
+
+    def reserve(self, blocks):
+        """Returns the counter to draw from and skips `blocks` 128-bit blocks past it."""
+        start = self.counter
+        self.counter = (self.counter + int(blocks)) & _U128
+        return start
+
+    def reserve_outputs(self, count, multiplier=256):
+        return self.reserve(int(count) * multiplier)
+
+
+def blocks(key, counter, n, skip=0):
+    """`n` Philox4x32-10 outputs for counters counter+skip .. +n-1, as an (n, 4) uint32 array."""
+    return blocks_at(key, counter, np.arange(int(n), dtype=np.uint64) + np.uint64(int(skip)))
+
+
+def blocks_at(key, counter, offsets):
+    """Philox outputs for counters `counter + offsets` (offsets: uint64 array, any shape)."""
+    offsets = np.asarray(offsets, np.uint64)
+    lo64 = np.uint64(counter & 0xFFFFFFFFFFFFFFFF) + offsets
+    carry = (lo64 < offsets).astype(np.uint64)  # wrapped past 2**64
+    hi64 = np.uint64((counter >> 64) & 0xFFFFFFFFFFFFFFFF) + carry
+    return philox_rounds(key, lo64, hi64)
+
+
+def philox_rounds(key, lo64, hi64):
+    c0 = (lo64 & _MASK32).astype(np.uint32)
+    c1 = (lo64 >> np.uint64(32)).astype(np.uint32)
+    c2 = (hi64 & _MASK32).astype(np.uint32)
+    c3 = (hi64 >> np.uint64(32)).astype(np.uint32)
+    k0, k1 = np.uint32(key[0]), np.uint32(key[1])
+    with np.errstate(over="ignore"):
+        for r in range(10):
+            if r:
+                k0 = np.uint32(k0 + _W32A)
+                k1 = np.uint32(k1 + _W32B)
+            p0 = _M4x32A * c0.astype(np.uint64)
+            p1 = _M4x32B * c2.astype(np.uint64)
+            hi0 = (p0 >> np.uint64(32)).astype(np.uint32)
+            lo0 = (p0 & _MASK32).astype(np.uint32)
+            hi1 = (p1 >> np.uint64(32)).astype(np.uint32)
+            lo1 = (p1 & _MASK32).astype(np.uint32)
+            c0, c1, c2, c3 = hi1 ^ c1 ^ k0, lo1, hi0 ^ c3 ^ k1, lo0
+    return np.stack([c0, c1, c2, c3], axis=-1)
+
+
+# uint32 -> uniform floats, by filling the mantissa of a number in [1, 2) and subtracting 1.
+
+def uint32_to_float(x):
+    bits = (x & np.uint32(0x7FFFFF)) | np.uint32(127 << 23)
+    return bits.view(np.float32) - np.float32(1.0)
+
+
+def uint16_to_half(x):
+    bits = ((x & np.uint32(0x3FF)) | np.uint32(15 << 10)).astype(np.uint16)
+    return bits.view(np.float16) - np.float16(1.0)
+
+
+def uint64_to_double(x0, x1):
+    man = ((x0 & np.uint32(0xFFFFF)).astype(np.uint64) << np.uint64(32)) | x1.astype(np.uint64)
+    bits = man | np.uint64(1023 << 52)
+    return bits.view(np.float64) - 1.0
+
+
+def box_muller_float(x0, x1):
+    """TF's BoxMullerFloat: two float32 normals from two uint32 words (float32 arithmetic)."""
+    u1 = uint32_to_float(x0)
+    u1 = np.maximum(u1, np.float32(1.0e-7))
+    # 2.0f * M_PI is a double product; the result is stored in a float.
+    v1 = (2.0 * math.pi * uint32_to_float(x1).astype(np.float64)).astype(np.float32)
+    log_u1 = _float32_log(u1)
+    u2 = np.sqrt(np.float32(-2.0) * log_u1)
+    return _float32_sin(v1) * u2, _float32_cos(v1) * u2
+
+
+def box_muller_double(x0, x1, x2, x3):
+    """TF's BoxMullerDouble: two float64 normals from four uint32 words."""
+    u1 = np.maximum(uint64_to_double(x0, x1), 1.0e-7)
+    v1 = 2 * math.pi * uint64_to_double(x2, x3)
+    u2 = np.sqrt(-2.0 * np.log(u1))
+    return np.sin(v1) * u2, np.cos(v1) * u2
+
+
+def _float32_log(x):
+    # TF calls glibc's logf/sinf/cosf, which round correctly; NumPy's float32 versions may be
+    # a bit off, while float64 rounded to float32 almost always gives the correct rounding.
+    return np.log(x.astype(np.float64)).astype(np.float32)
+
+
+def _float32_sin(x):
+    return np.sin(x.astype(np.float64)).astype(np.float32)
+
+
+def _float32_cos(x):
+    return np.cos(x.astype(np.float64)).astype(np.float32)
+
+
+# The distributions, each producing `size` values in TF's order from (key, counter).
+
+def uniform(key, counter, size, dtype):
+    dtype = np.dtype(dtype)
+    if dtype == np.float64:
+        b = blocks(key, counter, -(-size // 2)).reshape(-1, 2)
+        return uint64_to_double(b[:, 0], b[:, 1])[:size]
+    b = blocks(key, counter, -(-size // 4)).ravel()[:size]
+    if dtype == np.float16:
+        return uint16_to_half(b)
+    if dtype == np.float32:
+        return uint32_to_float(b)
+    raise NotImplementedError(f"random uniform values of dtype {dtype}")
+
+
+def uniform_bfloat16_bits(key, counter, size):
+    """bfloat16 uniforms as float32 values (bfloat16 has no NumPy dtype)."""
+    b = blocks(key, counter, -(-size // 4)).ravel()[:size]
+    bits = ((b & np.uint32(0x7F)) | np.uint32(127 << 7)) << np.uint32(16)
+    return bits.view(np.float32) - np.float32(1.0)
+
+
+def uniform_int(key, counter, size, lo, hi, dtype):
+    """TF's UniformDistribution for int32/int64: lo + bits % (hi - lo)."""
+    dtype = np.dtype(dtype)
+    if dtype == np.int64:
+        b = blocks(key, counter, -(-size // 2)).reshape(-1, 2)
+        bits = b[:, 0].astype(np.uint64) | (b[:, 1].astype(np.uint64) << np.uint64(32))
+        rng = np.uint64((int(hi) - int(lo)) & 0xFFFFFFFFFFFFFFFF)
+        return (np.int64(lo) + (bits % rng)[:size].astype(np.int64)).astype(np.int64)
+    b = blocks(key, counter, -(-size // 4)).ravel()[:size]
+    rng = np.uint32((int(hi) - int(lo)) & 0xFFFFFFFF)
+    return (int(lo) + (b % rng).astype(np.int64)).astype(dtype)
+
+
+def normal(key, counter, size, dtype):
+    dtype = np.dtype(dtype)
+    if dtype == np.float64:
+        b = blocks(key, counter, -(-size // 2))
+        d0, d1 = box_muller_double(b[:, 0], b[:, 1], b[:, 2], b[:, 3])
+        return np.stack([d0, d1], axis=-1).ravel()[:size]
+    b = blocks(key, counter, -(-size // 4)).reshape(-1, 2)
+    f0, f1 = box_muller_float(b[:, 0], b[:, 1])
+    out = np.stack([f0, f1], axis=-1).ravel()[:size]
+    return out.astype(dtype) if dtype != np.float32 else out
+
+
+def truncated_normal(key, counter, size, dtype):
+    """TF's TruncatedNormalDistribution: per group, the first values with |x| < 2 of a normal
+    stream that starts at the group's own counter offset."""
+    dtype = np.dtype(dtype)
+    per_group = 2 if dtype == np.float64 else 4
+    skip = 128 if dtype == np.float64 else 256
+    groups = -(-size // per_group)
+    if groups == 0:
+        return np.zeros(0, dtype)
+    out = np.empty((groups, per_group), np.float64 if dtype == np.float64 else np.float32)
+    todo = np.arange(groups)
+    depth = 2  # blocks of the stream drawn per group per pass; doubled on each retry
+    while todo.size:
+        cand = _normal_stream(key, counter, todo * skip, depth, dtype)
+        ok = np.abs(cand) < 2.0
+        enough = ok.sum(axis=1) >= per_group
+        rows = np.nonzero(enough)[0]
+        if rows.size:
+            picked = cand[rows][ok[rows]].reshape(-1)
+            # each row's first `per_group` accepted values, in stream order
+            counts = ok[rows].sum(axis=1)
+            starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+            take = starts[:, None] + np.arange(per_group)[None, :]
+            out[todo[rows]] = picked[take]
+        todo = todo[~enough]
+        depth *= 2
+    flat = out.ravel()[:size]
+    return flat.astype(dtype) if flat.dtype != dtype else flat
+
+
+def _normal_stream(key, counter, offsets, depth, dtype):
+    """The first `depth` blocks' worth of normals for streams starting at counter+offset."""
+    at = offsets.astype(np.uint64)[:, None] + np.arange(depth, dtype=np.uint64)[None, :]
+    b = blocks_at(key, counter, at)  # (streams, depth, 4)
+    n = len(offsets)
+    if dtype == np.float64:
+        d0, d1 = box_muller_double(b[..., 0], b[..., 1], b[..., 2], b[..., 3])
+        return np.stack([d0, d1], axis=-1).reshape(n, depth * 2)
+    q = b.reshape(n, depth * 2, 2)
+    f0, f1 = box_muller_float(q[..., 0], q[..., 1])
+    return np.stack([f0, f1], axis=-1).reshape(n, depth * 4)
+
+
+def uint32_stream(key, counter, count):
+    """`count` uint32 words in the order TF's SingleSampleAdapter hands them out."""
+    return blocks(key, counter, -(-int(count) // 4)).ravel()[:int(count)]

@@ -1,0 +1,205 @@
+"""Random ops, seeded by TF's graph-seed / op-seed rules."""
+
+import os
+import weakref
+
+import numpy as np
+
+from flowloom.framework import dtypes, errors
+from flowloom.framework.apply_op import apply_op
+from flowloom.framework.graph import get_default_graph, name_scope
+from flowloom.framework.op_def import defop
+from flowloom.framework.ops import convert_to_tensor
+from flowloom.framework.tensor_util import constant_value_as_shape
+from flowloom.ops.random import philox
+
+DEFAULT_GRAPH_SEED = 87654321
+_MAXINT32 = 2**31 - 1
+# Graph -> how many ops have taken a default op seed (TF 2.x's rule).
+_graph_to_seed_count = weakref.WeakKeyDictionary()
+
+
+def seed_rules():
+    """Which TF release's rule picks the op seed under a graph seed: "2" or "1".
+
+    TF 2.x (compat.v1) counts the random ops that took a default seed in the graph; TF 1.x
+    used the number of ops created so far. Set FLOWLOOM_SEED_RULES=1 to follow TF 1.15.
+    """
+    return "1" if os.environ.get("FLOWLOOM_SEED_RULES", "2").strip().startswith("1") else "2"
+
+
+def get_seed(op_seed):
+    """TF's seed rules: the (graph seed, op seed) pair an op uses.
+
+    No seeds: nondeterministic (None, None). A graph seed only: the op seed is derived from
+    the graph, so the same program gives the same values. An op seed only: the graph seed is
+    a default. Both are taken modulo 2**31 - 1, and (0, 0) becomes (0, 2**31 - 1).
+    """
+    graph = get_default_graph()
+    graph_seed = graph.seed
+    if graph_seed is not None:
+        if op_seed is None:
+            if seed_rules() == "1":
+                op_seed = graph.version
+            else:
+                op_seed = _graph_to_seed_count.setdefault(graph, 0)
+                _graph_to_seed_count[graph] += 1
+        seeds = (int(graph_seed) % _MAXINT32, int(op_seed) % _MAXINT32)
+    elif op_seed is not None:
+        seeds = (DEFAULT_GRAPH_SEED, int(op_seed) % _MAXINT32)
+    else:
+        seeds = (None, None)
+    if seeds == (0, 0):
+        return (0, _MAXINT32)
+    return seeds
+
+
+def set_random_seed(seed):
+    """Sets the graph-level random seed of the default graph."""
+    get_default_graph().seed = seed
+
+
+def philox_state(ctx, seed, seed2):
+    """The op's Philox generator for this session (TF keeps one per kernel instance)."""
+    state = ctx.state.get("philox")
+    if state is None:
+        state = ctx.state["philox"] = philox.PhiloxState(int(seed), int(seed2))
+    return state
+
+
+def _shape_fn(op):
+    return constant_value_as_shape(op._inputs[0])
+
+
+def _out_size(shape):
+    dims = tuple(int(d) for d in np.asarray(shape).reshape(-1))
+    if any(d < 0 for d in dims):
+        raise errors.InvalidArgumentError(None, None, f"Shape {list(dims)} has negative dimensions")
+    return dims, int(np.prod(dims, dtype=np.int64))
+
+
+def _random_op(type_name, sample):
+    od = defop(type_name, inputs=["shape: T"], outputs=["output: dtype"],
+               attrs={"seed": 0, "seed2": 0}, stateful=True)
+    od.shape(_shape_fn)
+    od.no_gradient()
+
+    @od.kernel
+    def _(xp, shape, *, dtype, seed, seed2, ctx):
+        dims, size = _out_size(shape)
+        np_dtype = dtype.as_numpy_dtype
+        if np_dtype is None:
+            raise NotImplementedError(f"{type_name} for dtype {dtype.name}")
+        state = philox_state(ctx, seed, seed2)
+        values = sample(state.key, state.reserve_outputs(size), size, np_dtype)
+        return xp.asarray(values.astype(np_dtype, copy=False).reshape(dims))
+
+    return od
+
+
+RandomStandardNormal = _random_op("RandomStandardNormal", philox.normal)
+RandomUniform = _random_op("RandomUniform", philox.uniform)
+TruncatedNormal = _random_op("TruncatedNormal", philox.truncated_normal)
+
+RandomUniformInt = defop("RandomUniformInt", inputs=["shape: T", "minval: Tout", "maxval: Tout"],
+                         outputs=["output: Tout"], attrs={"seed": 0, "seed2": 0},
+                         stateful=True)
+RandomUniformInt.shape(_shape_fn)
+RandomUniformInt.no_gradient()
+
+
+@RandomUniformInt.kernel
+def _(xp, shape, minval, maxval, *, Tout, seed, seed2, ctx):
+    for arg, value in (("minval", minval), ("maxval", maxval)):
+        if np.ndim(value) != 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"{arg} must be 0-D, got shape {list(np.shape(value))}")
+    dims, size = _out_size(shape)
+    lo, hi = int(minval), int(maxval)
+    if size and lo >= hi:
+        raise errors.InvalidArgumentError(None, None, f"Need minval < maxval: {lo} >= {hi}")
+    state = philox_state(ctx, seed, seed2)
+    counter = state.reserve_outputs(size)
+    if not size:
+        return xp.zeros(dims, Tout.as_numpy_dtype)
+    return xp.asarray(philox.uniform_int(state.key, counter, size, lo, hi,
+                                         Tout.as_numpy_dtype).reshape(dims))
+
+
+def _seeded_attrs(seed):
+    s1, s2 = get_seed(seed)
+    return {"seed": s1 or 0, "seed2": s2 or 0}
+
+
+def random_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
+    """Samples from a normal distribution."""
+    dtype = dtypes.as_dtype(dtype)
+    with name_scope(name, "random_normal", [shape, mean, stddev]) as scope:
+        shape_t = _shape_tensor(shape)
+        mean_t = convert_to_tensor(mean, dtype=dtype, name="mean")
+        std_t = convert_to_tensor(stddev, dtype=dtype, name="stddev")
+        rnd = apply_op("RandomStandardNormal", (shape_t,), dtype=dtype,
+                       **_seeded_attrs(seed)).outputs[0]
+        return _mul_add(rnd, std_t, mean_t, scope)
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
+    """Samples from a normal distribution cut at two standard deviations."""
+    dtype = dtypes.as_dtype(dtype)
+    with name_scope(name, "truncated_normal", [shape, mean, stddev]) as scope:
+        shape_t = _shape_tensor(shape)
+        mean_t = convert_to_tensor(mean, dtype=dtype, name="mean")
+        std_t = convert_to_tensor(stddev, dtype=dtype, name="stddev")
+        rnd = apply_op("TruncatedNormal", (shape_t,), dtype=dtype,
+                       **_seeded_attrs(seed)).outputs[0]
+        return _mul_add(rnd, std_t, mean_t, scope)
+
+
+def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
+    """Samples uniformly from [minval, maxval)."""
+    dtype = dtypes.as_dtype(dtype)
+    if maxval is None:
+        if dtype.is_integer:
+            raise ValueError(f"Must specify maxval for integer dtype {dtype!r}")
+        maxval = 1
+    # TF 2.x skips the scaling ops for Python 0 and 1 (dropout's mask is the bare op);
+    # TF 1.x always made them (which moves its default op seeds).
+    minval_is_zero = isinstance(minval, int) and minval == 0
+    maxval_is_one = isinstance(maxval, int) and maxval == 1
+    bare = minval_is_zero and maxval_is_one and seed_rules() == "2"
+    with name_scope(name, "random_uniform", [shape, minval, maxval]) as scope:
+        from flowloom.ops.math import math_ops
+
+        shape_t = _shape_tensor(shape)
+        if not bare or dtype.is_integer:
+            lo = convert_to_tensor(minval, dtype=dtype, name="min")
+            hi = convert_to_tensor(maxval, dtype=dtype, name="max")
+        attrs = _seeded_attrs(seed)
+        if dtype.is_integer:
+            return apply_op("RandomUniformInt", (shape_t, lo, hi), name=scope,
+                            **attrs).outputs[0]
+        rnd = apply_op("RandomUniform", (shape_t,), dtype=dtype, **attrs).outputs[0]
+        if bare:
+            return rnd
+        if minval_is_zero and seed_rules() == "2":
+            return math_ops.multiply(rnd, hi)
+        return math_ops.add(rnd * (hi - lo), lo, name=scope)
+
+
+def _mul_add(rnd, std, mean, scope):
+    # TF writes `rnd * stddev`, so the product is named "mul".
+    from flowloom.ops.math import math_ops
+
+    return math_ops.add(math_ops.multiply(rnd, std, name="mul"), mean, name=scope)
+
+
+def _shape_tensor(shape):
+    from flowloom.framework.ops import Tensor
+    from flowloom.ops.array import array_ops
+
+    if isinstance(shape, Tensor):
+        return shape
+    if isinstance(shape, (list, tuple)) and any(isinstance(d, Tensor) for d in shape):
+        return array_ops.stack(shape)
+    return convert_to_tensor(list(shape) if not np.isscalar(shape) else [shape],
+                             dtype=dtypes.int32, name="shape")

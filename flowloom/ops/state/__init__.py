@@ -1,0 +1,1 @@
+"""Variables' ops and initializers, optimizer apply ops, checkpoint save/restore ops."""

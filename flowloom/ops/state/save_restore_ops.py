@@ -1,0 +1,148 @@
+"""Checkpoint ops: SaveV2 writes a V2 tensor bundle, RestoreV2 reads tensors back from one.
+
+The bytes are TF's (see flowloom/io/bundle.py); saving is crash-safe (the data file and then
+the index appear complete or not at all); a sharded save writes one bundle per device and
+MergeV2Checkpoints joins them. Slices (partitioned variables) are not supported.
+"""
+
+import numpy as np
+
+from flowloom.framework import dtypes, errors
+from flowloom.framework.apply_op import apply_op
+from flowloom.framework.op_def import NotDifferentiable, defop
+from flowloom.framework.tensor_shape import TensorShape, unknown_shape
+from flowloom.io import bundle, bundle_merge
+from flowloom.io.bundle_dtypes import dtype_name
+
+
+def _text(value):
+    value = value.item() if isinstance(value, np.ndarray) else value
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+
+def _names_and_slices(op_type, tensor_names, shape_and_slices, count):
+    names = [_text(n) for n in np.asarray(tensor_names, dtype=object).reshape(-1)]
+    slices = [_text(s) for s in np.asarray(shape_and_slices, dtype=object).reshape(-1)]
+    if len(names) != count or len(slices) != count:
+        raise errors.InvalidArgumentError(
+            None, None, f"{op_type}: tensor_names ({len(names)}), shape_and_slices "
+            f"({len(slices)}) and the number of tensors ({count}) must match")
+    if any(slices):
+        raise errors.UnimplementedError(
+            None, None, f"{op_type}: partitioned variables (shape_and_slices "
+            f"{next(s for s in slices if s)!r}) are not supported by flowloom")
+    return names
+
+
+SaveV2 = defop("SaveV2", inputs=["prefix: string", "tensor_names: string",
+                                 "shape_and_slices: string", "tensors: list(dtypes)"],
+               attrs={"dtypes": None}, stateful=True)
+SaveV2.shape(lambda op: [])
+
+
+@SaveV2.kernel
+def _(xp, prefix, tensor_names, shape_and_slices, *tensors):
+    names = _names_and_slices("SaveV2", tensor_names, shape_and_slices, len(tensors))
+    if len(set(names)) != len(names):
+        raise errors.InvalidArgumentError(None, None, "SaveV2: duplicate tensor names")
+    bundle.write_bundle(_text(prefix), dict(zip(names, tensors)))
+
+
+RestoreV2 = defop("RestoreV2", inputs=["prefix: string", "tensor_names: string",
+                                       "shape_and_slices: string"],
+                  outputs=["tensors: list(dtypes)"], attrs={"dtypes": None}, stateful=True)
+
+
+@RestoreV2.shape
+def _(op):
+    return [unknown_shape() for _ in op._attrs["dtypes"]]
+
+
+@RestoreV2.kernel
+def _(xp, prefix, tensor_names, shape_and_slices, *, dtypes):
+    names = _names_and_slices("RestoreV2", tensor_names, shape_and_slices, len(dtypes))
+    path = _text(prefix)
+    try:
+        reader = bundle.BundleReader(path)
+    except errors.NotFoundError:
+        raise errors.NotFoundError(
+            None, None, f"Unsuccessful TensorSliceReader constructor: Failed to find any "
+            f"matching files for {path}") from None
+    out = []
+    for name, dtype in zip(names, dtypes):
+        entry = reader.entry(name)
+        if entry.dtype != dtype.as_datatype_enum:
+            raise errors.InvalidArgumentError(
+                None, None, f"tensor_name = {name}; expected dtype {_dtype_string(dtype)} does "
+                f"not equal original dtype {dtype_name(entry.dtype)[3:].lower()}")
+        out.append(reader.get(name))
+    return out
+
+
+def _dtype_string(dtype):
+    from flowloom.ops.array.array_ops import dtype_string
+
+    return dtype_string(dtype)
+
+
+ShardedFilename = defop("ShardedFilename", inputs=["basename: string", "shard: int32",
+                                                  "num_shards: int32"],
+                        outputs=["filename: string"])
+ShardedFilename.shape(lambda op: TensorShape([]))
+
+
+@ShardedFilename.kernel
+def _(xp, basename, shard, num_shards):
+    return np.array(f"{_text(basename)}-{int(shard):05d}-of-{int(num_shards):05d}".encode(),
+                    dtype=object)
+
+
+MergeV2Checkpoints = defop("MergeV2Checkpoints",
+                           inputs=["checkpoint_prefixes: string", "destination_prefix: string"],
+                           attrs={"delete_old_dirs": True, "allow_missing_files": False},
+                           stateful=True)
+MergeV2Checkpoints.shape(lambda op: [])
+
+
+@MergeV2Checkpoints.kernel
+def _(xp, checkpoint_prefixes, destination_prefix, *, delete_old_dirs, allow_missing_files):
+    prefixes = [_text(p) for p in np.asarray(checkpoint_prefixes, dtype=object).reshape(-1)]
+    bundle_merge.merge_bundles(prefixes, _text(destination_prefix),
+                               allow_missing_files=allow_missing_files,
+                               delete_old_dirs=delete_old_dirs)
+
+
+NotDifferentiable("SaveV2", "RestoreV2", "ShardedFilename", "MergeV2Checkpoints")
+
+
+def save_v2(prefix, tensor_names, shape_and_slices, tensors, name=None):
+    """Adds a SaveV2 op writing `tensors` under `tensor_names` to the checkpoint `prefix`."""
+    return apply_op("SaveV2", (prefix, _strings(tensor_names), _strings(shape_and_slices),
+                               list(tensors)), name=name)
+
+
+def restore_v2(prefix, tensor_names, shape_and_slices, dtypes_, name=None):
+    """Adds a RestoreV2 op; returns the list of restored tensors, one per name."""
+    op = apply_op("RestoreV2", (prefix, _strings(tensor_names), _strings(shape_and_slices)),
+                  name=name, dtypes=[dtypes.as_dtype(d).base_dtype for d in dtypes_])
+    return op.outputs
+
+
+def sharded_filename(basename, shard, num_shards, name=None):
+    """`basename-0000<shard>-of-0000<num_shards>`."""
+    return apply_op("ShardedFilename", (basename, shard, num_shards), name=name).outputs[0]
+
+
+def merge_v2_checkpoints(checkpoint_prefixes, destination_prefix, delete_old_dirs=True,
+                         allow_missing_files=False, name=None):
+    """Adds a MergeV2Checkpoints op merging per-shard bundles into `destination_prefix`."""
+    return apply_op("MergeV2Checkpoints", (checkpoint_prefixes, destination_prefix),
+                    name=name, delete_old_dirs=delete_old_dirs,
+                    allow_missing_files=allow_missing_files)
+
+
+def _strings(values):
+    if isinstance(values, (list, tuple)):
+        return np.array([v.encode("utf-8") if isinstance(v, str) else v for v in values],
+                        dtype=object)
+    return values

@@ -1,0 +1,261 @@
+"""Variable ops: VariableV2 holds a buffer; Assign, AssignAdd and AssignSub update it."""
+
+import numpy as np
+
+from flowloom.framework import dtypes
+from flowloom.framework import errors
+from flowloom.framework.apply_op import apply_op
+from flowloom.framework.op_def import defop
+from flowloom.framework.tensor_shape import unknown_shape
+from flowloom.runtime.executor import Ref
+
+VariableV2 = defop("VariableV2", outputs=["ref: Ref(dtype)"],
+                   attrs={"shape": None, "dtype": None, "container": "", "shared_name": ""},
+                   stateful=True)
+
+
+@VariableV2.shape
+def _(op):
+    return op._attrs["shape"]
+
+
+@VariableV2.kernel
+def _(xp, *, shared_name, container, ctx):
+    key = (container, shared_name or ctx.op._name)
+    ref = ctx.resources.get(key)
+    if ref is None:
+        ref = ctx.resources.setdefault(key, Ref(ctx.op._name))
+    return ref
+
+
+def variable_op_v2(shape, dtype, name="Variable", container="", shared_name=""):
+    from flowloom.framework.tensor_shape import as_shape
+
+    return apply_op("VariableV2", (), name=name, shape=as_shape(shape),
+                    dtype=dtypes.as_dtype(dtype).base_dtype, container=container,
+                    shared_name=shared_name).outputs[0]
+
+
+def _ref_shape(op):
+    return op._inputs[0]._shape
+
+
+Assign = defop("Assign", inputs=["ref: Ref(T)", "value: T"], outputs=["output_ref: Ref(T)"],
+               attrs={"validate_shape": True, "use_locking": True}, stateful=True)
+
+
+@Assign.shape
+def _(op):
+    ref, value = op._inputs
+    if op._attrs["validate_shape"]:
+        return ref._shape.merge_with(value._shape)
+    return value._shape
+
+
+@Assign.kernel
+def _(xp, ref, value, *, validate_shape, use_locking, ctx):
+    old = ref.value
+    lhs_shape = old.shape if old is not None else _declared_shape(ctx.op._inputs[0])
+    if validate_shape and lhs_shape is not None and lhs_shape != value.shape:
+        raise errors.InvalidArgumentError(
+            None, None, "Assign requires shapes of both tensors to match. lhs shape= "
+            f"[{','.join(map(str, lhs_shape))}] rhs shape= [{','.join(map(str, value.shape))}]")
+    # Variables own their buffers: a fed array or a constant is never aliased.
+    new = xp.array(value, copy=True)
+    if use_locking:
+        with ref.lock:
+            ref.value = new
+    else:
+        ref.value = new
+    return ref
+
+
+Assign.no_gradient()
+
+
+def _declared_shape(ref_tensor):
+    # An uninitialized TF variable already has its declared shape (restoring a checkpoint
+    # of another shape into it fails).
+    shape = ref_tensor._shape
+    return tuple(shape.as_list()) if shape.is_fully_defined() else None
+
+
+def _update_kernel(fn, verb):
+    def kernel(xp, ref, value, *, use_locking, ctx):
+        # In place, as TF's kernel. TF leaves unlocked concurrent updates unordered; NumPy
+        # releases the GIL inside the add, so element-wise interleaving could lose updates.
+        # Holding the variable's lock for the short in-place add is one valid ordering of
+        # TF's unlocked semantics and loses none (Hogwild trainers rely on that).
+        del use_locking
+        with ref.lock:
+            old = ref.value
+            if old is None:
+                raise errors.FailedPreconditionError(
+                    None, None, f"Attempting to use uninitialized value {ref.name}")
+            if old.shape != np.shape(value) and np.size(value) != 1:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Must have the same shape: [{','.join(map(str, old.shape))}] "
+                    f"!= [{','.join(map(str, np.shape(value)))}]")
+            if not old.flags.writeable:
+                old = ref.value = old.copy()
+            fn(old, value, out=old, casting="unsafe")
+        return ref
+    return kernel
+
+
+AssignAdd = defop("AssignAdd", inputs=["ref: Ref(T)", "value: T"],
+                  outputs=["output_ref: Ref(T)"], attrs={"use_locking": False}, stateful=True)
+AssignAdd.shape(_ref_shape)
+AssignAdd.kernel(_update_kernel(np.add, "add"))
+
+AssignSub = defop("AssignSub", inputs=["ref: Ref(T)", "value: T"],
+                  outputs=["output_ref: Ref(T)"], attrs={"use_locking": False}, stateful=True)
+AssignSub.shape(_ref_shape)
+AssignSub.kernel(_update_kernel(np.subtract, "sub"))
+AssignAdd.no_gradient()
+AssignSub.no_gradient()
+
+IsVariableInitialized = defop("IsVariableInitialized", inputs=["ref: Ref(dtype)"],
+                              outputs=["is_initialized: bool"], stateful=True)
+IsVariableInitialized.shape(lambda op: [()])
+
+
+@IsVariableInitialized.kernel
+def _(xp, ref):
+    return np.array(ref.value is not None)
+
+
+IsVariableInitialized.no_gradient()
+
+
+def _ref_of(ref):
+    from flowloom.framework.ops import Tensor
+
+    if isinstance(ref, Tensor):
+        return ref
+    if hasattr(ref, "_ref"):
+        return ref._ref()
+    return ref
+
+
+def assign(ref, value, validate_shape=None, use_locking=None, name=None):
+    """Assigns `value` to the variable `ref`; returns the variable's reference after it."""
+    if validate_shape is None:
+        validate_shape = True
+    if use_locking is None:
+        use_locking = True
+    return apply_op("Assign", (_ref_of(ref), value), name=name, validate_shape=validate_shape,
+                    use_locking=use_locking).outputs[0]
+
+
+def assign_add(ref, value, use_locking=None, name=None):
+    """Adds `value` to the variable `ref` (op type AssignAdd)."""
+    return apply_op("AssignAdd", (_ref_of(ref), value), name=name,
+                    use_locking=bool(use_locking)).outputs[0]
+
+
+def assign_sub(ref, value, use_locking=None, name=None):
+    """Subtracts `value` from the variable `ref` (op type AssignSub)."""
+    return apply_op("AssignSub", (_ref_of(ref), value), name=name,
+                    use_locking=bool(use_locking)).outputs[0]
+
+
+def is_variable_initialized(ref, name=None):
+    return apply_op("IsVariableInitialized", (_ref_of(ref),), name=name).outputs[0]
+
+
+del unknown_shape
+
+
+# -- Scatter updates: rows of a variable ------------------------------------------------------------
+def _scatter_kernel(combine):
+    def kernel(xp, ref, indices, updates, *, use_locking):
+        def apply():
+            old = ref.value
+            if old is None:
+                raise errors.FailedPreconditionError(
+                    None, None, f"Attempting to use uninitialized value {ref.name}")
+            if not old.flags.writeable:
+                old = ref.value = old.copy()
+            idx = np.asarray(indices)
+            if updates.shape != idx.shape + old.shape[1:] and np.size(updates) != 1:
+                raise errors.InvalidArgumentError(
+                    None, None, "Must have updates.shape = indices.shape + params.shape[1:] or "
+                    f"updates.shape = [], got updates.shape [{','.join(map(str, updates.shape))}]"
+                    f", indices.shape [{','.join(map(str, idx.shape))}], params.shape "
+                    f"[{','.join(map(str, old.shape))}]")
+            flat = idx.reshape(-1)
+            if flat.size and (flat.min() < 0 or flat.max() >= old.shape[0]):
+                i = int(np.argmax((flat < 0) | (flat >= old.shape[0])))
+                raise errors.InvalidArgumentError(
+                    None, None, f"indices[{i}] = {int(flat[i])} is not in [0, {old.shape[0]})")
+            combine(old, idx, updates)
+        if use_locking:
+            with ref.lock:
+                apply()
+        else:
+            apply()
+        return ref
+    return kernel
+
+
+def _scatter_update(old, idx, updates):
+    old[idx] = updates
+
+
+_SCATTER = [("ScatterAdd", lambda old, i, u: np.add.at(old, i, u), False),
+            ("ScatterSub", lambda old, i, u: np.subtract.at(old, i, u), False),
+            ("ScatterUpdate", _scatter_update, True)]
+for _type, _combine, _locking in _SCATTER:
+    _od = defop(_type, inputs=["ref: Ref(T)", "indices: Tindices", "updates: T"],
+                outputs=["output_ref: Ref(T)"], attrs={"use_locking": _locking}, stateful=True)
+    _od.shape(_ref_shape)
+    _od.kernel(_scatter_kernel(_combine))
+    _od.no_gradient()
+
+
+def _scatter(op_type, ref, indices, updates, use_locking, name):
+    kwargs = {} if use_locking is None else {"use_locking": bool(use_locking)}
+    return apply_op(op_type, (_ref_of(ref), indices, updates), name=name, **kwargs).outputs[0]
+
+
+def scatter_add(ref, indices, updates, use_locking=False, name=None):
+    """ref[indices] += updates, summing repeated indices (op type ScatterAdd)."""
+    return _scatter("ScatterAdd", ref, indices, updates, use_locking, name)
+
+
+def scatter_sub(ref, indices, updates, use_locking=False, name=None):
+    """ref[indices] -= updates, summing repeated indices (op type ScatterSub)."""
+    return _scatter("ScatterSub", ref, indices, updates, use_locking, name)
+
+
+def scatter_update(ref, indices, updates, use_locking=True, name=None):
+    """ref[indices] = updates (op type ScatterUpdate)."""
+    return _scatter("ScatterUpdate", ref, indices, updates, use_locking, name)
+
+
+CountUpTo = defop("CountUpTo", inputs=["ref: Ref(T)"], outputs=["output: T"],
+                  attrs={"limit": 0}, stateful=True)
+CountUpTo.shape(lambda op: op._inputs[0]._shape)
+
+
+@CountUpTo.kernel
+def _(xp, ref, *, limit):
+    with ref.lock:
+        old = ref.value
+        if old is None:
+            raise errors.FailedPreconditionError(
+                None, None, f"Attempting to use uninitialized value {ref.name}")
+        if old >= limit:
+            raise errors.OutOfRangeError(None, None, f"Reached limit of {limit}")
+        ref.value = (old + 1).astype(old.dtype)
+        return np.array(old, copy=True)
+
+
+CountUpTo.no_gradient()
+
+
+def count_up_to(ref, limit, name=None):
+    """Increments the integer variable `ref` until it reaches `limit` (then OutOfRangeError);
+    returns its value before the increment."""
+    return apply_op("CountUpTo", (_ref_of(ref),), name=name, limit=int(limit)).outputs[0]

@@ -1,0 +1,92 @@
+"""Waiting inside a kernel: deadlines, the inter-op limit, and cancellation on close.
+
+A blocking kernel (a queue's enqueue or dequeue, a reader waiting for work) waits on a
+condition of its resource through `wait_until`. While it waits:
+
+- it holds no session lock and gives back its slot of the session's inter-op limit, so the
+  runs that would wake it (queue-runner threads calling Session.run concurrently) can go on;
+- the run's deadline (`RunOptions.timeout_in_ms`, else `ConfigProto.operation_timeout_in_ms`)
+  ends the wait with DeadlineExceededError;
+- a resource that is cancelled (its session closed, its queue closed with
+  cancel_pending_enqueues) wakes its waiters, which re-check and raise.
+
+The run's deadline and inter-op semaphore are per thread: Session.run sets them on the calling
+thread, and the partition runners copy them onto the worker threads of the run.
+"""
+
+import threading
+import time
+
+from flowloom.framework import errors
+
+
+class _RunState(threading.local):
+    def __init__(self):
+        super().__init__()
+        self.deadline = None   # time.monotonic() value, or None
+        self.semaphore = None  # the inter-op semaphore held by the running kernel, or None
+
+
+_state = _RunState()
+
+
+def snapshot():
+    """The calling thread's run state, to hand to the threads that run its partitions."""
+    return (_state.deadline, _state.semaphore)
+
+
+def restore(saved):
+    _state.deadline, _state.semaphore = saved
+
+
+def set_deadline(timeout_ms):
+    """Sets the deadline of the runs on this thread (None or <= 0: none); returns the old one."""
+    old = _state.deadline
+    _state.deadline = (time.monotonic() + timeout_ms / 1000.0
+                       if timeout_ms is not None and timeout_ms > 0 else None)
+    return old
+
+
+def reset_deadline(old):
+    _state.deadline = old
+
+
+def set_semaphore(semaphore):
+    old = _state.semaphore
+    _state.semaphore = semaphore
+    return old
+
+
+def wait_until(cond, ready, op_timeout_ms=-1):
+    """Waits on `cond` (held by the caller) until `ready()` is true.
+
+    `ready()` is evaluated with `cond` held; it returns True when the wait is over and may
+    raise (a closed queue raises OutOfRangeError, a cancelled one CancelledError). The
+    earlier of the run's deadline and the op's own `timeout_ms` attr ends the wait with
+    DeadlineExceededError.
+    """
+    if ready():
+        return
+    deadline = _state.deadline
+    if op_timeout_ms is not None and op_timeout_ms >= 0:
+        own = time.monotonic() + op_timeout_ms / 1000.0
+        deadline = own if deadline is None else min(deadline, own)
+    sem = _state.semaphore
+    if sem is not None:
+        # The slot is given back for good: the rest of the kernel runs without one (the
+        # runner sees `semaphore` cleared and does not release it again).
+        _state.semaphore = None
+        sem.release()
+    while True:
+        if deadline is None:
+            cond.wait()
+        else:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                if ready():
+                    return
+                raise errors.DeadlineExceededError(
+                    None, None, "Timed out waiting for notification")
+            cond.wait(left)
+        if ready():
+            return

@@ -1,0 +1,15 @@
+"""File names and collection keys of the SavedModel format (TF's `tf.saved_model.constants`)."""
+
+SAVED_MODEL_SCHEMA_VERSION = 1
+SAVED_MODEL_FILENAME_PB = "saved_model.pb"
+SAVED_MODEL_FILENAME_PBTXT = "saved_model.pbtxt"
+VARIABLES_DIRECTORY = "variables"
+VARIABLES_FILENAME = "variables"
+ASSETS_DIRECTORY = "assets"
+EXTRA_ASSETS_DIRECTORY = "assets.extra"
+ASSETS_KEY = "saved_model_assets"
+LEGACY_INIT_OP_KEY = "legacy_init_op"
+MAIN_OP_KEY = "saved_model_main_op"
+TRAIN_OP_KEY = "saved_model_train_op"
+INIT_OP_SIGNATURE_KEY = "__saved_model_init_op"
+TRAIN_OP_SIGNATURE_KEY = "__saved_model_train_op"

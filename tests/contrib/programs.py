@@ -1,0 +1,315 @@
+"""Programs using tf.contrib.layers / slim / framework / seq2seq, written against the module
+`tf` they are given, so the same code builds under TensorFlow 1.15 (for the recorder,
+tests/data/record_contrib.py) and under flowloom (for the tests).
+
+Each program returns (feeds, outputs, updates): placeholders mapped to values, named output
+tensors, and ops to run once after the outputs are fetched (their effect is read back from the
+global variables). Python 3.7 syntax: the recorder runs on TF 1.15's interpreter.
+"""
+
+import numpy as np
+
+
+def _rs(seed):
+    return np.random.RandomState(seed)
+
+
+def fc_program(tf):
+    layers = tf.contrib.layers
+    x = tf.placeholder(tf.float32, [None, 6], name="x")
+    h = layers.fully_connected(x, 5)
+    h2 = layers.fully_connected(h, 4, activation_fn=tf.nn.tanh, scope="hidden2",
+                                weights_regularizer=layers.l2_regularizer(0.01),
+                                biases_regularizer=layers.l1_regularizer(0.02))
+    again = layers.fully_connected(h, 4, activation_fn=tf.nn.tanh, scope="hidden2", reuse=True)
+    out = layers.fully_connected(h2, 3, activation_fn=None, biases_initializer=None,
+                                 variables_collections=["my_vars"], outputs_collections=["outs"])
+    sig = layers.fully_connected(out, 2, activation_fn=tf.sigmoid, trainable=False,
+                                 variables_collections={"weights": ["w_only"]})
+    reg = tf.losses.get_regularization_loss()
+    feeds = {x: _rs(0).uniform(-1, 1, (3, 6)).astype(np.float32)}
+    return feeds, {"h": h, "h2": h2, "again": again, "out": out, "sig": sig, "reg": reg}, []
+
+
+def conv_program(tf):
+    layers = tf.contrib.layers
+    images = tf.placeholder(tf.float32, [2, 8, 8, 3], name="images")
+    net = layers.conv2d(images, 4, [3, 3])
+    pool = layers.max_pool2d(net, [2, 2])
+    net2 = layers.convolution2d(pool, 6, 3, stride=2, padding="VALID", scope="conv2")
+    avg = layers.avg_pool2d(net, 2, stride=1, padding="SAME")
+    flat = layers.flatten(avg)
+    up = layers.conv2d_transpose(pool, 2, [3, 3], stride=2, scope="up")
+    up2 = layers.conv2d_transpose(pool, 3, 2, stride=1, padding="VALID",
+                                  activation_fn=None)
+    dil = layers.conv2d(images, 2, [3, 3], rate=2, activation_fn=tf.nn.elu)
+    logits = layers.fully_connected(flat, 3, activation_fn=None, scope="logits")
+    feeds = {images: _rs(1).uniform(-1, 1, (2, 8, 8, 3)).astype(np.float32)}
+    return feeds, {"net": net, "pool": pool, "net2": net2, "avg": avg, "flat": flat,
+                   "up": up, "up2": up2, "dil": dil, "logits": logits}, []
+
+
+def arg_scope_program(tf):
+    slim = tf.contrib.slim
+    images = tf.placeholder(tf.float32, [2, 9, 9, 2], name="images")
+    with slim.arg_scope([slim.conv2d, slim.fully_connected], activation_fn=tf.nn.relu6,
+                        weights_regularizer=slim.l2_regularizer(0.1)):
+        with slim.arg_scope([slim.conv2d], padding="VALID") as sc:
+            net = slim.repeat(images, 2, slim.conv2d, 3, [3, 3], scope="conv3")
+        with slim.arg_scope(sc):
+            net = slim.conv2d(net, 2, [2, 2], padding="SAME", scope="explicit")
+        flat = slim.flatten(net)
+        fc = slim.stack(flat, slim.fully_connected, [5, 4], scope="fc")
+        convs = slim.stack(images, slim.conv2d, [(2, [3, 3]), (3, [1, 1], 2)], scope="cstack")
+    reg = tf.add_n(slim.losses.get_regularization_losses())
+    feeds = {images: _rs(2).uniform(-1, 1, (2, 9, 9, 2)).astype(np.float32)}
+    return feeds, {"net": net, "fc": fc, "convs": convs, "reg": reg}, []
+
+
+def batch_norm_program(tf):
+    layers = tf.contrib.layers
+    x = tf.placeholder(tf.float32, [4, 5], name="x")
+    images = tf.placeholder(tf.float32, [2, 4, 4, 3], name="images")
+    bn_train = layers.batch_norm(x, decay=0.9, scale=True, is_training=True)
+    bn_infer = layers.batch_norm(x, scope="frozen", is_training=False, center=False)
+    bn_conv = layers.conv2d(images, 4, [3, 3], normalizer_fn=layers.batch_norm,
+                            normalizer_params={"is_training": True, "decay": 0.5})
+    bn_unfused = layers.batch_norm(images, fused=False, decay=0.8, epsilon=0.01,
+                                   is_training=True, scope="unfused")
+    ln = layers.layer_norm(x)
+    ln_img = layers.layer_norm(images, begin_norm_axis=1, begin_params_axis=-1, scope="ln2")
+    feeds = {x: _rs(3).uniform(-1, 2, (4, 5)).astype(np.float32),
+             images: _rs(4).uniform(-1, 1, (2, 4, 4, 3)).astype(np.float32)}
+    updates = tf.get_collection(tf.GraphKeys.UPDATE_OPS)
+    return feeds, {"bn_train": bn_train, "bn_infer": bn_infer, "bn_conv": bn_conv,
+                   "bn_unfused": bn_unfused, "ln": ln, "ln_img": ln_img}, updates
+
+
+def misc_program(tf):
+    layers = tf.contrib.layers
+    labels = tf.placeholder(tf.int64, [4], name="labels")
+    ids = tf.placeholder(tf.int32, [2, 3], name="ids")
+    x = tf.placeholder(tf.float32, [4, 3], name="x")
+    onehot = layers.one_hot_encoding(labels, 5)
+    onehot_s = layers.one_hot_encoding(labels, 5, on_value=0.9, off_value=0.025, scope="smooth")
+    emb = layers.embed_sequence(ids, vocab_size=7, embed_dim=3)
+    emb2 = layers.embed_sequence(ids, vocab_size=7, embed_dim=3, scope="emb2",
+                                 regularizer=layers.l2_regularizer(0.5))
+    drop = layers.dropout(x, keep_prob=0.5, is_training=False)
+    bias = layers.bias_add(x, activation_fn=tf.nn.relu)
+    penalty = layers.apply_regularization(layers.l1_l2_regularizer(0.1, 0.2),
+                                          tf.trainable_variables())
+    summed = layers.sum_regularizer([layers.l1_regularizer(0.3), None,
+                                     layers.l2_regularizer(0.4)])(x)
+    feeds = {labels: np.array([0, 3, 4, 1]), ids: np.array([[0, 6, 2], [3, 3, 1]], np.int32),
+             x: _rs(5).uniform(-1, 1, (4, 3)).astype(np.float32)}
+    return feeds, {"onehot": onehot, "onehot_s": onehot_s, "emb": emb, "emb2": emb2,
+                   "drop": drop, "bias": bias, "penalty": penalty, "summed": summed}, []
+
+
+def sequence_loss_program(tf):
+    s2s = tf.contrib.seq2seq
+    logits = tf.placeholder(tf.float32, [2, 3, 5], name="logits")
+    targets = tf.placeholder(tf.int32, [2, 3], name="targets")
+    weights = tf.placeholder(tf.float32, [2, 3], name="weights")
+    out = {"both": s2s.sequence_loss(logits, targets, weights),
+           "per_step": s2s.sequence_loss(logits, targets, weights,
+                                         average_across_timesteps=False),
+           "per_seq": s2s.sequence_loss(logits, targets, weights, average_across_batch=False),
+           "none": s2s.sequence_loss(logits, targets, weights, average_across_timesteps=False,
+                                     average_across_batch=False),
+           "sum_both": s2s.sequence_loss(logits, targets, weights, False, False, True, True),
+           "sum_time": s2s.sequence_loss(logits, targets, weights, average_across_timesteps=False,
+                                         sum_over_timesteps=True),
+           "sum_batch": s2s.sequence_loss(logits, targets, weights, average_across_batch=False,
+                                          sum_over_batch=True, name="summed"),
+           "custom": s2s.sequence_loss(
+               logits, targets, weights,
+               softmax_loss_function=lambda labels, logits: tf.reduce_sum(
+                   tf.square(logits), axis=1) + tf.cast(labels, tf.float32))}
+    feeds = {logits: _rs(8).uniform(-2, 2, (2, 3, 5)).astype(np.float32),
+             targets: np.array([[1, 4, 0], [2, 2, 3]], np.int32),
+             weights: np.array([[1.0, 0.5, 0.0], [1.0, 1.0, 1.0]], np.float32)}
+    return feeds, out, []
+
+
+def _flat(tf, prefix, value, out):
+    for i, leaf in enumerate(tf.contrib.framework.nest.flatten(value)):
+        out[prefix + "/" + str(i)] = leaf
+
+
+def decoder_training_program(tf):
+    s2s = tf.contrib.seq2seq
+    inputs = tf.placeholder(tf.float32, [2, 4, 3], name="inputs")
+    lengths = tf.constant([4, 2], name="lengths")
+    out = {}
+    for impute in (False, True):
+        with tf.variable_scope("impute" if impute else "plain"):
+            cell = tf.nn.rnn_cell.BasicLSTMCell(5)
+            helper = s2s.TrainingHelper(inputs, lengths)
+            decoder = s2s.BasicDecoder(cell, helper, cell.zero_state(2, tf.float32),
+                                       output_layer=tf.layers.Dense(6))
+            outputs, state, seq_len = s2s.dynamic_decode(decoder, impute_finished=impute)
+        key = "impute" if impute else "plain"
+        out[key + "/rnn_output"] = outputs.rnn_output
+        out[key + "/sample_id"] = outputs.sample_id
+        out[key + "/lengths"] = seq_len
+        _flat(tf, key + "/state", state, out)
+    time_major = tf.transpose(inputs, [1, 0, 2])
+    cell = tf.nn.rnn_cell.GRUCell(4)
+    helper = s2s.TrainingHelper(time_major, lengths, time_major=True)
+    decoder = s2s.BasicDecoder(cell, helper, cell.zero_state(2, tf.float32))
+    outputs, state, seq_len = s2s.dynamic_decode(decoder, output_time_major=True,
+                                                 scope="tm")
+    out["tm/rnn_output"] = outputs.rnn_output
+    out["tm/state"] = state
+    feeds = {inputs: _rs(9).uniform(-1, 1, (2, 4, 3)).astype(np.float32)}
+    return feeds, out, []
+
+
+def decoder_greedy_program(tf):
+    s2s = tf.contrib.seq2seq
+    embedding = tf.get_variable("embedding", [7, 3])
+    start = tf.placeholder(tf.int32, [3], name="start")
+    cell = tf.nn.rnn_cell.GRUCell(4)
+    helper = s2s.GreedyEmbeddingHelper(embedding, start, 2)
+    decoder = s2s.BasicDecoder(cell, helper, cell.zero_state(3, tf.float32),
+                               output_layer=tf.layers.Dense(7, name="proj"))
+    outputs, state, seq_len = s2s.dynamic_decode(decoder, maximum_iterations=5)
+    out = {"rnn_output": outputs.rnn_output, "sample_id": outputs.sample_id,
+           "lengths": seq_len, "state": state}
+    feeds = {start: np.array([1, 5, 2], np.int32)}
+    return feeds, out, []
+
+
+def legacy_seq2seq_program(tf):
+    legacy = tf.contrib.legacy_seq2seq
+    rnn = tf.contrib.rnn
+    ids = tf.placeholder(tf.int32, [2, 3], name="ids")
+    embedding = tf.get_variable("embedding", [6, 3])
+    inputs = [tf.squeeze(x, [1]) for x in tf.split(tf.nn.embedding_lookup(embedding, ids), 3, 1)]
+    cell = rnn.MultiRNNCell([rnn.BasicLSTMCell(4) for _ in range(2)])
+    with tf.variable_scope("rnnlm"):
+        softmax_w = tf.get_variable("softmax_w", [4, 6])
+        softmax_b = tf.get_variable("softmax_b", [6])
+
+    def loop(prev, _):
+        prev = tf.matmul(prev, softmax_w) + softmax_b
+        return tf.nn.embedding_lookup(embedding, tf.stop_gradient(tf.argmax(prev, 1)))
+
+    state0 = cell.zero_state(2, tf.float32)
+    outputs, state = legacy.rnn_decoder(inputs, state0, cell, scope="rnnlm")
+    fed, _ = legacy.rnn_decoder(inputs, state0, cell, loop_function=loop, scope="rnnlm")
+    output = tf.reshape(tf.concat(outputs, 1), [-1, 4])
+    logits = tf.matmul(output, softmax_w) + softmax_b
+    targets = tf.placeholder(tf.int32, [2, 3], name="targets")
+    by_example = legacy.sequence_loss_by_example([logits], [tf.reshape(targets, [-1])],
+                                                 [tf.ones([6])])
+    step_logits = [tf.matmul(o, softmax_w) + softmax_b for o in fed]
+    step_targets = tf.unstack(targets, axis=1)
+    step_weights = [tf.constant([1.0, 0.5]), tf.constant([1.0, 1.0]), tf.constant([0.0, 1.0])]
+    loss = legacy.sequence_loss(step_logits, step_targets, step_weights)
+    loss_sum = legacy.sequence_loss(step_logits, step_targets, step_weights,
+                                    average_across_timesteps=False,
+                                    average_across_batch=False)
+    enc = [tf.constant(_rs(12).uniform(-1, 1, (2, 3)).astype(np.float32)) for _ in range(2)]
+    basic_out, basic_state = legacy.basic_rnn_seq2seq(enc, inputs, tf.nn.rnn_cell.GRUCell(3))
+    tied_out, tied_state = legacy.tied_rnn_seq2seq(enc, inputs, tf.nn.rnn_cell.GRUCell(3))
+    emb_out, emb_state = legacy.embedding_rnn_decoder(
+        tf.unstack(ids, axis=1), basic_state, tf.nn.rnn_cell.GRUCell(3), 6, 2,
+        feed_previous=True)
+    out = {"logits": logits, "by_example": by_example, "loss": loss, "loss_sum": loss_sum,
+           "fed": tf.stack(fed), "basic": tf.stack(basic_out), "basic_state": basic_state,
+           "tied": tf.stack(tied_out), "tied_state": tied_state, "emb": tf.stack(emb_out),
+           "emb_state": emb_state}
+    _flat(tf, "state", state, out)
+    feeds = {ids: np.array([[1, 4, 0], [5, 2, 3]], np.int32),
+             targets: np.array([[4, 0, 2], [2, 3, 1]], np.int32)}
+    return feeds, out, []
+
+
+PROGRAMS = {
+    "legacy_seq2seq": legacy_seq2seq_program,
+    "sequence_loss": sequence_loss_program,
+    "decoder_training": decoder_training_program,
+    "decoder_greedy": decoder_greedy_program,
+    "fc": fc_program,
+    "conv": conv_program,
+    "arg_scope": arg_scope_program,
+    "batch_norm": batch_norm_program,
+    "misc": misc_program,
+}
+
+COLLECTIONS = ["variables", "trainable_variables", "model_variables", "regularization_losses",
+               "update_ops", "weights", "biases", "my_vars", "w_only", "outs", "losses"]
+
+
+def set_weights(tf, session):
+    """Deterministic values for every float variable (variances positive)."""
+    rs = _rs(7)
+    for v in tf.global_variables():
+        if not v.dtype.base_dtype.is_floating:
+            continue
+        shape = v.shape.as_list()
+        if v.op.name.endswith("moving_variance"):
+            value = rs.uniform(0.5, 1.5, size=shape)
+        else:
+            value = rs.uniform(-0.6, 0.6, size=shape)
+        v.load(value.astype(np.float32), session)
+
+
+def collection_listing(tf):
+    out = {}
+    for key in COLLECTIONS:
+        items = tf.get_collection(key)
+        out[key] = [getattr(t, "name", str(t)) for t in items]
+    out["aliases"] = [list(getattr(t, "aliases", [])) for t in tf.get_collection("outs")]
+    return out
+
+
+def loss_and_grads(tf, feeds, outputs):
+    """A scalar loss (fixed weights on every float output) and its gradients with respect to
+    the float inputs and trainable variables, keyed `grad/<name>`."""
+    rs = _rs(11)
+    terms = []
+    for key in sorted(outputs):
+        t = outputs[key]
+        if not t.dtype.base_dtype.is_floating:
+            continue
+        if t.shape.is_fully_defined():
+            w = rs.uniform(-1, 1, size=t.shape.as_list()).astype(np.float32)
+            terms.append(tf.reduce_sum(t * tf.constant(w)))
+        else:
+            terms.append(tf.reduce_sum(tf.sin(t)) * float(rs.uniform(-1, 1)))
+    loss = tf.add_n(terms)
+    xs = [p for p in feeds if p.dtype.base_dtype == tf.float32] + tf.trainable_variables()
+    grads = tf.gradients(loss, xs)
+    out = {"loss": loss}
+    for x, g in zip(xs, grads):
+        if g is not None:
+            # Embedding gradients are IndexedSlices: compare them dense.
+            out["grad/" + x.op.name] = tf.convert_to_tensor(g)
+    return out
+
+
+def run_program(tf, name):
+    """Builds program `name` in a new graph; returns (op listing, variables, collections,
+    values)."""
+    g = tf.Graph()
+    with g.as_default():
+        tf.set_random_seed(1)
+        feeds, outputs, updates = PROGRAMS[name](tf)
+        listing = [[op.name, op.type] for op in g.get_operations()]
+        variables = [[v.op.name, v.shape.as_list()] for v in tf.global_variables()]
+        collections = collection_listing(tf)
+        fetches = dict(outputs)
+        fetches.update(loss_and_grads(tf, feeds, outputs))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            set_weights(tf, sess)
+            values = sess.run(fetches, feeds)
+            if updates:
+                sess.run(updates, feeds)
+                for v in tf.global_variables():
+                    values["after/" + v.op.name] = sess.run(v)
+    return listing, variables, collections, values

@@ -1,0 +1,259 @@
+"""Programs for the correctness facts of issue 10, run on TensorFlow and on flowloom.
+
+Each `case_*` takes `(tf, lib)` — the TF1 module and a namespace of the few non-public
+functions both sides have (`strip_name_scope`) — and returns a JSON-able observation: values,
+or the class name of the error and the stage (`build`, `import`, `run`) where it was raised.
+`record_hardening.py` runs them on TensorFlow into hardening_tf.json;
+tests/framework/test_hardening_values.py runs them on flowloom and compares.
+"""
+
+import threading
+
+import numpy as np
+
+
+def _v(x):
+    if isinstance(x, (list, tuple)):
+        return [_v(e) for e in x]
+    x = np.asarray(x)
+    if x.dtype == object:
+        return [b.decode() if isinstance(b, bytes) else b for b in x.ravel().tolist()]
+    if x.dtype.kind == "c":
+        return [[z.real, z.imag] for z in x.ravel().tolist()]
+    return x.tolist()
+
+
+def _stages(build, run=None):
+    """Runs `build()` then `run(built)`; returns the value or where and how it failed."""
+    try:
+        built = build()
+    except Exception as e:  # noqa: BLE001 - the class is what is compared
+        return {"error": type(e).__name__, "stage": "build"}
+    if run is None:
+        return {"value": _v(built)}
+    try:
+        return {"value": _v(run(built))}
+    except Exception as e:  # noqa: BLE001
+        return {"error": type(e).__name__, "stage": "run"}
+
+
+def _run(tf, fetch, feed=None):
+    with tf.Session(graph=fetch.graph if hasattr(fetch, "graph") else None) as sess:
+        return sess.run(fetch, feed)
+
+
+def case_split_one(tf, lib):
+    with tf.Graph().as_default():
+        x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+        s = tf.split(x, 1)[0]
+        return {"raw": _stages(lambda: s, lambda s: _run(tf, s)),
+                "consumer": _stages(lambda: s + 1, lambda t: _run(tf, t)),
+                "shape": str(s.shape)}
+
+
+def case_unstack_one_row(tf, lib):
+    with tf.Graph().as_default():
+        parts = tf.unstack(tf.constant([[1.0, 2.0]]))
+        return {"n": len(parts), "raw": _stages(lambda: parts[0], lambda s: _run(tf, s)),
+                "consumer": _stages(lambda: parts[0] * 2, lambda t: _run(tf, t))}
+
+
+def case_decode_csv_one_column(tf, lib):
+    with tf.Graph().as_default():
+        cols = tf.decode_csv(tf.constant(["1", "2"]), [[0]])
+        return {"n": len(cols), "raw": _stages(lambda: cols[0], lambda s: _run(tf, s)),
+                "consumer": _stages(lambda: cols[0] + 1, lambda t: _run(tf, t))}
+
+
+def case_parse_example_one_dense(tf, lib):
+    ex = tf.train.Example(features=tf.train.Features(feature={
+        "x": tf.train.Feature(float_list=tf.train.FloatList(value=[1.5, 2.5]))}))
+    with tf.Graph().as_default():
+        parsed = tf.parse_example(tf.constant([ex.SerializeToString()]),
+                                  {"x": tf.FixedLenFeature([2], tf.float32)})
+        return {"raw": _stages(lambda: parsed["x"], lambda s: _run(tf, s)),
+                "consumer": _stages(lambda: parsed["x"] * 2, lambda t: _run(tf, t))}
+
+
+def case_sparse_to_dense_empty(tf, lib):
+    with tf.Graph().as_default():
+        sp = tf.SparseTensor(indices=np.zeros((0, 2), np.int64),
+                             values=tf.constant([], tf.float32), dense_shape=[2, 3])
+        return _stages(lambda: tf.sparse_tensor_to_dense(sp), lambda t: _run(tf, t))
+
+
+def case_complex_matmul_adjoint(tf, lib):
+    with tf.Graph().as_default():
+        a = tf.constant([[1 + 2j, 2 - 1j], [0 + 1j, 3 + 0j]], tf.complex64)
+        b = tf.constant([[3 + 4j, 1 + 1j], [2 - 2j, 0 - 1j]], tf.complex64)
+        outs = {"adjoint_a": tf.matmul(a, b, adjoint_a=True),
+                "adjoint_b": tf.matmul(a, b, adjoint_b=True),
+                "both": tf.matmul(a, b, adjoint_a=True, adjoint_b=True),
+                "transpose_a": tf.matmul(a, b, transpose_a=True)}
+        with tf.Session() as sess:
+            vals = sess.run(outs)
+        return {k: _v(v) for k, v in sorted(vals.items())}
+
+
+def _graph_def(tf, nodes):
+    gd = tf.GraphDef()
+    for fill in nodes:
+        fill(gd.node.add())
+    return gd
+
+
+def _import_and_run(tf, gd, fetch):
+    g = tf.Graph()
+    with g.as_default():
+        try:
+            tf.import_graph_def(gd, name="")
+        except Exception as e:  # noqa: BLE001
+            return {"error": type(e).__name__, "stage": "import"}
+        try:
+            with tf.Session(graph=g) as sess:
+                return {"value": _v(sess.run(fetch))}
+        except Exception as e:  # noqa: BLE001
+            return {"error": type(e).__name__, "stage": "run"}
+
+
+def _const_node(node, name, dtype_enum, value_dtype_enum, shape, **vals):
+    node.name = name
+    node.op = "Const"
+    node.attr["dtype"].type = dtype_enum
+    t = node.attr["value"].tensor
+    t.dtype = value_dtype_enum
+    for d in shape:
+        t.tensor_shape.dim.add().size = d
+    for k, v in vals.items():
+        getattr(t, k).extend(v)
+
+
+def case_const_dtype_mismatch(tf, lib):
+    gd = _graph_def(tf, [lambda n: _const_node(n, "c", 3, 1, [], float_val=[1.5])])
+    return _import_and_run(tf, gd, "c:0")
+
+
+def case_const_dtype_match(tf, lib):
+    gd = _graph_def(tf, [lambda n: _const_node(n, "c", 1, 1, [2], float_val=[1.5, 2.5])])
+    return _import_and_run(tf, gd, "c:0")
+
+
+def case_feed_range(tf, lib):
+    out = {}
+    for key, dtype, value in [
+            ("int32_2pow40", "int32", 2 ** 40), ("int32_int64max", "int32", np.iinfo(np.int64).max),
+            ("int32_array_2pow40", "int32", np.array([2 ** 40], np.int64)),
+            ("int32_float", "int32", 1.5), ("int32_ok", "int32", [1, -2]),
+            ("uint8_neg", "uint8", -1), ("int64_2pow40", "int64", 2 ** 40),
+            ("float32_int", "float32", 3), ("bool_int", "bool", 1)]:
+        with tf.Graph().as_default():
+            p = tf.placeholder(getattr(tf, dtype))
+            y = tf.identity(p)
+            with tf.Session() as sess:
+                try:
+                    out[key] = {"value": _v(sess.run(y, {p: value}))}
+                except Exception as e:  # noqa: BLE001
+                    out[key] = {"error": type(e).__name__}
+    return out
+
+
+def case_pad_unknown_shapes(tf, lib):
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32)
+        p = tf.placeholder(tf.int32)
+        return _stages(lambda: tf.pad(x, p), lambda t: _run(tf, t, {
+            x: [[1.0, 2.0]], p: [[1, 0], [0, 1]]}))
+
+
+def case_reduce_empty(tf, lib):
+    with tf.Graph().as_default():
+        return {"all": _stages(lambda: tf.reduce_all([]), lambda t: _run(tf, t)),
+                "any": _stages(lambda: tf.reduce_any([]), lambda t: _run(tf, t))}
+
+
+def case_count_nonzero_strings(tf, lib):
+    with tf.Graph().as_default():
+        return _stages(lambda: tf.count_nonzero(tf.constant(["a", "", "b"])),
+                       lambda t: _run(tf, t))
+
+
+def case_slice_with_dimension(tf, lib):
+    with tf.Graph().as_default():
+        x = tf.constant([1, 2, 3, 4])
+        return _stages(lambda: x[0:tf.Dimension(3)], lambda t: _run(tf, t))
+
+
+def case_run_bytes_name(tf, lib):
+    with tf.Graph().as_default():
+        tf.constant(3.0, name="c")
+        tf.constant(1.0, name="d")
+        with tf.Session() as sess:
+            out = {}
+            for key, fetch in [("bytes_tensor", b"c:0"), ("bytes_list", [b"c:0", "d:0"])]:
+                try:
+                    out[key] = {"value": _v(sess.run(fetch))}
+                except Exception as e:  # noqa: BLE001
+                    out[key] = {"error": type(e).__name__}
+            return out
+
+
+def case_strip_name_scope(tf, lib):
+    names = ["hidden1/hidden1/weights", "hidden1///hidden1/weights", "hidden1/weights",
+             "^hidden1/weights", "loc:@hidden1/weights", "hidden1_1/weights", "other/hidden1/w"]
+    return {n: lib.strip_name_scope(n, "hidden1") for n in names}
+
+
+def case_boolean_mask_rank(tf, lib):
+    with tf.Graph().as_default():
+        return {"higher": _stages(lambda: tf.boolean_mask(
+                    tf.constant([1, 2]), tf.constant([[True, False], [True, True]])),
+                    lambda t: _run(tf, t)),
+                "scalar": _stages(lambda: tf.boolean_mask(tf.constant([1, 2]), tf.constant(True)),
+                                  lambda t: _run(tf, t))}
+
+
+def case_control_cycle(tf, lib):
+    def a(n):
+        _const_node(n, "a", 1, 1, [], float_val=[1.0])
+        n.input.append("^b")
+
+    def b(n):
+        n.name = "b"
+        n.op = "Identity"
+        n.input.append("a")
+        n.attr["T"].type = 1
+
+    return _import_and_run(tf, _graph_def(tf, [a, b]), "b:0")
+
+
+def case_place_only_what_runs(tf, lib):
+    with tf.Graph().as_default():
+        with tf.device("/device:GPU:0"):
+            tf.constant(1.0, name="pinned") + 1.0
+        c = tf.constant(2.0, name="c")
+        d = c * 3
+        return _stages(lambda: d, lambda t: _run(tf, t))
+
+
+def case_assign_add_threads(tf, lib):
+    """8 threads x 500 unlocked assign_add of a ones vector: TF's kernel updates in place."""
+    with tf.Graph().as_default():
+        v = tf.Variable(tf.zeros([1000]))
+        inc = tf.assign_add(v, tf.ones([1000]), use_locking=False)
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+
+            def work():
+                for _ in range(500):
+                    sess.run(inc.op)
+
+            threads = [threading.Thread(target=work) for _ in range(8)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            final = sess.run(v)
+        return {"min": float(final.min()), "max": float(final.max())}
+
+
+CASES = sorted((name, fn) for name, fn in globals().items() if name.startswith("case_"))

@@ -1,0 +1,499 @@
+"""Input-pipeline programs that run unchanged on TensorFlow 1.x and on flowloom.
+
+Each `prog_*` takes the `tf` module and returns a JSON-able dict of what it observed (values in
+dequeue order, the step at which OutOfRangeError came, error classes and messages, op types
+and names). `record_pipelines.py` runs them on TF 1.15 (FLOWLOOM_TF1_PYTHON) and stores the
+results in pipelines_tf.json; tests/data_pipelines/test_against_tf.py runs them on flowloom.
+Written for Python 3.7 (the TF 1.15 interpreter) as well.
+"""
+
+import threading
+import time
+
+import numpy as np
+
+
+def _v(x):
+    x = np.asarray(x)
+    if x.dtype == object or x.dtype.kind == "S":
+        return [b.decode() if isinstance(b, bytes) else b for b in x.ravel().tolist()]
+    return x.tolist()
+
+
+def _err(tf, fn):
+    """The value `fn()` returns (as lists), or [error class, first line of its message]."""
+    try:
+        out = fn()
+    except tf.errors.OpError as e:
+        return [type(e).__name__, e.message.split("\n")[0]]
+    if isinstance(out, (list, tuple)):
+        return [_v(v) for v in out]
+    return None if out is None else _v(out)
+
+
+def _drain(tf, sess, t, limit=100):
+    """Runs `t` until OutOfRangeError; returns (values, number of successful steps)."""
+    out = []
+    for _ in range(limit):
+        try:
+            v = sess.run(t)
+            out.append([_v(x) for x in v] if isinstance(v, (list, tuple)) else _v(v))
+        except tf.errors.OutOfRangeError:
+            return out
+    return out + ["no OutOfRangeError"]
+
+
+def prog_fifo_queue(tf):
+    g = tf.Graph()
+    with g.as_default():
+        q = tf.FIFOQueue(5, [tf.int32, tf.string], shapes=[[], [2]])
+        enq = q.enqueue_many(([1, 2, 3, 4, 5], [[b"a", b"b"]] * 5))
+        one = q.enqueue((9, [b"x", b"y"]))
+        x, s = q.dequeue()
+        many = q.dequeue_many(2)
+        up_to = q.dequeue_up_to(2)
+        size = q.size()
+        closed = q.is_closed()
+        close = q.close()
+        r = {"ops": [(op.type, op.name) for op in g.get_operations()],
+             "shapes": [str(t.shape) for t in [x, s, many[0], many[1], up_to[0]]]}
+        with tf.Session() as sess:
+            sess.run(enq)
+            r["size"] = int(sess.run(size))
+            r["first"] = [_v(v) for v in sess.run([x, s])]
+            r["many"] = [_v(v) for v in sess.run(many)]
+            sess.run(one)
+            r["closed_before"] = bool(sess.run(closed))
+            sess.run(close)
+            r["closed_after"] = bool(sess.run(closed))
+            r["enqueue_closed"] = _err(tf, lambda: sess.run(one))
+            r["many_short"] = _err(tf, lambda: sess.run(many[0]))
+            r["up_to"] = _err(tf, lambda: sess.run(up_to))
+            r["up_to_rest"] = _err(tf, lambda: sess.run(up_to))
+            r["empty"] = _err(tf, lambda: sess.run(x))
+            r["up_to_empty"] = _err(tf, lambda: sess.run(up_to))
+    return r
+
+
+def prog_random_shuffle_seeds(tf):
+    r = {}
+    for seed in (1, 7, 12345):
+        g = tf.Graph()
+        with g.as_default():
+            q = tf.RandomShuffleQueue(20, 3, tf.int32, shapes=[()], seed=seed)
+            enq = q.enqueue_many((list(range(20)),))
+            d = q.dequeue()
+            dm = q.dequeue_many(4)
+            close = q.close()
+            with tf.Session() as sess:
+                sess.run(enq)
+                got = [_v(sess.run(d)) for _ in range(5)] + [_v(sess.run(dm))]
+                sess.run(close)
+                got.append(_drain(tf, sess, d))
+                r[str(seed)] = got
+    g = tf.Graph()
+    with g.as_default():
+        tf.set_random_seed(42)
+        q = tf.RandomShuffleQueue(10, 0, tf.int32, shapes=[()])
+        enq = q.enqueue_many((list(range(10)),))
+        d = q.dequeue_up_to(4)
+        close = q.close()
+        with tf.Session() as sess:
+            sess.run(enq)
+            sess.run(close)
+            r["graph_seed"] = _drain(tf, sess, d)
+            r["graph_seed_attrs"] = [q.queue_ref.op.get_attr("seed"),
+                                     q.queue_ref.op.get_attr("seed2")]
+    return r
+
+
+def prog_random_shuffle_min_after_dequeue(tf):
+    g = tf.Graph()
+    with g.as_default():
+        q = tf.RandomShuffleQueue(10, 4, tf.int32, shapes=[()], seed=3)
+        enq = q.enqueue_many((list(range(6)),))
+        d = q.dequeue()
+        close = q.close()
+        opts = tf.RunOptions(timeout_in_ms=300)
+        with tf.Session() as sess:
+            sess.run(enq)
+            a = _v(sess.run(d))
+            b = _v(sess.run(d))
+            blocked = _err(tf, lambda: sess.run(d, options=opts))
+            sess.run(close)
+            return {"two": [a, b], "blocked": blocked, "rest": _drain(tf, sess, d)}
+
+
+def prog_padding_fifo_queue(tf):
+    g = tf.Graph()
+    with g.as_default():
+        q = tf.PaddingFIFOQueue(10, [tf.int32, tf.string], shapes=[[None], [None, 2]])
+        p1 = tf.placeholder(tf.int32, [None])
+        p2 = tf.placeholder(tf.string, [None, 2])
+        enq = q.enqueue((p1, p2))
+        dm = q.dequeue_many(3)
+        d = q.dequeue()
+        with tf.Session() as sess:
+            for n in (1, 3, 2, 4):
+                sess.run(enq, {p1: list(range(n)),
+                               p2: np.array([[b"s", b"t"]] * (n % 3), dtype=object
+                                            ).reshape(n % 3, 2)})
+            return {"many": [_v(v) for v in sess.run(dm)],
+                    "static": [str(t.shape) for t in dm],
+                    "one": [_v(v) for v in sess.run(d)],
+                    "bad_shape": _err(tf, lambda: sess.run(enq, {p1: [1], p2: [[b"a", b"b"]]})),
+                    }
+
+
+def prog_priority_queue(tf):
+    g = tf.Graph()
+    with g.as_default():
+        q = tf.PriorityQueue(10, [tf.string], shapes=[[]])
+        enq = q.enqueue_many(([5, 1, 9, 3], [b"five", b"one", b"nine", b"three"]))
+        one = q.enqueue((2, b"two"))
+        dm = q.dequeue_many(3)
+        d = q.dequeue()
+        with tf.Session() as sess:
+            sess.run(enq)
+            sess.run(one)
+            return {"many": [_v(v) for v in sess.run(dm)],
+                    "one": [_v(v) for v in sess.run(d)],
+                    "ops": [op.type for op in g.get_operations()]}
+
+
+def prog_queue_errors(tf):
+    r = {}
+    g = tf.Graph()
+    with g.as_default():
+        q = tf.FIFOQueue(2, tf.float32, shapes=[[2]])
+        ph = tf.placeholder(tf.float32)
+        enq = q.enqueue(ph)
+        enq_many = q.enqueue_many(ph)
+        d = q.dequeue()
+        opts = tf.RunOptions(timeout_in_ms=200)
+        with tf.Session() as sess:
+            r["bad_shape"] = _err(tf, lambda: sess.run(enq, {ph: [1., 2., 3.]}))
+            r["bad_many"] = _err(tf, lambda: sess.run(enq_many, {ph: [[1., 2., 3.]]}))
+            r["timeout_dequeue"] = _err(tf, lambda: sess.run(d, options=opts))
+            sess.run(enq_many, {ph: [[1., 2.], [3., 4.]]})
+            r["timeout_enqueue"] = _err(tf, lambda: sess.run(enq, {ph: [5., 6.]},
+                                                             options=opts))
+            r["after_timeout"] = [_v(sess.run(d)), _v(sess.run(d))]
+    return r
+
+
+def prog_close_under_waiters(tf):
+    """A dequeue blocked on an empty queue and an enqueue blocked on a full one, released by
+    closing the queue, then by closing the session."""
+    r = {}
+    g = tf.Graph()
+    with g.as_default():
+        q = tf.FIFOQueue(1, tf.int32, shapes=[()])
+        d = q.dequeue()
+        enq = q.enqueue(7)
+        close = q.close()
+        close_cancel = q.close(cancel_pending_enqueues=True)
+        sess = tf.Session()
+        got = []
+
+        def waiter(fetch):
+            try:
+                sess.run(fetch)
+                got.append("ok")
+            except tf.errors.OpError as e:
+                got.append([type(e).__name__, e.message.split("\n")[0]])
+
+        t = threading.Thread(target=waiter, args=(d,))
+        t.start()
+        time.sleep(0.3)
+        sess.run(close)
+        t.join(5)
+        r["dequeue_on_close"] = got.pop() if got else "hung"
+        sess.close()
+        sess = tf.Session()
+        sess.run(enq)
+        t = threading.Thread(target=waiter, args=(enq,))
+        t.start()
+        time.sleep(0.3)
+        sess.run(close_cancel)
+        t.join(5)
+        r["enqueue_on_cancel"] = got.pop() if got else "hung"
+        sess.close()
+        sess = tf.Session()
+        sess.run(enq)
+        threads = [threading.Thread(target=waiter, args=(f,)) for f in (enq,)]
+        for t in threads:
+            t.start()
+        time.sleep(0.3)
+        sess.close()
+        for t in threads:
+            t.join(5)
+        r["enqueue_on_session_close"] = got.pop() if got else "hung"
+        sess = tf.Session()
+        t = threading.Thread(target=waiter, args=(d,))
+        t.start()
+        time.sleep(0.3)
+        sess.close()
+        t.join(5)
+        r["dequeue_on_session_close"] = got.pop() if got else "hung"
+    return r
+
+
+PROGRAMS = [prog_fifo_queue, prog_random_shuffle_seeds, prog_random_shuffle_min_after_dequeue,
+            prog_padding_fifo_queue, prog_priority_queue, prog_queue_errors,
+            prog_close_under_waiters]
+
+
+# -- readers, producers and batching ---------------------------------------------------------
+
+def _files(tf, d):
+    """Writes the small files the reader programs read into directory `d`."""
+    import gzip
+    import os
+    for i in range(2):
+        with open(os.path.join(d, "t%d.txt" % i), "w") as f:
+            f.write("head\n" + "".join("r%d_%d\n" % (i, j) for j in range(3 + i)) +
+                    ("tail-no-newline" if i else ""))
+        with open(os.path.join(d, "b%d.bin" % i), "wb") as f:
+            f.write(b"HDR" + bytes(range(40 * i, 40 * i + 17)) + b"FT")
+        with gzip.open(os.path.join(d, "g%d.bin.gz" % i), "wb") as f:
+            f.write(bytes(range(20 * i, 20 * i + 12)))
+        opts = tf.python_io.TFRecordOptions(tf.python_io.TFRecordCompressionType.GZIP)
+        with tf.python_io.TFRecordWriter(os.path.join(d, "r%d.tfrecord" % i), opts) as w:
+            for j in range(3 + i):
+                w.write(("rec%d_%d" % (i, j)).encode() * (j + 1))
+    return d
+
+
+def _strip(d, x):
+    if isinstance(x, str):
+        return x.replace(d, "DIR")
+    if isinstance(x, list):
+        return [_strip(d, v) for v in x]
+    if isinstance(x, dict):
+        return {k: _strip(d, v) for k, v in x.items()}
+    return x
+
+
+def _read_all(tf, sess, fetch, limit=60):
+    coord = tf.train.Coordinator()
+    threads = tf.train.start_queue_runners(sess, coord)
+    out = []
+    end = None
+    try:
+        for _ in range(limit):
+            try:
+                v = sess.run(fetch)
+            except tf.errors.OpError as e:
+                end = [type(e).__name__, e.message.split("\n")[0]]
+                break
+            out.append([_v(x) for x in v] if isinstance(v, (list, tuple)) else _v(v))
+    finally:
+        coord.request_stop()
+        coord.join(threads, stop_grace_period_secs=5)
+    return {"values": out, "end": end}
+
+
+def prog_readers(tf):
+    import os
+    import shutil
+    import tempfile
+    d = _files(tf, tempfile.mkdtemp())
+    r = {}
+    try:
+        cases = {
+            "text": (lambda: tf.TextLineReader(skip_header_lines=1), "t%d.txt", "read"),
+            "fixed": (lambda: tf.FixedLengthRecordReader(record_bytes=4, header_bytes=3,
+                                                         footer_bytes=2), "b%d.bin", "read"),
+            "fixed_hop": (lambda: tf.FixedLengthRecordReader(record_bytes=5, header_bytes=3,
+                                                             footer_bytes=2, hop_bytes=3),
+                          "b%d.bin", "read"),
+            "fixed_gzip": (lambda: tf.FixedLengthRecordReader(record_bytes=5,
+                                                              encoding="GZIP"),
+                           "g%d.bin.gz", "read"),
+            "tfrecord": (lambda: tf.TFRecordReader(options=tf.python_io.TFRecordOptions(
+                tf.python_io.TFRecordCompressionType.GZIP)), "r%d.tfrecord", "read"),
+            "tfrecord_up_to": (lambda: tf.TFRecordReader(options=tf.python_io.TFRecordOptions(
+                tf.python_io.TFRecordCompressionType.GZIP)), "r%d.tfrecord", "up_to"),
+            "whole": (lambda: tf.WholeFileReader(), "t%d.txt", "read"),
+            "identity": (lambda: tf.IdentityReader(), "t%d.txt", "read"),
+        }
+        for key in sorted(cases):
+            make, pattern, how = cases[key]
+            g = tf.Graph()
+            with g.as_default():
+                files = [os.path.join(d, pattern % i) for i in range(2)]
+                q = tf.train.string_input_producer(files, num_epochs=1, shuffle=False)
+                reader = make()
+                if how == "read":
+                    fetch = reader.read(q)
+                else:
+                    fetch = reader.read_up_to(q, 3)
+                counts = [reader.num_records_produced(), reader.num_work_units_completed()]
+                reset = reader.reset()
+                with tf.Session() as sess:
+                    sess.run(tf.local_variables_initializer())
+                    got = _read_all(tf, sess, fetch)
+                    got["counts"] = [int(c) for c in sess.run(counts)]
+                    sess.run(reset)
+                    got["after_reset"] = [int(c) for c in sess.run(counts)]
+                    got["ops"] = sorted(set(op.type for op in g.get_operations()))
+                r[key] = _strip(d, got)
+    finally:
+        shutil.rmtree(d)
+    return r
+
+
+def prog_producers(tf):
+    r = {}
+    g = tf.Graph()
+    with g.as_default():
+        q = tf.train.range_input_producer(5, num_epochs=2, shuffle=False, capacity=4)
+        x = q.dequeue()
+        s = tf.train.slice_input_producer([tf.constant([10, 20, 30]),
+                                           tf.constant([[1, 2], [3, 4], [5, 6]])],
+                                          num_epochs=1, shuffle=False)
+        r["summaries"] = [t.op.name for t in tf.get_collection(tf.GraphKeys.SUMMARIES)]
+        r["locals"] = [v.op.name for v in tf.local_variables()]
+        r["runners"] = [qr.name for qr in tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)]
+        r["ops"] = [(op.type, op.name) for op in g.get_operations()]
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            r["range"] = _read_all(tf, sess, x)
+            r["slice"] = _read_all(tf, sess, s)
+    g = tf.Graph()
+    with g.as_default():
+        q = tf.train.string_input_producer(["a", "b", "c", "d", "e"], num_epochs=2, seed=9)
+        x = q.dequeue()
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            r["shuffled"] = _read_all(tf, sess, x)
+    g = tf.Graph()
+    with g.as_default():
+        r["null"] = None
+        try:
+            tf.train.string_input_producer([])
+        except ValueError as e:
+            r["null"] = str(e)
+    return r
+
+
+def _run_enqueues_then_close(tf, sess):
+    """Runs every queue runner's enqueue ops once on this thread, then closes the queues:
+    the queues' contents (so a seeded shuffle's order) do not depend on thread timing."""
+    for qr in tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS):
+        for op in qr.enqueue_ops:
+            sess.run(op)
+        sess.run(qr.close_op)
+
+
+def prog_batching(tf):
+    r = {}
+    g = tf.Graph()
+    with g.as_default():
+        data = tf.constant(list(range(30)))
+        labels = tf.constant([[i, -i] for i in range(30)])
+        b = tf.train.shuffle_batch([data, labels], batch_size=7, capacity=40,
+                                   min_after_dequeue=5, seed=11, enqueue_many=True,
+                                   allow_smaller_final_batch=True)
+        r["shapes"] = [str(t.shape) for t in b]
+        r["summaries"] = [t.op.name for t in tf.get_collection(tf.GraphKeys.SUMMARIES)]
+        r["ops"] = [(op.type, op.name) for op in g.get_operations()]
+        with tf.Session() as sess:
+            _run_enqueues_then_close(tf, sess)
+            r["shuffle_batch"] = _drain(tf, sess, b)
+    g = tf.Graph()
+    with g.as_default():
+        tf.set_random_seed(3)
+        data = tf.constant(list(range(20)))
+        b = tf.train.shuffle_batch({"x": data}, batch_size=6, capacity=30, min_after_dequeue=2,
+                                   enqueue_many=True)
+        r["dict_keys"] = sorted(b)
+        with tf.Session() as sess:
+            _run_enqueues_then_close(tf, sess)
+            r["graph_seeded"] = _drain(tf, sess, b["x"])
+    g = tf.Graph()
+    with g.as_default():
+        a = tf.constant([[1, 2], [3, 4], [5, 6]])
+        lens = tf.constant([1, 2, 1])
+        ragged = tf.placeholder(tf.int32, [None])
+        b = tf.train.batch([ragged], batch_size=2, dynamic_pad=True, capacity=5,
+                           allow_smaller_final_batch=True)
+        j = tf.train.batch_join([[a], [a * 10]], batch_size=2, enqueue_many=True)
+        keep = lens.shape
+        mb = tf.train.maybe_batch([tf.constant([0, 1, 2, 3, 4, 5])],
+                                  tf.constant([True, False, True, True, False, True]), 2,
+                                  enqueue_many=True)
+        r["batch_shapes"] = [str(b.shape), str(j.shape), str(mb.shape), str(keep)]
+        with tf.Session() as sess:
+            qr_pad = tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)[0]
+            for n in (1, 3, 2):
+                sess.run(qr_pad.enqueue_ops[0], {ragged: list(range(1, n + 1))})
+            sess.run(qr_pad.close_op)
+            r["padded"] = _drain(tf, sess, b)
+            for qr in tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)[1:]:
+                for op in qr.enqueue_ops:
+                    sess.run(op)
+                sess.run(qr.close_op)
+            r["join"] = _drain(tf, sess, j)
+            r["maybe"] = _drain(tf, sess, mb)
+    return r
+
+
+def prog_coordinator(tf):
+    r = {}
+    coord = tf.train.Coordinator()
+
+    def worker(kind):
+        with coord.stop_on_exception():
+            if kind == "bad":
+                raise ValueError("boom from thread")
+            while not coord.should_stop():
+                time.sleep(0.01)
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in ("ok", "bad", "ok")]
+    for t in threads:
+        t.start()
+    try:
+        coord.join(threads, stop_grace_period_secs=5)
+        r["join"] = None
+    except ValueError as e:
+        r["join"] = ["ValueError", str(e)]
+    r["should_stop"] = coord.should_stop()
+    try:
+        try:
+            raise RuntimeError("after join")
+        except RuntimeError as e:
+            coord.request_stop(e)  # joined already: raised here (within its handler, as TF
+            r["after_join"] = None  # re-raises the current exception)
+    except RuntimeError as e:
+        r["after_join"] = ["RuntimeError", str(e)]
+    coord.clear_stop()
+    r["cleared"] = [coord.should_stop(), coord.joined]
+    coord.request_stop(tf.errors.OutOfRangeError(None, None, "end of data"))
+    coord.join([], stop_grace_period_secs=1)
+    r["out_of_range_is_clean"] = True
+    coord = tf.train.Coordinator()
+    r["wait_for_stop"] = coord.wait_for_stop(0.05)
+    coord.request_stop()
+    r["wait_after"] = coord.wait_for_stop(0.05)
+    g = tf.Graph()
+    with g.as_default():
+        q = tf.FIFOQueue(5, tf.float32, shapes=[()])
+        bad = tf.placeholder_with_default(tf.constant([1.0, 2.0]), [None])
+        enq = q.enqueue(tf.reshape(bad, []))
+        qr = tf.train.QueueRunner(q, [enq])
+        with tf.Session() as sess:
+            coord = tf.train.Coordinator()
+            threads = qr.create_threads(sess, coord=coord, start=True)
+            r["runner_threads"] = len(threads)
+            try:
+                coord.join(threads, stop_grace_period_secs=5)
+                r["runner_error"] = None
+            except tf.errors.OpError as e:
+                r["runner_error"] = [type(e).__name__, e.message.split("\n")[0]]
+            r["queue_closed_by_cancel"] = bool(sess.run(q.is_closed()))
+    return r
+
+
+PROGRAMS += [prog_readers, prog_producers, prog_batching, prog_coordinator]
