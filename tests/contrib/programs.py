@@ -228,7 +228,43 @@ def legacy_seq2seq_program(tf):
     return feeds, out, []
 
 
+def attention_program(tf):
+    s2s = tf.contrib.seq2seq
+    source = tf.placeholder(tf.float32, [2, 5, 3], name="source")
+    source_len = tf.constant([5, 3])
+    target = tf.placeholder(tf.float32, [2, 4, 2], name="target")
+    target_len = tf.constant([4, 3])
+    memory, enc_state = tf.nn.dynamic_rnn(tf.nn.rnn_cell.GRUCell(4), source, source_len,
+                                          dtype=tf.float32, scope="encoder")
+    bahdanau = s2s.BahdanauAttention(4, memory, memory_sequence_length=source_len)
+    cell = s2s.AttentionWrapper(tf.nn.rnn_cell.BasicLSTMCell(4), bahdanau,
+                                attention_layer_size=3, alignment_history=True)
+    helper = s2s.TrainingHelper(target, target_len)
+    decoder = s2s.BasicDecoder(cell, helper, cell.zero_state(2, tf.float32),
+                               output_layer=tf.layers.Dense(5))
+    outputs, state, lengths = s2s.dynamic_decode(decoder)
+    out = {"rnn_output": outputs.rnn_output, "lengths": lengths,
+           "history": state.alignment_history.stack(), "attention": state.attention,
+           "alignments": state.alignments, "time": state.time}
+    _flat(tf, "cell_state", state.cell_state, out)
+    with tf.variable_scope("multi"):
+        luong = s2s.LuongAttention(5, memory, memory_sequence_length=source_len, scale=True)
+        norm = s2s.BahdanauAttention(3, memory, normalize=True)
+        multi = s2s.AttentionWrapper(tf.nn.rnn_cell.GRUCell(5), [luong, norm],
+                                     output_attention=False,
+                                     initial_cell_state=tf.zeros([2, 5]) + 0.1)
+        m_out, m_state = tf.nn.dynamic_rnn(multi, target, target_len, dtype=tf.float32,
+                                           initial_state=multi.zero_state(2, tf.float32))
+    out["multi_out"] = m_out
+    _flat(tf, "multi_state", m_state, out)
+    out["hardmax"] = s2s.hardmax(tf.constant([[0.1, 0.7, 0.2], [3.0, -1.0, 3.5]]))
+    feeds = {source: _rs(13).uniform(-1, 1, (2, 5, 3)).astype(np.float32),
+             target: _rs(14).uniform(-1, 1, (2, 4, 2)).astype(np.float32)}
+    return feeds, out, []
+
+
 PROGRAMS = {
+    "attention": attention_program,
     "legacy_seq2seq": legacy_seq2seq_program,
     "sequence_loss": sequence_loss_program,
     "decoder_training": decoder_training_program,
