@@ -241,6 +241,9 @@ from flowloom.ops.state.state_ops import count_up_to  # noqa: E402
 from flowloom.ops.state.init_ops import identity_initializer, orthogonal_initializer  # noqa
 from flowloom.ops.script.script_ops import numpy_function, py_func, py_function  # noqa: E402
 
+from flowloom import metrics  # noqa: E402
+from flowloom.metrics.metrics_impl import confusion_matrix  # noqa: E402
+
 linspace = lin_space
 from flowloom import namespaces as _namespaces  # noqa: E402
 
