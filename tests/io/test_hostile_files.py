@@ -122,6 +122,25 @@ def test_memory_error_copying_a_fetch_is_resource_exhausted(monkeypatch):
             raise AssertionError("no ResourceExhaustedError")
 
 
+def test_memory_error_converting_a_feed_is_resource_exhausted(monkeypatch):
+    from flowloom.runtime import session as session_lib
+
+    p = tf.placeholder(tf.float32, name="inputs")
+    y = tf.identity(p)
+
+    def no_memory(value, dtype):
+        raise MemoryError("Unable to allocate")
+
+    monkeypatch.setattr(session_lib, "tensor_value_to_numpy", no_memory)
+    with tf.Session() as sess:
+        try:
+            sess.run(y, {p: [1.0, 2.0]})
+        except errors.ResourceExhaustedError as e:
+            assert "inputs:0" in e.message
+        else:
+            raise AssertionError("no ResourceExhaustedError")
+
+
 def _index_with_entry(prefix, **fields):
     """A checkpoint whose one entry has `fields` (valid table checksums)."""
     bundle.write_bundle(prefix, {"w": np.arange(4, dtype=np.float32)})
