@@ -221,6 +221,37 @@ def test_fuzz_hostile_graph_defs(data):
     assert_ends_well(_import_and_size, data)
 
 
+_SIZES = st.sampled_from([0, 1, 3, -1, -7, 2 ** 20, 2 ** 31 - 1, 2 ** 31, 2 ** 40, 2 ** 62])
+
+
+def _run_sized(kind, a, b, c):
+    """A well-formed graph whose sizes are hostile numbers, built and run."""
+    with tf.Graph().as_default(), tf.Session() as sess:
+        x = tf.constant([[1.0, 2.0]])
+        builders = {
+            "fill": lambda: tf.fill([a, b], 1.0),
+            "range": lambda: tf.range(a, b, c if c else 1),
+            "tile": lambda: tf.tile(x, [a, b]),
+            "one_hot": lambda: tf.one_hot([0, 1], a),
+            "pad": lambda: tf.pad(x, [[a, b], [0, c]]),
+            "reshape": lambda: tf.reshape(x, [a, b]),
+            "zeros": lambda: tf.zeros([a, b, c]),
+            "split": lambda: tf.split(x, [a, b], axis=1),
+            "strided": lambda: x[a:b:c if c else 1],
+            "expand": lambda: tf.expand_dims(x, a),
+        }
+        with tf.device("/cpu:0"):
+            t = builders[kind]()
+        sess.run(t)
+
+
+@FUZZ
+@given(kind=st.sampled_from(["fill", "range", "tile", "one_hot", "pad", "reshape", "zeros",
+                             "split", "strided", "expand"]), a=_SIZES, b=_SIZES, c=_SIZES)
+def test_fuzz_hostile_sizes_at_run_time(kind, a, b, c):
+    assert_ends_well(_run_sized, kind, a, b, c)
+
+
 @FUZZ
 @given(compression=st.sampled_from(["ZLIB", "GZIP"]),
        claimed=st.sampled_from([0, 1, 2 ** 20, 2 ** 30, 2 ** 31, 2 ** 40, 2 ** 63]),
