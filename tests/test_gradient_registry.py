@@ -32,7 +32,10 @@ CASES = _all_cases()
 
 def _registered_gradients():
     types = {t for t, od in op_def._REGISTRY.items() if od.grad_fn is not None}
-    types |= {t for t, fn in gradients_impl._NAMED_GRADIENTS.items() if fn is not None}
+    # tf.custom_gradient registers one "CustomGradient-<uid>" override of IdentityN per use
+    # (while tests run): IdentityN's own case covers the op.
+    types |= {t for t, fn in gradients_impl._NAMED_GRADIENTS.items()
+              if fn is not None and not t.startswith("CustomGradient-")}
     return sorted(types)
 
 

@@ -17,17 +17,30 @@ TRAIN_NAMES = ["Coordinator", "LooperThread", "QueueRunner", "add_queue_runner",
                "start_queue_runners", "batch", "batch_join", "input_producer", "limit_epochs",
                "match_filenames_once", "maybe_batch", "maybe_batch_join", "maybe_shuffle_batch",
                "maybe_shuffle_batch_join", "range_input_producer", "shuffle_batch",
-               "shuffle_batch_join", "slice_input_producer", "string_input_producer"]
+               "shuffle_batch_join", "slice_input_producer", "string_input_producer",
+               # the managed training loop (flowloom/train/)
+               "SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues",
+               "StopAtStepHook", "CheckpointSaverHook", "CheckpointSaverListener",
+               "SummarySaverHook", "LoggingTensorHook", "NanTensorHook",
+               "NanLossDuringTrainingError", "StepCounterHook", "FinalOpsHook", "FeedFnHook",
+               "ProfilerHook", "GlobalStepWaiterHook", "SecondOrStepTimer", "MonitoredSession",
+               "SingularMonitoredSession", "MonitoredTrainingSession", "Scaffold",
+               "SessionManager", "ChiefSessionCreator", "WorkerSessionCreator",
+               "SessionCreator"]
 
 
 def train_names():
     """{name: object} of the pipeline names of `tf.train`."""
-    from flowloom.data import input as input_lib
-    from flowloom.train import coordinator, queue_runner
+    import importlib
 
+    modules = [importlib.import_module(m) for m in (
+        "flowloom.train.coordinator", "flowloom.train.queue_runner", "flowloom.data.input",
+        "flowloom.train.session_run_hook", "flowloom.train.basic_session_run_hooks",
+        "flowloom.train.monitored_session", "flowloom.train.scaffold",
+        "flowloom.train.session_manager")]
     out = {}
     for name in TRAIN_NAMES:
-        for mod in (coordinator, queue_runner, input_lib):
+        for mod in modules:
             if hasattr(mod, name):
                 out[name] = getattr(mod, name)
                 break

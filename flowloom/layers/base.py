@@ -98,9 +98,17 @@ class Layer:
         return inputs
 
     def _set_scope(self):
+        # As TF's layers: a layer object's name is the default name of its scope, made
+        # unique (two Dense(name="proj") objects own proj/ and proj_1/); an explicit scope
+        # (the functional layers' `name`) or reuse uses the name as it is.
         if self._scope is None:
-            with variable_scope(self._explicit_scope or self._name,
-                                   default_name=self._base_name) as scope:
+            if self._explicit_scope is not None:
+                scope_args = (self._explicit_scope,), {}
+            elif self._reuse:
+                scope_args = (self._name or self._base_name,), {}
+            else:
+                scope_args = (None,), {"default_name": self._name or self._base_name}
+            with variable_scope(*scope_args[0], **scope_args[1]) as scope:
                 self._scope = scope
 
     def __call__(self, inputs, *args, **kwargs):

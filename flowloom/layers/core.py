@@ -50,10 +50,11 @@ class Dense(Layer):
         inputs = convert_to_tensor(inputs)
         rank = inputs.shape.ndims
         if rank is not None and rank > 2:
-            flat = array_ops.reshape(inputs, [-1, inputs.shape[-1].value])
-            out = math_ops.matmul(flat, self.kernel)
-            shape = array_ops.shape(inputs)
-            out = array_ops.reshape(out, array_ops.concat([shape[:-1], [self.units]], 0))
+            from flowloom.ops.math.einsum_ops import tensordot
+
+            # As TF: a tensordot over the last axis, static shape kept.
+            out = tensordot(inputs, self.kernel, [[rank - 1], [0]])
+            out.set_shape(inputs.shape[:-1].concatenate([self.units]))
         else:
             out = math_ops.matmul(inputs, self.kernel)
         if self.use_bias:

@@ -24,3 +24,18 @@ from flowloom.ops.rnn.rnn import (bidirectional_dynamic_rnn, dynamic_rnn,  # noq
                               raw_rnn, static_bidirectional_rnn, static_rnn,
                               static_state_saving_rnn)
 from flowloom.nn import rnn_cell  # noqa: F401,E402
+
+# -- the rest of tf.nn (branch `api`) --------------------------------------------------------------
+from flowloom.ops.nn.candidate_sampling_ops import (all_candidate_sampler,  # noqa: F401,E402
+                                                    compute_accidental_hits,
+                                                    log_uniform_candidate_sampler,
+                                                    uniform_candidate_sampler)
+from flowloom.ops.nn.sampled_losses import nce_loss, sampled_softmax_loss  # noqa: F401,E402
+from flowloom.ops.nn.nn_extras import (atrous_conv2d, avg_pool1d, conv1d_transpose,  # noqa
+                                       convolution, crelu, embedding_lookup_sparse,
+                                       log_poisson_loss, max_pool1d, normalize_moments, pool,
+                                       sufficient_statistics, swish, weighted_moments)
+from flowloom.ops.nn.conv3d_ops import (avg_pool3d, conv3d, conv3d_transpose,  # noqa: F401,E402
+                                        max_pool3d)
+from flowloom.ops.nn.pool_argmax_ops import max_pool_with_argmax  # noqa: F401,E402
+from flowloom.ops.math.composite_math import log_sigmoid  # noqa: F401,E402

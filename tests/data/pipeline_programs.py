@@ -497,3 +497,148 @@ def prog_coordinator(tf):
 
 
 PROGRAMS += [prog_readers, prog_producers, prog_batching, prog_coordinator]
+
+
+# -- the managed training loop ----------------------------------------------------------------
+
+def _recorder_classes(tf, log):
+    class Recorder(tf.train.SessionRunHook):
+        def __init__(self, name, stop_at=None):
+            self.name = name
+            self.stop_at = stop_at
+
+        def begin(self):
+            log.append([self.name, "begin", tf.get_default_graph().finalized])
+
+        def after_create_session(self, session, coord):
+            log.append([self.name, "after_create_session", type(session).__name__,
+                        type(coord).__name__,
+                        int(session.run(tf.train.get_global_step()))])
+
+        def before_run(self, run_context):
+            fetches = run_context.original_args.fetches
+            log.append([self.name, "before_run", type(fetches).__name__,
+                        type(run_context.session).__name__])
+            return tf.train.SessionRunArgs({"step": tf.train.get_global_step()})
+
+        def after_run(self, run_context, run_values):
+            step = int(run_values.results["step"])
+            log.append([self.name, "after_run", step,
+                        type(run_values.run_metadata).__name__])
+            if self.stop_at is not None and step >= self.stop_at:
+                run_context.request_stop()
+
+        def end(self, session):
+            log.append([self.name, "end", int(session.run(tf.train.get_global_step()))])
+
+    class Listener(tf.train.CheckpointSaverListener):
+        def begin(self):
+            log.append(["listener", "begin"])
+
+        def before_save(self, session, global_step_value):
+            log.append(["listener", "before_save", int(global_step_value)])
+
+        def after_save(self, session, global_step_value):
+            log.append(["listener", "after_save", int(global_step_value)])
+
+        def end(self, session, global_step_value):
+            log.append(["listener", "end", int(global_step_value)])
+
+    return Recorder, Listener
+
+
+def _ckpt_names(tf, d):
+    import os
+    state = tf.train.get_checkpoint_state(d)
+    if state is None:
+        return None
+    return [os.path.basename(p) for p in state.all_model_checkpoint_paths]
+
+
+def prog_monitored_training_session(tf):
+    import shutil
+    import tempfile
+    d = tempfile.mkdtemp()
+    r = {}
+    try:
+        for run in ("first", "resumed"):
+            log = []
+            Recorder, Listener = _recorder_classes(tf, log)
+            g = tf.Graph()
+            with g.as_default():
+                step = tf.train.get_or_create_global_step()
+                w = tf.Variable(1.0, name="w")
+                loss = w * w
+                train = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+                tf.summary.scalar("loss", loss)
+                hooks = [Recorder("a"), tf.train.StopAtStepHook(last_step=5 if run == "first"
+                                                                else 8), Recorder("b")]
+                saver_hook = tf.train.CheckpointSaverHook(d, save_steps=2,
+                                                          listeners=[Listener()])
+                final = tf.train.FinalOpsHook([w, step])
+                with tf.train.MonitoredTrainingSession(
+                        checkpoint_dir=d, hooks=hooks, chief_only_hooks=[saver_hook, final],
+                        save_checkpoint_secs=None, save_summaries_steps=3,
+                        log_step_count_steps=2) as sess:
+                    calls = 0
+                    while not sess.should_stop():
+                        sess.run(train)
+                        calls += 1
+                r[run] = {"log": log, "calls": calls, "checkpoints": _ckpt_names(tf, d),
+                          "final": [round(float(final.final_ops_values[0]), 5),
+                                    int(final.final_ops_values[1])]}
+    finally:
+        shutil.rmtree(d)
+    return r
+
+
+def prog_monitored_session_input_end(tf):
+    """A queue-fed loop under MonitoredTrainingSession ends cleanly at OutOfRangeError."""
+    r = {}
+    log = []
+    Recorder, _ = _recorder_classes(tf, log)
+    g = tf.Graph()
+    with g.as_default():
+        step = tf.train.get_or_create_global_step()
+        q = tf.train.range_input_producer(7, num_epochs=1, shuffle=False)
+        b = tf.train.batch([q.dequeue()], batch_size=3)
+        with tf.control_dependencies([b]):  # no step counted for the run that fails
+            inc = tf.assign_add(step, 1)
+        got = []
+        with tf.train.MonitoredTrainingSession(hooks=[Recorder("rec")]) as sess:
+            while not sess.should_stop():
+                got.append(_v(sess.run([b, inc])[0]))
+        r["batches"] = got
+        r["log"] = log
+    g = tf.Graph()
+    with g.as_default():
+        step = tf.train.get_or_create_global_step()
+        x = tf.placeholder(tf.float32, [])
+        loss = tf.identity(x)
+        inc = tf.assign_add(step, 1)
+        hook = tf.train.NanTensorHook(loss)
+        feed = tf.train.FeedFnHook(lambda: {x: float("nan") if len(log) > 3 else 1.0})
+        try:
+            with tf.train.MonitoredTrainingSession(hooks=[hook, feed, Recorder("nan")]) as sess:
+                while not sess.should_stop():
+                    sess.run(inc)
+            r["nan"] = None
+        except RuntimeError as e:
+            r["nan"] = [type(e).__name__, str(e)]
+        r["nan_log_len"] = len(log)
+    g = tf.Graph()
+    with g.as_default():
+        step = tf.train.get_or_create_global_step()
+        v = tf.Variable(3, name="v")
+        scaffold = tf.train.Scaffold()
+        with tf.train.SingularMonitoredSession(scaffold=scaffold) as sess:
+            r["singular"] = [int(sess.run(v)), type(sess.raw_session()).__name__,
+                             tf.get_default_graph().finalized,
+                             [op.name for op in [scaffold.init_op, scaffold.local_init_op]],
+                             scaffold.ready_op.name,
+                             scaffold.ready_for_local_init_op.name]
+        r["unfinalized_after"] = tf.get_default_graph().finalized
+    return r
+
+
+PROGRAMS += [prog_monitored_training_session, prog_monitored_session_input_end]

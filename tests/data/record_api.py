@@ -36,11 +36,6 @@ def run_case(tf, name, fn):
     """The values of a case: its outputs, then its gradients (shared with the flowloom test)."""
     spec = fn(tf)
     outs, xs = spec["out"], spec.get("xs", [])
-    grads = []
-    if xs:
-        w = tf.constant(grad_weights(name, outs[0].shape.as_list()).astype(
-            outs[0].dtype.as_numpy_dtype))
-        grads = tf.gradients(outs[0], xs, grad_ys=w)
     kwargs = {}
     if hasattr(tf, "ConfigProto") and "tensorflow" in tf.__name__:
         config = tf.ConfigProto()
@@ -51,8 +46,16 @@ def run_case(tf, name, fn):
             sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
         for fetches, feed in spec.get("before", []):
             sess.run(fetches, feed)
-        got = sess.run(list(outs) + list(grads), spec.get("feed"))
-    return [np.asarray(_dense(v)) for v in got], outs
+        got = sess.run(list(outs), spec.get("feed"))
+        if xs:
+            # grad_ys shaped like the value (static shapes may be partial). Random ops in the
+            # graph run again here, drawing their next numbers as TF does.
+            w = tf.constant(grad_weights(name, np.shape(got[0])).astype(
+                outs[0].dtype.as_numpy_dtype))
+            got += sess.run(tf.gradients(outs[0], xs, grad_ys=w), spec.get("feed"))
+        if spec.get("after"):
+            got += sess.run(list(spec["after"]))
+    return [np.asarray(_dense(v)) for v in got], list(outs) + list(spec.get("after", []))
 
 
 def main():

@@ -6,3 +6,6 @@ from flowloom.contrib.seq2seq.helper import (CustomHelper, GreedyEmbeddingHelper
                                              Helper, InferenceHelper, SampleEmbeddingHelper,
                                              TrainingHelper)
 from flowloom.contrib.seq2seq.loss import sequence_loss  # noqa: F401
+from flowloom.contrib.seq2seq.attention_wrapper import (  # noqa: F401
+    AttentionMechanism, AttentionWrapper, AttentionWrapperState, BahdanauAttention,
+    LuongAttention, hardmax)
