@@ -3,7 +3,6 @@ TensorFlow can be imported in one process; the bytes stay TF's."""
 
 import os
 import subprocess
-import sys
 import sysconfig
 
 import pytest
