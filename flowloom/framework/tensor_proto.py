@@ -113,6 +113,13 @@ def _shape_of(proto, what):
         if d.size < 0:
             raise ValueError(f"{what}: a tensor value has a negative dimension ({d.size})")
         shape.append(d.size)
+    # As TF, the running product is checked dimension by dimension (a later 0 does not help).
+    entries = 1
+    for d in shape:
+        entries *= d
+        if entries > 2**63 - 1:
+            raise ValueError(f"{what}: shape [{','.join(map(str, shape))}] is too large (more "
+                             "than 2**63 - 1 entries)")
     return tuple(shape)
 
 
@@ -156,7 +163,10 @@ def to_numpy(proto, what="TensorProto"):
             raise ValueError(f"{what}: tensor_content holds {len(content)} bytes, shape "
                              f"{list(shape)} of dtype {dtype.name} needs "
                              f"{num_elements * np_dtype.itemsize}")
-        array = np.frombuffer(content, dtype=np_dtype.newbyteorder("<")).astype(np_dtype)
+        # A read-only view of the proto's bytes where the byte order already matches: the
+        # file's bytes are not held twice.
+        array = np.frombuffer(content, dtype=np_dtype.newbyteorder("<")).astype(
+            np_dtype, copy=False)
         return array.reshape(shape)
     values = _values(proto, dtype, np_dtype)
     if values.size > num_elements:

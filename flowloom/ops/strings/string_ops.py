@@ -1,10 +1,15 @@
-"""String ops: StringJoin, StaticRegexFullMatch and RegexFullMatch (tf.strings basics)."""
+"""String ops: StringJoin, StaticRegexFullMatch, RegexFullMatch and Substr (tf.strings basics).
 
-import re
+Patterns are RE2's, as in TF: matching takes time linear in the input (no backtracking, so a
+pattern from a GraphDef such as `(a+)+b` cannot hang a run), and backreferences are refused.
+"""
+
+import functools
 
 import numpy as np
+import re2
 
-from flowloom.framework import errors
+from flowloom.framework import dtypes, errors
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.op_def import NotDifferentiable, defop
 from flowloom.framework.tensor_shape import TensorShape
@@ -46,16 +51,32 @@ def string_join(inputs, separator="", name=None):
     return apply_op("StringJoin", (list(inputs),), name=name, separator=separator).outputs[0]
 
 
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False  # the error reaches the user as InvalidArgumentError
+
+
+@functools.lru_cache(maxsize=64)
+def _compile(pattern):
+    return re2.compile(pattern, options=_RE2_OPTIONS)
+
+
 def _full_match_kernel(values, pattern):
     try:
-        compiled = re.compile(_as_bytes(pattern))
-    except re.error as e:
-        raise errors.InvalidArgumentError(None, None, f"Invalid pattern: {pattern}, error: {e}")
+        compiled = _compile(_as_bytes(pattern))
+    except re2.error as e:
+        reason = e.args[0].decode("utf-8", "replace") if e.args and isinstance(
+            e.args[0], bytes) else str(e)
+        raise errors.InvalidArgumentError(
+            None, None, f"Invalid pattern: {_text(pattern)}, error: {reason}") from None
     values = np.asarray(values, dtype=object)
     out = np.empty(values.shape, dtype=bool)
     for index in np.ndindex(*values.shape):
         out[index] = compiled.fullmatch(_as_bytes(values[index])) is not None
     return out
+
+
+def _text(pattern):
+    return pattern.decode("utf-8", "replace") if isinstance(pattern, bytes) else str(pattern)
 
 
 StaticRegexFullMatch = defop("StaticRegexFullMatch", inputs=["input: string"],
@@ -89,3 +110,37 @@ def regex_full_match(input, pattern, name=None):
                         ).outputs[0]
     return apply_op("RegexFullMatch", (input, pattern), name=name).outputs[0]
 
+
+
+Substr = defop("Substr", inputs=["input: string", "pos: T", "len: T"],
+               outputs=["output: string"], attrs={"unit": "BYTE"},
+               allowed_types={"T": (dtypes.int32, dtypes.int64)})
+Substr.shape(lambda op: op._inputs[0]._shape)
+
+
+@Substr.kernel
+def _(xp, values, pos, length, *, unit):
+    if unit != "BYTE":
+        raise NotImplementedError(f"Substr with unit={unit!r} (only BYTE)")
+    values = np.asarray(values, dtype=object)
+    pos, length = np.broadcast_to(pos, values.shape), np.broadcast_to(length, values.shape)
+    out = np.empty(values.shape, dtype=object)
+    for index in np.ndindex(*values.shape):
+        s = _as_bytes(values[index])
+        p, n = int(pos[index]), int(length[index])
+        if p < 0:
+            p += len(s)
+        if not 0 <= p <= len(s):
+            raise errors.InvalidArgumentError(
+                None, None, f"pos {int(pos[index])} out of range for string b'{s!r}' at index "
+                f"{index}")
+        out[index] = s[p:p + max(n, 0)]
+    return out
+
+
+NotDifferentiable("Substr")
+
+
+def substr(input, pos, len, name=None, unit="BYTE"):  # noqa: A002 - TF's argument names
+    """Byte substrings `input[pos:pos + len]` elementwise (`tf.strings.substr`)."""
+    return apply_op("Substr", (input, pos, len), name=name, unit=unit).outputs[0]
