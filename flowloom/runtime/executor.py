@@ -368,6 +368,10 @@ def op_error(op, args, exc):
             cls = errors.InvalidArgumentError
         elif isinstance(exc, MemoryError):
             cls = errors.ResourceExhaustedError
+            message = f"OOM when running {op._type}: {message}"
+        elif isinstance(exc, OSError) and exc.errno is not None:
+            mapped = errors.error_from_os_error(exc)
+            cls, message = type(mapped), mapped.message
         elif isinstance(exc, NotImplementedError):
             cls = errors.UnimplementedError
         else:
