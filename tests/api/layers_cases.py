@@ -2,7 +2,6 @@
 pooling, and the Layer classes (recorded from TF 1.15 by tests/data/record_api.py). Kernels
 are set by constant initializers so both sides compute with the same weights."""
 
-
 from tests.api.cases import Registry, f32
 
 R = Registry()
