@@ -401,6 +401,8 @@ class BaseSession:
 
 def _feed_array(tensor, value):
     dtype = tensor._dtype.base_dtype
+    if dtype is dtypes.variant:
+        return value  # an opaque run-time value (a dataset passed to a tf.data function)
     if isinstance(value, Tensor):
         raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values "
                         "include Python scalars, strings, lists, numpy ndarrays, or TensorHandles.")

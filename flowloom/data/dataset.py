@@ -1,0 +1,420 @@
+"""`tf.data.Dataset`: input pipelines as graph ops (TensorSliceDataset, MapDataset, ...).
+
+    dataset = tf.data.TFRecordDataset(files).map(parse, num_parallel_calls=4)
+    dataset = dataset.shuffle(1000).batch(32).repeat().prefetch(1)
+    images, labels = dataset.make_one_shot_iterator().get_next()
+
+Each method adds the dataset op to the default graph at once (as TF1 does) and returns a new
+Dataset; iterators (flowloom/data/iterator.py) pull its elements inside Session.run.
+"""
+
+import numpy as np
+
+from flowloom.data import structure
+from flowloom.data.functions import GeneratorFunction, TracedFunction
+from flowloom.framework import dtypes, nest
+from flowloom.framework.apply_op import apply_op
+from flowloom.framework.ops import Tensor, convert_to_tensor
+from flowloom.framework.tensor_shape import TensorShape, as_shape
+from flowloom.ops.data import dataset_ops, iterator_ops  # noqa: F401 - registers the ops
+
+AUTOTUNE = -1
+
+
+def _i64(x, name):
+    return convert_to_tensor(x, dtype=dtypes.int64, name=name)
+
+
+def _attrs(spec):
+    flat = structure.flatten(spec)
+    return {"output_types": [s.dtype for s in flat], "output_shapes": [s.shape for s in flat]}
+
+
+def _spec_of(value):
+    """(spec, flat tensors) for a nested structure of tensors/arrays/Python values."""
+    if isinstance(value, list):
+        value = tuple(value) if any(isinstance(v, (Tensor, np.ndarray)) for v in value) \
+            else value
+    if isinstance(value, list):
+        value = convert_to_tensor(value)
+    flat = [v if isinstance(v, Tensor) else convert_to_tensor(v, name="component")
+            for v in nest.flatten(value)]
+    spec = structure.pack(value, [structure.TensorSpec(t.dtype.base_dtype, t.get_shape())
+                                  for t in flat])
+    return spec, flat
+
+
+class Dataset:
+    """A sequence of elements, each a nested structure of tensors.
+
+    Attributes:
+      output_types, output_shapes, output_classes: the element structure, as TF1 reports it.
+    """
+
+    def __init__(self, variant, element_spec):
+        self._variant = variant
+        self.element_spec = element_spec
+
+    @classmethod
+    def _from_variant(cls, variant, element_spec):
+        return cls(variant, element_spec)
+
+    def _apply(self, op_type, inputs, spec, **attrs):
+        variant = apply_op(op_type, inputs, **_attrs(spec), **attrs).outputs[0]
+        return Dataset(variant, spec)
+
+    # -- structure ---------------------------------------------------------------------------
+    @property
+    def output_types(self):
+        return structure.types(self.element_spec)
+
+    @property
+    def output_shapes(self):
+        return structure.shapes(self.element_spec)
+
+    @property
+    def output_classes(self):
+        return structure.classes(self.element_spec)
+
+    def __iter__(self):
+        raise RuntimeError("dataset.__iter__() is only supported when eager execution is "
+                           "enabled.")
+
+    # -- sources -----------------------------------------------------------------------------
+    @staticmethod
+    def from_tensors(tensors):
+        """A dataset of one element: `tensors`."""
+        spec, flat = _spec_of(tensors)
+        variant = apply_op("TensorDataset", (flat,), **_attrs(spec)).outputs[0]
+        return Dataset(variant, spec)
+
+    @staticmethod
+    def from_tensor_slices(tensors):
+        """A dataset of the slices of `tensors` along their first dimension."""
+        spec, flat = _spec_of(tensors)
+        for t in flat:
+            if t.get_shape().ndims == 0:
+                raise ValueError(f"Unbatching a tensor is only supported for rank >= 1: {t}")
+        sliced = nest.map_structure(
+            lambda s: structure.TensorSpec(s.dtype, s.shape[1:] if s.shape.ndims else None),
+            spec)
+        variant = apply_op("TensorSliceDataset", (flat,), **_attrs(sliced)).outputs[0]
+        return Dataset(variant, sliced)
+
+
+    @staticmethod
+    def range(*args, output_type=dtypes.int64):
+        """`range(stop)`, `range(start, stop[, step])`: a dataset of integers."""
+        if len(args) == 1:
+            start, stop, step = 0, args[0], 1
+        elif len(args) == 2:
+            (start, stop), step = args, 1
+        elif len(args) == 3:
+            start, stop, step = args
+        else:
+            raise ValueError(f"Invalid arguments to range: {args}")
+        spec = structure.TensorSpec(output_type, [])
+        variant = apply_op("RangeDataset", (_i64(start, "start"), _i64(stop, "stop"),
+                                            _i64(step, "step")), **_attrs(spec)).outputs[0]
+        return Dataset(variant, spec)
+
+    @staticmethod
+    def zip(datasets):
+        """A dataset of tuples (or dicts) of the elements of `datasets`, in step."""
+        flat = nest.flatten(datasets)
+        for d in flat:
+            if not isinstance(d, Dataset):
+                raise TypeError(f"The argument to `Dataset.zip()` must be a (nested) structure "
+                                f"of `Dataset` objects: {d!r}")
+        spec = nest.pack_sequence_as(datasets, [d.element_spec for d in flat])
+        variant = apply_op("ZipDataset", ([d._variant for d in flat],), N=len(flat),
+                           **_attrs(spec)).outputs[0]
+        return Dataset(variant, spec)
+
+    @staticmethod
+    def from_generator(generator, output_types, output_shapes=None, args=None):
+        """A dataset of the values `generator(*args)` yields, converted to `output_types`."""
+        if not callable(generator):
+            raise TypeError("`generator` must be callable.")
+        spec = structure.from_types_and_shapes(output_types, output_shapes)
+        fn = GeneratorFunction(generator, tuple(args or ()), spec)
+        from flowloom.framework.graph import get_default_graph
+
+        dataset_ops.register_function(get_default_graph(), fn)
+        variant = apply_op("GeneratorDataset", (), generator=fn.attr(),
+                           **_attrs(spec)).outputs[0]
+        return Dataset(variant, spec)
+
+    @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None):
+        """A dataset of the file names matching `file_pattern` (a glob, or a list of them),
+        shuffled unless `shuffle=False`."""
+        import glob
+
+        patterns = [file_pattern] if isinstance(file_pattern, (str, bytes)) else \
+            list(file_pattern)
+        names = sorted({n for p in patterns for n in glob.glob(
+            p.decode() if isinstance(p, bytes) else p)})
+        if not names:
+            from flowloom.framework import errors
+
+            raise errors.InvalidArgumentError(None, None, f"No files matched pattern: "
+                                              f"{', '.join(map(str, patterns))}")
+        ds = Dataset.from_tensor_slices(np.array(names, dtype=object))
+        if shuffle is None or shuffle:
+            ds = ds.shuffle(len(names), seed=seed)
+        return ds
+
+    # -- transformations ---------------------------------------------------------------------
+    def map(self, map_func, num_parallel_calls=None):
+        """Applies `map_func` to each element (traced once; `num_parallel_calls` run at once)."""
+        fn = self._trace(map_func, "map")
+        if num_parallel_calls is None:
+            return self._apply("MapDataset", (self._variant,), fn.output_spec, f=fn.attr())
+        n = convert_to_tensor(num_parallel_calls, dtype=dtypes.int32, name="num_parallel_calls")
+        return self._apply("ParallelMapDataset", (self._variant, n), fn.output_spec,
+                           f=fn.attr())
+
+    def flat_map(self, map_func):
+        """Maps each element to a dataset and concatenates those datasets."""
+        fn = self._trace(map_func, "flat_map")
+        return self._apply("FlatMapDataset", (self._variant,), _inner(fn, "flat_map"),
+                           f=fn.attr())
+
+    def interleave(self, map_func, cycle_length=AUTOTUNE, block_length=1,
+                   num_parallel_calls=None):
+        """Maps each element to a dataset and interleaves `cycle_length` of them,
+        `block_length` elements at a time."""
+        fn = self._trace(map_func, "interleave")
+        return self._apply("InterleaveDataset", (self._variant, _i64(cycle_length,
+                                                                     "cycle_length"),
+                                                 _i64(block_length, "block_length")),
+                           _inner(fn, "interleave"), f=fn.attr())
+
+    def filter(self, predicate):
+        """The elements for which `predicate` returns True."""
+        fn = self._trace(predicate, "filter")
+        out = structure.flatten(fn.output_spec)
+        if len(out) != 1 or out[0].dtype != dtypes.bool_ or out[0].shape.ndims not in (0, None):
+            raise ValueError("`predicate` return type must be convertible to a scalar boolean "
+                             f"tensor. Was {fn.output_spec}.")
+        return self._apply("FilterDataset", (self._variant,), self.element_spec,
+                           predicate=fn.attr())
+
+    def batch(self, batch_size, drop_remainder=False):
+        """Combines consecutive elements into batches (stacked along a new first axis)."""
+        size = _i64(batch_size, "batch_size")
+        spec = _batched(self.element_spec, batch_size if drop_remainder else None)
+        return self._apply("BatchDatasetV2", (self._variant, size, convert_to_tensor(
+            drop_remainder, dtype=dtypes.bool_, name="drop_remainder")), spec)
+
+    def padded_batch(self, batch_size, padded_shapes, padding_values=None,
+                     drop_remainder=False):
+        """Batches elements, padding each component to `padded_shapes` (-1/None: the longest
+        in the batch) with `padding_values` (default 0 or b"")."""
+        flat_specs = structure.flatten(self.element_spec)
+        flat_shapes = nest.flatten_up_to(self.element_spec, padded_shapes) \
+            if nest.is_nested(self.element_spec) else [padded_shapes]
+        shapes = [as_shape(s) for s in flat_shapes]
+        if padding_values is None:
+            flat_values = [b"" if s.dtype == dtypes.string else 0 for s in flat_specs]
+        else:
+            flat_values = nest.flatten_up_to(self.element_spec, padding_values) \
+                if nest.is_nested(self.element_spec) else [padding_values]
+        shape_tensors = [convert_to_tensor([-1 if d is None else d for d in s.as_list()],
+                                           dtype=dtypes.int64, name="padded_shapes")
+                         for s in shapes]
+        value_tensors = [convert_to_tensor(v, dtype=s.dtype, name="padding_values")
+                         for v, s in zip(flat_values, flat_specs)]
+        lead = batch_size if drop_remainder else None
+        spec = structure.pack(self.element_spec, [
+            structure.TensorSpec(s.dtype, TensorShape([lead]).concatenate(p))
+            for s, p in zip(flat_specs, shapes)])
+        return self._apply("PaddedBatchDatasetV2", (
+            self._variant, _i64(batch_size, "batch_size"), shape_tensors, value_tensors,
+            convert_to_tensor(drop_remainder, dtype=dtypes.bool_, name="drop_remainder")),
+            spec, N=len(shapes))
+
+    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None):
+        """Shuffles with a buffer of `buffer_size` elements (reshuffled each pass)."""
+        from flowloom.ops.random.random_ops import get_seed
+
+        seed1, seed2 = get_seed(seed)
+        if seed1 is None:
+            seed1, seed2 = 0, 0
+        return self._apply("ShuffleDataset", (self._variant, _i64(buffer_size, "buffer_size"),
+                                              _i64(seed1, "seed"), _i64(seed2, "seed2")),
+                           self.element_spec,
+                           reshuffle_each_iteration=True if reshuffle_each_iteration is None
+                           else bool(reshuffle_each_iteration))
+
+    def repeat(self, count=None):
+        """Repeats the dataset `count` times (None or -1: forever)."""
+        return self._apply("RepeatDataset", (self._variant, _i64(-1 if count is None else count,
+                                                                 "count")), self.element_spec)
+
+    def take(self, count):
+        """The first `count` elements (-1: all)."""
+        return self._apply("TakeDataset", (self._variant, _i64(count, "count")),
+                           self.element_spec)
+
+    def skip(self, count):
+        """All but the first `count` elements (-1: none)."""
+        return self._apply("SkipDataset", (self._variant, _i64(count, "count")),
+                           self.element_spec)
+
+    def concatenate(self, dataset):
+        """This dataset's elements, then `dataset`'s."""
+        try:
+            nest.assert_same_structure(self.element_spec, dataset.element_spec,
+                                       check_types=False)
+        except (ValueError, TypeError) as e:
+            raise TypeError(f"Two datasets to concatenate have different structures: {e}") \
+                from None
+        if [s.dtype for s in structure.flatten(self.element_spec)] != \
+                [s.dtype for s in structure.flatten(dataset.element_spec)]:
+            raise TypeError(f"Two datasets to concatenate have different types "
+                            f"{self.output_types} and {dataset.output_types}")
+        spec = structure.most_specific_common(self.element_spec, dataset.element_spec)
+        return self._apply("ConcatenateDataset", (self._variant, dataset._variant), spec)
+
+    def cache(self, filename=""):
+        """Caches the elements in memory (the first pass computes them, later passes replay)."""
+        return self._apply("CacheDataset", (self._variant, convert_to_tensor(
+            filename, dtype=dtypes.string, name="filename")), self.element_spec)
+
+    def prefetch(self, buffer_size):
+        """Computes up to `buffer_size` elements ahead, on a background thread."""
+        return self._apply("PrefetchDataset", (self._variant, _i64(buffer_size, "buffer_size")),
+                           self.element_spec)
+
+    def unbatch(self):
+        """Splits each element into its slices along the first dimension."""
+        spec = nest.map_structure(
+            lambda s: structure.TensorSpec(s.dtype, s.shape[1:] if s.shape.ndims else None),
+            self.element_spec)
+        return self._apply("UnbatchDataset", (self._variant,), spec)
+
+    def window(self, size, shift=None, stride=1, drop_remainder=False):
+        """A dataset of windows, each a (structure of) dataset(s) of `size` elements."""
+        spec = nest.map_structure(lambda s: structure.DatasetSpec(s), self.element_spec)
+        return self._apply("WindowDataset", (
+            self._variant, _i64(size, "size"), _i64(size if shift is None else shift, "shift"),
+            _i64(stride, "stride"), convert_to_tensor(drop_remainder, dtype=dtypes.bool_,
+                                                      name="drop_remainder")), spec)
+
+    def apply(self, transformation_func):
+        """`transformation_func(self)`, which must return a Dataset."""
+        out = transformation_func(self)
+        if not isinstance(out, Dataset):
+            raise TypeError("`transformation_func` must return a Dataset.")
+        return out
+
+    def with_options(self, options):
+        return self
+
+    def options(self):
+        return Options()
+
+    # -- iterators ---------------------------------------------------------------------------
+    def make_one_shot_iterator(self):
+        """An iterator that initializes itself on first use."""
+        from flowloom.data.iterator import Iterator
+
+        return Iterator._one_shot(self)
+
+    def make_initializable_iterator(self, shared_name=None):
+        """An iterator whose `initializer` must be run first (e.g. with fed placeholders)."""
+        from flowloom.data.iterator import Iterator
+
+        it = Iterator.from_structure(self.output_types, self.output_shapes,
+                                     shared_name=shared_name)
+        it._initializer = it.make_initializer(self)
+        return it
+
+    def _trace(self, fn, what):
+        fn_obj = TracedFunction(fn, self.element_spec, what)
+        from flowloom.framework.graph import get_default_graph
+
+        dataset_ops.register_function(get_default_graph(), fn_obj)
+        return fn_obj
+
+
+def _inner(fn, what):
+    flat = structure.flatten(fn.output_spec)
+    if len(flat) != 1 or not isinstance(flat[0], structure.DatasetSpec):
+        raise TypeError(f"`map_func` must return a `Dataset` object (in {what}).")
+    return flat[0].element_spec
+
+
+def _batched(spec, size):
+    return nest.map_structure(
+        lambda s: structure.TensorSpec(s.dtype, TensorShape([size]).concatenate(s.shape)), spec)
+
+
+class Options:
+    """`tf.data.Options`: accepted; flowloom's pipelines have no options to set."""
+
+    def __init__(self):
+        self.experimental_deterministic = None
+
+
+# TF 1.15 names: tf.data.Dataset is the v1 class.
+DatasetV1 = Dataset
+DatasetV2 = Dataset
+
+
+class _FileDataset(Dataset):
+    @staticmethod
+    def _filenames(filenames):
+        if isinstance(filenames, Dataset):
+            raise NotImplementedError("a file dataset whose filenames come from another "
+                                      "Dataset is not in flowloom yet; pass a list or tensor")
+        t = convert_to_tensor(filenames, dtype=dtypes.string, name="filenames")
+        if t.get_shape().ndims not in (None, 0, 1):
+            raise ValueError("`filenames` must be a `tf.Tensor` of dtype `tf.string` and rank "
+                             "0 or 1")
+        return t
+
+
+class TFRecordDataset(_FileDataset):
+    """The records of TFRecord files (`compression_type`: "", "ZLIB" or "GZIP")."""
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None,
+                 num_parallel_reads=None):
+        spec = structure.TensorSpec(dtypes.string, [])
+        variant = apply_op("TFRecordDataset", (
+            self._filenames(filenames), convert_to_tensor(compression_type or "",
+                                                          dtype=dtypes.string,
+                                                          name="compression_type"),
+            _i64(256 * 1024 if buffer_size is None else buffer_size, "buffer_size"))).outputs[0]
+        super().__init__(variant, spec)
+
+
+class TextLineDataset(_FileDataset):
+    """The lines of text files, without their line endings."""
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None):
+        spec = structure.TensorSpec(dtypes.string, [])
+        variant = apply_op("TextLineDataset", (
+            self._filenames(filenames), convert_to_tensor(compression_type or "",
+                                                          dtype=dtypes.string,
+                                                          name="compression_type"),
+            _i64(256 * 1024 if buffer_size is None else buffer_size, "buffer_size"))).outputs[0]
+        super().__init__(variant, spec)
+
+
+class FixedLengthRecordDataset(_FileDataset):
+    """Records of `record_bytes` bytes from binary files, after `header_bytes`, before
+    `footer_bytes` (the CIFAR-10 binary format is one)."""
+
+    def __init__(self, filenames, record_bytes, header_bytes=None, footer_bytes=None,
+                 buffer_size=None, compression_type=None):
+        spec = structure.TensorSpec(dtypes.string, [])
+        variant = apply_op("FixedLengthRecordDatasetV2", (
+            self._filenames(filenames), _i64(header_bytes or 0, "header_bytes"),
+            _i64(record_bytes, "record_bytes"), _i64(footer_bytes or 0, "footer_bytes"),
+            _i64(buffer_size or 256 * 1024, "buffer_size"),
+            convert_to_tensor(compression_type or "", dtype=dtypes.string,
+                              name="compression_type"))).outputs[0]
+        super().__init__(variant, spec)

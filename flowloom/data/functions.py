@@ -1,0 +1,141 @@
+"""Dataset functions (`map`, `filter`, `flat_map`, ...): traced once into a graph of their own,
+then run per element, as TF traces them into a function.
+
+A traced function's graph has one Placeholder per component of the input element; calling
+it runs the graph in a private session (thread-safe, so `num_parallel_calls` calls run at
+once). The dataset op that uses it names it in a `func` attr.
+"""
+
+import itertools
+import threading
+
+import numpy as np
+
+from flowloom.data import structure
+from flowloom.framework import nest
+from flowloom.proto import attr_value_pb2
+
+_counter = itertools.count()
+
+
+class TracedFunction:
+    """`fn` traced for elements of `input_spec`.
+
+    Attributes:
+      name: the function's name (the `func` attr of the op that calls it).
+      output_spec: the structure of what `fn` returns.
+      graph: the traced graph.
+    """
+
+    def __init__(self, fn, input_spec, what):
+        from flowloom.framework.graph import Graph
+        from flowloom.ops.array.array_ops import placeholder
+
+        self.name = f"__flowloom_{what}_{next(_counter)}"
+        self.graph = Graph()
+        self._session = None
+        self._callable = None
+        self._lock = threading.Lock()
+        with self.graph.as_default():
+            args = []
+            for k, spec in enumerate(structure.flatten(input_spec)):
+                p = placeholder(spec.dtype, spec.shape, name=f"arg{k}")
+                if isinstance(spec, structure.DatasetSpec):
+                    from flowloom.data.dataset import Dataset
+
+                    p = Dataset._from_variant(p, spec.element_spec)
+                args.append(p)
+            self._inputs = [a if not hasattr(a, "_variant") else a._variant for a in args]
+            element = structure.pack(input_spec, args)
+            try:
+                if isinstance(element, tuple) and not hasattr(element, "_fields"):
+                    result = fn(*element)  # TF unpacks tuple elements into arguments
+                else:
+                    result = fn(element)
+            except ValueError as e:
+                if "must be from the same graph" in str(e):
+                    raise NotImplementedError(
+                        f"a tf.data function ({getattr(fn, '__name__', fn)}) that uses tensors "
+                        "of the graph outside it: flowloom does not capture them yet; create "
+                        "them inside the function") from e
+                raise
+            self.output_spec, self._outputs = _outputs(result)
+
+    def attr(self):
+        """The `func` AttrValue that names this function."""
+        return attr_value_pb2.AttrValue(func=attr_value_pb2.NameAttrList(name=self.name))
+
+    def __call__(self, element):
+        run = self._callable
+        if run is None:
+            with self._lock:
+                if self._callable is None:
+                    from flowloom.runtime.session import Session
+
+                    self._session = Session(graph=self.graph)
+                    self._callable = self._session.make_callable(self._outputs,
+                                                                 feed_list=self._inputs)
+                run = self._callable
+        values = run(*element)
+        return tuple(np.asarray(v) if not _is_dataset_value(v) else v for v in values)
+
+
+def _is_dataset_value(v):
+    from flowloom.ops.data.dataset_values import DatasetValue
+
+    return isinstance(v, DatasetValue)
+
+
+def _outputs(result):
+    """(output spec, flat output tensors) of a traced function's return value."""
+    from flowloom.data.dataset import Dataset
+    from flowloom.framework.ops import Tensor, convert_to_tensor
+
+    if isinstance(result, list):
+        result = tuple(result)  # TF treats a returned list as a tuple of components
+
+    def leaf(x):
+        if isinstance(x, Dataset):
+            return x
+        return x if isinstance(x, Tensor) else convert_to_tensor(x)
+
+    result = nest.map_structure(leaf, result)
+    specs = nest.map_structure(
+        lambda x: structure.DatasetSpec(x.element_spec) if isinstance(x, Dataset)
+        else structure.TensorSpec(x.dtype.base_dtype, x.get_shape()), result)
+    flat = [x._variant if isinstance(x, Dataset) else x for x in nest.flatten(result)]
+    return specs, flat
+
+
+class GeneratorFunction:
+    """`Dataset.from_generator`'s callable, converted per element to the declared structure."""
+
+    def __init__(self, generator, args, spec):
+        self.name = f"__flowloom_generator_{next(_counter)}"
+        self.generator = generator
+        self.args = args
+        self.spec = spec
+
+    def attr(self):
+        return attr_value_pb2.AttrValue(func=attr_value_pb2.NameAttrList(name=self.name))
+
+    def make_generator(self):
+        return iter(self.generator(*self.args))
+
+    def convert(self, value):
+        flat_specs = structure.flatten(self.spec)
+        try:
+            flat = nest.flatten_up_to(self.spec, value) if nest.is_nested(self.spec) \
+                else [value]
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"`generator` yielded an element that did not match the expected "
+                            f"structure: {value!r}") from e
+        out = []
+        for v, spec in zip(flat, flat_specs):
+            dtype = object if spec.dtype.name == "string" else spec.dtype.as_numpy_dtype
+            arr = np.asarray(v, dtype=dtype)
+            if not spec.shape.is_compatible_with(arr.shape):
+                raise ValueError(f"`generator` yielded an element of shape {arr.shape} where "
+                                 f"an element of shape {spec.shape} was expected.")
+            out.append(arr)
+        return tuple(out)

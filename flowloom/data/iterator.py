@@ -1,0 +1,122 @@
+"""`tf.data.Iterator`: one-shot, initializable, reinitializable and feedable iterators."""
+
+import itertools
+
+from flowloom.data import structure
+from flowloom.framework import dtypes
+from flowloom.framework.apply_op import apply_op
+from flowloom.framework.graph import name_scope
+
+_names = itertools.count()
+
+
+class Iterator:
+    """Pulls elements of a Dataset inside Session.run.
+
+    `get_next()` returns the next element's tensors (raising `OutOfRangeError` at run time
+    when the dataset is exhausted); `initializer` (re)starts it.
+    """
+
+    def __init__(self, handle, initializer, element_spec):
+        self._handle = handle
+        self._initializer = initializer
+        self.element_spec = element_spec
+
+    @staticmethod
+    def _one_shot(dataset):
+        spec = dataset.element_spec
+        handle = apply_op("OneShotIterator", (dataset._variant,), shared_name="",
+                          **_attrs(spec)).outputs[0]
+        return Iterator(handle, None, spec)
+
+    @staticmethod
+    def from_structure(output_types, output_shapes=None, shared_name=None, output_classes=None):
+        """A reinitializable iterator for elements of this structure; `make_initializer(ds)`
+        gives the op that points it at a dataset."""
+        spec = structure.from_types_and_shapes(output_types, output_shapes)
+        name = shared_name or f"_flowloom_iterator_{next(_names)}"
+        handle = apply_op("IteratorV2", (), shared_name=name, **_attrs(spec)).outputs[0]
+        return Iterator(handle, None, spec)
+
+    @staticmethod
+    def from_string_handle(string_handle, output_types, output_shapes=None,
+                           output_classes=None):
+        """A feedable iterator: the iterator named by `string_handle` (a string placeholder
+        fed with another iterator's `string_handle()` value)."""
+        spec = structure.from_types_and_shapes(output_types, output_shapes)
+        from flowloom.framework.ops import convert_to_tensor
+
+        handle = apply_op("IteratorFromStringHandleV2",
+                          (convert_to_tensor(string_handle, dtype=dtypes.string),),
+                          **_attrs(spec)).outputs[0]
+        return Iterator(handle, None, spec)
+
+    @property
+    def initializer(self):
+        if self._initializer is None:
+            raise ValueError("Iterator does not have an initializer.")
+        return self._initializer
+
+    def make_initializer(self, dataset, name=None):
+        """The op that (re)starts this iterator on `dataset` (of a compatible structure)."""
+        if not structure.compatible(self.element_spec, dataset.element_spec):
+            raise TypeError(f"Expected output types {self.output_types} and shapes "
+                            f"{self.output_shapes} but got dataset with output types "
+                            f"{dataset.output_types} and shapes {dataset.output_shapes}.")
+        with name_scope(name, "make_initializer"):
+            return apply_op("MakeIterator", (dataset._variant, self._handle), name=name)
+
+    def get_next(self, name=None):
+        """The next element: tensors in the element's structure."""
+        flat = apply_op("IteratorGetNext", (self._handle,), name=name,
+                        **_attrs(self.element_spec)).outputs
+        return structure.pack(self.element_spec, flat)
+
+    def string_handle(self, name=None):
+        """A string tensor naming this iterator, for `from_string_handle`."""
+        return apply_op("IteratorToStringHandle", (self._handle,), name=name).outputs[0]
+
+    @property
+    def output_types(self):
+        return structure.types(self.element_spec)
+
+    @property
+    def output_shapes(self):
+        return structure.shapes(self.element_spec)
+
+    @property
+    def output_classes(self):
+        return structure.classes(self.element_spec)
+
+
+def _attrs(spec):
+    flat = structure.flatten(spec)
+    for s in flat:
+        if isinstance(s, structure.DatasetSpec):
+            raise NotImplementedError("an iterator over elements that are datasets (window()): "
+                                      "flat_map them into tensors first")
+    return {"output_types": [s.dtype for s in flat], "output_shapes": [s.shape for s in flat]}
+
+
+def make_one_shot_iterator(dataset):
+    """`tf.data.make_one_shot_iterator(dataset)` (TF 1.13+)."""
+    return dataset.make_one_shot_iterator()
+
+
+def make_initializable_iterator(dataset, shared_name=None):
+    """`tf.data.make_initializable_iterator(dataset)` (TF 1.13+)."""
+    return dataset.make_initializable_iterator(shared_name)
+
+
+def get_output_types(dataset_or_iterator):
+    return dataset_or_iterator.output_types
+
+
+def get_output_shapes(dataset_or_iterator):
+    return dataset_or_iterator.output_shapes
+
+
+def get_output_classes(dataset_or_iterator):
+    return dataset_or_iterator.output_classes
+
+

@@ -1,0 +1,292 @@
+"""tf.data's dataset ops: each builds a `DatasetValue` (ops/data/dataset_values.py) as the
+value of its `variant` output, under TF's op type names and attrs.
+
+Functions (`f`, `predicate`) are `func` attrs naming a graph traced by flowloom/data/functions.py;
+the kernels look the traced function up in its graph's registry.
+"""
+
+import weakref
+
+import numpy as np
+
+from flowloom.framework import common_shapes, errors
+from flowloom.framework.op_def import defop
+from flowloom.ops.data import dataset_values as dv
+
+# Graph -> {function name: TracedFunction}: the functions dataset ops call.
+FUNCTIONS = weakref.WeakKeyDictionary()
+
+_TYPES = {"output_types": None, "output_shapes": None}
+
+
+def register_function(graph, fn):
+    FUNCTIONS.setdefault(graph, {})[fn.name] = fn
+
+
+def _function(ctx, attr):
+    name = attr.func.name if hasattr(attr, "func") else str(attr)
+    fn = FUNCTIONS.get(ctx.op._graph, {}).get(name)
+    if fn is None:
+        raise errors.NotFoundError(
+            None, ctx.op, f"Function {name} is not defined in this process: flowloom runs "
+            "dataset functions it traced itself, never ones read from a file")
+    return fn
+
+
+def _dataset(type_name, inputs, attrs=None):
+    op = defop(type_name, inputs=inputs, outputs=["handle: variant"],
+               attrs=dict(_TYPES, **(attrs or {})), stateful=True)
+    op.shape(common_shapes.scalar_shape)
+    op.no_gradient()
+    return op
+
+
+def _int(x):
+    return int(np.asarray(x))
+
+
+TensorDataset = _dataset("TensorDataset", ["components: list(Toutput_types)"])
+
+
+@TensorDataset.kernel
+def _(xp, *components, output_types, output_shapes):
+    return dv.TensorsValue(list(components))
+
+
+TensorSliceDataset = _dataset("TensorSliceDataset", ["components: list(Toutput_types)"])
+
+
+@TensorSliceDataset.kernel
+def _(xp, *components, output_types, output_shapes, ctx):
+    return dv.SlicesValue(list(components), ctx.op)
+
+
+RangeDataset = _dataset("RangeDataset", ["start: int64", "stop: int64", "step: int64"])
+
+
+@RangeDataset.kernel
+def _(xp, start, stop, step, *, output_types, output_shapes, ctx):
+    return dv.RangeValue(_int(start), _int(stop), _int(step),
+                         output_types[0].as_numpy_dtype, ctx.op)
+
+
+ZipDataset = _dataset("ZipDataset", ["input_datasets: N * variant"], {"N": None})
+
+
+@ZipDataset.kernel
+def _(xp, *inputs, output_types, output_shapes, N):
+    return dv.ZipValue(list(inputs))
+
+
+ConcatenateDataset = _dataset("ConcatenateDataset", ["input_dataset: variant",
+                                                     "another_dataset: variant"])
+
+
+@ConcatenateDataset.kernel
+def _(xp, first, second, *, output_types, output_shapes):
+    return dv.ConcatenateValue(first, second)
+
+
+_FN_ATTRS = {"f": None, "Targuments": [], "use_inter_op_parallelism": True,
+             "preserve_cardinality": False}
+MapDataset = _dataset("MapDataset", ["input_dataset: variant"], _FN_ATTRS)
+
+
+@MapDataset.kernel
+def _(xp, dataset, *, output_types, output_shapes, f, Targuments, use_inter_op_parallelism,
+      preserve_cardinality, ctx):
+    return dv.MapValue(dataset, _function(ctx, f))
+
+
+ParallelMapDataset = _dataset("ParallelMapDataset", ["input_dataset: variant",
+                                                     "num_parallel_calls: int32"],
+                              dict(_FN_ATTRS, sloppy=False))
+
+
+@ParallelMapDataset.kernel
+def _(xp, dataset, num_parallel_calls, *, output_types, output_shapes, f, Targuments,
+      use_inter_op_parallelism, preserve_cardinality, sloppy, ctx):
+    n = _int(num_parallel_calls)
+    if n <= 0 and n != -1:
+        raise errors.InvalidArgumentError(None, ctx.op, "num_parallel_calls must be greater "
+                                          "than zero.")
+    return dv.MapValue(dataset, _function(ctx, f), n)
+
+
+FilterDataset = _dataset("FilterDataset", ["input_dataset: variant"],
+                         {"predicate": None, "Targuments": []})
+
+
+@FilterDataset.kernel
+def _(xp, dataset, *, output_types, output_shapes, predicate, Targuments, ctx):
+    return dv.FilterValue(dataset, _function(ctx, predicate), ctx.op)
+
+
+FlatMapDataset = _dataset("FlatMapDataset", ["input_dataset: variant"],
+                          {"f": None, "Targuments": []})
+
+
+@FlatMapDataset.kernel
+def _(xp, dataset, *, output_types, output_shapes, f, Targuments, ctx):
+    return dv.FlatMapValue(dataset, _function(ctx, f), ctx.op)
+
+
+InterleaveDataset = _dataset("InterleaveDataset", ["input_dataset: variant",
+                                                   "cycle_length: int64",
+                                                   "block_length: int64"],
+                             {"f": None, "Targuments": []})
+
+
+@InterleaveDataset.kernel
+def _(xp, dataset, cycle_length, block_length, *, output_types, output_shapes, f, Targuments,
+      ctx):
+    return dv.InterleaveValue(dataset, _function(ctx, f), _int(cycle_length),
+                              _int(block_length), ctx.op)
+
+
+BatchDatasetV2 = _dataset("BatchDatasetV2", ["input_dataset: variant", "batch_size: int64",
+                                             "drop_remainder: bool"],
+                          {"parallel_copy": False})
+
+
+@BatchDatasetV2.kernel
+def _(xp, dataset, batch_size, drop_remainder, *, output_types, output_shapes, parallel_copy,
+      ctx):
+    return dv.BatchValue(dataset, _int(batch_size), bool(drop_remainder), ctx.op)
+
+
+PaddedBatchDatasetV2 = _dataset(
+    "PaddedBatchDatasetV2", ["input_dataset: variant", "batch_size: int64",
+                             "padded_shapes: N * int64", "padding_values: list(Toutput_types)",
+                             "drop_remainder: bool"], {"N": None, "parallel_copy": False})
+
+
+@PaddedBatchDatasetV2.kernel
+def _(xp, dataset, batch_size, *rest, output_types, output_shapes, N, parallel_copy, ctx):
+    shapes = [tuple(int(d) for d in np.asarray(s).reshape(-1)) for s in rest[:N]]
+    values = [np.asarray(v)[()] for v in rest[N:2 * N]]
+    return dv.BatchValue(dataset, _int(batch_size), bool(rest[2 * N]), ctx.op, shapes, values)
+
+
+ShuffleDataset = _dataset("ShuffleDataset", ["input_dataset: variant", "buffer_size: int64",
+                                             "seed: int64", "seed2: int64"],
+                          {"reshuffle_each_iteration": True})
+
+
+@ShuffleDataset.kernel
+def _(xp, dataset, buffer_size, seed, seed2, *, output_types, output_shapes,
+      reshuffle_each_iteration, ctx):
+    return dv.ShuffleValue(dataset, _int(buffer_size), _int(seed), _int(seed2),
+                           reshuffle_each_iteration, ctx.op)
+
+
+RepeatDataset = _dataset("RepeatDataset", ["input_dataset: variant", "count: int64"])
+
+
+@RepeatDataset.kernel
+def _(xp, dataset, count, *, output_types, output_shapes):
+    return dv.RepeatValue(dataset, _int(count))
+
+
+TakeDataset = _dataset("TakeDataset", ["input_dataset: variant", "count: int64"])
+
+
+@TakeDataset.kernel
+def _(xp, dataset, count, *, output_types, output_shapes):
+    return dv.TakeValue(dataset, _int(count))
+
+
+SkipDataset = _dataset("SkipDataset", ["input_dataset: variant", "count: int64"])
+
+
+@SkipDataset.kernel
+def _(xp, dataset, count, *, output_types, output_shapes):
+    return dv.SkipValue(dataset, _int(count))
+
+
+CacheDataset = _dataset("CacheDataset", ["input_dataset: variant", "filename: string"])
+
+
+@CacheDataset.kernel
+def _(xp, dataset, filename, *, output_types, output_shapes, ctx):
+    name = np.asarray(filename).item()
+    if name:
+        raise NotImplementedError("Dataset.cache(filename) (a cache on disk) is not in "
+                                  "flowloom yet; Dataset.cache() caches in memory")
+    # Memory cache: the first full pass of an iterator is replayed by its later passes
+    # (`ds.cache().repeat()`).
+    return dv.CacheValue(dataset)
+
+
+PrefetchDataset = _dataset("PrefetchDataset", ["input_dataset: variant",
+                                               "buffer_size: int64"], {"slack_period": 0})
+
+
+@PrefetchDataset.kernel
+def _(xp, dataset, buffer_size, *, output_types, output_shapes, slack_period):
+    return dv.PrefetchValue(dataset, _int(buffer_size))
+
+
+UnbatchDataset = _dataset("UnbatchDataset", ["input_dataset: variant"])
+
+
+@UnbatchDataset.kernel
+def _(xp, dataset, *, output_types, output_shapes, ctx):
+    return dv.UnbatchValue(dataset, ctx.op)
+
+
+WindowDataset = _dataset("WindowDataset", ["input_dataset: variant", "size: int64",
+                                           "shift: int64", "stride: int64",
+                                           "drop_remainder: bool"])
+
+
+@WindowDataset.kernel
+def _(xp, dataset, size, shift, stride, drop_remainder, *, output_types, output_shapes, ctx):
+    return dv.WindowValue(dataset, _int(size), _int(shift), _int(stride),
+                          bool(drop_remainder), len(output_types), ctx.op)
+
+
+TFRecordDataset = _dataset("TFRecordDataset", ["filenames: string", "compression_type: string",
+                                               "buffer_size: int64"])
+TFRecordDataset.attr_defaults.pop("output_types")
+TFRecordDataset.attr_defaults.pop("output_shapes")
+
+
+@TFRecordDataset.kernel
+def _(xp, filenames, compression_type, buffer_size, *, ctx):
+    return dv.TFRecordValue(filenames, np.asarray(compression_type).item(), ctx.op)
+
+
+TextLineDataset = _dataset("TextLineDataset", ["filenames: string", "compression_type: string",
+                                               "buffer_size: int64"])
+TextLineDataset.attr_defaults.clear()
+
+
+@TextLineDataset.kernel
+def _(xp, filenames, compression_type, buffer_size, *, ctx):
+    return dv.TextLineValue(filenames, np.asarray(compression_type).item(), ctx.op)
+
+
+FixedLengthRecordDatasetV2 = _dataset(
+    "FixedLengthRecordDatasetV2", ["filenames: string", "header_bytes: int64",
+                                   "record_bytes: int64", "footer_bytes: int64",
+                                   "buffer_size: int64", "compression_type: string"])
+FixedLengthRecordDatasetV2.attr_defaults.clear()
+
+
+@FixedLengthRecordDatasetV2.kernel
+def _(xp, filenames, header_bytes, record_bytes, footer_bytes, buffer_size, compression_type, *,
+      ctx):
+    return dv.FixedLengthValue(filenames, _int(header_bytes), _int(record_bytes),
+                               _int(footer_bytes), np.asarray(compression_type).item(), ctx.op)
+
+
+# Dataset.from_generator: the generator is a Python callable held by the graph's registry
+# under `generator_name` (never read from a file).
+GeneratorDataset = _dataset("GeneratorDataset", [], {"generator": None})
+
+
+@GeneratorDataset.kernel
+def _(xp, *, output_types, output_shapes, generator, ctx):
+    fn = _function(ctx, generator)
+    return dv.GeneratorValue(fn.make_generator, fn.convert)

@@ -1,0 +1,507 @@
+"""What a dataset op computes at run time: a `DatasetValue`, a recipe for iterating elements.
+
+Each dataset op's kernel returns one of these (the value of its `variant` output); an
+iterator op calls `iterate()` on it and pulls elements, each a tuple of NumPy arrays (one
+per flattened component). Functions (`map`, `filter`, `flat_map`, ...) arrive as
+`TracedFunction`s, graphs traced once and run per element.
+"""
+
+import collections
+import concurrent.futures
+import os
+import queue
+import threading
+
+import numpy as np
+
+from flowloom.framework import errors
+
+# Memory bounds for what a dataset buffers (elements, not bytes: a shuffle buffer larger than
+# this is refused before it fills).
+MAX_BUFFERED_ELEMENTS = 1 << 24
+
+
+class DatasetValue:
+    """A dataset at run time. Subclasses implement `iterate()`, a generator of elements."""
+
+    def iterate(self):
+        raise NotImplementedError
+
+
+class TensorsValue(DatasetValue):
+    def __init__(self, components):
+        self.components = components
+
+    def iterate(self):
+        yield tuple(self.components)
+
+
+class SlicesValue(DatasetValue):
+    def __init__(self, components, op):
+        sizes = {c.shape[0] if c.ndim else None for c in components}
+        if None in sizes or len(sizes) != 1:
+            raise errors.InvalidArgumentError(
+                None, op, "All components must have the same size in the 0th dimension: "
+                + ", ".join(str(c.shape) for c in components))
+        self.components = components
+        self.size = sizes.pop()
+
+    def iterate(self):
+        comps = self.components
+        for i in range(self.size):
+            yield tuple(c[i] for c in comps)
+
+
+class RangeValue(DatasetValue):
+    def __init__(self, start, stop, step, dtype, op):
+        if step == 0:
+            raise errors.InvalidArgumentError(None, op, "step must be a non-zero integer.")
+        self.args = (start, stop, step)
+        self.dtype = dtype
+
+    def iterate(self):
+        dtype = self.dtype
+        for v in range(*self.args):
+            yield (np.array(v, dtype),)
+
+
+class ZipValue(DatasetValue):
+    def __init__(self, inputs):
+        self.inputs = inputs
+
+    def iterate(self):
+        for parts in zip(*(d.iterate() for d in self.inputs)):
+            yield tuple(c for p in parts for c in p)
+
+
+class ConcatenateValue(DatasetValue):
+    def __init__(self, first, second):
+        self.first, self.second = first, second
+
+    def iterate(self):
+        yield from self.first.iterate()
+        yield from self.second.iterate()
+
+
+class MapValue(DatasetValue):
+    def __init__(self, input_value, fn, num_parallel_calls=1, deterministic=True):
+        self.input = input_value
+        self.fn = fn
+        self.parallel = max(1, int(num_parallel_calls)) if num_parallel_calls != -1 else \
+            max(2, os.cpu_count() or 2)
+
+    def iterate(self):
+        fn = self.fn
+        if self.parallel == 1:
+            for elem in self.input.iterate():
+                yield fn(elem)
+            return
+        # Results in input order; at most `parallel` calls in flight.
+        with concurrent.futures.ThreadPoolExecutor(self.parallel) as pool:
+            pending = collections.deque()
+            source = self.input.iterate()
+            for elem in source:
+                pending.append(pool.submit(fn, elem))
+                if len(pending) >= self.parallel:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+
+
+class FilterValue(DatasetValue):
+    def __init__(self, input_value, predicate, op):
+        self.input, self.predicate, self.op = input_value, predicate, op
+
+    def iterate(self):
+        for elem in self.input.iterate():
+            keep = self.predicate(elem)[0]
+            if np.ndim(keep) != 0 or np.asarray(keep).dtype != np.bool_:
+                raise errors.InvalidArgumentError(
+                    None, self.op, "Filter predicate `f` must return a scalar bool.")
+            if keep:
+                yield elem
+
+
+class FlatMapValue(DatasetValue):
+    def __init__(self, input_value, fn, op):
+        self.input, self.fn, self.op = input_value, fn, op
+
+    def iterate(self):
+        for elem in self.input.iterate():
+            yield from _as_dataset(self.fn(elem)[0], self.op).iterate()
+
+
+def _as_dataset(value, op):
+    if not isinstance(value, DatasetValue):
+        raise errors.InvalidArgumentError(None, op, "The function must return a dataset.")
+    return value
+
+
+class InterleaveValue(DatasetValue):
+    def __init__(self, input_value, fn, cycle_length, block_length, op):
+        if cycle_length <= 0 and cycle_length != -1:
+            raise errors.InvalidArgumentError(None, op, "cycle_length must be greater than 0.")
+        if block_length <= 0:
+            raise errors.InvalidArgumentError(None, op, "block_length must be greater than 0.")
+        self.input, self.fn, self.op = input_value, fn, op
+        self.cycle = cycle_length if cycle_length > 0 else max(2, os.cpu_count() or 2)
+        self.block = block_length
+
+    def iterate(self):
+        source = self.input.iterate()
+        slots = []
+        exhausted = False
+        k = 0
+        while True:
+            while not exhausted and len(slots) < self.cycle:
+                try:
+                    elem = next(source)
+                except StopIteration:
+                    exhausted = True
+                    break
+                slots.append(_as_dataset(self.fn(elem)[0], self.op).iterate())
+            if not slots:
+                return
+            k %= len(slots)
+            it = slots[k]
+            for _ in range(self.block):
+                try:
+                    yield next(it)
+                except StopIteration:
+                    slots.pop(k)
+                    break
+            else:
+                k += 1
+
+
+class BatchValue(DatasetValue):
+    def __init__(self, input_value, batch_size, drop_remainder, op, padded_shapes=None,
+                 padding_values=None):
+        if batch_size <= 0:
+            raise errors.InvalidArgumentError(None, op, "Batch size must be greater than zero.")
+        self.input, self.size, self.drop, self.op = input_value, batch_size, drop_remainder, op
+        self.padded_shapes = padded_shapes
+        self.padding_values = padding_values
+
+    def iterate(self):
+        batch = []
+        for elem in self.input.iterate():
+            batch.append(elem)
+            if len(batch) == self.size:
+                yield self._stack(batch)
+                batch = []
+        if batch and not self.drop:
+            yield self._stack(batch)
+
+    def _stack(self, batch):
+        out = []
+        for i, parts in enumerate(zip(*batch)):
+            if self.padded_shapes is None:
+                shapes = {p.shape for p in parts}
+                if len(shapes) != 1:
+                    raise errors.InvalidArgumentError(
+                        None, self.op, "Cannot batch tensors with different shapes in component "
+                        f"{i}. First element had shape {list(parts[0].shape)} and element "
+                        f"{[p.shape for p in parts].index(next(s for s in shapes if s != parts[0].shape))} "  # noqa: E501
+                        f"had shape {list(next(s for s in shapes if s != parts[0].shape))}.")
+                out.append(np.stack(parts))
+            else:
+                out.append(self._pad(i, parts))
+        return tuple(out)
+
+    def _pad(self, i, parts):
+        want = self.padded_shapes[i]
+        rank = parts[0].ndim
+        if len(want) != rank or any(p.ndim != rank for p in parts):
+            raise errors.InvalidArgumentError(
+                None, self.op, f"Number of dimensions of padded shape ({len(want)}) must match "
+                f"the rank of component {i} ({rank}).")
+        dims = []
+        for d in range(rank):
+            biggest = max(p.shape[d] for p in parts)
+            if want[d] >= 0:
+                if biggest > want[d]:
+                    raise errors.InvalidArgumentError(
+                        None, self.op, f"Attempted to pad to a smaller size than the input "
+                        f"element: dimension {d} is {biggest}, padded shape {want[d]}.")
+                dims.append(want[d])
+            else:
+                dims.append(biggest)
+        fill = self.padding_values[i]
+        out = np.full([len(parts)] + dims, fill, dtype=parts[0].dtype)
+        for k, p in enumerate(parts):
+            out[(k,) + tuple(slice(0, s) for s in p.shape)] = p
+        return out
+
+
+class UnbatchValue(DatasetValue):
+    def __init__(self, input_value, op):
+        self.input, self.op = input_value, op
+
+    def iterate(self):
+        for elem in self.input.iterate():
+            sizes = {c.shape[0] if c.ndim else None for c in elem}
+            if None in sizes or len(sizes) != 1:
+                raise errors.InvalidArgumentError(
+                    None, self.op, "Input element must have a non-scalar value in each "
+                    "component, all with the same 0th dimension.")
+            for i in range(sizes.pop()):
+                yield tuple(c[i] for c in elem)
+
+
+class ShuffleValue(DatasetValue):
+    """A buffer of `buffer_size` elements, each output drawn uniformly from it.
+
+    Seeded orders are reproducible run to run (but are not TensorFlow's: its shuffle draws
+    from its own Philox stream, not reproduced here)."""
+
+    def __init__(self, input_value, buffer_size, seed, seed2, reshuffle, op):
+        if buffer_size <= 0:
+            raise errors.InvalidArgumentError(None, op, "buffer_size must be greater than zero.")
+        if buffer_size > MAX_BUFFERED_ELEMENTS:
+            raise errors.ResourceExhaustedError(
+                None, op, f"shuffle buffer_size {buffer_size} is over flowloom's limit of "
+                f"{MAX_BUFFERED_ELEMENTS} elements")
+        self.input, self.size = input_value, buffer_size
+        self.seed = None if seed == 0 and seed2 == 0 else (seed, seed2)
+        self.reshuffle = reshuffle
+        self.epoch = 0
+
+    def iterate(self):
+        epoch = self.epoch
+        self.epoch += 1
+        if self.seed is None:
+            rng = np.random.default_rng()
+        else:
+            rng = np.random.default_rng([self.seed[0], self.seed[1],
+                                         epoch if self.reshuffle else 0])
+        buf = []
+        for elem in self.input.iterate():
+            buf.append(elem)
+            if len(buf) == self.size:
+                k = int(rng.integers(len(buf)))
+                buf[k], buf[-1] = buf[-1], buf[k]
+                yield buf.pop()
+        while buf:
+            k = int(rng.integers(len(buf)))
+            buf[k], buf[-1] = buf[-1], buf[k]
+            yield buf.pop()
+
+
+class RepeatValue(DatasetValue):
+    def __init__(self, input_value, count):
+        self.input, self.count = input_value, count
+
+    def iterate(self):
+        k = 0
+        while self.count < 0 or k < self.count:
+            produced = False
+            for elem in self.input.iterate():
+                produced = True
+                yield elem
+            k += 1
+            if not produced:
+                return  # an empty dataset repeated forever is empty
+
+
+class TakeValue(DatasetValue):
+    def __init__(self, input_value, count):
+        self.input, self.count = input_value, count
+
+    def iterate(self):
+        if self.count < 0:
+            yield from self.input.iterate()
+            return
+        for k, elem in enumerate(self.input.iterate()):
+            if k >= self.count:
+                return
+            yield elem
+
+
+class SkipValue(DatasetValue):
+    def __init__(self, input_value, count):
+        self.input, self.count = input_value, count
+
+    def iterate(self):
+        for k, elem in enumerate(self.input.iterate()):
+            if self.count < 0 or k >= self.count:
+                if self.count >= 0:
+                    yield elem
+
+
+class CacheValue(DatasetValue):
+    """An in-memory cache: the first full pass is recorded and later passes replay it."""
+
+    def __init__(self, input_value):
+        self.input = input_value
+        self.cached = None
+        self.lock = threading.Lock()
+
+    def iterate(self):
+        if self.cached is not None:
+            yield from self.cached
+            return
+        seen = []
+        for elem in self.input.iterate():
+            seen.append(elem)
+            yield elem
+        with self.lock:
+            self.cached = seen
+
+
+class PrefetchValue(DatasetValue):
+    """Elements computed ahead on a background thread, up to `buffer_size` of them."""
+
+    def __init__(self, input_value, buffer_size):
+        self.input = input_value
+        self.size = max(1, int(buffer_size)) if buffer_size != -1 else 2
+
+    def iterate(self):
+        q = queue.Queue(self.size)
+        stop = threading.Event()
+        done = object()
+
+        def produce():
+            try:
+                for elem in self.input.iterate():
+                    while not stop.is_set():
+                        try:
+                            q.put((elem, None), timeout=0.1)
+                            break
+                        except queue.Full:
+                            continue
+                    if stop.is_set():
+                        return
+                q.put((done, None))
+            except BaseException as e:  # handed to the consumer, raised there
+                q.put((done, e))
+
+        worker = threading.Thread(target=produce, daemon=True, name="flowloom-prefetch")
+        worker.start()
+        try:
+            while True:
+                elem, error = q.get()
+                if elem is done:
+                    if error is not None:
+                        raise error
+                    return
+                yield elem
+        finally:
+            stop.set()
+
+
+class WindowValue(DatasetValue):
+    def __init__(self, input_value, size, shift, stride, drop_remainder, num_components, op):
+        for name, v in (("size", size), ("shift", shift), ("stride", stride)):
+            if v <= 0:
+                raise errors.InvalidArgumentError(None, op, f"Window {name} must be positive.")
+        self.input, self.size, self.shift, self.stride = input_value, size, shift, stride
+        self.drop, self.n = drop_remainder, num_components
+
+    def iterate(self):
+        span = (self.size - 1) * self.stride + 1
+        buf = []
+        for elem in self.input.iterate():
+            buf.append(elem)
+            if len(buf) == span:
+                yield self._window(buf)
+                buf = buf[self.shift:]
+        while buf and not self.drop:
+            yield self._window(buf)
+            buf = buf[self.shift:]
+
+    def _window(self, buf):
+        picked = buf[::self.stride][:self.size]
+        return tuple(ListValue([(e[i],) for e in picked]) for i in range(self.n))
+
+
+class ListValue(DatasetValue):
+    def __init__(self, elements):
+        self.elements = elements
+
+    def iterate(self):
+        yield from self.elements
+
+
+class GeneratorValue(DatasetValue):
+    def __init__(self, make_generator, convert):
+        self.make_generator = make_generator
+        self.convert = convert
+
+    def iterate(self):
+        for value in self.make_generator():
+            yield self.convert(value)
+
+
+def _filenames(filenames, op):
+    names = np.asarray(filenames).reshape(-1)
+    return [n.decode("utf-8") if isinstance(n, bytes) else str(n) for n in names]
+
+
+class TFRecordValue(DatasetValue):
+    def __init__(self, filenames, compression, op):
+        self.files = _filenames(filenames, op)
+        self.compression = compression.decode() if isinstance(compression, bytes) else \
+            str(compression)
+
+    def iterate(self):
+        from flowloom.io.tfrecord import read_records
+
+        for path in self.files:
+            for _, data in read_records(path, self.compression or None):
+                yield (np.array(data, dtype=object),)
+
+
+class TextLineValue(DatasetValue):
+    def __init__(self, filenames, compression, op):
+        self.files = _filenames(filenames, op)
+        self.compression = compression.decode() if isinstance(compression, bytes) else \
+            str(compression)
+        self.op = op
+
+    def iterate(self):
+        for path in self.files:
+            with _open(path, self.compression, self.op) as f:
+                for line in f:
+                    yield (np.array(line.rstrip(b"\n").rstrip(b"\r"), dtype=object),)
+
+
+class FixedLengthValue(DatasetValue):
+    def __init__(self, filenames, header, record, footer, compression, op):
+        if record <= 0:
+            raise errors.InvalidArgumentError(None, op, "record_bytes must be greater than 0.")
+        self.files = _filenames(filenames, op)
+        self.header, self.record, self.footer = header, record, footer
+        self.compression = compression.decode() if isinstance(compression, bytes) else \
+            str(compression)
+        self.op = op
+
+    def iterate(self):
+        for path in self.files:
+            with _open(path, self.compression, self.op) as f:
+                data = f.read()  # bounded by the file's own size
+            body = data[self.header:len(data) - self.footer if self.footer else len(data)]
+            for k in range(len(body) // self.record):
+                yield (np.array(body[k * self.record:(k + 1) * self.record], dtype=object),)
+
+
+def _open(path, compression, op):
+    import gzip
+    import zlib
+
+    try:
+        if compression == "GZIP":
+            return gzip.open(path, "rb")
+        if compression == "ZLIB":
+            import io
+
+            with open(path, "rb") as f:
+                raw = f.read()
+            d = zlib.decompressobj()
+            out = d.decompress(raw, 1 << 31)
+            if d.unconsumed_tail:
+                raise errors.ResourceExhaustedError(None, op, f"{path} inflates past 2 GiB")
+            return io.BytesIO(out)
+        return open(path, "rb")
+    except FileNotFoundError:
+        raise errors.NotFoundError(None, op, f"{path}; No such file or directory") from None

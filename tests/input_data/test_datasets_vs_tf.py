@@ -1,0 +1,21 @@
+"""tf.data pipelines yield what TensorFlow 1.15 yields (tests/data/datasets_tf1.json)."""
+
+import json
+import os
+import sys
+
+import pytest
+
+import flowloom as tf
+
+DATA = os.path.join(os.path.dirname(__file__), "..", "data")
+sys.path.insert(0, DATA)
+import dataset_programs  # noqa: E402
+
+with open(os.path.join(DATA, "datasets_tf1.json")) as f:
+    RECORDED = json.load(f)["programs"]
+
+
+@pytest.mark.parametrize("name", sorted(RECORDED))
+def test_pipeline_yields_tfs_elements(name, tmp_path):
+    assert dataset_programs.run(tf, name, str(tmp_path)) == RECORDED[name]
