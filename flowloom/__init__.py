@@ -150,14 +150,8 @@ from flowloom.proto.config_pb2 import (ConfigProto, GPUOptions, GraphOptions,  #
                                        OptimizerOptions, RunMetadata, RunOptions)
 
 
-# tf.compat.v1 is flowloom itself.
-compat = _types.ModuleType("flowloom.compat")
-compat.v1 = _sys.modules[__name__]
-compat.as_bytes = lambda s, encoding="utf-8": s if isinstance(s, bytes) else s.encode(encoding)
-compat.as_text = lambda s, encoding="utf-8": s.decode(encoding) if isinstance(s, bytes) else s
-compat.as_str = compat.as_text
-_sys.modules["flowloom.compat"] = compat
-_sys.modules["flowloom.compat.v1"] = compat.v1
+# tf.compat.v1 is flowloom itself (flowloom/compat also holds the `tensorflow` import mapping).
+from flowloom import compat  # noqa: E402
 
 initializers = _types.ModuleType("flowloom.initializers")
 for _n in ("constant", "zeros", "ones", "random_normal", "random_uniform", "truncated_normal",
@@ -247,6 +241,9 @@ from flowloom.ops.state.state_ops import count_up_to  # noqa: E402
 from flowloom.ops.state.init_ops import identity_initializer, orthogonal_initializer  # noqa
 from flowloom.ops.script.script_ops import numpy_function, py_func, py_function  # noqa: E402
 
+from flowloom import metrics  # noqa: E402
+from flowloom.metrics.metrics_impl import confusion_matrix  # noqa: E402
+
 linspace = lin_space
 from flowloom import namespaces as _namespaces  # noqa: E402
 
@@ -257,6 +254,11 @@ from flowloom.ops.math.unary_ops import conj  # noqa: E402
 
 # -- compat: quantized dtypes; tf.app, tf.flags, tf.logging, tf.test; install_as_tensorflow ----
 from flowloom.framework.dtypes import qint8, quint8, qint16, quint16, qint32  # noqa: E402
+from flowloom.platform import app, flags  # noqa: E402
+from flowloom.platform import tf_logging as logging  # noqa: E402
+from flowloom.platform.tf_logging import get_logger  # noqa: E402
+app.flags = flags
+from flowloom.compat.importer import install_as_tensorflow  # noqa: E402
 
 # flowloom explains itself: tf.explain(run_metadata); FLOWLOOM_EXPLAIN=1 prints every plan's
 # report when it first runs (flowloom/explain).

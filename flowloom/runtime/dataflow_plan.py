@@ -37,6 +37,12 @@ _KIND = {"Merge": _MERGE, "RefMerge": _MERGE, "Enter": _ENTER, "RefEnter": _ENTE
          "Exit": _EXIT, "RefExit": _EXIT, "NextIteration": _NEXT, "RefNextIteration": _NEXT}
 
 
+def _fed_placeholder(op, fed):
+    from flowloom.runtime.executor import fed_placeholder
+
+    return fed_placeholder(op, fed)
+
+
 def reachable_ops(roots, fed):
     """The ops needed for `roots` (data and control edges), stopping at fed tensors."""
     seen = set()
@@ -49,7 +55,7 @@ def reachable_ops(roots, fed):
         seen.add(op)
         order.append(op)
         for c in op._control_inputs:
-            if c not in seen:
+            if c not in seen and not _fed_placeholder(c, fed):
                 stack.append(c)
         for t in op._inputs:
             if t not in fed and t._op not in seen:

@@ -128,7 +128,7 @@ def prune(fetch_ops, feed_tensors):
             state[op] = 1
             stack.append((op, True))
             for c in reversed(op._control_inputs):
-                if c not in state:
+                if c not in state and not fed_placeholder(c, fed):
                     stack.append((c, False))
             for t in reversed(op._inputs):
                 if t in fed:
@@ -142,6 +142,12 @@ def prune(fetch_ops, feed_tensors):
                     raise errors.InvalidArgumentError(
                         None, op, f"Graph has a cycle through '{op._name}'")
     return order
+
+
+def fed_placeholder(op, fed):
+    """A fed Placeholder satisfies the control edges from it, as in TF (its feed replaces it)."""
+    return op._type in ("Placeholder", "PlaceholderV2") and bool(op._outputs) and \
+        all(t in fed for t in op._outputs)
 
 
 def _is_loop_back_edge(op):

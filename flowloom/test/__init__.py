@@ -1,3 +1,57 @@
-"""`tf.test`: helpers for testing graphs (gradient checks)."""
+"""`tf.test`: TestCase, test main, gradient checks and the device queries tests make."""
 
-from flowloom.test.gradient_checker import compute_gradient, compute_gradient_error  # noqa: F401
+import importlib as _importlib
+import os as _os
+
+from flowloom.test.benchmark import Benchmark
+from flowloom.test.gradient_checker import compute_gradient, compute_gradient_error
+
+# absltest and unittest.mock are imported on first use, not with flowloom: a program that
+# never tests should not carry them (nor fork them into every child process).
+_LAZY = {"TestCase": ("flowloom.test.test_util", "TensorFlowTestCase"),
+         "mock": ("unittest.mock", None)}
+_LAZY.update({n: ("flowloom.test.test_util", n) for n in (
+    "assert_equal_graph_def", "get_temp_dir", "gpu_device_name", "is_built_with_cuda",
+    "is_built_with_gpu_support", "is_built_with_rocm", "is_gpu_available")})
+
+
+def __getattr__(name):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'flowloom.test' has no attribute '{name}'")
+    module, attr = _LAZY[name]
+    value = _importlib.import_module(module)
+    value = getattr(value, attr) if attr else value
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
+
+def main(argv=None):
+    """Runs the tests of `__main__` (absltest's runner, as TF's), then exits."""
+    from absl.testing import absltest  # noqa: PLC0415
+
+    if argv is None:
+        return absltest.main()
+    return absltest.main(argv=argv)
+
+
+def test_src_dir_path(relative_path):
+    """The path of `relative_path` inside the flowloom package (TF: inside its source tree)."""
+    return _os.path.join(_os.path.dirname(_os.path.dirname(__file__)), relative_path)
+
+
+def benchmark_config():
+    """A `ConfigProto` for benchmarks (TF turns its graph optimizer off; flowloom has none)."""
+    from flowloom.proto import config_pb2  # noqa: PLC0415
+
+    return config_pb2.ConfigProto()
+
+
+def create_local_cluster(num_workers, num_ps, protocol="grpc", worker_config=None,
+                         ps_config=None):
+    """Not available in flowloom: raises NotImplementedError."""
+    raise NotImplementedError("tf.test.create_local_cluster")
+

@@ -5,7 +5,8 @@ A case is a function of the `tf` module returning a dict: `out` (tensors to fetc
 optionally `xs` (gradients of out[0] with respect to them, with grad_ys from
 `grad_weights`), `init` (run the global and local variable initializers first), `before`
 (a list of (fetches, feed_dict) run in order before `out` — streaming metrics' updates),
-`feed` (the feed_dict for fetching `out`). Inputs come from `rng(name)` so both sides see the
+`feed` (the feed_dict for fetching `out`), `after` (tensors fetched in one more run once
+`out` has run: a streaming metric's value after its last update). Inputs come from `rng(name)` so both sides see the
 same numbers. `ERROR_CASES` build programs that must fail: the error class is compared.
 """
 

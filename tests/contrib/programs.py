@@ -263,7 +263,56 @@ def attention_program(tf):
     return feeds, out, []
 
 
+def training_program(tf):
+    slim = tf.contrib.slim
+    x = tf.placeholder(tf.float32, [4, 3], name="x")
+    labels = tf.constant([0, 2, 1, 2])
+    onehot = tf.one_hot(labels, 3)
+    with tf.variable_scope("net"):
+        logits = slim.fully_connected(x, 3, activation_fn=None,
+                                      weights_regularizer=slim.l2_regularizer(0.05))
+    probs = tf.nn.sigmoid(logits)
+    unit = tf.nn.l2_normalize(logits, 1)
+    weights = tf.constant([1.0, 0.0, 2.0, 0.5])
+    losses = slim.losses
+    out = {
+        "softmax": losses.softmax_cross_entropy(logits, onehot, label_smoothing=0.1),
+        "softmax_w": losses.softmax_cross_entropy(logits, onehot, weights=weights),
+        "sparse": losses.sparse_softmax_cross_entropy(logits, labels, weights=2.0),
+        "sigmoid": losses.sigmoid_cross_entropy(logits, onehot, label_smoothing=0.2),
+        "mse": losses.mean_squared_error(probs, onehot, weights=tf.reshape(weights, [4, 1])),
+        "absolute": losses.absolute_difference(probs, onehot),
+        "log": losses.log_loss(probs, onehot),
+        "hinge": losses.hinge_loss(logits, onehot),
+        "cosine": losses.cosine_distance(unit, tf.nn.l2_normalize(onehot + 0.1, 1), axis=1),
+        "pairwise": losses.mean_pairwise_squared_error(probs, onehot),
+        "weighted": losses.compute_weighted_loss(tf.abs(logits), weights=[[1.0], [0.0],
+                                                                         [1.0], [3.0]]),
+    }
+    total = losses.get_total_loss()
+    out["total"] = total
+    out["n_losses"] = tf.constant(len(losses.get_losses()))
+    with tf.variable_scope("other"):
+        other = slim.fully_connected(x, 2, activation_fn=tf.nn.relu6)
+    other_loss = tf.reduce_mean(tf.square(other - 0.3))
+    step = tf.train.get_or_create_global_step()
+    train_op = slim.learning.create_train_op(
+        total, tf.train.GradientDescentOptimizer(0.1), clip_gradient_norm=0.5,
+        variables_to_train=slim.get_variables("net"),
+        gradient_multipliers={"net/fully_connected/biases": 3.0}, summarize_gradients=True)
+    train2 = tf.contrib.layers.optimize_loss(
+        other_loss, step, 0.05, "Momentum", clip_gradients=0.4,
+        variables=slim.get_variables("other"),
+        summaries=["loss", "learning_rate", "gradients", "gradient_norm",
+                   "global_gradient_norm"])
+    tf.contrib.layers.summarize_activation(other)
+    tf.contrib.layers.summarize_tensors([total, logits])
+    feeds = {x: _rs(15).uniform(-1, 1, (4, 3)).astype(np.float32)}
+    return feeds, out, [train_op, train2]
+
+
 PROGRAMS = {
+    "training": training_program,
     "attention": attention_program,
     "legacy_seq2seq": legacy_seq2seq_program,
     "sequence_loss": sequence_loss_program,
@@ -277,7 +326,8 @@ PROGRAMS = {
 }
 
 COLLECTIONS = ["variables", "trainable_variables", "model_variables", "regularization_losses",
-               "update_ops", "weights", "biases", "my_vars", "w_only", "outs", "losses"]
+               "update_ops", "weights", "biases", "my_vars", "w_only", "outs", "losses",
+               "summaries", "train_op"]
 
 
 def set_weights(tf, session):

@@ -53,7 +53,9 @@ def run_case(tf, name, fn):
             w = tf.constant(grad_weights(name, np.shape(got[0])).astype(
                 outs[0].dtype.as_numpy_dtype))
             got += sess.run(tf.gradients(outs[0], xs, grad_ys=w), spec.get("feed"))
-    return [np.asarray(_dense(v)) for v in got], outs
+        if spec.get("after"):
+            got += sess.run(list(spec["after"]))
+    return [np.asarray(_dense(v)) for v in got], list(outs) + list(spec.get("after", []))
 
 
 def main():

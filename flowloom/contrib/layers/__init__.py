@@ -13,3 +13,9 @@ from flowloom.contrib.layers.normalization import batch_norm, layer_norm  # noqa
 from flowloom.contrib.layers.regularizers import (  # noqa: F401
     apply_regularization, l1_l2_regularizer, l1_regularizer, l2_regularizer, sum_regularizer)
 from flowloom.contrib.layers.utils import convert_collection_to_dict  # noqa: F401
+from flowloom.contrib.layers.optimizers import (OPTIMIZER_CLS_NAMES,  # noqa: F401
+                                                OPTIMIZER_SUMMARIES, adaptive_clipping_fn,
+                                                optimize_loss)
+from flowloom.contrib.layers.summaries import (  # noqa: F401
+    summarize_activation, summarize_activations, summarize_biases, summarize_collection,
+    summarize_tensor, summarize_tensors, summarize_variables, summarize_weights)

@@ -72,7 +72,7 @@ def multiply_gradients(grads_and_vars, gradient_multipliers):
     return out
 
 
-def add_gradients_summaries(grads_and_vars):
+def add_gradients_summaries(grads_and_vars, _separator="/"):
     """Histogram and norm summaries `<var>/gradient`, `<var>/gradient_norm`."""
     summaries = []
     for grad, var in grads_and_vars:
@@ -80,8 +80,8 @@ def add_gradients_summaries(grads_and_vars):
             logging.info("Var %s has no gradient", var.op.name)
             continue
         values = grad.values if isinstance(grad, IndexedSlices) else grad
-        summaries.append(summary_lib.histogram(var.op.name + "/gradient", values))
-        summaries.append(summary_lib.scalar(var.op.name + "/gradient_norm",
+        summaries.append(summary_lib.histogram(var.op.name + _separator + "gradient", values))
+        summaries.append(summary_lib.scalar(var.op.name + _separator + "gradient_norm",
                                             clip_ops.global_norm([values])))
     return summaries
 
@@ -136,7 +136,8 @@ def create_train_op(total_loss, optimizer, global_step=_USE_GLOBAL_STEP, update_
             grads = clip_gradient_norms(grads, clip_gradient_norm)
     if summarize_gradients:
         with name_scope("summarize_grads"):
-            add_gradients_summaries(grads)
+            # create_train_op names them `<var>_gradient` (tf.contrib.training's helper).
+            add_gradients_summaries(grads, _separator="_")
     grad_updates = optimizer.apply_gradients(grads, global_step=global_step)
     with name_scope("train_op"):
         if check_numerics:
