@@ -16,7 +16,8 @@ def plan_ops(plan):
     """The Operations a compiled plan runs, and its Send/Recv pairs (possibly empty)."""
     pairs = []
     if plan.steps is not None:
-        ops = [s.op for s in plan.steps]
+        # Ops folded when the plan was compiled count as run: their values are used.
+        ops = list(getattr(plan, "folded_ops", ())) + [s.op for s in plan.steps]
     elif plan.external is not None:
         ops = [n.op for n in plan.external.nodes]
     else:

@@ -98,6 +98,41 @@ _CODE_TO_CLASS = {
 }
 
 
+def _errno_classes():
+    import errno
+
+    table = {}
+    for cls, names in [
+            (ResourceExhaustedError, "ENOSPC EDQUOT EMFILE ENFILE ENOBUFS ENOMEM EAGAIN"),
+            (OutOfRangeError, "EFBIG EOVERFLOW ERANGE"),
+            (PermissionDeniedError, "EACCES EPERM EROFS"),
+            (NotFoundError, "ENOENT ENXIO ENODEV ESRCH"),
+            (AlreadyExistsError, "EEXIST"),
+            (FailedPreconditionError, "ENOTDIR EISDIR ENOTEMPTY EBUSY ETXTBSY ELOOP"),
+            (InvalidArgumentError, "EINVAL ENAMETOOLONG E2BIG EBADF ESPIPE EXDEV"),
+            (UnavailableError, "EIO ECONNREFUSED ECONNRESET EHOSTUNREACH ENETDOWN EPIPE"),
+            (DeadlineExceededError, "ETIMEDOUT"), (UnimplementedError, "ENOSYS ENOTSUP")]:
+        for name in names.split():
+            if hasattr(errno, name):
+                table.setdefault(getattr(errno, name), cls)
+    return table
+
+
+_ERRNO_CLASSES = None
+
+
+def error_from_os_error(exc, what=""):
+    """The TF error an `OSError` is (errno mapped as TF's IOError does: ENOSPC →
+    ResourceExhaustedError, EACCES → PermissionDeniedError, ...), naming `what`."""
+    global _ERRNO_CLASSES
+    if _ERRNO_CLASSES is None:
+        _ERRNO_CLASSES = _errno_classes()
+    cls = _ERRNO_CLASSES.get(exc.errno, UnknownError)
+    target = what or exc.filename or ""
+    reason = exc.strerror or str(exc)
+    return cls(None, None, f"{target}: {reason}" if target else reason)
+
+
 def exception_type_from_error_code(error_code):
     return _CODE_TO_CLASS[error_code]
 

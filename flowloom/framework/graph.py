@@ -5,6 +5,7 @@ import re
 import threading
 
 from flowloom.framework import dtypes
+from flowloom.framework import errors
 from flowloom.framework import observers
 from flowloom.framework import op_def as op_registry
 from flowloom.framework.ops import Operation, Tensor
@@ -568,6 +569,8 @@ def _set_shapes(op, opdef):
         shapes = opdef.shape_fn(op)
     except ValueError as e:
         raise ValueError(shape_error_message(op, str(e))) from None
+    except errors.OpError as e:
+        raise type(e)(None, op, shape_error_message(op, e.message)) from None
     if shapes is None:
         return
     if type(shapes) is TensorShape:

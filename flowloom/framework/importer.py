@@ -148,6 +148,37 @@ def _parse_input(node_name, text):
     return source, 0
 
 
+# The most outputs an imported node may have: sizes from a file are bounded before anything is
+# allocated for them (a NodeDef's `N` or `num_split` is just a number).
+MAX_NODE_OUTPUTS = 1 << 20
+
+
+def _check_counts(opdef, attrs, num_inputs, full):
+    """The list lengths a node's attrs claim, checked before any list is built from them."""
+    for args, what in ((opdef.input_args, "inputs"), (opdef.output_args, "outputs")):
+        total = 0
+        for arg in args:
+            if arg.number_attr is not None:
+                count = attrs.get(arg.number_attr)
+                if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+                    raise ValueError(f"Node '{full}': attr '{arg.number_attr}' must be a "
+                                     "non-negative int")
+                if count > 2**31 - 1:
+                    raise ValueError(f"Number of outputs is too big: {count} (node '{full}', "
+                                     f"attr '{arg.number_attr}')")
+                total += count
+            elif arg.type_list_attr is not None:
+                total += len(attrs.get(arg.type_list_attr) or ())
+            else:
+                total += 1
+        if what == "inputs" and total != num_inputs:
+            raise ValueError(f"NodeDef expects {total} inputs, {num_inputs} specified; "
+                             f"Op<name={opdef.type}>; NodeDef: {{{{node {full}}}}}")
+        if what == "outputs" and total > MAX_NODE_OUTPUTS:
+            raise ValueError(f"Node '{full}' would have {total} outputs, more than the "
+                             f"{MAX_NODE_OUTPUTS} an imported node may have")
+
+
 def _expected_kind(opdef, key):
     """TF's kind name an attr must have, or None when flowloom's op does not constrain it."""
     for arg in opdef.input_args + opdef.output_args:
@@ -341,6 +372,7 @@ class _Importer:
         return op._outputs[index]
 
     def _check_input_types(self, opdef, attrs, inputs, full):
+        _check_counts(opdef, attrs, len(inputs), full)
         expected = []
         for arg in opdef.input_args:
             if arg.type_list_attr is not None:

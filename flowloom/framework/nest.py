@@ -13,8 +13,9 @@ def _is_namedtuple(x):
 
 
 def is_nested(structure):
-    """True if `structure` is a list, tuple, namedtuple or mapping (not a string)."""
-    return isinstance(structure, (list, tuple, _abc.Mapping))
+    """True if `structure` is a list, tuple, namedtuple, mapping or mapping view (`d.values()`,
+    as TF's nest counts them; not a string)."""
+    return isinstance(structure, (list, tuple, _abc.Mapping, _abc.MappingView))
 
 
 is_sequence = is_nested
@@ -43,6 +44,8 @@ def _rebuild(instance, children):
                 out[k] = by_key[k]
             return out
         return type(instance)((k, by_key[k]) for k in instance)
+    if isinstance(instance, _abc.MappingView):
+        return list(children)
     if _is_namedtuple(instance):
         return type(instance)(*children)
     if isinstance(instance, tuple):

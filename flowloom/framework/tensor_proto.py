@@ -113,6 +113,13 @@ def _shape_of(proto, what):
         if d.size < 0:
             raise ValueError(f"{what}: a tensor value has a negative dimension ({d.size})")
         shape.append(d.size)
+    # As TF, the running product is checked dimension by dimension (a later 0 does not help).
+    entries = 1
+    for d in shape:
+        entries *= d
+        if entries > 2**63 - 1:
+            raise ValueError(f"{what}: shape [{','.join(map(str, shape))}] is too large (more "
+                             "than 2**63 - 1 entries)")
     return tuple(shape)
 
 

@@ -2,8 +2,16 @@
 
 import numpy as np
 
+from flowloom.framework import errors
 from flowloom.framework import tensor_shape
 from flowloom.framework.ops import Tensor
+
+# Folding at graph-construction time stays small: a Fill or Range whose value would hold more
+# elements than this is "not known statically" (TF's shape inference also bounds it), so a
+# hostile `tf.fill([4e7], 1)` costs nothing until it runs.
+MAX_FOLDED_ELEMENTS = 1 << 20
+# The largest rank a shape tensor may give (TF's limit in shape inference).
+MAX_RANK = 1 << 25
 
 
 def constant_value(tensor, partial=False):
@@ -44,14 +52,22 @@ def constant_value(tensor, partial=False):
         return np.concatenate(vals[:-1], axis=int(vals[-1]))
     if t == "Fill":
         dims, value = (constant_value(x) for x in op._inputs)
-        if dims is None or value is None:
+        if dims is None or value is None or np.ndim(dims) != 1 or np.any(dims < 0):
+            return None
+        size = 1
+        for d in dims.tolist():
+            size *= int(d)
+        if size > MAX_FOLDED_ELEMENTS:
             return None
         return np.full(dims, value)
     if t == "Range":
         vals = [constant_value(x) for x in op._inputs]
-        if any(v is None for v in vals):
+        if any(v is None or np.ndim(v) != 0 for v in vals):
             return None
-        return np.arange(*vals).astype(op._outputs[0]._dtype.as_numpy_dtype)
+        start, limit, delta = (v.item() for v in vals)
+        if delta == 0 or abs((limit - start) / delta) > MAX_FOLDED_ELEMENTS:
+            return None
+        return np.arange(start, limit, delta).astype(op._outputs[0]._dtype.as_numpy_dtype)
     if t == "StridedSlice":
         # shape(x)[i] is common in user code: evaluate on the constant input when possible.
         vals = [constant_value(x) for x in op._inputs]
@@ -84,6 +100,10 @@ def constant_value_as_shape(tensor):
             s = s.concatenate(constant_value_as_shape(x))
         return s
     n = tensor._shape[0].value if tensor._shape.ndims == 1 else None
+    if n is not None and n > MAX_RANK:
+        raise errors.InternalError(
+            None, None, f"Cannot create a tensor with {n} dimensions, as these would be more "
+            f"than maximum of {MAX_RANK}")
     return tensor_shape.unknown_shape(n)
 
 

@@ -129,9 +129,12 @@ def write_bundle(prefix, tensors):
             entry.shape.SetInParent()  # TF writes an empty shape for scalars
             for dim in array.shape:
                 entry.shape.dim.add(size=dim)
-            data_file.file.write(data)
+            data_file.write(data)
             offset += len(data)
             entries.append((key, entry.SerializeToString()))
+    except errors.OpError:
+        data_file.abort()  # a second abort is harmless
+        raise
     except BaseException:
         data_file.abort()
         raise
@@ -289,6 +292,9 @@ class BundleReader:
             raise errors.NotFoundError(None, None, f"{path}: No such file or directory") from None
         with file:
             file_size = os.fstat(file.fileno()).st_size
+            if entry.offset < 0 or entry.size < 0:
+                raise self._corrupt(f"{name}: bad offset {entry.offset} or size {entry.size} "
+                                    f"in {path}")
             if entry.offset + entry.size > file_size:
                 raise errors.DataLossError(
                     None,

@@ -22,6 +22,14 @@ from flowloom.io.atomic_file import AtomicFile
 _HEADER = struct.Struct("<QI")
 _FOOTER = struct.Struct("<I")
 _CHUNK = 1 << 16
+# The longest record read from a compressed file: there a record's length is only a number
+# in the stream (the file's size bounds nothing), so it is bounded before its bytes are
+# gathered: 128 MiB (Example records are kilobytes; a reader holds a record whole).
+# Uncompressed records are bounded by the file's size.
+MAX_COMPRESSED_RECORD_BYTES = 1 << 27
+# Deflate expands at most ~1032:1, so a compressed file's remaining bytes bound what it can
+# still produce: a header claiming more is corrupt, found before inflating anything.
+_MAX_INFLATE_RATIO = 1032
 
 
 class TFRecordCompressionType:
@@ -183,13 +191,17 @@ class _ZlibSource:
 
     def __init__(self, file, wbits, path):
         self._file = file
+        self._size = os.fstat(file.fileno()).st_size
         self._wbits = wbits
         self._path = path
         self._inflater = zlib.decompressobj(wbits)
         self._buffer = bytearray()
 
     def remaining(self):
-        return None
+        """An upper bound on the decompressed bytes still to come."""
+        compressed = (self._size - self._file.tell() + len(self._inflater.unconsumed_tail)
+                      + len(self._inflater.unused_data))
+        return len(self._buffer) + _MAX_INFLATE_RATIO * compressed + _CHUNK
 
     def _fill(self):
         """Decompresses more input; returns False at the end of the file."""
@@ -221,7 +233,8 @@ class _ZlibSource:
     def read(self, n):
         while len(self._buffer) < n and self._fill():
             pass
-        data = bytes(self._buffer[:n])
+        with memoryview(self._buffer) as view:
+            data = bytes(view[:n])
         del self._buffer[:n]
         return data
 
@@ -234,6 +247,10 @@ def _open_source(file, path, options):
 
 
 def _read_exact(source, n, path, offset, what):
+    if isinstance(source, _ZlibSource) and n > MAX_COMPRESSED_RECORD_BYTES:
+        raise errors.DataLossError(
+            None, None, f"{path}: corrupted record at offset {offset}: {what} of {n} bytes, over "
+            f"the {MAX_COMPRESSED_RECORD_BYTES}-byte limit on a compressed record")
     remaining = source.remaining()
     if remaining is not None and n > remaining:
         raise errors.DataLossError(

@@ -15,6 +15,7 @@ import numpy as np
 
 from flowloom.framework import errors
 from flowloom.framework.ops import Tensor
+from flowloom.runtime import rewrites
 from flowloom.runtime.devices import to_host
 
 _DEBUG = int(os.environ.get("FLOWLOOM_DEBUG", "0") or 0)
@@ -92,6 +93,10 @@ class Plan:
         # Set after a run whose kernels parallelised on their own pool (ops/nn/kernel_threads.py):
         # later runs keep BLAS on one thread.
         self.uses_kernel_pool = False
+        # Values computed when the plan was compiled (constant folding), by slot; and the
+        # ops that computed them.
+        self.template = None
+        self.folded_ops = ()
 
     def get_partitioned(self):
         if self.partitioned is None:
@@ -179,6 +184,8 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
                                      target_ops)
         if plan is not None:
             return plan
+    else:
+        order = rewrites.apply(session._config, order, fetch_tensors, target_ops)
     for op in order:
         if op._opdef.kernel_fn is None:
             raise errors.UnimplementedError(
@@ -219,16 +226,27 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
     fast = (used <= {client} and
             not any(s.op._type in CONTROL_FLOW_TYPES for s in steps))
 
-    def build_partitioned():
+    def partitioned_of(steps):
         from flowloom.runtime import partitioner
 
         return partitioner.partition(steps, n, placement, feed_tensors, fetch_tensors,
                                      slot_of, fetch_derefs, client, CONTROL_FLOW_TYPES)
 
+    def build_partitioned():
+        return partitioned_of(steps)
+
     if fast:
-        _plan_frees(steps, set(fetch_slots) | set(feed_slots))
-        return Plan(steps, n, feed_slots, fetch_slots, fetch_derefs, target_ops,
-                    build_partitioned=build_partitioned)
+        all_steps = steps  # traced runs partition every op (build_partitioned's closure)
+        steps, constants, folded = rewrites.fold_constants(session._config, steps)
+        _plan_frees(steps, set(fetch_slots) | set(feed_slots) | set(constants))
+        plan = Plan(steps, n, feed_slots, fetch_slots, fetch_derefs, target_ops,
+                    build_partitioned=lambda: partitioned_of(all_steps))
+        if constants:
+            plan.template = [None] * n
+            for slot, value in constants.items():
+                plan.template[slot] = value
+            plan.folded_ops = folded
+        return plan
     return Plan(None, n, feed_slots, fetch_slots, fetch_derefs, target_ops,
                 partitioned=build_partitioned())
 
@@ -314,7 +332,7 @@ def run_plan(plan, feed_values):
     """Runs `plan` once; returns the fetched values (references not yet dereferenced)."""
     if type(plan) is not Plan:  # HOOK(cf branch): a dataflow.DataflowPlan (control flow)
         return plan.run(feed_values)
-    vals = [None] * plan.num_slots
+    vals = [None] * plan.num_slots if plan.template is None else plan.template.copy()
     vals[: len(feed_values)] = feed_values
     trace = _DEBUG
     for step in plan.steps:
@@ -368,6 +386,10 @@ def op_error(op, args, exc):
             cls = errors.InvalidArgumentError
         elif isinstance(exc, MemoryError):
             cls = errors.ResourceExhaustedError
+            message = f"OOM when running {op._type}: {message}"
+        elif isinstance(exc, OSError) and exc.errno is not None:
+            mapped = errors.error_from_os_error(exc)
+            cls, message = type(mapped), mapped.message
         elif isinstance(exc, NotImplementedError):
             cls = errors.UnimplementedError
         else:

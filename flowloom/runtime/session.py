@@ -9,6 +9,7 @@ import time
 import numpy as np
 
 from flowloom.framework import dtypes
+from flowloom.framework import errors
 from flowloom.framework import observers
 from flowloom.framework.graph import get_default_graph
 from flowloom.framework.ops import Operation, Tensor, tensor_value_to_numpy
@@ -331,7 +332,7 @@ class BaseSession:
                 blocking.reset_deadline(outer_deadline)
         if not own_pool and kernel_threads.uses() != uses:
             plan.uses_kernel_pool = True
-        values = [executor.fetch_value(v, t._op) for v, t in zip(raw, fetch_tensors)]
+        values = [_fetched(v, t) for v, t in zip(raw, fetch_tensors)]
         if start is not None:
             seconds = time.perf_counter() - start
             for observer in observers.session_run:
@@ -397,6 +398,15 @@ class BaseSession:
 
     def partial_run(self, handle, fetches, feed_dict=None):
         raise NotImplementedError("Session.partial_run is not implemented in flowloom")
+
+
+def _fetched(value, tensor):
+    try:
+        return executor.fetch_value(value, tensor._op)
+    except MemoryError as e:
+        raise errors.ResourceExhaustedError(
+            None, tensor._op, f"OOM when copying the fetched value of {tensor.name} (op "
+            f"'{tensor._op._name}' of type {tensor._op._type}): {e}") from None
 
 
 def _feed_array(tensor, value):

@@ -116,6 +116,7 @@ def partition_graph_defs(pplan):
     def local_name(t, dev):
         return recv_name.get((t, dev)) or arg_name.get(t) or t._as_node_def_input()
 
+    ran = {step.op for part in pplan.partitions for step in part.steps if step.kind == "op"}
     graphs = []
     for part in pplan.partitions:
         dev = part.device
@@ -127,6 +128,8 @@ def partition_graph_defs(pplan):
                 inputs = [local_name(t, dev) for t in op._inputs]
                 for c in op._control_inputs:
                     r = recv_name.get((("^", c), dev))
+                    if r is None and c not in ran:
+                        continue  # a rewrite removed it from the plan
                     inputs.append("^" + (r if r is not None else c._name))
                 g.node.append(gd_lib.node_def_from_op(op, device=dev.name, inputs=inputs))
             elif step.kind == "send":

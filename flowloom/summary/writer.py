@@ -1,13 +1,29 @@
 """`tf.summary.FileWriter`: Summary, graph and run-metadata protos to a TensorBoard event file."""
 
+import atexit
 import os
 import threading
 import time
 import warnings
+import weakref
 
 from flowloom.framework.graph import Graph, get_default_graph
 from flowloom.io.events import EventFileWriter
 from flowloom.proto import event_pb2, graph_pb2, meta_graph_pb2, summary_pb2
+
+
+_open_writers = weakref.WeakSet()
+
+
+@atexit.register
+def _flush_open_writers():
+    # A FileWriter never closed still has all its events on disk when the program ends,
+    # as TF's writer delivers them at exit.
+    for writer in list(_open_writers):
+        try:
+            writer.flush()
+        except Exception:  # noqa: BLE001 - exiting: one broken writer must not stop the rest
+            pass
 
 
 class _SyncingEventFileWriter(EventFileWriter):
@@ -21,6 +37,7 @@ class _SyncingEventFileWriter(EventFileWriter):
         self._flusher = None
         super().__init__(logdir, max_queue, flush_secs, filename_suffix)
         self._start_flusher()
+        _open_writers.add(self)
 
     def _start_flusher(self):
         self._stop = threading.Event()

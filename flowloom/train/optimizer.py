@@ -6,7 +6,7 @@ override `_finish`), as in TF, so graphs come out with TF's op and variable name
 """
 
 from flowloom import variables
-from flowloom.framework import dtypes
+from flowloom.framework import dtypes, nest
 from flowloom.framework.gradients_impl import gradients
 from flowloom.framework.graph import (
     GraphKeys,
@@ -142,7 +142,7 @@ class Optimizer:
             var_list = variables.trainable_variables() + \
                 get_collection(GraphKeys.TRAINABLE_RESOURCE_VARIABLES)
         else:
-            var_list = _flatten(var_list)
+            var_list = nest.flatten(var_list)  # any nest: list, dict, d.values(), ...
         if not var_list:
             raise ValueError("No variables to optimize.")
         var_refs = [v._ref() if hasattr(v, "_ref") else v for v in var_list]
@@ -303,17 +303,6 @@ class Optimizer:
 
     def _finish(self, update_ops, name_scope_name):
         return control_flow_ops.group(*update_ops, name=name_scope_name)
-
-
-def _flatten(x):
-    if isinstance(x, (list, tuple)):
-        out = []
-        for item in x:
-            out.extend(_flatten(item))
-        return out
-    if isinstance(x, dict):
-        return _flatten(list(x.values()))
-    return [x]
 
 
 def cast_to(value, var):

@@ -367,7 +367,13 @@ class Saver:
             raise TypeError(f"'sess' must be a Session; {sess}")
         parent = os.path.dirname(save_path)
         if parent and not os.path.isdir(parent):
-            raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
+            # TF's unsharded save writes its bundle straight at the prefix and creates the
+            # missing folder (one level, not its parents); a sharded save writes into a temp
+            # folder beside it first and fails.
+            grandparent = os.path.dirname(parent)
+            if self._sharded or (grandparent and not os.path.isdir(grandparent)):
+                raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
+            os.makedirs(parent, exist_ok=True)
         if self._is_empty:
             return None
         prefix = sess.run(self.saver_def.save_tensor_name,

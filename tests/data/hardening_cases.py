@@ -256,4 +256,114 @@ def case_assign_add_threads(tf, lib):
         return {"min": float(final.min()), "max": float(final.max())}
 
 
+
+
+# -- hostile graphs: sizes that come from a GraphDef or a shape ----------------------------------
+def _addn_node(n):
+    n.name = "s"
+    n.op = "AddN"
+    n.input.extend(["a", "b"])
+    n.attr["T"].type = 1
+    n.attr["N"].i = 2 ** 40
+
+
+def case_hostile_addn_huge_n(tf, lib):
+    gd = _graph_def(tf, [lambda n: _const_node(n, "a", 1, 1, [2], float_val=[1.0]),
+                         lambda n: _const_node(n, "b", 1, 1, [2], float_val=[1.0]), _addn_node])
+    return _import_and_run(tf, gd, "s:0")
+
+
+def case_hostile_const_shape_overflow(tf, lib):
+    gd = _graph_def(tf, [lambda n: _const_node(n, "big", 1, 1, [2 ** 62, 2 ** 62, 0])])
+    return _import_and_run(tf, gd, "big:0")
+
+
+def case_hostile_const_fill_shape(tf, lib):
+    """A one-value Const claiming 2**28 floats: imported, its size fetched without the array."""
+    gd = _graph_def(tf, [lambda n: _const_node(n, "c", 1, 1, [2 ** 28], float_val=[1.0])])
+    g = tf.Graph()
+    with g.as_default():
+        tf.import_graph_def(gd, name="")
+        c = g.get_tensor_by_name("c:0")
+        return {"shape": str(c.shape), "size": _stages(lambda: tf.size(c), lambda t: _run(tf, t))}
+
+
+def case_hostile_reshape_to_huge_fill(tf, lib):
+    with tf.Graph().as_default():
+        x = tf.placeholder_with_default(tf.zeros([1]), [None])
+        return _stages(lambda: tf.reshape(x, tf.fill([40000000], 1)), lambda t: "built")
+
+
+def case_hostile_range_size(tf, lib):
+    with tf.Graph().as_default():
+        return _stages(lambda: tf.size(tf.range(40000000)), lambda t: _run(tf, t))
+
+
+def case_hostile_regex(tf, lib):
+    with tf.Graph().as_default():
+        strings = tf.constant(["a" * 40, "a" * 39 + "b", "aa"])
+        return {"nested_plus": _stages(lambda: tf.strings.regex_full_match(strings, "(a+)+b"),
+                                       lambda t: _run(tf, t)),
+                "backreference": _stages(lambda: tf.strings.regex_full_match(strings, r"(a)\1"),
+                                         lambda t: _run(tf, t)),
+                "dynamic_backreference": _stages(
+                    lambda: tf.strings.regex_full_match(strings, tf.constant(r"(a)\1")),
+                    lambda t: _run(tf, t)),
+                "classes": _stages(lambda: tf.strings.regex_full_match(
+                    tf.constant(["x1", "x_", "\u00e91"]), r"\w\d"), lambda t: _run(tf, t))}
+
+
+def zlib_bomb(claimed_length, inflated, compression):
+    """A TFRecord file whose header claims `claimed_length` bytes (valid length checksum),
+    followed by `inflated` zero bytes, compressed (zlib/gzip): a small file, a huge claim."""
+    import gzip
+    import struct
+    import zlib
+
+    def masked(data):  # TFRecord's masked CRC-32C, bit by bit (the header is 8 bytes)
+        crc = 0xFFFFFFFF
+        for byte in data:
+            crc ^= byte
+            for _ in range(8):
+                crc = (crc >> 1) ^ (0x82F63B78 if crc & 1 else 0)
+        crc ^= 0xFFFFFFFF
+        return ((((crc >> 15) | (crc << 17)) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF
+
+    length = struct.pack("<Q", claimed_length)
+    header = length + struct.pack("<I", masked(length))
+    if inflated <= 1 << 20:
+        raw = header + bytes(inflated)
+        return zlib.compress(raw, 9) if compression == "ZLIB" else gzip.compress(raw, 9)
+    # Megabytes of zeros without compressing them all: after a full flush the compressor starts
+    # afresh, so the block of one 1 MiB chunk can be repeated (the stream's final checksum then
+    # disagrees, which a reader only meets after inflating everything).
+    chunk = bytes(1 << 20)
+    c = zlib.compressobj(9, zlib.DEFLATED, 15 if compression == "ZLIB" else 31)
+    head = c.compress(header) + c.flush(zlib.Z_FULL_FLUSH)
+    block = c.compress(chunk) + c.flush(zlib.Z_FULL_FLUSH)
+    return head + block * (inflated >> 20) + c.flush(zlib.Z_FINISH)
+
+
+def case_hostile_tfrecord_bombs(tf, lib, directory=None):
+    import os
+    import tempfile
+
+    directory = directory or tempfile.mkdtemp()
+    out = {}
+    for name, claimed, inflated, compression in [
+            ("zlib_claims_2pow40", 2 ** 40, 1 << 22, "ZLIB"),
+            ("gzip_claims_2pow40", 2 ** 40, 1 << 22, "GZIP"),
+            ("zlib_claims_1gib", 1 << 30, 1 << 22, "ZLIB"),
+            ("zlib_truncated", 1 << 20, 1 << 16, "ZLIB")]:
+        path = os.path.join(directory, name + ".tfrecord")
+        with open(path, "wb") as f:
+            f.write(zlib_bomb(claimed, inflated, compression))
+        try:
+            n = len(list(tf.python_io.tf_record_iterator(path, tf.io.TFRecordOptions(compression))))
+            out[name] = {"records": n}
+        except Exception as e:  # noqa: BLE001
+            out[name] = {"error": type(e).__name__}
+    return out
+
+
 CASES = sorted((name, fn) for name, fn in globals().items() if name.startswith("case_"))

@@ -208,6 +208,32 @@ def reduce_gradient_args(x, y, gx, gy):
     return gx, gy
 
 
+def sum_to_shape_of(grad, like):
+    """`grad` (the gradient of a result `like` was broadcast into) summed back to `like`'s shape.
+
+    With both static shapes known the reduction axes are computed now; otherwise a
+    BroadcastGradientArgs op finds them at run time (as TF's gradients do), so a `None`
+    batch dimension or an unknown rank works.
+    """
+    from flowloom.ops.math import math_ops
+
+    gs, ls = grad._shape, like._shape
+    if gs.is_fully_defined() and ls.is_fully_defined():
+        g, t = gs.as_list(), ls.as_list()
+        if g == t:
+            return grad
+        lead = len(g) - len(t)
+        axes = list(range(lead)) + [lead + i for i, d in enumerate(t)
+                                    if d == 1 and g[lead + i] != 1]
+        out = math_ops.reduce_sum(grad, axes, keepdims=True) if axes else grad
+        return array_ops.reshape(out, t)
+    like_shape = array_ops.shape(like)
+    axes, _ = broadcast_gradient_args(like_shape, array_ops.shape(grad))
+    out = array_ops.reshape(math_ops.reduce_sum(grad, axes, keepdims=True), like_shape)
+    out.set_shape(ls)
+    return out
+
+
 def shapes_fully_equal(x, y, grad):
     """Whether x, y and grad have the same fully known static shape (no broadcasting)."""
     if not isinstance(grad, Tensor):

@@ -318,25 +318,14 @@ def _(xp, c, t, e):
             f"else {_shape_str(e.shape)} must be broadcastable") from None
 
 
-def _sum_to(grad, like):
-    """Sums `grad` over the dimensions `like` was broadcast along (static shapes)."""
-    gs, ls = grad._shape, like._shape
-    if not (gs.is_fully_defined() and ls.is_fully_defined()):
-        raise NotImplementedError("SelectV2 gradient with dynamic shapes")
-    g, t = gs.as_list(), ls.as_list()
-    if g == t:
-        return grad
-    lead = len(g) - len(t)
-    axes = list(range(lead)) + [lead + i for i, d in enumerate(t) if d == 1 and g[lead + i] != 1]
-    out = _math().reduce_sum(grad, axes, keepdims=True) if axes else grad
-    return reshape(out, t)
-
-
 @SelectV2.gradient
 def _(op, grad):
     c, t, e = op._inputs
     zero = zeros([], dtype=grad.dtype.base_dtype)
-    return [None, _sum_to(where_v2(c, grad, zero), t), _sum_to(where_v2(c, zero, grad), e)]
+    from flowloom.ops.array.broadcast_ops import sum_to_shape_of
+
+    return [None, sum_to_shape_of(where_v2(c, grad, zero), t),
+            sum_to_shape_of(where_v2(c, zero, grad), e)]
 
 
 def where_v2(condition, x=None, y=None, name=None):

@@ -38,7 +38,8 @@ def _binary_kernel(fn):
 
 
 def _int_div(x, y):
-    if np.any(y == 0):
+    # As TF, only divisions actually made can fail: an empty result divides by nothing.
+    if np.any(y == 0) and 0 not in np.broadcast_shapes(np.shape(x), np.shape(y)):
         raise errors.InvalidArgumentError(None, None, "Integer division by zero")
 
 
@@ -256,7 +257,16 @@ floormod = mod = _binary("FloorMod", "FloorMod")
 truncatediv = _binary("TruncateDiv", "TruncateDiv")
 truncatemod = _binary("TruncateMod", "TruncateMod")
 realdiv = _binary("RealDiv", "RealDiv")
-atan2 = _binary("Atan2", "Atan2")
+
+
+def atan2(y, x, name=None):
+    """Elementwise arctangent of `y / x` in the quadrant of (x, y), with broadcasting.
+
+    As TF: the first argument is `y` (`tf.atan2(y=1., x=0.)` is pi/2). Op type `Atan2`.
+    """
+    return apply_op("Atan2", (y, x), name=name or "Atan2").outputs[0]
+
+
 div_no_nan = _binary("DivNoNan", "div_no_nan")
 equal = _binary("Equal", "Equal")
 not_equal = _binary("NotEqual", "NotEqual")

@@ -1,8 +1,13 @@
-"""String ops: StringJoin, StaticRegexFullMatch and RegexFullMatch (tf.strings basics)."""
+"""String ops: StringJoin, StaticRegexFullMatch and RegexFullMatch (tf.strings basics).
 
-import re
+Patterns are RE2's, as in TF: matching takes time linear in the input (no backtracking, so a
+pattern from a GraphDef such as `(a+)+b` cannot hang a run), and backreferences are refused.
+"""
+
+import functools
 
 import numpy as np
+import re2
 
 from flowloom.framework import errors
 from flowloom.framework.apply_op import apply_op
@@ -46,16 +51,32 @@ def string_join(inputs, separator="", name=None):
     return apply_op("StringJoin", (list(inputs),), name=name, separator=separator).outputs[0]
 
 
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False  # the error reaches the user as InvalidArgumentError
+
+
+@functools.lru_cache(maxsize=64)
+def _compile(pattern):
+    return re2.compile(pattern, options=_RE2_OPTIONS)
+
+
 def _full_match_kernel(values, pattern):
     try:
-        compiled = re.compile(_as_bytes(pattern))
-    except re.error as e:
-        raise errors.InvalidArgumentError(None, None, f"Invalid pattern: {pattern}, error: {e}")
+        compiled = _compile(_as_bytes(pattern))
+    except re2.error as e:
+        reason = e.args[0].decode("utf-8", "replace") if e.args and isinstance(
+            e.args[0], bytes) else str(e)
+        raise errors.InvalidArgumentError(
+            None, None, f"Invalid pattern: {_text(pattern)}, error: {reason}") from None
     values = np.asarray(values, dtype=object)
     out = np.empty(values.shape, dtype=bool)
     for index in np.ndindex(*values.shape):
         out[index] = compiled.fullmatch(_as_bytes(values[index])) is not None
     return out
+
+
+def _text(pattern):
+    return pattern.decode("utf-8", "replace") if isinstance(pattern, bytes) else str(pattern)
 
 
 StaticRegexFullMatch = defop("StaticRegexFullMatch", inputs=["input: string"],

@@ -1,0 +1,130 @@
+"""Graph rewrites applied to a plan's op list before it is compiled: pure passes, each
+switchable with TF's `RewriterConfig` fields and named by `FLOWLOOM_DEBUG=1` when it acts.
+
+  constant_folding          ops whose inputs are all constants (and Consts themselves) are
+                            computed once when the plan is compiled, on the host device's
+                            fast path, for outputs up to TF's 10 MiB; stateful ops, checks
+                            and ops that fail are left to run.
+  dependency_optimization   stateless ops whose only consumers in the plan are control
+                            edges (what `tf.group` of pure ops does) are not run: their
+                            values reach nothing, and their whole fan-in is pure, so nothing
+                            observable changes (as Grappler's dependency optimizer).
+
+    config = tf.ConfigProto()
+    config.graph_options.rewrite_options.dependency_optimization = RewriterConfig.OFF
+
+`FLOWLOOM_REWRITES=0` turns every rewrite off in the whole process (to compare a program's
+results with and without them).
+"""
+
+import os
+import sys
+
+_DEBUG = int(os.environ.get("FLOWLOOM_DEBUG", "0") or 0)
+_ALL_OFF = os.environ.get("FLOWLOOM_REWRITES", "1") == "0"
+_OFF = 2  # RewriterConfig.Toggle.OFF
+
+# Ops without TF's stateful flag whose running still matters: they can fail the run (an
+# unfed Placeholder does).
+_CHECKS = frozenset(["CheckNumerics", "Assert", "Print", "PrintV2", "EnsureShape",
+                     "VerifyTensorAllFinite", "Placeholder", "PlaceholderV2"])
+
+
+def enabled(config, name):
+    """Whether rewrite `name` is on for a session with ConfigProto `config`."""
+    if _ALL_OFF:
+        return False
+    if config is None:
+        return True
+    rewrite = config.graph_options.rewrite_options
+    if rewrite.disable_meta_optimizer:
+        return False
+    return getattr(rewrite, name) != _OFF
+
+
+def apply(config, order, fetch_tensors, target_ops):
+    """The plan's op list after the enabled rewrites (a new list; `order` is not changed)."""
+    if enabled(config, "dependency_optimization"):
+        order = prune_pure_control_only(order, fetch_tensors, target_ops)
+    return order
+
+
+def prune_pure_control_only(order, fetch_tensors, target_ops):
+    """Drops stateless ops (with a stateless fan-in) that no kept op reads as data.
+
+    `order` is topological (producers first). An op is kept when it is fetched, a target,
+    stateful, a check, has a stateful op in its fan-in, or a kept op reads one of its outputs;
+    an op only waited for through control edges by kept ops and pure all the way up is dropped
+    (the control edge then waits for nothing that matters).
+    """
+    in_plan = set(order)
+    impure = set()
+    for op in order:
+        if op._opdef.stateful or op._type in _CHECKS or \
+                any(t._op in impure for t in op._inputs) or \
+                any(c in impure for c in op._control_inputs):
+            impure.add(op)
+    keep = set(impure) | {t._op for t in fetch_tensors} | set(target_ops)
+    # Walk consumers backwards: an op is kept if a kept op reads it as data.
+    for op in reversed(order):
+        if op in keep:
+            for t in op._inputs:
+                if t._op in in_plan:
+                    keep.add(t._op)
+    if len(keep) == len(order):
+        return order
+    out = [op for op in order if op in keep]
+    if _DEBUG:
+        print(f"[flowloom] rewrite dependency_optimization: {len(order) - len(out)} stateless "
+              "op(s) that only feed control edges are not run", file=sys.stderr, flush=True)
+    return out
+
+
+# Grappler's limit on a folded constant (kMaxConstantSize), and flowloom's per plan.
+MAX_FOLDED_BYTES = 10 * 1024 * 1024
+MAX_FOLDED_BYTES_PER_PLAN = 64 * 1024 * 1024
+
+
+def fold_constants(config, steps):
+    """(steps left to run, {slot: value} computed now, ops folded) for a fast-path plan."""
+    if not enabled(config, "constant_folding"):
+        return steps, {}, []
+    import numpy as np
+
+    known = {}
+    kept = []
+    folded = []
+    total = 0
+    for step in steps:
+        op = step.op
+        opdef = op._opdef
+        foldable = (not opdef.stateful and op._type not in _CHECKS and
+                    not op._type.startswith(("PyFunc", "EagerPyFunc")) and not step.derefs and
+                    not opdef.kernel_wants_ctx and all(i in known for i in step.ins) and
+                    not any(t._dtype.is_ref_dtype or t._dtype.base_dtype.name in
+                            ("resource", "variant") for t in op._outputs))
+        if foldable:
+            try:
+                r = step.fn(*[known[i] for i in step.ins])
+            except Exception:  # noqa: BLE001 - a failing op fails at run time, as in TF
+                r = None
+                foldable = False
+        if foldable:
+            outs = [r] if step.nout == 1 else list(r) if step.nout else []
+            arrays = (np.ndarray, np.generic)
+            size = sum(o.nbytes if isinstance(o, arrays) else MAX_FOLDED_BYTES + 1
+                       for o in outs)
+            if len(outs) == step.nout and all(isinstance(o, arrays) and
+                                              o.nbytes <= MAX_FOLDED_BYTES for o in outs) \
+                    and total + size <= MAX_FOLDED_BYTES_PER_PLAN:
+                total += size
+                for k, o in enumerate(outs):
+                    known[step.out + k] = o
+                folded.append(op)
+                continue
+        kept.append(step)
+    if _DEBUG and len(folded) > sum(op._type == "Const" for op in folded):
+        print(f"[flowloom] rewrite constant_folding: {len(folded)} op(s) computed when the "
+              "plan was compiled", file=sys.stderr, flush=True)
+    # Only values that a kept step or a fetch can read are worth keeping.
+    return kept, known, folded
