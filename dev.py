@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
-"""flowloom's developer entry point: `python3 dev.py demo`, `python3 dev.py test`, `bench`, `corpus`.
+"""flowloom's developer entry point: `python3 dev.py demo`, `test`, `bench`, `corpus`, `tf-tests`.
 
 `python3 dev.py corpus fetch` fetches the public TF1 programs of tools/corpus/manifest.json and
 writes their stand-in data into $FLOWLOOM_CORPUS_DIR; `python3 dev.py corpus [--only ID]` runs
 them under TF and flowloom (tools/corpus/run.py).
+
+`python3 dev.py tf-tests [--only SUBSTRING ...]` runs TensorFlow 1.15's own unit tests against
+flowloom (tools/tf_unittests: fetch them first with tools/tf_unittests/fetch.py) and writes
+docs/tf_unittests.md.
 
 Each command first makes sure `.venv` exists with flowloom and what the command needs
 installed (it reinstalls when pyproject.toml changes), then runs inside it.
@@ -59,6 +63,10 @@ def main(argv):
     if cmd == "bench":
         ensure_venv(["test", "demo"])
         return subprocess.call([PY, os.path.join(ROOT, "bench", "run.py")] + rest, cwd=ROOT)
+    if cmd == "tf-tests":
+        ensure_venv(["test", "demo", "tftests"])
+        return subprocess.call([PY, os.path.join(ROOT, "tools", "tf_unittests", "run.py")]
+                               + rest, cwd=ROOT)
     if cmd == "corpus":
         ensure_venv(["test", "demo"])
         tools = os.path.join(ROOT, "tools", "corpus")

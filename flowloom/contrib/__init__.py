@@ -3,10 +3,10 @@ losses, ...). A TF 1.15 contrib module flowloom does not have raises NotImplemen
 naming it; any other name is an AttributeError, as on a module."""
 
 from flowloom.contrib import framework, layers, losses, rnn  # noqa: F401
-from flowloom.contrib import learn, legacy_seq2seq, seq2seq, slim  # noqa: F401
+from flowloom.contrib import learn, legacy_seq2seq, metrics, seq2seq, slim  # noqa: F401
 
-_PROVIDED = ("framework", "layers", "learn (preprocessing)", "legacy_seq2seq", "losses", "rnn",
-             "seq2seq", "slim")
+_PROVIDED = ("framework", "layers", "learn (preprocessing)", "legacy_seq2seq", "losses",
+             "metrics", "rnn", "seq2seq", "slim")
 
 # The contrib modules of TF 1.15 that flowloom does not provide.
 _NOT_PROVIDED = frozenset("""

@@ -311,7 +311,41 @@ def training_program(tf):
     return feeds, out, [train_op, train2]
 
 
+def metrics_program(tf):
+    m = tf.contrib.metrics
+    predictions = tf.placeholder(tf.int64, [6], name="predictions")
+    labels = tf.placeholder(tf.int64, [6], name="labels")
+    scores = tf.placeholder(tf.float32, [6], name="scores")
+    weights = tf.constant([1.0, 0.5, 0.0, 2.0, 1.0, 1.0])
+    truth = tf.cast(labels > 0, tf.bool)
+    pairs = {
+        "accuracy": m.streaming_accuracy(predictions, labels),
+        "accuracy_w": m.streaming_accuracy(predictions, labels, weights=weights),
+        "precision": m.streaming_precision(tf.cast(predictions > 0, tf.bool), truth),
+        "recall": m.streaming_recall(tf.cast(predictions > 0, tf.bool), truth),
+        "mean": m.streaming_mean(scores, weights=weights),
+        "mean_tensor": m.streaming_mean_tensor(scores),
+        "mae": m.streaming_mean_absolute_error(scores, tf.cast(labels, tf.float32)),
+        "mse": m.streaming_mean_squared_error(scores, tf.cast(labels, tf.float32)),
+        "rmse": m.streaming_root_mean_squared_error(scores, tf.cast(labels, tf.float32)),
+        "less": m.streaming_percentage_less(scores, 0.5),
+        "auc": m.streaming_auc(tf.sigmoid(scores), truth, num_thresholds=20),
+        "iou": m.streaming_mean_iou(predictions, labels, 3),
+        "tp": m.streaming_true_positives(tf.cast(predictions > 0, tf.bool), truth),
+        "fn": m.streaming_false_negatives(tf.cast(predictions > 0, tf.bool), truth),
+    }
+    values, update_ops = m.aggregate_metric_map(pairs)
+    out = dict(values)
+    out["one_shot"] = m.accuracy(predictions, labels, weights=weights)
+    feeds = {predictions: np.array([0, 1, 2, 2, 1, 0]), labels: np.array([0, 1, 1, 2, 0, 0]),
+             scores: np.array([0.1, 0.9, -0.3, 1.2, 0.4, 0.6], np.float32)}
+    return feeds, out, list(update_ops.values())
+
+
+FINAL_OUTPUTS = ("metrics",)
+
 PROGRAMS = {
+    "metrics": metrics_program,
     "training": training_program,
     "attention": attention_program,
     "legacy_seq2seq": legacy_seq2seq_program,
@@ -392,10 +426,14 @@ def run_program(tf, name):
         fetches.update(loss_and_grads(tf, feeds, outputs))
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
+            sess.run(tf.local_variables_initializer())
             set_weights(tf, sess)
             values = sess.run(fetches, feeds)
             if updates:
                 sess.run(updates, feeds)
                 for v in tf.global_variables():
                     values["after/" + v.op.name] = sess.run(v)
+                if name in FINAL_OUTPUTS:
+                    for key, value in sess.run(outputs, feeds).items():
+                        values["final/" + key] = value
     return listing, variables, collections, values

@@ -1,0 +1,91 @@
+"""The TF unit-test harness's own logic: the module mapping, gen-op wrappers, the report."""
+
+import sys
+
+import numpy as np
+import pytest
+
+import flowloom as tf
+from tools.tf_unittests import report
+from tools.tf_unittests.shim import importer
+
+
+@pytest.fixture
+def shim():
+    saved = {k: v for k, v in sys.modules.items() if k.split(".")[0] == "tensorflow"}
+    finder = importer.install()
+    yield
+    sys.meta_path.remove(finder)
+    for name in [k for k in sys.modules if k.split(".")[0] == "tensorflow"]:
+        del sys.modules[name]
+    sys.modules.update(saved)
+
+
+def test_snake_names_follow_tfs_generator():
+    assert importer._snake_name("MatMul") == "mat_mul"
+    assert importer._snake_name("Conv2D") == "conv2d"
+    assert importer._snake_name("Conv2DBackpropInput") == "conv2d_backprop_input"
+    assert importer._snake_name("RefIdentity") == "ref_identity"
+    assert importer._snake_name("BiasAddV1") == "bias_add_v1"
+
+
+def test_paths_map_onto_flowloom(shim):
+    from tensorflow.python.framework import dtypes
+    from tensorflow.python.ops import array_ops, variables
+    from tensorflow.python.platform import test
+
+    assert array_ops.identity is tf.identity
+    assert variables.Variable is tf.Variable
+    assert dtypes.float32 is tf.float32
+    assert test.compute_gradient is tf.test.compute_gradient
+
+
+def test_missing_names_fail_only_when_used(shim):
+    from tensorflow.python.ops import array_ops  # noqa: F401
+    from tensorflow.python.ops.array_ops import no_such_op_anywhere
+
+    with pytest.raises(NotImplementedError, match="array_ops.no_such_op_anywhere"):
+        no_such_op_anywhere(1)
+    from tensorflow.python.eager import context
+
+    with pytest.raises(NotImplementedError, match=r"unclaimed: eager"):
+        context.eager_mode()
+
+
+def test_gen_ops_build_registered_op_types(shim):
+    from tensorflow.python.ops import gen_math_ops
+
+    product = gen_math_ops.mat_mul([[1.0, 2.0]], [[3.0], [4.0]], transpose_a=False)
+    assert product.op.type == "MatMul"
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(product), [[11.0]])
+    with pytest.raises(NotImplementedError):
+        gen_math_ops.no_such_op_type()
+
+
+def test_summary_separates_excluded_from_failed():
+    records = [
+        {"event": "collected", "count": 5},
+        {"test": "A.testPass", "outcome": "passed"},
+        {"test": "A.testFail", "outcome": "failed", "message": "AssertionError: 3 != 4"},
+        {"test": "A.testGpu", "outcome": "skipped",
+         "message": "Skipped: excluded: GPU-only (run_gpu_only)"},
+        {"test": "A.testEager", "outcome": "failed", "message":
+         "NotImplementedError: flowloom has no tensorflow.python.eager.context.eager_mode "
+         "[tf-shim unclaimed: eager execution (flowloom is graph mode only)]"},
+        {"test": "A.testTorn", "outcome": "passed"},
+        {"test": "A.testTorn", "outcome": "teardown_error", "message": "ValueError: x"},
+    ]
+    s = report.summarize({"path": "p_test.py", "group": "listed"}, records)
+    assert (s["passed"], s["failed"], s["errored"], s["excluded"], s["fair"]) == (1, 1, 1, 2, 3)
+    assert s["excluded_reasons"]["GPU-only (run_gpu_only)"] == 1
+    assert [f["cause"] for f in s["failures"]] == ["AssertionError: N != N", "ValueError: x"]
+
+
+def test_an_import_failure_counts_every_test_method_as_errored():
+    source = "class T(object):\n  def testA(self):\n    pass\n  def testB(self):\n    pass\n"
+    records = [{"event": "collect_error", "message": "E   ImportError: no"}]
+    s = report.summarize({"path": "p_test.py"}, records,
+                         static_count=report.count_test_methods(source))
+    assert (s["collected"], s["errored"], s["fair"], s["rate"]) == (2, 2, 2, 0.0)
+    assert s["status"].startswith("collection error")

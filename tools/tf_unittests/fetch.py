@@ -1,0 +1,127 @@
+"""Fetches TensorFlow's own Python unit tests (the files in manifest.json) into a cache.
+
+The files are TensorFlow's code: they are never committed to flowloom. This step puts them
+in `$FLOWLOOM_TF_TESTS_DIR` (default `~/.cache/flowloom/tf_unittests/v1.15.0`), each checked
+against the git blob id recorded in the manifest, so every session tests the same text.
+
+Sources, in order:
+  --git-dir DIR (or $FLOWLOOM_TF_GIT): a clone of tensorflow/tensorflow holding the
+      manifest's commit (`git show COMMIT:PATH`);
+  otherwise raw.githubusercontent.com at the manifest's commit (needs network).
+
+    python3 tools/tf_unittests/fetch.py [--git-dir DIR] [--dest DIR]
+    python3 tools/tf_unittests/fetch.py --git-dir DIR --write-manifest   # re-records blob ids
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MANIFEST = os.path.join(HERE, "manifest.json")
+MAX_FILE_BYTES = 4 << 20
+
+
+def default_cache_dir(manifest=None):
+    """The cache directory: $FLOWLOOM_TF_TESTS_DIR or ~/.cache/flowloom/tf_unittests/<tag>."""
+    env = os.environ.get("FLOWLOOM_TF_TESTS_DIR")
+    if env:
+        return env
+    tag = (manifest or load_manifest())["tag"]
+    return os.path.join(os.path.expanduser("~"), ".cache", "flowloom", "tf_unittests", tag)
+
+
+def load_manifest(path=MANIFEST):
+    with open(path) as f:
+        return json.load(f)
+
+
+def blob_id(data):
+    """Git's blob id of `data` (sha1 of 'blob <len>\\0' + data)."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def _from_git(git_dir, commit, path):
+    return subprocess.run(["git", "--git-dir", git_dir, "show", f"{commit}:{path}"],
+                          check=True, capture_output=True).stdout
+
+
+def _from_github(repo, commit, path):
+    url = f"https://raw.githubusercontent.com/{repo}/{commit}/{path}"
+    with urllib.request.urlopen(url, timeout=60) as response:
+        data = response.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise ValueError(f"{path}: larger than {MAX_FILE_BYTES} bytes")
+    return data
+
+
+def fetch(manifest, dest, git_dir=None, log=print):
+    """Writes every manifest file under `dest`; returns the number of files fetched."""
+    fetched = 0
+    for entry in manifest["files"]:
+        path = entry["path"]
+        target = os.path.join(dest, path)
+        if os.path.exists(target):
+            with open(target, "rb") as f:
+                if blob_id(f.read()) == entry["blob"]:
+                    continue
+        if git_dir:
+            data = _from_git(git_dir, manifest["commit"], path)
+        else:
+            data = _from_github(manifest["repo"], manifest["commit"], path)
+        if blob_id(data) != entry["blob"]:
+            raise ValueError(f"{path}: content differs from the manifest's blob {entry['blob']}")
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "wb") as f:
+            f.write(data)
+        fetched += 1
+    log(f"[tf-tests] {len(manifest['files'])} files in {dest} ({fetched} fetched now)")
+    return fetched
+
+
+def write_manifest(manifest, git_dir, path=MANIFEST):
+    """Re-records the blob id of every listed file from a local clone."""
+    for entry in manifest["files"]:
+        entry["blob"] = blob_id(_from_git(git_dir, manifest["commit"], entry["path"]))
+    save_manifest(manifest, path)
+
+
+def save_manifest(manifest, path=MANIFEST):
+    """Writes the manifest with one line per file and per exclusion (small diffs)."""
+    lines = ["{"]
+    for key in ("repo", "tag", "commit", "note"):
+        lines.append(f" {json.dumps(key)}: {json.dumps(manifest[key])},")
+    lines.append(' "files": [')
+    lines.append(",\n".join("  " + json.dumps(e) for e in manifest["files"]))
+    lines.append(" ],")
+    lines.append(' "exclusions": {')
+    lines.append(",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}"
+                            for k, v in sorted(manifest["exclusions"].items())))
+    lines.append(" }")
+    lines.append("}")
+    with open(path, "w") as f:
+        f.write("\n".join(line for line in lines if line) + "\n")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--git-dir", default=os.environ.get("FLOWLOOM_TF_GIT"))
+    parser.add_argument("--dest", default=None)
+    parser.add_argument("--write-manifest", action="store_true")
+    args = parser.parse_args(argv)
+    manifest = load_manifest()
+    if args.write_manifest:
+        if not args.git_dir:
+            parser.error("--write-manifest needs --git-dir")
+        write_manifest(manifest, args.git_dir)
+        return 0
+    fetch(manifest, args.dest or default_cache_dir(manifest), args.git_dir)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""pytest plugin used by run.py for one TF test file: installs the shim, applies the
+manifest's exclusions, bounds each test's time, and writes one JSON line per test outcome.
+
+Environment: FLOWLOOM_TF_RESULTS (the JSON-lines file to append to), FLOWLOOM_TF_EXCLUDE
+(a JSON object {"Class.test": reason} for this file), FLOWLOOM_TF_TEST_TIMEOUT (seconds).
+"""
+
+import json
+import os
+import signal
+import threading
+
+import pytest
+
+from tools.tf_unittests.shim import importer
+
+_RESULTS = os.environ.get("FLOWLOOM_TF_RESULTS")
+_EXCLUDE = json.loads(os.environ.get("FLOWLOOM_TF_EXCLUDE") or "{}")
+_TIMEOUT = int(os.environ.get("FLOWLOOM_TF_TEST_TIMEOUT") or 60)
+
+
+class TestTimeout(Exception):
+    """A test ran past FLOWLOOM_TF_TEST_TIMEOUT seconds."""
+
+
+def test_key(nodeid):
+    """'path::Class::testName[param]' -> 'Class.testName[param]'."""
+    parts = nodeid.split("::")[1:]
+    return ".".join(parts)
+
+
+def _write(record):
+    if _RESULTS:
+        with open(_RESULTS, "a") as f:
+            f.write(json.dumps(record) + "\n")
+
+
+def pytest_configure(config):
+    importer.install()
+
+
+def pytest_collection_modifyitems(session, config, items):
+    # TestCase.test_session is a helper that unittest's name rule also collects.
+    items[:] = [item for item in items if item.name != "test_session"]
+    for item in items:
+        key = test_key(item.nodeid)
+        reason = _EXCLUDE.get(key) or _EXCLUDE.get(key.split("[")[0])
+        if reason:
+            item.add_marker(pytest.mark.skip(reason=f"excluded: {reason}"))
+    _write({"event": "collected", "count": len(items)})
+
+
+def _on_alarm(signum, frame):
+    raise TestTimeout(f"test ran past {_TIMEOUT} s")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    use_alarm = threading.current_thread() is threading.main_thread()
+    if use_alarm:
+        previous = signal.signal(signal.SIGALRM, _on_alarm)
+        signal.alarm(_TIMEOUT)
+    try:
+        yield
+    finally:
+        if use_alarm:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, previous)
+
+
+def _message(report):
+    crash = getattr(report.longrepr, "reprcrash", None)
+    if crash is not None:
+        return crash.message
+    if isinstance(report.longrepr, tuple):
+        return str(report.longrepr[2])
+    return str(report.longrepr)
+
+
+def pytest_runtest_logreport(report):
+    key = test_key(report.nodeid)
+    if report.when == "call" or (report.when == "setup" and not report.passed):
+        if report.passed:
+            _write({"test": key, "outcome": "passed"})
+        elif report.skipped:
+            _write({"test": key, "outcome": "skipped", "message": _message(report)})
+        else:
+            outcome = "failed" if report.when == "call" else "error"
+            _write({"test": key, "outcome": outcome, "message": _message(report)[:2000]})
+    elif report.when == "teardown" and report.failed:
+        _write({"test": key, "outcome": "teardown_error", "message": _message(report)[:2000]})
+
+
+def pytest_collectreport(report):
+    if report.failed:
+        _write({"event": "collect_error", "message": _message(report)[-3000:]})

@@ -1,0 +1,117 @@
+"""Runs TensorFlow 1.15's own unit tests (manifest.json) against flowloom and writes the table.
+
+    python3 dev.py tf-tests [--only SUBSTRING ...] [--jobs N] [--file-timeout S]
+
+Each file runs in its own pytest process with the shim (tools/tf_unittests/shim), a per-test
+and a per-file timeout. Per file it records collected, passed, failed, errored and excluded
+tests (skips: eager-only, TF2-only, GPU-only, the manifest's exclusions by test name, and
+failures on APIs flowloom does not claim), and writes docs/tf_unittests.md and
+docs/tf_unittests.json. When the files are not in the cache (see fetch.py) it says so and
+exits 0 without running anything.
+"""
+
+import argparse
+import concurrent.futures
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, ROOT)
+
+from tools.tf_unittests import fetch as fetch_lib  # noqa: E402
+from tools.tf_unittests import report  # noqa: E402
+
+
+def run_file(entry, cache_dir, exclusions, file_timeout, test_timeout, python):
+    """Runs one test file; returns its summary (see report.summarize)."""
+    path = os.path.join(cache_dir, entry["path"])
+    with tempfile.TemporaryDirectory(prefix="tf_unittest_") as work:
+        results = os.path.join(work, "results.jsonl")
+        env = dict(os.environ)
+        env.update({
+            "PYTHONPATH": ROOT + os.pathsep + env.get("PYTHONPATH", ""),
+            "FLOWLOOM_TF_RESULTS": results,
+            "FLOWLOOM_TF_EXCLUDE": json.dumps(exclusions),
+            "FLOWLOOM_TF_TEST_TIMEOUT": str(test_timeout),
+            "TEST_TMPDIR": work,
+            "OMP_NUM_THREADS": env.get("OMP_NUM_THREADS", "1"),
+            "OPENBLAS_NUM_THREADS": env.get("OPENBLAS_NUM_THREADS", "1"),
+        })
+        cmd = [python, "-m", "pytest", "-q", "-p", "tools.tf_unittests.plugin",
+               "-p", "no:cacheprovider", "--rootdir", work, "-W", "ignore", path]
+        start = time.time()
+        timed_out = False
+        try:
+            proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True,
+                                  timeout=file_timeout)
+            tail = (proc.stdout + proc.stderr)[-3000:]
+        except subprocess.TimeoutExpired as e:
+            timed_out = True
+            tail = ((e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes)
+                    else (e.stdout or ""))[-3000:]
+        records = []
+        if os.path.exists(results):
+            with open(results) as f:
+                records = [json.loads(line) for line in f if line.strip()]
+    with open(path, encoding="utf-8") as f:
+        static_count = report.count_test_methods(f.read())
+    summary = report.summarize(entry, records, timed_out=timed_out, output_tail=tail,
+                               static_count=static_count)
+    summary["seconds"] = round(time.time() - start, 1)
+    return summary
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="TF 1.15 unit tests against flowloom")
+    parser.add_argument("--only", nargs="*", default=None,
+                        help="run only files whose path contains one of these")
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--file-timeout", type=int, default=400)
+    parser.add_argument("--test-timeout", type=int, default=60)
+    parser.add_argument("--out", default=os.path.join(ROOT, "docs"),
+                        help="where tf_unittests.md/.json go (a partial run merges into them)")
+    args = parser.parse_args(argv)
+    manifest = fetch_lib.load_manifest()
+    cache_dir = fetch_lib.default_cache_dir(manifest)
+    entries = [e for e in manifest["files"]
+               if not args.only or any(s in e["path"] for s in args.only)]
+    absent = [e["path"] for e in entries if not os.path.exists(os.path.join(cache_dir, e["path"]))]
+    if absent:
+        print(f"[tf-tests] SKIPPED: {len(absent)} of {len(entries)} TensorFlow test files are "
+              f"not in {cache_dir}; fetch them first: python3 tools/tf_unittests/fetch.py "
+              "(--git-dir DIR for a local tensorflow clone)")
+        return 0
+    python = sys.executable
+    probe = subprocess.run([python, "-c", "import flowloom.test.test_util"], cwd=ROOT,
+                           capture_output=True, text=True)
+    if probe.returncode:
+        print("[tf-tests] SKIPPED: flowloom.test.test_util (tf.test.TestCase) does not import:\n"
+              + probe.stderr[-1500:])
+        return 0
+    summaries = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futures = {pool.submit(run_file, e, cache_dir,
+                               manifest["exclusions"].get(e["path"], {}),
+                               args.file_timeout, args.test_timeout, python): e
+                   for e in entries}
+        for future in concurrent.futures.as_completed(futures):
+            s = future.result()
+            summaries.append(s)
+            print(f"[tf-tests] {s['path']}: {s['passed']}/{s['fair']} fair passed, "
+                  f"{s['failed']} failed, {s['errored']} errored, {s['excluded']} excluded "
+                  f"({s['seconds']} s){' TIMED OUT' if s['timed_out'] else ''}", flush=True)
+    report.write(summaries, manifest, args.out, merge=bool(args.only))
+    total = report.totals(report.load(args.out)["files"])
+    print(f"[tf-tests] overall: {total['passed']}/{total['fair']} fair tests pass "
+          f"({total['rate']:.1f}%) in {total['files']} files; table in "
+          f"{os.path.join(args.out, 'tf_unittests.md')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
