@@ -15,6 +15,12 @@ from flowloom.ops.image.image_ops import (ResizeMethod, central_crop,  # noqa: F
                                           resize_image_with_crop_or_pad, resize_image_with_pad,
                                           resize_images, resize_nearest_neighbor, rot90,
                                           transpose_image)
+from flowloom.ops.image.box_ops import (crop_and_resize, draw_bounding_boxes,  # noqa: F401
+                                        non_max_suppression, non_max_suppression_padded,
+                                        non_max_suppression_with_scores)
+from flowloom.ops.image.codec_ops import (decode_and_crop_jpeg, decode_bmp,  # noqa: F401
+                                          decode_gif, decode_image, decode_jpeg, decode_png,
+                                          encode_jpeg, encode_png, extract_jpeg_shape, is_jpeg)
 
 resize = resize_images
 transpose = transpose_image
