@@ -10,6 +10,7 @@ from flowloom.framework.dtypes import (DType, as_dtype, bfloat16, bool_ as bool,
                                        int8, int16, int32, int64, resource, string, uint8,
                                        uint16, uint32, uint64, variant, float32_ref, float64_ref,
                                        int32_ref, int64_ref, bool_ref)
+from flowloom.framework.common_shapes import RegisterShape  # noqa: F401
 from flowloom.framework.device import DeviceSpec
 from flowloom.framework.graph import (Graph, GraphKeys, add_to_collection, add_to_collections,
                                       colocate_with, control_dependencies, device, get_collection,

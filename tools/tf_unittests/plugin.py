@@ -37,6 +37,22 @@ def _write(record):
 
 def pytest_configure(config):
     importer.install()
+    importer.COLLECTING[0] = True
+
+
+def pytest_collection_finish(session):
+    importer.COLLECTING[0] = False
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
+    # Threads a test left running (queue runners, coordinators) must not keep the process
+    # alive past its results: they are written, so leave now.
+    import sys
+
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def pytest_collection_modifyitems(session, config, items):
