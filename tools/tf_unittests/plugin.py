@@ -84,6 +84,24 @@ def pytest_runtest_call(item):
             signal.signal(signal.SIGALRM, previous)
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    yield
+    # Isolation between tests: a test that failed inside an InteractiveSession or a
+    # `with sess.as_default()` must not make every later test's setUp fail.
+    from flowloom.framework import graph as graph_lib
+    from flowloom.runtime import session as session_lib
+
+    stack = session_lib._default_session_stack.stack
+    while stack:
+        sess = stack.pop()
+        try:
+            sess.close()
+        except Exception:  # noqa: BLE001 - best effort; the test already reported
+            pass
+    graph_lib._default_graph_stack.reset()
+
+
 def _message(report):
     crash = getattr(report.longrepr, "reprcrash", None)
     if crash is not None:

@@ -135,9 +135,10 @@ def write(summaries, manifest, out_dir, merge=False):
         by_path[s["path"]] = s
     order = {e["path"]: i for i, e in enumerate(manifest["files"])}
     files = sorted((s for p, s in by_path.items() if p in order), key=lambda s: order[s["path"]])
+    not_run = [e["path"] for e in manifest["files"] if e["path"] not in by_path]
     os.makedirs(out_dir, exist_ok=True)
     data = {"repo": manifest["repo"], "tag": manifest["tag"], "commit": manifest["commit"],
-            "totals": totals(files), "files": files}
+            "totals": totals(files), "files": files, "not_run": not_run}
     with open(os.path.join(out_dir, "tf_unittests.json"), "w") as f:
         json.dump(data, f, indent=1)
         f.write("\n")
@@ -178,6 +179,11 @@ def markdown(data):
         lines.append(f"| {s['group']} | `{name}` | {s['status']} | {s['collected']} | "
                      f"{s['passed']} | {s['failed']} | {s['errored']} | {s['excluded']} | "
                      f"{_pct(s['rate'])} |")
+    if data.get("not_run"):
+        lines += ["", f"Not run in the last run ({len(data['not_run'])} files; "
+                  "`python3 dev.py tf-tests --only NAME` adds them): "
+                  + ", ".join(f"`{p.replace('tensorflow/python/', '')}`"
+                              for p in data["not_run"])]
     lines += ["", "## Top failure causes", "", "| tests | cause | files |", "| ---: | --- | --- |"]
     for c, k, files in top_causes(data["files"]):
         shown = ", ".join(files[:6]) + (f" (+{len(files) - 6})" if len(files) > 6 else "")
