@@ -23,6 +23,7 @@ _OWN = {
     "tensorflow.python.framework.test_util": "tools.tf_unittests.shim.test_util",
     "tensorflow.python.platform.test": "tools.tf_unittests.shim.platform_test",
     "tensorflow.python.platform.googletest": "tools.tf_unittests.shim.platform_test",
+    "tensorflow.python.framework.test_ops": "tools.tf_unittests.shim.test_ops",
 }
 
 # TF packages: their attributes are their submodules.

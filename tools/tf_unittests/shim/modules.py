@@ -9,6 +9,7 @@ refuse a module. Nothing here defines TF behaviour: a name that
 no source has resolves to a `Missing` placeholder whose use raises, so that test fails.
 """
 
+import contextlib
 import importlib
 import pkgutil
 import types
@@ -59,10 +60,14 @@ EXPLICIT = {
     "tensorflow.python.lib.io.file_io": ["flowloom.gfile"],
 }
 
-# TF-internal plumbing that some test files call at import time and that has no meaning for
-# flowloom (it registers TF's C++ shape functions): accepted and ignored.
+# Test-environment plumbing: TF-internal calls whose answer in TF1 graph mode is fixed
+# (TF2 is off, nothing executes eagerly, graph mode is the only mode) or that register TF's
+# C++ shape functions (no meaning for flowloom).
 PLUMBING = {
     "tensorflow.python.framework.ops._set_call_cpp_shape_fn": lambda fn: None,
+    "tensorflow.python.eager.context.executing_eagerly": lambda: False,
+    "tensorflow.python.eager.context.graph_mode": contextlib.nullcontext,
+    "tensorflow.python.tf2.enabled": lambda: False,
 }
 
 # Public namespaces searched last, per family of TF paths (first match of the prefix wins).
