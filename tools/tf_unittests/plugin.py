@@ -35,7 +35,18 @@ def _write(record):
             f.write(json.dumps(record) + "\n")
 
 
+# NumPy 1.24 removed the aliases TF 1.15's tests use (np.object, np.bool, ...); the test
+# environment restores them (flowloom itself does not use them).
+_NUMPY_ALIASES = {"object": object, "bool": bool, "int": int, "float": float,
+                  "complex": complex, "str": str, "long": int, "unicode": str}
+
+
 def pytest_configure(config):
+    import numpy as np
+
+    for name, value in _NUMPY_ALIASES.items():
+        if name not in np.__dict__:
+            setattr(np, name, value)
     importer.install()
     importer.COLLECTING[0] = True
 

@@ -36,6 +36,7 @@ EXPLICIT = {
     "tensorflow.python.framework.common_shapes": ["flowloom.framework.common_shapes"],
     "tensorflow.python.framework.random_seed": ["flowloom.ops.random_ops"],
     "tensorflow.python.framework.graph_io": ["flowloom.framework.graph_io"],
+    "tensorflow.python.framework.versions": ["flowloom.framework.graph_def"],
     "tensorflow.python.client.session": ["flowloom.runtime.session"],
     "tensorflow.python.client.timeline": ["flowloom.client.timeline"],
     "tensorflow.python.platform.gfile": ["flowloom.gfile"],
