@@ -9,6 +9,11 @@ protoc version it bundles. The generated code itself only uses
 which exist since protobuf 3.20, so the check is removed here to keep
 `protobuf>=4.21` working.
 
+The modules register their schemas in flowloom's own descriptor pool
+(flowloom/proto/_pool.py), not protobuf's default one, so that flowloom and
+TensorFlow (whose messages have the same `tensorflow.*` names) can be imported in
+one process; the serialized descriptors, hence the wire format, are unchanged.
+
 Usage (from the repository root):
   python tools/gen_protos.py
 """
@@ -28,12 +33,22 @@ _VERSION_CHECK = re.compile(
 )
 
 
-def _strip_version_check(path):
+_DEFAULT_POOL = "DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile("
+_OWN_POOL = "DESCRIPTOR = _flowloom_pool.POOL.AddSerializedFile("
+_IMPORTS_END = "# @@protoc_insertion_point(imports)\n"
+
+
+def _postprocess(path):
+    """Drops the runtime version check and moves the module into flowloom's own pool."""
     with open(path) as f:
         source = f.read()
     stripped = _VERSION_CHECK.sub("", source)
     if "_runtime_version" in stripped:
         raise RuntimeError(f"{path}: unrecognised runtime version check; update gen_protos.py")
+    if stripped.count(_DEFAULT_POOL) != 1 or _IMPORTS_END not in stripped:
+        raise RuntimeError(f"{path}: unrecognised generated code; update gen_protos.py")
+    stripped = stripped.replace(_DEFAULT_POOL, _OWN_POOL).replace(
+        _IMPORTS_END, _IMPORTS_END + "from flowloom.proto import _pool as _flowloom_pool\n", 1)
     with open(path, "w") as f:
         f.write(stripped)
 
@@ -50,7 +65,7 @@ def main():
     if protoc.main(args) != 0:
         sys.exit("protoc failed")
     for generated in sorted(glob.glob(os.path.join(PROTO_DIR, "*_pb2.py"))):
-        _strip_version_check(generated)
+        _postprocess(generated)
     init = os.path.join(PROTO_DIR, "__init__.py")
     if not os.path.exists(init):
         with open(init, "w") as f:

@@ -9,6 +9,7 @@ from google.protobuf import descriptor_pool as _descriptor_pool
 from google.protobuf import symbol_database as _symbol_database
 from google.protobuf.internal import builder as _builder
 # @@protoc_insertion_point(imports)
+from flowloom.proto import _pool as _flowloom_pool
 
 _sym_db = _symbol_database.Default()
 
@@ -19,7 +20,7 @@ from flowloom.proto import node_def_pb2 as flowloom_dot_proto_dot_node__def__pb2
 from flowloom.proto import versions_pb2 as flowloom_dot_proto_dot_versions__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1a\x66lowloom/proto/graph.proto\x12\ntensorflow\x1a\x1d\x66lowloom/proto/function.proto\x1a%flowloom/proto/graph_debug_info.proto\x1a\x1d\x66lowloom/proto/node_def.proto\x1a\x1d\x66lowloom/proto/versions.proto\"\xcd\x01\n\x08GraphDef\x12!\n\x04node\x18\x01 \x03(\x0b\x32\x13.tensorflow.NodeDef\x12(\n\x08versions\x18\x04 \x01(\x0b\x32\x16.tensorflow.VersionDef\x12\x13\n\x07version\x18\x03 \x01(\x05\x42\x02\x18\x01\x12/\n\x07library\x18\x02 \x01(\x0b\x32\x1e.tensorflow.FunctionDefLibrary\x12.\n\ndebug_info\x18\x05 \x01(\x0b\x32\x1a.tensorflow.GraphDebugInfob\x06proto3')
+DESCRIPTOR = _flowloom_pool.POOL.AddSerializedFile(b'\n\x1a\x66lowloom/proto/graph.proto\x12\ntensorflow\x1a\x1d\x66lowloom/proto/function.proto\x1a%flowloom/proto/graph_debug_info.proto\x1a\x1d\x66lowloom/proto/node_def.proto\x1a\x1d\x66lowloom/proto/versions.proto\"\xcd\x01\n\x08GraphDef\x12!\n\x04node\x18\x01 \x03(\x0b\x32\x13.tensorflow.NodeDef\x12(\n\x08versions\x18\x04 \x01(\x0b\x32\x16.tensorflow.VersionDef\x12\x13\n\x07version\x18\x03 \x01(\x05\x42\x02\x18\x01\x12/\n\x07library\x18\x02 \x01(\x0b\x32\x1e.tensorflow.FunctionDefLibrary\x12.\n\ndebug_info\x18\x05 \x01(\x0b\x32\x1a.tensorflow.GraphDebugInfob\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)

@@ -311,7 +311,87 @@ def training_program(tf):
     return feeds, out, [train_op, train2]
 
 
+def metrics_program(tf):
+    m = tf.contrib.metrics
+    predictions = tf.placeholder(tf.int64, [6], name="predictions")
+    labels = tf.placeholder(tf.int64, [6], name="labels")
+    scores = tf.placeholder(tf.float32, [6], name="scores")
+    weights = tf.constant([1.0, 0.5, 0.0, 2.0, 1.0, 1.0])
+    truth = tf.cast(labels > 0, tf.bool)
+    pairs = {
+        "accuracy": m.streaming_accuracy(predictions, labels),
+        "accuracy_w": m.streaming_accuracy(predictions, labels, weights=weights),
+        "precision": m.streaming_precision(tf.cast(predictions > 0, tf.bool), truth),
+        "recall": m.streaming_recall(tf.cast(predictions > 0, tf.bool), truth),
+        "mean": m.streaming_mean(scores, weights=weights),
+        "mean_tensor": m.streaming_mean_tensor(scores),
+        "mae": m.streaming_mean_absolute_error(scores, tf.cast(labels, tf.float32)),
+        "mse": m.streaming_mean_squared_error(scores, tf.cast(labels, tf.float32)),
+        "rmse": m.streaming_root_mean_squared_error(scores, tf.cast(labels, tf.float32)),
+        "less": m.streaming_percentage_less(scores, 0.5),
+        "auc": m.streaming_auc(tf.sigmoid(scores), truth, num_thresholds=20),
+        "iou": m.streaming_mean_iou(predictions, labels, 3),
+        "tp": m.streaming_true_positives(tf.cast(predictions > 0, tf.bool), truth),
+        "fn": m.streaming_false_negatives(tf.cast(predictions > 0, tf.bool), truth),
+    }
+    values, update_ops = m.aggregate_metric_map(pairs)
+    out = dict(values)
+    out["one_shot"] = m.accuracy(predictions, labels, weights=weights)
+    feeds = {predictions: np.array([0, 1, 2, 2, 1, 0]), labels: np.array([0, 1, 1, 2, 0, 0]),
+             scores: np.array([0.1, 0.9, -0.3, 1.2, 0.4, 0.6], np.float32)}
+    return feeds, out, list(update_ops.values())
+
+
+def beam_search_program(tf):
+    s2s = tf.contrib.seq2seq
+    source = tf.placeholder(tf.float32, [2, 4, 3], name="source")
+    start = tf.constant([1, 1])
+    embedding = tf.get_variable("embedding", [6, 3])
+    memory, enc_state = tf.nn.dynamic_rnn(tf.nn.rnn_cell.GRUCell(4), source, dtype=tf.float32,
+                                          scope="encoder")
+    out = {}
+    with tf.variable_scope("plain"):
+        cell = tf.nn.rnn_cell.GRUCell(4)
+        decoder = s2s.BeamSearchDecoder(cell, embedding, start, 2,
+                                        s2s.tile_batch(enc_state, 3), beam_width=3,
+                                        output_layer=tf.layers.Dense(6),
+                                        length_penalty_weight=0.6)
+        outputs, state, lengths = s2s.dynamic_decode(decoder, maximum_iterations=6)
+    out["plain/predicted_ids"] = outputs.predicted_ids
+    out["plain/scores"] = outputs.beam_search_decoder_output.scores
+    out["plain/parent_ids"] = outputs.beam_search_decoder_output.parent_ids
+    out["plain/lengths"] = lengths
+    out["plain/state_lengths"] = state.lengths
+    out["plain/log_probs"] = state.log_probs
+    with tf.variable_scope("attn"):
+        tiled = s2s.tile_batch(memory, 2)
+        mechanism = s2s.LuongAttention(4, tiled)
+        cell = s2s.AttentionWrapper(tf.nn.rnn_cell.GRUCell(4), mechanism,
+                                    attention_layer_size=4, alignment_history=True)
+        initial = cell.zero_state(4, tf.float32).clone(cell_state=s2s.tile_batch(enc_state, 2))
+        decoder = s2s.BeamSearchDecoder(cell, embedding, start, 3, initial, beam_width=2,
+                                        output_layer=tf.layers.Dense(6),
+                                        coverage_penalty_weight=0.3)
+        outputs, state, lengths = s2s.dynamic_decode(decoder, maximum_iterations=5)
+    out["attn/predicted_ids"] = outputs.predicted_ids
+    out["attn/scores"] = outputs.beam_search_decoder_output.scores
+    history = state.cell_state.alignment_history
+    out["attn/history"] = history if isinstance(history, tf.Tensor) else history.stack()
+    out["attn/lengths"] = lengths
+    out["tiled"] = s2s.tile_batch(tf.constant([[1, 2], [3, 4]]), 3)
+    out["tree"] = s2s.gather_tree(
+        tf.constant([[[1, 2, 3]], [[4, 5, 6]], [[7, 8, 9]], [[2, 2, 2]]]),
+        tf.constant([[[0, 0, 0]], [[0, 1, 1]], [[2, 1, 2]], [[0, 0, 0]]]),
+        max_sequence_lengths=tf.constant([3]), end_token=8)
+    feeds = {source: _rs(16).uniform(-1, 1, (2, 4, 3)).astype(np.float32)}
+    return feeds, out, []
+
+
+FINAL_OUTPUTS = ("metrics",)
+
 PROGRAMS = {
+    "beam_search": beam_search_program,
+    "metrics": metrics_program,
     "training": training_program,
     "attention": attention_program,
     "legacy_seq2seq": legacy_seq2seq_program,
@@ -392,10 +472,14 @@ def run_program(tf, name):
         fetches.update(loss_and_grads(tf, feeds, outputs))
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
+            sess.run(tf.local_variables_initializer())
             set_weights(tf, sess)
             values = sess.run(fetches, feeds)
             if updates:
                 sess.run(updates, feeds)
                 for v in tf.global_variables():
                     values["after/" + v.op.name] = sess.run(v)
+                if name in FINAL_OUTPUTS:
+                    for key, value in sess.run(outputs, feeds).items():
+                        values["final/" + key] = value
     return listing, variables, collections, values

@@ -4,9 +4,10 @@
     $FLOWLOOM_TF1_PYTHON tests/data/record_image.py     # TF 1.15 -> tests/data/image_tf1.npz
 
 Each case's fetched values are stored as CASE/out<i> and CASE/grad<i>; a case TF cannot run
-is reported and left out.
+is reported and left out. The error classes of ERROR_CASES go to image_errors_tf<major>.json.
 """
 
+import json
 import os
 import sys
 
@@ -39,6 +40,9 @@ def main():
         for i, v in enumerate(got):
             kind, idx = ("out", i) if i < n_out else ("grad", i - n_out)
             values[f"{name}/{kind}{idx}"] = np.asarray(v)
+    errors = {name: image_cases.error_of(tf, fn) for name, fn in image_cases.ERROR_CASES.items()}
+    with open(os.path.join(HERE, f"image_errors_tf{major}.json"), "w") as f:
+        json.dump(errors, f, indent=1, sort_keys=True)
     out = os.path.join(HERE, f"image_tf{major}.npz")
     np.savez_compressed(out, **values)
     print(f"wrote {out}: {len(values)} arrays, TF {tensorflow.__version__}")

@@ -2,7 +2,7 @@
 TF-Slim, under slim's names (`slim.conv2d`, `slim.arg_scope`, `slim.losses`,
 `slim.learning.create_train_op`, `slim.get_variables_to_restore`, ...)."""
 
-from flowloom.contrib import losses  # noqa: F401
+from flowloom.contrib import losses, metrics  # noqa: F401
 from flowloom.contrib.framework.arg_scope import (add_arg_scope, arg_scope,  # noqa: F401
                                                   arg_scope_func_key, arg_scoped_arguments,
                                                   current_arg_scope, has_arg_scope)

@@ -1,4 +1,4 @@
-"""String ops: StringJoin, StaticRegexFullMatch and RegexFullMatch (tf.strings basics).
+"""String ops: StringJoin, StaticRegexFullMatch, RegexFullMatch and Substr (tf.strings basics).
 
 Patterns are RE2's, as in TF: matching takes time linear in the input (no backtracking, so a
 pattern from a GraphDef such as `(a+)+b` cannot hang a run), and backreferences are refused.
@@ -9,7 +9,7 @@ import functools
 import numpy as np
 import re2
 
-from flowloom.framework import errors
+from flowloom.framework import dtypes, errors
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.op_def import NotDifferentiable, defop
 from flowloom.framework.tensor_shape import TensorShape
@@ -110,3 +110,37 @@ def regex_full_match(input, pattern, name=None):
                         ).outputs[0]
     return apply_op("RegexFullMatch", (input, pattern), name=name).outputs[0]
 
+
+
+Substr = defop("Substr", inputs=["input: string", "pos: T", "len: T"],
+               outputs=["output: string"], attrs={"unit": "BYTE"},
+               allowed_types={"T": (dtypes.int32, dtypes.int64)})
+Substr.shape(lambda op: op._inputs[0]._shape)
+
+
+@Substr.kernel
+def _(xp, values, pos, length, *, unit):
+    if unit != "BYTE":
+        raise NotImplementedError(f"Substr with unit={unit!r} (only BYTE)")
+    values = np.asarray(values, dtype=object)
+    pos, length = np.broadcast_to(pos, values.shape), np.broadcast_to(length, values.shape)
+    out = np.empty(values.shape, dtype=object)
+    for index in np.ndindex(*values.shape):
+        s = _as_bytes(values[index])
+        p, n = int(pos[index]), int(length[index])
+        if p < 0:
+            p += len(s)
+        if not 0 <= p <= len(s):
+            raise errors.InvalidArgumentError(
+                None, None, f"pos {int(pos[index])} out of range for string b'{s!r}' at index "
+                f"{index}")
+        out[index] = s[p:p + max(n, 0)]
+    return out
+
+
+NotDifferentiable("Substr")
+
+
+def substr(input, pos, len, name=None, unit="BYTE"):  # noqa: A002 - TF's argument names
+    """Byte substrings `input[pos:pos + len]` elementwise (`tf.strings.substr`)."""
+    return apply_op("Substr", (input, pos, len), name=name, unit=unit).outputs[0]
