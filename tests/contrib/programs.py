@@ -342,9 +342,55 @@ def metrics_program(tf):
     return feeds, out, list(update_ops.values())
 
 
+def beam_search_program(tf):
+    s2s = tf.contrib.seq2seq
+    source = tf.placeholder(tf.float32, [2, 4, 3], name="source")
+    start = tf.constant([1, 1])
+    embedding = tf.get_variable("embedding", [6, 3])
+    memory, enc_state = tf.nn.dynamic_rnn(tf.nn.rnn_cell.GRUCell(4), source, dtype=tf.float32,
+                                          scope="encoder")
+    out = {}
+    with tf.variable_scope("plain"):
+        cell = tf.nn.rnn_cell.GRUCell(4)
+        decoder = s2s.BeamSearchDecoder(cell, embedding, start, 2,
+                                        s2s.tile_batch(enc_state, 3), beam_width=3,
+                                        output_layer=tf.layers.Dense(6),
+                                        length_penalty_weight=0.6)
+        outputs, state, lengths = s2s.dynamic_decode(decoder, maximum_iterations=6)
+    out["plain/predicted_ids"] = outputs.predicted_ids
+    out["plain/scores"] = outputs.beam_search_decoder_output.scores
+    out["plain/parent_ids"] = outputs.beam_search_decoder_output.parent_ids
+    out["plain/lengths"] = lengths
+    out["plain/state_lengths"] = state.lengths
+    out["plain/log_probs"] = state.log_probs
+    with tf.variable_scope("attn"):
+        tiled = s2s.tile_batch(memory, 2)
+        mechanism = s2s.LuongAttention(4, tiled)
+        cell = s2s.AttentionWrapper(tf.nn.rnn_cell.GRUCell(4), mechanism,
+                                    attention_layer_size=4, alignment_history=True)
+        initial = cell.zero_state(4, tf.float32).clone(cell_state=s2s.tile_batch(enc_state, 2))
+        decoder = s2s.BeamSearchDecoder(cell, embedding, start, 3, initial, beam_width=2,
+                                        output_layer=tf.layers.Dense(6),
+                                        coverage_penalty_weight=0.3)
+        outputs, state, lengths = s2s.dynamic_decode(decoder, maximum_iterations=5)
+    out["attn/predicted_ids"] = outputs.predicted_ids
+    out["attn/scores"] = outputs.beam_search_decoder_output.scores
+    history = state.cell_state.alignment_history
+    out["attn/history"] = history if isinstance(history, tf.Tensor) else history.stack()
+    out["attn/lengths"] = lengths
+    out["tiled"] = s2s.tile_batch(tf.constant([[1, 2], [3, 4]]), 3)
+    out["tree"] = s2s.gather_tree(
+        tf.constant([[[1, 2, 3]], [[4, 5, 6]], [[7, 8, 9]], [[2, 2, 2]]]),
+        tf.constant([[[0, 0, 0]], [[0, 1, 1]], [[2, 1, 2]], [[0, 0, 0]]]),
+        max_sequence_lengths=tf.constant([3]), end_token=8)
+    feeds = {source: _rs(16).uniform(-1, 1, (2, 4, 3)).astype(np.float32)}
+    return feeds, out, []
+
+
 FINAL_OUTPUTS = ("metrics",)
 
 PROGRAMS = {
+    "beam_search": beam_search_program,
     "metrics": metrics_program,
     "training": training_program,
     "attention": attention_program,

@@ -9,3 +9,7 @@ from flowloom.contrib.seq2seq.loss import sequence_loss  # noqa: F401
 from flowloom.contrib.seq2seq.attention_wrapper import (  # noqa: F401
     AttentionMechanism, AttentionWrapper, AttentionWrapperState, BahdanauAttention,
     LuongAttention, hardmax)
+from flowloom.contrib.seq2seq.beam_search_decoder import (  # noqa: F401
+    BeamSearchDecoder, BeamSearchDecoderOutput, BeamSearchDecoderState,
+    FinalBeamSearchDecoderOutput, gather_tree_from_array, tile_batch)
+from flowloom.ops.rnn.beam_search_ops import gather_tree  # noqa: F401
