@@ -59,6 +59,7 @@ MODULES = {
     "tensorflow.python.util.nest": "flowloom.framework.nest",
     "tensorflow.python.util.compat": "flowloom.compat",
     "tensorflow.python.util.deprecation": "flowloom.compat.deprecation",
+    "tensorflow.python.tools.inspect_checkpoint": "flowloom.compat.inspect_checkpoint",
     "tensorflow.examples.tutorials.mnist.input_data": _MNIST,
     "tensorflow.contrib.learn.python.learn.datasets.mnist": _MNIST,
 }

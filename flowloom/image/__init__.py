@@ -21,6 +21,7 @@ from flowloom.ops.image.box_ops import (crop_and_resize, draw_bounding_boxes,  #
 from flowloom.ops.image.codec_ops import (decode_and_crop_jpeg, decode_bmp,  # noqa: F401
                                           decode_gif, decode_image, decode_jpeg, decode_png,
                                           encode_jpeg, encode_png, extract_jpeg_shape, is_jpeg)
+from flowloom.ops.image.distort_ops import sample_distorted_bounding_box  # noqa: F401
 
 resize = resize_images
 transpose = transpose_image

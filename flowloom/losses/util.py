@@ -5,7 +5,7 @@ from flowloom.framework.graph import GraphKeys, add_to_collection, get_collectio
 from flowloom.framework.ops import convert_to_tensor
 from flowloom.ops.array import array_ops
 from flowloom.ops.control_flow import control_flow_ops
-from flowloom.ops.math import math_ops
+from flowloom.ops.math import math_ops, reduction_ops
 
 
 def add_loss(loss, loss_collection=GraphKeys.LOSSES):
@@ -44,8 +44,15 @@ def get_total_loss(add_regularization_losses=True, name="total_loss", scope=None
     return math_ops.add_n(losses, name=name)
 
 
+_ASSERT_BROADCASTABLE_ERROR_PREFIX = "weights can not be broadcast to values."
+
+
 def assert_broadcastable(weights, values):
-    """A no-op when `weights` can be broadcast to `values` (checked statically).
+    """An op that checks `weights` can be broadcast to `values` (TF's rules for loss weights).
+
+    Weights broadcast when they are a scalar, or have the rank of `values` with each
+    dimension 1 or equal to that of `values`. Checked now when the static shapes tell;
+    otherwise an Assert checks the run-time shapes (as TF's does).
 
     Raises:
       ValueError: when the static shapes show the weights cannot be broadcast.
@@ -54,19 +61,41 @@ def assert_broadcastable(weights, values):
         weights = convert_to_tensor(weights, name="weights")
         values = convert_to_tensor(values, name="values")
         ws, vs = weights._shape, values._shape
-        if ws.ndims == 0:
-            return control_flow_ops.no_op(name="static_scalar_check_success")
-        if ws.is_fully_defined() and vs.is_fully_defined():
-            w, v = ws.as_list(), vs.as_list()
-            if len(w) != len(v) or any(a not in (1, b) for a, b in zip(w, v)):
-                if len(w) != len(v):
-                    raise ValueError(
-                        f"weights can not be broadcast to values. values.rank={len(v)}. "
-                        f"weights.rank={len(w)}. values.shape={vs}. weights.shape={ws}.")
-                raise ValueError(f"weights can not be broadcast to values. "
-                                 f"values.shape={vs}. weights.shape={ws}.")
-            return control_flow_ops.no_op(name="static_dims_check_success")
-        raise NotImplementedError(f"{scope}: broadcast check of weights with dynamic shapes")
+        if ws.ndims is not None and vs.ndims is not None:
+            if ws.ndims == 0:
+                return control_flow_ops.no_op(name="static_scalar_check_success")
+            if ws.ndims != vs.ndims:
+                raise ValueError(
+                    f"{_ASSERT_BROADCASTABLE_ERROR_PREFIX} values.rank={vs.ndims}. "
+                    f"weights.rank={ws.ndims}. values.shape={vs}. weights.shape={ws}.")
+            if ws.is_fully_defined() and vs.is_fully_defined():
+                for w, v in zip(ws.as_list(), vs.as_list()):
+                    if w not in (1, v):
+                        raise ValueError(f"{_ASSERT_BROADCASTABLE_ERROR_PREFIX} "
+                                         f"values.shape={vs}. weights.shape={ws}.")
+                return control_flow_ops.no_op(name="static_dims_check_success")
+        from flowloom.ops.checks.logging_ops import Assert_
+        from flowloom.ops.control_flow.cond import cond
+
+        weights_shape = array_ops.shape(weights, name="weights_shape")
+        values_shape = array_ops.shape(values, name="values_shape")
+        weights_rank = array_ops.rank(weights)
+        values_rank = array_ops.rank(values)
+        is_scalar = math_ops.equal(0, weights_rank, name="is_scalar")
+
+        def valid_dims():
+            return reduction_ops.reduce_all(math_ops.logical_or(
+                math_ops.equal(weights_shape, values_shape), math_ops.equal(weights_shape, 1)))
+
+        def valid_nonscalar():
+            same_rank = math_ops.equal(values_rank, weights_rank, name="is_same_rank")
+            return cond(same_rank, valid_dims, lambda: same_rank)
+
+        is_valid = cond(is_scalar, lambda: is_scalar, valid_nonscalar, name="is_valid_shape")
+        data = (_ASSERT_BROADCASTABLE_ERROR_PREFIX, "weights.shape=", weights.name,
+                weights_shape, "values.shape=", values.name, values_shape, "is_scalar=",
+                is_scalar)
+        return Assert_(is_valid, data, name=scope)
 
 
 def broadcast_weights(weights, values):

@@ -54,7 +54,11 @@ class CheckpointReader:
         return {name: dtypes.as_dtype(enum) for name, (enum, _) in self._reader.list().items()}
 
     def debug_string(self):
-        lines = [f"{name} ({dtypes.as_dtype(enum).name}) {list(shape)}"
+        """`name (DT_FLOAT) [2,3]` per tensor, sorted by name, as TF's reader writes it."""
+        from flowloom.proto import types_pb2
+
+        lines = [f"{name} ({types_pb2.DataType.Name(int(enum))}) "
+                 f"[{','.join(str(int(d)) for d in shape)}]"
                  for name, (enum, shape) in sorted(self._reader.list().items())]
         return ("\n".join(lines) + "\n").encode("utf-8")
 

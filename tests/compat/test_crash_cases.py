@@ -32,3 +32,13 @@ def test_case_matches_tensorflow(case):
         else:
             np.testing.assert_allclose(np.asarray(got, dtype=np.float64), expected, rtol=1e-5,
                                        atol=1e-6)
+
+
+def test_loss_weights_that_do_not_broadcast_fail_at_run_time():
+    values = tf.placeholder(tf.float32, [None, 3])
+    weights = tf.placeholder(tf.float32)
+    loss = tf.losses.mean_squared_error(values, values * 2.0, weights=weights)
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="weights can not be broadcast to values"):
+            sess.run(loss, {values: np.ones([2, 3]), weights: [1.0, 2.0]})

@@ -77,4 +77,16 @@ pairs = tf.train.GradientDescentOptimizer(0.1).compute_gradients(a * b, var_list
 fetch = [g for g, _ in pairs]
 feeds = {}
 """,
+    "losses_weights_with_dynamic_shapes": """
+labels = tf.placeholder(tf.float32, [None, 3])
+logits = tf.placeholder(tf.float32, [None, 3])
+w = tf.placeholder(tf.float32, [None])
+w2 = tf.placeholder(tf.float32)
+fetch = [tf.losses.softmax_cross_entropy(labels, logits, weights=w),
+         tf.losses.mean_squared_error(labels, logits, weights=w2),
+         tf.losses.absolute_difference(labels, logits, weights=tf.placeholder_with_default(
+             np.ones([1, 3], np.float32), [None, 3]))]
+feeds = {labels: np.eye(3)[[0, 2]], logits: [[1., 2., 3.], [0., 1., 0.]], w: [1., 0.5],
+         w2: [[1.], [2.]]}
+""",
 }

@@ -18,6 +18,7 @@ RUNS = {
     "internal_imports": ("internal_imports.py", ["3", "--x"]),
     "internal_imports_failing": ("internal_imports.py", ["--fail"]),
     "mnist_reader": ("mnist_reader.py", []),
+    "checkpoint_tool": ("checkpoint_tool.py", []),
 }
 
 _LOG_LINE = re.compile(r"^(DEBUG|INFO|WARNING|ERROR|CRITICAL):tensorflow:")

@@ -362,6 +362,23 @@ def draw_boxes(tf):
                                          boxes[:1])], []
 
 
+@case
+def sample_distorted_box(tf):
+    boxes = tf.constant(np.array([[[0.1, 0.2, 0.6, 0.7], [0.3, 0.1, 0.9, 0.5]]], np.float32))
+    size = tf.constant([240, 320, 3])
+    outs = []
+    for seed, seed2, kw in ((1, 2, {}), (7, 0, {"min_object_covered": 0.6}),
+                            (3, 4, {"aspect_ratio_range": [0.5, 2.0], "area_range": [0.3, 0.9],
+                                    "max_attempts": 20}),
+                            (5, 6, {"min_object_covered": 0.0, "area_range": [0.01, 0.05]})):
+        outs += list(tf.image.sample_distorted_bounding_box(size, boxes, seed=seed, seed2=seed2,
+                                                            **kw))
+    outs += list(tf.image.sample_distorted_bounding_box(
+        tf.constant([37, 53, 1], tf.int64), tf.zeros([1, 0, 4]), seed=9, seed2=9,
+        use_image_if_no_bounding_boxes=True, min_object_covered=0.3))
+    return outs, []
+
+
 # Programs that must fail as TF fails: (error class, "build" or "run").
 ERROR_CASES = {
     "resize_rank_2": lambda tf: tf.image.resize_images(tf.zeros([4, 4]), [2, 2]),
