@@ -4,6 +4,10 @@ import argparse
 import sys
 
 
+_RUN_USAGE = ("usage: flowloom run script.py [args...]\n\n"
+              "Runs a TF1 script with `import tensorflow` (and tensorflow.compat.v1, "
+              "tensorflow.contrib.*,\ntensorflow.python.*, ...) mapped onto flowloom; "
+              "the arguments after the script are its own.")
 _COMMANDS = ("run", "demo", "seeds", "lint", "explain", "inspect", "launch")
 
 
@@ -15,8 +19,11 @@ def main(argv=None, script_by_default=False):
         from flowloom.cli.run import run_script
 
         rest = argv[1:] if argv[0] == "run" else argv
+        if rest and rest[0] in ("-h", "--help"):
+            print(_RUN_USAGE)
+            return 0
         if not rest or rest[0].startswith("-"):
-            sys.stderr.write("usage: flowloom run script.py [args...]\n")
+            sys.stderr.write(_RUN_USAGE + "\n")
             return 2
         return run_script(rest[0], rest[1:])
     parser = argparse.ArgumentParser(prog="flowloom", description=__doc__)

@@ -26,7 +26,7 @@ TRAIN_NAMES = ["Coordinator", "LooperThread", "QueueRunner", "add_queue_runner",
                "ProfilerHook", "GlobalStepWaiterHook", "SecondOrStepTimer", "MonitoredSession",
                "SingularMonitoredSession", "MonitoredTrainingSession", "Scaffold",
                "SessionManager", "ChiefSessionCreator", "WorkerSessionCreator",
-               "SessionCreator"]
+               "SessionCreator", "Supervisor"]
 
 
 def train_names():
@@ -37,7 +37,7 @@ def train_names():
         "flowloom.train.coordinator", "flowloom.train.queue_runner", "flowloom.data.input",
         "flowloom.train.session_run_hook", "flowloom.train.basic_session_run_hooks",
         "flowloom.train.monitored_session", "flowloom.train.scaffold",
-        "flowloom.train.session_manager")]
+        "flowloom.train.session_manager", "flowloom.train.supervisor")]
     out = {}
     for name in TRAIN_NAMES:
         for mod in modules:

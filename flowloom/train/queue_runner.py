@@ -6,6 +6,7 @@ import weakref
 
 from flowloom.framework import errors
 from flowloom.framework.graph import GraphKeys, add_to_collection, get_collection
+from flowloom.train.queue_runner_def import QueueRunnerDef
 
 _log = logging.getLogger("flowloom")
 
@@ -28,8 +29,8 @@ class QueueRunner:
         if queue_runner_def:
             if queue or enqueue_ops:
                 raise ValueError("queue_runner_def and queue are mutually exclusive.")
-            raise NotImplementedError("QueueRunner from a QueueRunnerDef (MetaGraph import of "
-                                      "queue runners) is not implemented in flowloom")
+            self._init_from_proto(queue_runner_def, import_scope)
+            return
         if not queue or not enqueue_ops:
             raise ValueError("Must provide queue and enqueue_ops.")
         self._queue = queue
@@ -46,10 +47,33 @@ class QueueRunner:
             raise TypeError("queue_closed_exception_types, when provided, must be a tuple of "
                             f"tf.error types, but saw: {queue_closed_exception_types}")
         self._queue_closed_exception_types = queue_closed_exception_types
+        self._init_state()
+
+    def _init_state(self):
         self._lock = threading.Lock()
         self._runs_per_session = weakref.WeakKeyDictionary()
         self._exceptions_raised = []
 
+    def _init_from_proto(self, queue_runner_def, import_scope=None):
+        from flowloom.framework.graph import get_default_graph
+        from flowloom.framework.graph_def import prepend_name_scope
+
+        if isinstance(queue_runner_def, (bytes, bytearray)):
+            queue_runner_def = QueueRunnerDef.FromString(queue_runner_def)
+        g = get_default_graph()
+
+        def element(name):
+            return g.as_graph_element(prepend_name_scope(name, import_scope))
+
+        self._queue = _QueueOfHandle(element(queue_runner_def.queue_name))
+        self._enqueue_ops = [element(n) for n in queue_runner_def.enqueue_op_name]
+        self._close_op = element(queue_runner_def.close_op_name)
+        self._cancel_op = element(queue_runner_def.cancel_op_name)
+        codes = queue_runner_def.queue_closed_exception_types
+        self._queue_closed_exception_types = (
+            tuple(errors.exception_type_from_error_code(c) for c in codes) if codes else
+            (errors.OutOfRangeError,))
+        self._init_state()
     @property
     def queue(self):
         return self._queue
@@ -150,12 +174,42 @@ class QueueRunner:
         return threads
 
     def to_proto(self, export_scope=None):
-        raise NotImplementedError("QueueRunner.to_proto (QueueRunnerDef) is not implemented "
-                                  "in flowloom")
+        """A QueueRunnerDef naming the queue and ops (None outside `export_scope`)."""
+        from flowloom.framework.graph_def import strip_name_scope
+
+        names = [self.queue.name] + [op.name for op in self.enqueue_ops] + \
+            [self.close_op.name, self.cancel_op.name]
+        if export_scope is not None and not all(n.startswith(export_scope) for n in names):
+            return None
+        return QueueRunnerDef(
+            queue_name=strip_name_scope(self.queue.name, export_scope),
+            enqueue_op_name=[strip_name_scope(op.name, export_scope) for op in self.enqueue_ops],
+            close_op_name=strip_name_scope(self.close_op.name, export_scope),
+            cancel_op_name=strip_name_scope(self.cancel_op.name, export_scope),
+            queue_closed_exception_types=[t(None, None, "").error_code
+                                          for t in self._queue_closed_exception_types])
 
     @staticmethod
     def from_proto(queue_runner_def, import_scope=None):
         return QueueRunner(queue_runner_def=queue_runner_def, import_scope=import_scope)
+
+
+class _QueueOfHandle:
+    """What a QueueRunner read from a QueueRunnerDef knows of its queue: the handle op."""
+
+    def __init__(self, handle):
+        self.queue_ref = handle
+        self.name = handle.op.name if hasattr(handle, "op") else handle.name
+
+
+def _register_proto_functions():
+    from flowloom.framework.meta_graph import register_proto_function
+
+    register_proto_function(GraphKeys.QUEUE_RUNNERS, lambda qr, scope: qr.to_proto(scope),
+                            lambda data, scope: QueueRunner.from_proto(data, scope))
+
+
+_register_proto_functions()
 
 
 def add_queue_runner(qr, collection=GraphKeys.QUEUE_RUNNERS):

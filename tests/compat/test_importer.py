@@ -72,3 +72,10 @@ def test_refuses_when_real_tensorflow_is_imported():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120)
     assert out.stdout.strip() == "refused True", out.stderr
+
+
+def test_run_help_and_usage():
+    from flowloom.cli.main import main
+
+    assert main(["run", "--help"]) == 0
+    assert main(["run"]) == 2

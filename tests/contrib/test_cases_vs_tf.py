@@ -100,8 +100,8 @@ def test_vocabulary_processor_as_tf(tmp_path):
 
 
 def test_contrib_modules_not_provided_are_named():
-    with pytest.raises(NotImplementedError, match="tf.contrib.factorization is not provided"):
-        tf.contrib.factorization  # noqa: B018
+    with pytest.raises(NotImplementedError, match="tf.contrib.bayesflow is not provided"):
+        tf.contrib.bayesflow  # noqa: B018
     assert not hasattr(tf.contrib, "keras")
     with pytest.raises(AttributeError, match="no attribute 'no_such_module'"):
         tf.contrib.no_such_module  # noqa: B018

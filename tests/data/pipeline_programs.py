@@ -642,3 +642,51 @@ def prog_monitored_session_input_end(tf):
 
 
 PROGRAMS += [prog_monitored_training_session, prog_monitored_session_input_end]
+
+
+def prog_supervisor(tf):
+    import os
+    import shutil
+    import tempfile
+    d = tempfile.mkdtemp()
+    r = {}
+    try:
+        g = tf.Graph()
+        with g.as_default():
+            step = tf.train.get_or_create_global_step()
+            q = tf.train.range_input_producer(10, num_epochs=1, shuffle=False)
+            x = q.dequeue()
+            w = tf.Variable(0, name="w")
+            train = tf.group(tf.assign_add(step, 1), tf.assign_add(w, x))
+            tf.summary.scalar("w", w)
+            sv = tf.train.Supervisor(logdir=d, save_model_secs=3600, save_summaries_secs=3600)
+            r["pieces"] = [sv.init_op.name, sv.ready_op.name,
+                           sv.summary_op.name, sv.global_step.op.name, sv.is_chief,
+                           sv.save_path.replace(d, "DIR"), g.finalized]
+            steps = 0
+            with sv.managed_session() as sess:
+                while not sv.should_stop():
+                    sess.run(train)
+                    steps += 1
+            r["steps"] = steps
+            r["should_stop"] = sv.should_stop()
+            r["files"] = sorted(f for f in os.listdir(d) if not f.startswith("events"))
+        g = tf.Graph()
+        with g.as_default():
+            step = tf.train.get_or_create_global_step()
+            w = tf.Variable(0, name="w")
+            bad = tf.reshape(w, tf.placeholder_with_default([2], [1]))
+            sv = tf.train.Supervisor(logdir=d, save_model_secs=3600, save_summaries_secs=3600)
+            try:
+                with sv.managed_session() as sess:
+                    r["restored"] = int(sess.run(step)) >= 0  # (saved while training ran)
+                    sess.run(bad)
+                r["error"] = None
+            except tf.errors.OpError as e:
+                r["error"] = [type(e).__name__, e.message.split("\n")[0]]
+    finally:
+        shutil.rmtree(d)
+    return r
+
+
+PROGRAMS += [prog_supervisor]
