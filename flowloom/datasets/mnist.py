@@ -19,7 +19,7 @@ TRAIN_LABELS = "train-labels-idx1-ubyte.gz"
 TEST_IMAGES = "t10k-images-idx3-ubyte.gz"
 TEST_LABELS = "t10k-labels-idx1-ubyte.gz"
 FILES = (TRAIN_IMAGES, TRAIN_LABELS, TEST_IMAGES, TEST_LABELS)
-DEFAULT_SOURCE_URL = "https://storage.googleapis.com/cvdf-datasets/mnist/"
+DEFAULT_SOURCE_URL = None  # accepted for TF's signature; flowloom never downloads
 
 # IDX headers hold 32-bit counts; a real MNIST file has 60,000 28x28 images at most.
 _MAX_ITEMS = 10_000_000
@@ -181,9 +181,8 @@ class DataSet:
 def _missing_files_error(train_dir, missing):
     return FileNotFoundError(
         f"MNIST files not found in {os.path.abspath(train_dir)!r}: missing "
-        f"{', '.join(missing)}. Put the four standard MNIST files ({', '.join(FILES)}; from "
-        "http://yann.lecun.com/exdb/mnist/ or a TF1 'MNIST_data' folder) into that folder. "
-        "flowloom never downloads.")
+        f"{', '.join(missing)}. Put the four standard MNIST files ({', '.join(FILES)}, as "
+        "a TF1 'MNIST_data' folder holds them) into that folder. flowloom never downloads.")
 
 
 def read_data_sets(train_dir, fake_data=False, one_hot=False, dtype=dtypes.float32,

@@ -32,6 +32,24 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.
 _EXAMPLES_DIR = os.path.join(_PACKAGE_DIR, "examples") + os.sep
 
 
+_SUMMARY_DIR = os.path.join(_PACKAGE_DIR, "summary") + os.sep
+_LINT_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _entry_file(frame):
+    """The file of the flowloom function that user code called to get to `frame`."""
+    entry = None
+    f = frame
+    while f is not None:
+        name = f.f_code.co_filename
+        if not _internal(name):
+            break
+        if not name.startswith(_LINT_DIR):  # the linter's own wrappers are not an entry
+            entry = name
+        f = f.f_back
+    return entry or ""
+
+
 def _internal(filename):
     return filename.startswith(_PACKAGE_DIR) and not filename.startswith(_EXAMPLES_DIR)
 
@@ -141,12 +159,16 @@ class Linter:
         self._fetched_ops = set()
         self._plans_seen = set()
         self._plans_alive = []
+        self._user_summaries = set()  # summary ops made by the user's own tf.summary calls
 
     # -- observers ----------------------------------------------------------------
     def _on_op(self, op):
         self._all_ops.append(op)
         if self._runs:
             self._ops_after_run.append((op, _op_site(op), self._runs))
+        if op._type in _SUMMARY_TYPES and _entry_file(sys._getframe(1)).startswith(
+                _SUMMARY_DIR):
+            self._user_summaries.add(op)
 
     def _on_block(self, event, controller):
         frame = sys._getframe(2)  # the `with` statement (this <- __enter__/__exit__ <- it)
@@ -361,17 +383,25 @@ class Linter:
         return out
 
     def _growing_graph(self):
-        per_run = Counter(r for _, _, r in self._ops_after_run)
-        if len(per_run) < 3:
-            return []  # a second phase built once is normal; growth every step is not
-        sites = Counter(site for _, site, _ in self._ops_after_run if site)
-        steps = len(per_run)
-        total = sum(per_run.values())
+        # A line that creates ops between several different pairs of runs is in a loop that
+        # also runs the graph: the graph grows every step. Lines run once after a run (an
+        # evaluation built after training) are normal.
+        intervals = {}
+        for _, site, r in self._ops_after_run:
+            if site:
+                intervals.setdefault(site, set()).add(r)
+        looping = {site for site, rs in intervals.items() if len(rs) >= 2}
+        if not looping:
+            return []
+        in_loops = [(site, r) for _, site, r in self._ops_after_run if site in looping]
+        sites = Counter(site for site, _ in in_loops)
+        steps = len({r for _, r in in_loops})
+        total = len(in_loops)
         out = []
         for site, count in sites.most_common(3):
             out.append(Finding(
-                "FL201", f"ops are created while the program runs: {total} ops after the "
-                f"first Session.run, in {steps} intervals between runs (~{total // steps} per "
+                "FL201", f"the graph grows while the program runs: a loop creates {total} ops "
+                f"between {steps} pairs of Session.run calls (~{max(total // steps, 1)} per "
                 f"step); {count} of them here",
                 site, "build every op once before the training loop, and call "
                 "tf.get_default_graph().finalize() before it to catch this"))
@@ -436,8 +466,8 @@ class Linter:
         out = []
         ran_summaries = 0
         for op in self._all_ops:
-            if op._type not in _SUMMARY_TYPES:
-                continue
+            if op not in self._user_summaries:
+                continue  # e.g. the fraction_of_N_full summaries input producers add
             if op in self._ran or any(c in self._ran for t in op._outputs
                                       for c in t._consumers):
                 ran_summaries += 1

@@ -224,3 +224,26 @@ def test_script_arguments_reach_the_script(tmp_path):
     out = subprocess.run([sys.executable, "-m", "flowloom.cli.main", "lint", str(prog),
                           "--steps", "3"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_ops_built_once_after_a_run_are_not_a_growing_graph(tmp_path):
+    # An evaluation built after training, line by line, is not a loop that grows the graph.
+    found = lint_source(tmp_path, """
+        x = tf.constant([1.0, 2.0])
+        with tf.Session() as s:
+            s.run(x)
+            s.run(tf.reduce_sum(x))
+            s.run(tf.reduce_max(x))
+            s.run(tf.reduce_min(x))
+        """)
+    assert found == []
+
+
+def test_summaries_flowloom_adds_itself_are_not_reported(tmp_path):
+    found = lint_source(tmp_path, """
+        q = tf.train.string_input_producer(["a", "b"], shuffle=False)  # adds a summary
+        x = tf.constant(1.0)
+        with tf.Session() as s:
+            s.run(x)
+        """)
+    assert found == []
