@@ -19,7 +19,8 @@ CLOSE = {"adjust_contrast", "adjust_gamma", "random_colour", "grayscale", "stand
 
 # Absolute tolerances: TF decodes subsampled JPEGs with libjpeg's fast IDCT and fancy
 # upsampling, a pair Pillow cannot select; flowloom uses the accurate IDCT there.
-TOLERANCE = {"decode_jpeg_420": 6}
+# (In 8-bit levels; float images are compared times 255.)
+TOLERANCE = {"decode_jpeg_420": 6, "jpeg_quality": 8}
 
 
 def case(fn):
@@ -312,6 +313,15 @@ def encode_jpeg_roundtrip(tf):
     x = tf.constant(_u8([16, 24, 3], seed=17) // 4 + 96)
     return [tf.image.decode_jpeg(tf.image.encode_jpeg(x, quality=100,
                                                       chroma_downsampling=False))], []
+
+
+@case
+def jpeg_quality(tf):
+    tf.set_random_seed(99)
+    f = tf.constant(_img([16, 16, 3], seed=25))
+    u = tf.constant(_u8([16, 24, 3], seed=26))
+    return [tf.image.adjust_jpeg_quality(f, 40), tf.image.adjust_jpeg_quality(u, 90),
+            tf.image.random_jpeg_quality(u, 20, 80)], []
 
 
 @case
