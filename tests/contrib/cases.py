@@ -190,7 +190,42 @@ def vocabulary_case(tf):
     return facts, {"ids": ids, "trimmed_ids": trimmed_ids}
 
 
+def kmeans_case(tf):
+    """tf.contrib.factorization.KMeans: five training steps from TF's random initial centers,
+    for both distances, full and mini batch."""
+    rs = np.random.RandomState(0)
+    data = np.concatenate([rs.normal(0, 0.3, (20, 3)) + c
+                           for c in ([0, 0, 3], [3, 0, 0], [0, 3, 0])]).astype(np.float32)
+    facts, arrays = {}, {}
+    for metric, mini in (("cosine", True), ("squared_euclidean", False),
+                         ("squared_euclidean", True), ("cosine", False)):
+        key = "%s_%s" % (metric, "mini" if mini else "full")
+        g = tf.Graph()
+        with g.as_default():
+            x = tf.placeholder(tf.float32, shape=[None, 3])
+            graph = tf.contrib.factorization.KMeans(inputs=x, num_clusters=3,
+                                                     distance_metric=metric,
+                                                     use_mini_batch=mini).training_graph()
+            all_scores, cluster_idx, scores, initialized, init_op, train_op = graph
+            avg = tf.reduce_mean(scores[0])
+            centers = [v for v in tf.global_variables() if v.op.name == "clusters"][0]
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer(), {x: data})
+                sess.run(init_op, {x: data})
+                first = sess.run(centers)
+                for _ in range(5):
+                    _, d, idx = sess.run([train_op, avg, cluster_idx[0]], {x: data})
+                arrays[key + "/initial"] = first
+                arrays[key + "/centers"] = sess.run(centers)
+                arrays[key + "/avg"] = np.array(d)
+                arrays[key + "/idx"] = idx
+                arrays[key + "/all_scores"] = sess.run(all_scores[0], {x: data})
+                facts[key] = [len(graph), bool(sess.run(initialized))]
+    return facts, arrays
+
+
 CASES = {
+    "kmeans": kmeans_case,
     "vocabulary": vocabulary_case,
     "framework": framework_case,
     "arg_scopes": arg_scope_case,

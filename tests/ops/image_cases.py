@@ -14,12 +14,13 @@ IMAGES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 CASES = {}
 # Values through reductions or matmuls (TF's Eigen order vs NumPy's): compared to 2e-6.
 CLOSE = {"adjust_contrast", "adjust_gamma", "random_colour", "grayscale", "standardization", "total_variation",
-         "sobel"}
+         "sobel", "psnr"}
 
 
 # Absolute tolerances: TF decodes subsampled JPEGs with libjpeg's fast IDCT and fancy
 # upsampling, a pair Pillow cannot select; flowloom uses the accurate IDCT there.
-TOLERANCE = {"decode_jpeg_420": 6}
+# (In 8-bit levels; float images are compared times 255.)
+TOLERANCE = {"decode_jpeg_420": 6, "jpeg_quality": 8}
 
 
 def case(fn):
@@ -241,6 +242,14 @@ def gradients_and_edges(tf):
 
 
 @case
+def psnr(tf):
+    a = tf.constant(_u8([2, 6, 7, 3], seed=30))
+    b = tf.constant(_u8([2, 6, 7, 3], seed=31))
+    fa, fb = tf.constant(_img([5, 4, 3], seed=32)), tf.constant(_img([5, 4, 3], seed=33))
+    return [tf.image.psnr(a, b, 255), tf.image.psnr(fa, fb, 1.0)], []
+
+
+@case
 def sobel(tf):
     return [tf.image.sobel_edges(tf.constant(_img([2, 5, 6, 2], seed=15)))], []
 
@@ -312,6 +321,15 @@ def encode_jpeg_roundtrip(tf):
     x = tf.constant(_u8([16, 24, 3], seed=17) // 4 + 96)
     return [tf.image.decode_jpeg(tf.image.encode_jpeg(x, quality=100,
                                                       chroma_downsampling=False))], []
+
+
+@case
+def jpeg_quality(tf):
+    tf.set_random_seed(99)
+    f = tf.constant(_img([16, 16, 3], seed=25))
+    u = tf.constant(_u8([16, 24, 3], seed=26))
+    return [tf.image.adjust_jpeg_quality(f, 40), tf.image.adjust_jpeg_quality(u, 90),
+            tf.image.random_jpeg_quality(u, 20, 80)], []
 
 
 @case

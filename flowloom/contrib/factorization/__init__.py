@@ -61,7 +61,8 @@ class KMeans:
         self._initial_clusters = initial_clusters
         self._distance_metric = distance_metric
         self._use_mini_batch = use_mini_batch
-        self._seed = random_ops.get_seed(random_seed)[0]
+        # tf.contrib's KMeans gives `random_seed` to the sampler as its op seed.
+        self._seed = random_seed
 
     def _distances(self, inputs, clusters):
         if self._distance_metric == SQUARED_EUCLIDEAN_DISTANCE:

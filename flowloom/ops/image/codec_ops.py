@@ -331,6 +331,13 @@ EncodeJpeg.shape(lambda op: TensorShape([]))
 @EncodeJpeg.kernel
 def _(xp, image, *, format, quality, progressive, optimize_size,  # noqa: A002 - TF's attr
       chroma_downsampling, density_unit, x_density, y_density, xmp_metadata):
+    return _encode_jpeg(image, format, quality, progressive, optimize_size,
+                        chroma_downsampling, density_unit, x_density, y_density)
+
+
+def _encode_jpeg(image, format, quality, progressive=False,  # noqa: A002 - TF's attr
+                 optimize_size=False, chroma_downsampling=True, density_unit="in",
+                 x_density=300, y_density=300):
     if image.ndim != 3:
         raise _bad(f"image must be 3-dimensional{list(image.shape)}")
     c = image.shape[2]
@@ -349,6 +356,20 @@ def _(xp, image, *, format, quality, progressive, optimize_size,  # noqa: A002 -
     return np.array(buf.getvalue(), dtype=object)
 
 
+EncodeJpegVariableQuality = defop("EncodeJpegVariableQuality",
+                                  inputs=["images: uint8", "quality: int32"],
+                                  outputs=["contents: string"])
+EncodeJpegVariableQuality.shape(lambda op: TensorShape([]))
+
+
+@EncodeJpegVariableQuality.kernel
+def _(xp, images, quality):
+    if np.ndim(quality) != 0:
+        raise _bad(f"quality must be a scalar: {list(np.shape(quality))}")
+    return _encode_jpeg(images, "", int(quality))
+
+
+NotDifferentiable("EncodeJpegVariableQuality")
 NotDifferentiable("DecodeJpeg", "DecodeAndCropJpeg", "ExtractJpegShape", "DecodePng",
                   "DecodeGif", "DecodeBmp", "DecodeImage", "EncodePng", "EncodeJpeg")
 
@@ -449,3 +470,38 @@ def encode_jpeg(image, format="", quality=95, progressive=False,  # noqa: A002 -
                chroma_downsampling=chroma_downsampling, density_unit=density_unit,
                x_density=x_density, y_density=y_density, xmp_metadata=xmp_metadata)
 
+
+
+def adjust_jpeg_quality(image, jpeg_quality, dct_method="", name=None):
+    """Re-encodes `image` as JPEG at `jpeg_quality` (0-100) and decodes it (TF 2.x's recipe:
+    saturating conversions to uint8 and back; under FLOWLOOM_SEED_RULES=1, TF 1.15's graph,
+    which does not saturate, so that later default op seeds agree with TF 1.15's)."""
+    from flowloom.ops.image.adjust_ops import convert_image_dtype
+    from flowloom.ops.random.random_ops import seed_rules
+
+    tf1 = seed_rules() == "1"
+    with name_scope(name, "adjust_jpeg_quality", [image]):
+        image = convert_to_tensor(image, name="image")
+        channels = image._shape.as_list()[-1] if image._shape.ndims and not tf1 else 0
+        orig = image.dtype.base_dtype
+        image = convert_image_dtype(image, dtypes.uint8, saturate=not tf1)
+        quality = convert_to_tensor(jpeg_quality, dtype=dtypes.int32)
+        data = apply_op("EncodeJpegVariableQuality", (image, quality)).outputs[0]
+        image = _op("DecodeJpeg", (data,), None, channels=channels or 0, ratio=1,
+                    fancy_upscaling=True, try_recover_truncated=False,
+                    acceptable_fraction=1.0, dct_method=dct_method)
+        return convert_image_dtype(image, orig, saturate=not tf1)
+
+
+def random_jpeg_quality(image, min_jpeg_quality, max_jpeg_quality, seed=None):
+    """adjust_jpeg_quality at a quality drawn uniformly from [min, max)."""
+    from flowloom.ops.random import random_ops
+
+    if (min_jpeg_quality < 0 or max_jpeg_quality < 0 or min_jpeg_quality > 100
+            or max_jpeg_quality > 100):
+        raise ValueError("jpeg encoding range must be between 0 and 100.")
+    if min_jpeg_quality >= max_jpeg_quality:
+        raise ValueError("`min_jpeg_quality` must be less than `max_jpeg_quality`.")
+    quality = random_ops.random_uniform([], min_jpeg_quality, max_jpeg_quality, seed=seed,
+                                        dtype=dtypes.int32)
+    return adjust_jpeg_quality(image, quality)
