@@ -68,7 +68,7 @@ def main(argv):
         return subprocess.call([PY, os.path.join(ROOT, "tools", "tf_unittests", "run.py")]
                                + rest, cwd=ROOT)
     if cmd == "corpus":
-        ensure_venv(["test", "demo"])
+        ensure_venv(["test", "demo", "corpus"])
         tools = os.path.join(ROOT, "tools", "corpus")
         if rest[:1] == ["fetch"]:
             rc = subprocess.call([PY, os.path.join(tools, "fetch.py")] + rest[1:], cwd=ROOT)

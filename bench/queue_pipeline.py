@@ -59,7 +59,7 @@ print(json.dumps({"examples_per_s": n / seconds, "examples": n}))
 
 def run(which, python, path, examples, batches):
     out = subprocess.run([python, "-c", PROGRAM, which, path, str(examples), str(batches)],
-                         capture_output=True, text=True, cwd=tempfile.gettempdir(),
+                         capture_output=True, text=True, cwd=os.path.dirname(path),
                          env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
     if out.returncode:
         raise SystemExit(f"{which} failed:\n{out.stderr[-2000:]}")

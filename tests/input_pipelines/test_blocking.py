@@ -135,3 +135,36 @@ def test_named_components_and_from_list():
             assert got["a"] == 1 and np.allclose(got["b"], [2, 3])
             sess.run(qb.enqueue(5))
             assert sess.run(chosen.dequeue(), {idx: 1}) == 5
+
+
+def test_reader_waiting_for_work_ends_on_session_close():
+    with tf.Graph().as_default():
+        filenames = tf.FIFOQueue(4, tf.string, shapes=[()])
+        key, value = tf.TextLineReader().read(filenames)
+        sess = tf.Session()
+        t, out = _in_thread(lambda: sess.run(value))
+        t.join(0.2)
+        assert t.is_alive()
+        sess.close()
+        t.join(10)
+        assert not t.is_alive()
+        assert isinstance(out.get("error"), tf.errors.CancelledError)
+
+
+def test_monitored_session_exits_with_runner_threads_blocked_on_a_full_queue():
+    # The producer fills its queue (capacity 2) and blocks; leaving the block cancels it.
+    import time
+
+    with tf.Graph().as_default():
+        tf.train.get_or_create_global_step()
+        q = tf.train.range_input_producer(1000, capacity=2, shuffle=False)
+        x = q.dequeue()
+        before = set(threading.enumerate())
+        start = time.time()
+        with tf.train.MonitoredSession() as sess:
+            assert sess.run(x) == 0
+            time.sleep(0.2)  # the runner thread is now blocked in its enqueue
+        assert time.time() - start < 30
+        left = [t for t in set(threading.enumerate()) - before
+                if t.is_alive() and not t.name.startswith("flowloom-")]  # (pool workers stay)
+        assert not left, left

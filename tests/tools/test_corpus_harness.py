@@ -68,6 +68,8 @@ def test_blocker_key_groups_missing_names_and_crashes():
         "missing: tf.contrib.rnn"
     assert key("ModuleNotFoundError", "No module named 'tensorflow.examples'") == \
         "missing module: tensorflow.examples"
+    assert key("NoCounterpartError", "No module named 'tensorflow.contrib.factorization': flowloom "
+               "has no counterpart") == "missing module: tensorflow.contrib.factorization"
     assert key("ImportError", "cannot import name 'rnn' from 'flowloom.contrib' (x.py)") == \
         "missing: tf.contrib.rnn"
     assert key("ValueError", "shapes (3, 784) and (10,) differ") == \

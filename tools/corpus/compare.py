@@ -119,12 +119,12 @@ def blocker_key(error_class, message):
         mod = re.sub(r"^(flowloom|tensorflow)(\.compat\.v1)?", "tf", m.group(1))
         return "missing: %s.%s" % (mod, m.group(2))
     m = _MODULE.search(message)
-    if error_class in ("ModuleNotFoundError", "ImportError") and m:
+    if m:
         return "missing module: %s" % m.group(1)
     if error_class == "ImportError":
         m = re.search(r"cannot import name '(\w+)' from '([\w.]+)'", message)
         if m:
             return "missing: %s.%s" % (re.sub(r"^(flowloom|tensorflow)", "tf", m.group(2)),
                                        m.group(1))
-    msg = re.sub(r"\d+", "N", message)
+    msg = re.sub(r"(?<![A-Za-z_\d])\d+", "N", message)
     return "%s: %s" % (error_class, msg[:160])

@@ -109,6 +109,22 @@ def markdown(meta, s, results):
     return "\n".join(out) + "\n"
 
 
+# Who is likely to own a blocker, by what its key names (a hint for the reader, not a rule).
+_OWNERS = [("wrong value", "image (TF's Philox random numbers) / hardening"),
+           ("tf.contrib", "contrib"), ("tensorflow.contrib", "contrib"),
+           ("tf.image", "image"), ("tf.metrics", "api"), ("tf.nn.", "api"),
+           ("tf.layers", "api"), ("tf.data", "pipelines"), ("input_producer", "pipelines"),
+           ("Queue", "pipelines"), ("tf.estimator", "?"), ("gradient", "hardening"),
+           ("Error", "hardening"), ("missing: tf.", "api"), ("missing module", "compat")]
+
+
+def owner_hint(key):
+    for needle, owner in _OWNERS:
+        if needle in key:
+            return owner
+    return "?"
+
+
 def blockers(results):
     """[(key, [program ids])] ranked by how many TF-finishing programs each stops."""
     groups = collections.defaultdict(list)
@@ -124,11 +140,11 @@ def _blocker_lines(results):
         return ["Nothing: every program that finishes on TF finishes on flowloom."]
     lines = ["Counted over programs that finish on TF; a program counts once, under the first "
              "thing that stops it (what lies behind it is unknown until that is fixed).", "",
-             "| rank | programs | what | which |", "|---|---|---|---|"]
+             "| rank | programs | what | likely owner | which |", "|---|---|---|---|---|"]
     for i, (key, ids) in enumerate(ranked, 1):
-        lines.append("| %d | %d | %s | %s |" % (i, len(ids), _cell(key, 160),
-                                               ", ".join(ids[:12]) +
-                                               (" …" if len(ids) > 12 else "")))
+        lines.append("| %d | %d | %s | %s | %s |" % (i, len(ids), _cell(key, 160), owner_hint(key),
+                                                    ", ".join(ids[:12]) +
+                                                    (" …" if len(ids) > 12 else "")))
     return lines
 
 

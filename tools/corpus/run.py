@@ -56,14 +56,21 @@ def reference_tf():
 
 
 def flowloom_command(python):
-    """(runner name, command prefix): `flowloom run` when this flowloom has it, else the shim."""
-    try:
-        r = subprocess.run([python, "-m", "flowloom.cli.main", "run", "--help"],
-                           capture_output=True, timeout=60, cwd=tempfile.gettempdir())
-        if r.returncode == 0:
-            return "flowloom run", [python, "-m", "flowloom.cli.main", "run"]
-    except subprocess.TimeoutExpired:
-        pass
+    """(runner name, command prefix): `flowloom run` when this flowloom has it, else the shim.
+
+    The probe runs a two-line TF1 script through `python -m flowloom.cli.main run`.
+    """
+    with tempfile.TemporaryDirectory(prefix="corpus-probe-") as tmp:
+        probe = os.path.join(tmp, "probe.py")
+        with open(probe, "w") as f:
+            f.write("import tensorflow as tf\nprint('probe', tf.constant(1).dtype)\n")
+        try:
+            r = subprocess.run([python, "-m", "flowloom.cli.main", "run", probe],
+                               capture_output=True, text=True, timeout=180, cwd=tmp)
+            if r.returncode == 0 and "probe" in r.stdout:
+                return "flowloom run", [python, "-m", "flowloom.cli.main", "run"]
+        except subprocess.TimeoutExpired:
+            pass
     return "shim", [python, os.path.join(RUNNERS, "fl_shim_run.py")]
 
 
@@ -131,9 +138,14 @@ def judge(entry, res):
                                ignore=entry.get("ignore_lines", []),
                                mask=entry.get("mask", []))
     res["numbers"], res["numbers_text"] = nums, text
-    # Keep the end of the output only: the JSON stays small and the table points at the cause.
-    res["stdout"] = res["stdout"][-2000:]
-    res["stderr"] = res["stderr"][-3000:]
+    return trim(res)
+
+
+def trim(res):
+    """Keeps the end of a run's output only (the error's traceback when it failed), so the JSON
+    committed with the table stays small."""
+    res["stdout"] = res["stdout"][-400:]
+    res["stderr"] = res["stderr"][-1500:] if res.get("status") != "ok" else ""
     return res
 
 
@@ -179,11 +191,19 @@ def run_entry(entry, tf_cmd, tf_kind, fl_cmd, fl_runner, data_dir, args, tf_cach
                                          rtol=tol.get("rtol", 1e-3), atol=tol.get("atol", 1e-5))
     if tf_res["status"] == "ok" and fl_res["status"] == "ok" and tf_res["secs"] > 0:
         out["time_ratio"] = round(fl_res["secs"] / tf_res["secs"], 2)
-    if fl_res["status"] != "ok":
-        out["blocker"] = blocker_key(*fl_res["error"])
-    elif tf_res["status"] == "ok" and out["seeded"] and out["numbers"] == "differ":
-        out["blocker"] = "wrong value (seeded numbers differ from TF)"
+    out["blocker"] = blocker_of(out)
     return out
+
+
+def blocker_of(r):
+    """What stopped a program on flowloom (None when nothing did), from its stored results."""
+    if "tf" not in r:
+        return None
+    if r["flowloom"]["status"] != "ok":
+        return blocker_key(*r["flowloom"]["error"])
+    if r["tf"]["status"] == "ok" and r["seeded"] and r["numbers"] == "differ":
+        return "wrong value (seeded numbers differ from TF)"
+    return None
 
 
 def main(argv=None):
@@ -200,8 +220,24 @@ def main(argv=None):
     ap.add_argument("--blockers", default=None, help="also write the ranked blockers here")
     ap.add_argument("--python", default=sys.executable,
                     help="the Python that has flowloom (default: this one)")
+    ap.add_argument("--report-only", action="store_true",
+                    help="run nothing: rewrite the table and blockers from the JSON")
+    ap.add_argument("--flowloom-src", default=None,
+                    help="run the flowloom of this checkout (put first on PYTHONPATH), e.g. "
+                         "another branch's worktree, instead of the installed one")
     args = ap.parse_args(argv)
+    flowloom_root = ROOT
+    if args.flowloom_src:
+        flowloom_root = os.path.abspath(args.flowloom_src)
+        os.environ["PYTHONPATH"] = flowloom_root + (
+            os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else "")
+        os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
 
+    if args.report_only:
+        with open(args.json) as f:
+            doc = json.load(f)
+        write_outputs(args, doc["meta"], doc["results"])
+        return 0
     tf_kind, tf_cmd = reference_tf()
     if tf_kind is None:
         print("corpus: SKIPPED: no reference TensorFlow (%s)" % tf_cmd)
@@ -227,6 +263,10 @@ def main(argv=None):
     if os.path.exists(args.json):
         with open(args.json) as f:
             previous = {r["id"]: r for r in json.load(f).get("results", [])}
+    meta = {"flowloom_commit": report.git_head(flowloom_root) + (
+                " (%s)" % flowloom_root if args.flowloom_src else ""), "reference": tf_kind,
+            "flowloom_runner": fl_runner, "manifest_programs": len(doc["programs"]),
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     results = {}
     for i, entry in enumerate(entries, 1):
         if entry["id"] in absent:
@@ -238,27 +278,33 @@ def main(argv=None):
             continue
         results[entry["id"]] = r
         print("[%d/%d] %s" % (i, len(entries), report.one_line(r)), flush=True)
-    if args.tf_only:
-        return 0
-    ordered = []
-    for entry in doc["programs"]:
-        r = results.get(entry["id"]) or previous.get(entry["id"])
-        if r is not None:
-            ordered.append(r)
-    meta = {"flowloom_commit": report.git_head(ROOT), "reference": tf_kind,
-            "flowloom_runner": fl_runner, "manifest_programs": len(doc["programs"]),
-            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+        # The outputs are rewritten after every program, so a long run shows its progress and
+        # an interrupted one keeps what it measured.
+        ordered = [results.get(e["id"]) or previous.get(e["id"]) for e in doc["programs"]]
+        write_outputs(args, meta, [r for r in ordered if r is not None], quiet=True)
+    if not args.tf_only:
+        ordered = [results.get(e["id"]) or previous.get(e["id"]) for e in doc["programs"]]
+        write_outputs(args, meta, [r for r in ordered if r is not None])
+    return 0
+
+
+def write_outputs(args, meta, ordered, quiet=False):
+    for r in ordered:
+        r["blocker"] = blocker_of(r)
+        for side in ("tf", "flowloom"):
+            if side in r:
+                trim(r[side])
     summary = report.summarize(ordered)
     os.makedirs(os.path.dirname(args.json), exist_ok=True)
     with open(args.json, "w") as f:
         json.dump({"meta": meta, "summary": summary, "results": ordered}, f, indent=1)
     with open(args.md, "w") as f:
         f.write(report.markdown(meta, summary, ordered))
-    if args.blockers:
+    if args.blockers and not quiet:  # others read this file: only whole runs go there
         with open(args.blockers, "w") as f:
             f.write(report.blockers_markdown(meta, summary, ordered))
-    print(report.headline(summary))
-    return 0
+    if not quiet:
+        print(report.headline(summary))
 
 
 if __name__ == "__main__":

