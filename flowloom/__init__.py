@@ -243,6 +243,8 @@ from flowloom.ops.state.init_ops import identity_initializer, orthogonal_initial
 from flowloom.ops.script.script_ops import numpy_function, py_func, py_function  # noqa: E402
 
 from flowloom import metrics  # noqa: E402
+from flowloom.ops.math.linalg_ops import cross  # noqa: E402
+from flowloom.ops.array.edit_distance_ops import edit_distance  # noqa: E402
 from flowloom.metrics.metrics_impl import confusion_matrix  # noqa: E402
 
 linspace = lin_space
