@@ -10,6 +10,7 @@ from flowloom.framework.dtypes import (DType, as_dtype, bfloat16, bool_ as bool,
                                        int8, int16, int32, int64, resource, string, uint8,
                                        uint16, uint32, uint64, variant, float32_ref, float64_ref,
                                        int32_ref, int64_ref, bool_ref)
+from flowloom.framework.common_shapes import RegisterShape  # noqa: F401
 from flowloom.framework.device import DeviceSpec
 from flowloom.framework.graph import (Graph, GraphKeys, add_to_collection, add_to_collections,
                                       colocate_with, control_dependencies, device, get_collection,
@@ -242,6 +243,8 @@ from flowloom.ops.state.init_ops import identity_initializer, orthogonal_initial
 from flowloom.ops.script.script_ops import numpy_function, py_func, py_function  # noqa: E402
 
 from flowloom import metrics  # noqa: E402
+from flowloom.ops.math.linalg_ops import cross  # noqa: E402
+from flowloom.ops.array.edit_distance_ops import edit_distance  # noqa: E402
 from flowloom.metrics.metrics_impl import confusion_matrix  # noqa: E402
 
 linspace = lin_space

@@ -98,6 +98,20 @@ class VariableScope:
     def set_regularizer(self, regularizer):
         self._regularizer = regularizer
 
+    def get_collection(self, name):
+        """The items of graph collection `name` whose names are under this scope."""
+        scope = self._name + "/" if self._name else ""
+        return get_default_graph().get_collection(name, scope)
+
+    def trainable_variables(self):
+        return self.get_collection(GraphKeys.TRAINABLE_VARIABLES)
+
+    def global_variables(self):
+        return self.get_collection(GraphKeys.GLOBAL_VARIABLES)
+
+    def local_variables(self):
+        return self.get_collection(GraphKeys.LOCAL_VARIABLES)
+
     def set_caching_device(self, caching_device):
         self._caching_device = caching_device
 
@@ -114,6 +128,14 @@ class VariableScope:
                      regularizer=None, reuse=None, trainable=None, collections=None,
                      caching_device=None, partitioner=None, validate_shape=True,
                      use_resource=None, custom_getter=None, constraint=None, **kwargs):
+        if dtype is not None and initializer is not None and not callable(initializer):
+            # As TF, before the scope's defaults apply: a value and an explicit dtype agree.
+            from flowloom.framework.ops import convert_to_tensor
+
+            init_dtype = convert_to_tensor(initializer).dtype.base_dtype
+            if init_dtype != dtypes.as_dtype(dtype):
+                raise ValueError(f"Initializer type '{init_dtype!r}' and explicit dtype "
+                                 f"'{dtypes.as_dtype(dtype)!r}' don't match.")
         # Arguments left unset take the scope's defaults.
         regularizer = self._regularizer if regularizer is None else regularizer
         caching_device = self._caching_device if caching_device is None else caching_device

@@ -43,6 +43,7 @@ def main(argv=None, script_by_default=False):
     lint = sub.add_parser("lint", help="run a TF1 script and report the mistakes TF is silent "
                           "about (exit status 1 when there are findings)")
     lint.add_argument("--format", choices=["text", "json"], default="text")
+    lint.add_argument("--output", help="write the report to this file instead of stdout")
     lint.add_argument("script")
     lint.add_argument("args", nargs=argparse.REMAINDER)
     explain = sub.add_parser("explain", help="why each op of a run runs, where, and what is "
@@ -84,14 +85,19 @@ def _lint(args):
 
     findings, error = lint_script(args.script, args.args)
     if args.format == "json":
-        print(json.dumps({"findings": [f.to_dict() for f in findings],
-                          "error": None if error is None else repr(error)}, indent=2))
+        report = json.dumps({"findings": [f.to_dict() for f in findings],
+                             "error": None if error is None else repr(error)}, indent=2)
     else:
-        for f in findings:
-            print(f)
+        lines = [str(f) for f in findings]
         if error is not None:
-            print(f"the script ended with {type(error).__name__}: {error}")
-        print(f"{len(findings)} finding(s)")
+            lines.append(f"the script ended with {type(error).__name__}: {error}")
+        lines.append(f"{len(findings)} finding(s)")
+        report = "\n".join(lines)
+    if args.output:
+        with open(args.output, "w") as f:
+            f.write(report + "\n")
+    else:
+        print(report)
     return 1 if findings or error is not None else 0
 
 

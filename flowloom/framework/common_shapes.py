@@ -47,3 +47,28 @@ def scalar_shape(op):
 
 def no_outputs(op):
     return []
+
+
+def unknown_shape(op):
+    """Every output of `op` has an unknown shape."""
+    return [tensor_shape.unknown_shape() for _ in op.outputs]
+
+
+class RegisterShape:
+    """No longer used (`tf.RegisterShape`): accepted and ignored, as in TF 1.15.
+
+    Was a decorator registering a Python shape function for an op type; TF 1.15 takes shape
+    functions from the op's C++ registration and flowloom from its op registry.
+
+        @tf.RegisterShape("MyOp")
+        def _my_op_shape(op):
+          ...
+    """
+
+    def __init__(self, op_type):
+        if not isinstance(op_type, str):
+            raise TypeError("op_type must be a string")
+        self._op_type = op_type
+
+    def __call__(self, f):
+        return f

@@ -150,7 +150,7 @@ def _parse_input(node_name, text):
 
 # The most outputs an imported node may have: sizes from a file are bounded before anything is
 # allocated for them (a NodeDef's `N` or `num_split` is just a number).
-MAX_NODE_OUTPUTS = 1 << 20
+MAX_NODE_OUTPUTS = 1 << 17
 
 
 def _check_counts(opdef, attrs, num_inputs, full):

@@ -163,7 +163,10 @@ def to_numpy(proto, what="TensorProto"):
             raise ValueError(f"{what}: tensor_content holds {len(content)} bytes, shape "
                              f"{list(shape)} of dtype {dtype.name} needs "
                              f"{num_elements * np_dtype.itemsize}")
-        array = np.frombuffer(content, dtype=np_dtype.newbyteorder("<")).astype(np_dtype)
+        # A read-only view of the proto's bytes where the byte order already matches: the
+        # file's bytes are not held twice.
+        array = np.frombuffer(content, dtype=np_dtype.newbyteorder("<")).astype(
+            np_dtype, copy=False)
         return array.reshape(shape)
     values = _values(proto, dtype, np_dtype)
     if values.size > num_elements:

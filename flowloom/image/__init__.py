@@ -3,7 +3,7 @@
 from flowloom.ops.image.adjust_ops import (adjust_brightness, adjust_contrast,  # noqa: F401
                                            adjust_gamma, adjust_hue, adjust_saturation,
                                            convert_image_dtype, grayscale_to_rgb, hsv_to_rgb,
-                                           image_gradients, per_image_standardization,
+                                           image_gradients, per_image_standardization, psnr,
                                            random_brightness, random_contrast, random_hue,
                                            random_saturation, rgb_to_grayscale, rgb_to_hsv,
                                            sobel_edges, total_variation)

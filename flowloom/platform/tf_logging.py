@@ -49,7 +49,8 @@ def get_logger():
         if _logger is None:
             logger = _logging.getLogger("tensorflow")
             logger.findCaller = _find_caller
-            if not _logging.getLogger().handlers:
+            # No second handler when TensorFlow itself (imported first) already added one.
+            if not _logging.getLogger().handlers and not logger.handlers:
                 interactive = hasattr(_sys, "ps1") or bool(_sys.flags.interactive)
                 if interactive:
                     logger.setLevel(INFO)

@@ -291,7 +291,12 @@ class BaseSession:
                 if not graph.is_feedable(t):
                     raise ValueError(f"Tensor {t.name} may not be fed.")
                 keys.append(t)
-                vals.append(_feed_array(t, v))
+                try:
+                    vals.append(_feed_array(t, v))
+                except MemoryError as e:
+                    raise errors.ResourceExhaustedError(
+                        None, t._op, f"OOM when converting the value fed to {t.name}: {e}"
+                    ) from None
         return tuple(keys), vals
 
     def _feed_tensor(self, key, graph):

@@ -465,6 +465,18 @@ class TensorFlowTestCase(absltest.TestCase):
             self.assertMultiLineEqual(text_format.MessageToString(expected),
                                       text_format.MessageToString(message), msg)
 
+    def assertProtoEqualsVersion(self, expected, actual, producer=None,  # noqa: N802
+                                 min_consumer=None, msg=None):
+        """assertProtoEquals for a GraphDef whose text lacks its `versions` field."""
+        from flowloom.framework import graph_def  # noqa: PLC0415
+
+        producer = graph_def.GRAPH_DEF_VERSION if producer is None else producer
+        if min_consumer is None:
+            min_consumer = graph_def.GRAPH_DEF_VERSION_MIN_CONSUMER
+        expected = "versions { producer: %d min_consumer: %d };\n%s" % (
+            producer, min_consumer, expected)
+        self.assertProtoEquals(expected, actual, msg=msg)
+
     @contextlib.contextmanager
     def assertRaisesWithPredicateMatch(self, exception_type,  # noqa: N802
                                        expected_err_re_or_predicate):

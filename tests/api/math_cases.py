@@ -292,3 +292,24 @@ def py_func_raises_runtime_error(tf):
 @error_case
 def py_func_wrong_count(tf):
     return tf.py_func(lambda: (np.float32(1), np.float32(2)), [], [tf.float32])
+
+
+@case
+def cross_product(tf):
+    a = tf.constant(f64("cra", 4, 3))
+    b = tf.constant(f64("crb", 4, 3))
+    return {"out": [tf.cross(a, b), tf.linalg.cross(a, b)], "xs": [a, b]}
+
+
+@case
+def edit_distances(tf):
+    hyp = tf.SparseTensor([[0, 0, 0], [0, 0, 1], [1, 0, 0], [1, 0, 1], [1, 0, 2]],
+                          tf.constant(["a", "b", "c", "d", "e"]), [2, 2, 3])
+    truth = tf.SparseTensor([[0, 0, 0], [0, 1, 0], [1, 0, 0], [1, 0, 1]],
+                            tf.constant(["a", "x", "c", "e"]), [2, 2, 2])
+    return {"out": [tf.edit_distance(hyp, truth), tf.edit_distance(hyp, truth, normalize=False)]}
+
+
+@error_case
+def cross_wrong_dim(tf):
+    return tf.cross(tf.constant(f32("cw", 2, 4)), tf.constant(f32("cw2", 2, 4)))

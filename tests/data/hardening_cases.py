@@ -366,4 +366,24 @@ def case_hostile_tfrecord_bombs(tf, lib, directory=None):
     return out
 
 
+def case_variable_scope_collections_and_dtypes(tf, lib):
+    with tf.Graph().as_default():
+        with tf.variable_scope("foo") as vs:
+            tf.get_variable("w", [1])
+            tf.get_variable("n", [1], trainable=False)
+            tf.get_variable("l", [1], collections=[tf.GraphKeys.LOCAL_VARIABLES])
+        tf.get_variable("outside", [1])
+        init = tf.constant(1, dtype=tf.int32)
+        out = {"global": [v.name for v in vs.global_variables()],
+               "trainable": [v.name for v in vs.trainable_variables()],
+               "local": [v.name for v in vs.local_variables()],
+               "int_from_value": tf.get_variable("t", initializer=init).dtype.base_dtype.name}
+        try:
+            tf.get_variable("s", initializer=init, dtype=tf.float64)
+            out["explicit_dtype"] = "created"
+        except ValueError as e:
+            out["explicit_dtype"] = ["ValueError", "don't match" in str(e)]
+        return out
+
+
 CASES = sorted((name, fn) for name, fn in globals().items() if name.startswith("case_"))

@@ -95,7 +95,14 @@ def _ensure_shape(rng):
     return [(x, xv)], tf.ensure_shape(x, [2, 3]) * 2.0
 
 
+def _cross(rng):
+    a, av = ph(rng, (2, 3))
+    b, bv = ph(rng, (2, 3))
+    return [(a, av), (b, bv)], tf.cross(a, b)
+
+
 CASES = {
+    "Cross": _cross,
     "MatrixBandPart": _band,
     "MatrixDiag": _diag,
     "MatrixDiagPart": _diag_part,

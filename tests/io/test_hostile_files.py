@@ -122,6 +122,25 @@ def test_memory_error_copying_a_fetch_is_resource_exhausted(monkeypatch):
             raise AssertionError("no ResourceExhaustedError")
 
 
+def test_memory_error_converting_a_feed_is_resource_exhausted(monkeypatch):
+    from flowloom.runtime import session as session_lib
+
+    p = tf.placeholder(tf.float32, name="inputs")
+    y = tf.identity(p)
+
+    def no_memory(value, dtype):
+        raise MemoryError("Unable to allocate")
+
+    monkeypatch.setattr(session_lib, "tensor_value_to_numpy", no_memory)
+    with tf.Session() as sess:
+        try:
+            sess.run(y, {p: [1.0, 2.0]})
+        except errors.ResourceExhaustedError as e:
+            assert "inputs:0" in e.message
+        else:
+            raise AssertionError("no ResourceExhaustedError")
+
+
 def _index_with_entry(prefix, **fields):
     """A checkpoint whose one entry has `fields` (valid table checksums)."""
     bundle.write_bundle(prefix, {"w": np.arange(4, dtype=np.float32)})
@@ -200,6 +219,37 @@ def hostile_graph_defs(draw):
 @given(data=hostile_graph_defs())
 def test_fuzz_hostile_graph_defs(data):
     assert_ends_well(_import_and_size, data)
+
+
+_SIZES = st.sampled_from([0, 1, 3, -1, -7, 2 ** 20, 2 ** 31 - 1, 2 ** 31, 2 ** 40, 2 ** 62])
+
+
+def _run_sized(kind, a, b, c):
+    """A well-formed graph whose sizes are hostile numbers, built and run."""
+    with tf.Graph().as_default(), tf.Session() as sess:
+        x = tf.constant([[1.0, 2.0]])
+        builders = {
+            "fill": lambda: tf.fill([a, b], 1.0),
+            "range": lambda: tf.range(a, b, c if c else 1),
+            "tile": lambda: tf.tile(x, [a, b]),
+            "one_hot": lambda: tf.one_hot([0, 1], a),
+            "pad": lambda: tf.pad(x, [[a, b], [0, c]]),
+            "reshape": lambda: tf.reshape(x, [a, b]),
+            "zeros": lambda: tf.zeros([a, b, c]),
+            "split": lambda: tf.split(x, [a, b], axis=1),
+            "strided": lambda: x[a:b:c if c else 1],
+            "expand": lambda: tf.expand_dims(x, a),
+        }
+        with tf.device("/cpu:0"):
+            t = builders[kind]()
+        sess.run(t)
+
+
+@FUZZ
+@given(kind=st.sampled_from(["fill", "range", "tile", "one_hot", "pad", "reshape", "zeros",
+                             "split", "strided", "expand"]), a=_SIZES, b=_SIZES, c=_SIZES)
+def test_fuzz_hostile_sizes_at_run_time(kind, a, b, c):
+    assert_ends_well(_run_sized, kind, a, b, c)
 
 
 @FUZZ

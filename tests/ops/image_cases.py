@@ -14,7 +14,7 @@ IMAGES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 CASES = {}
 # Values through reductions or matmuls (TF's Eigen order vs NumPy's): compared to 2e-6.
 CLOSE = {"adjust_contrast", "adjust_gamma", "random_colour", "grayscale", "standardization", "total_variation",
-         "sobel"}
+         "sobel", "psnr"}
 
 
 # Absolute tolerances: TF decodes subsampled JPEGs with libjpeg's fast IDCT and fancy
@@ -239,6 +239,14 @@ def gradients_and_edges(tf):
     x = tf.constant(_img([2, 4, 5, 2], seed=14))
     dy, dx = tf.image.image_gradients(x)
     return [dy, dx], []
+
+
+@case
+def psnr(tf):
+    a = tf.constant(_u8([2, 6, 7, 3], seed=30))
+    b = tf.constant(_u8([2, 6, 7, 3], seed=31))
+    fa, fb = tf.constant(_img([5, 4, 3], seed=32)), tf.constant(_img([5, 4, 3], seed=33))
+    return [tf.image.psnr(a, b, 255), tf.image.psnr(fa, fb, 1.0)], []
 
 
 @case

@@ -89,3 +89,10 @@ def test_an_import_failure_counts_every_test_method_as_errored():
                          static_count=report.count_test_methods(source))
     assert (s["collected"], s["errored"], s["fair"], s["rate"]) == (2, 2, 2, 0.0)
     assert s["status"].startswith("collection error")
+
+
+def test_tests_without_a_result_count_as_errored():
+    records = [{"event": "collected", "count": 3}, {"test": "A.testPass", "outcome": "passed"}]
+    s = report.account_for_unreported(report.summarize({"path": "p_test.py"}, records))
+    assert (s["passed"], s["errored"], s["fair"], s["status"]) == (1, 2, 3, "ended early")
+    assert report.account_for_unreported(s)["errored"] == 2

@@ -35,8 +35,35 @@ def _write(record):
             f.write(json.dumps(record) + "\n")
 
 
+# NumPy 1.24 removed the aliases TF 1.15's tests use (np.object, np.bool, ...); the test
+# environment restores them (flowloom itself does not use them).
+_NUMPY_ALIASES = {"object": object, "bool": bool, "int": int, "float": float,
+                  "complex": complex, "str": str, "long": int, "unicode": str}
+
+
 def pytest_configure(config):
+    import numpy as np
+
+    for name, value in _NUMPY_ALIASES.items():
+        if name not in np.__dict__:
+            setattr(np, name, value)
     importer.install()
+    importer.COLLECTING[0] = True
+
+
+def pytest_collection_finish(session):
+    importer.COLLECTING[0] = False
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
+    # Threads a test left running (queue runners, coordinators) must not keep the process
+    # alive past its results: they are written, so leave now.
+    import sys
+
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def pytest_collection_modifyitems(session, config, items):
@@ -66,6 +93,24 @@ def pytest_runtest_call(item):
         if use_alarm:
             signal.alarm(0)
             signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    yield
+    # Isolation between tests: a test that failed inside an InteractiveSession or a
+    # `with sess.as_default()` must not make every later test's setUp fail.
+    from flowloom.framework import graph as graph_lib
+    from flowloom.runtime import session as session_lib
+
+    stack = session_lib._default_session_stack.stack
+    while stack:
+        sess = stack.pop()
+        try:
+            sess.close()
+        except Exception:  # noqa: BLE001 - best effort; the test already reported
+            pass
+    graph_lib._default_graph_stack.reset()
 
 
 def _message(report):

@@ -72,11 +72,6 @@ def summarize(entry, records, timed_out=False, output_tail="", static_count=0):
                 errored += 1
             failures.append({"test": key, "cause": cause(message),
                              "message": (message or "")[:500]})
-    not_run = max(0, collected - len(final)) if timed_out else 0
-    errored += not_run
-    if not_run:
-        failures.append({"test": f"({not_run} tests)", "cause": "file timeout: not run",
-                         "message": ""})
     status = "ok"
     if collect_errors and not final:
         errored += static_count
@@ -96,6 +91,22 @@ def summarize(entry, records, timed_out=False, output_tail="", static_count=0):
             "excluded_reasons": dict(excluded.most_common()), "failures": failures,
             "timed_out": timed_out,
             "output_tail": output_tail if (collect_errors or timed_out) else ""}
+
+
+def account_for_unreported(s):
+    """Counts collected tests that left no result (the process died or timed out) as errored.
+
+    Idempotent: after it, collected == passed + failed + errored + excluded."""
+    missing = s["collected"] - (s["passed"] + s["failed"] + s["errored"] + s["excluded"])
+    if missing > 0:
+        s["errored"] += missing
+        s["fair"] = s["passed"] + s["failed"] + s["errored"]
+        s["rate"] = round(100.0 * s["passed"] / s["fair"], 1) if s["fair"] else None
+        why = "file timeout: not run" if s["timed_out"] else "process ended before they ran"
+        s["failures"].append({"test": f"({missing} tests)", "cause": why, "message": ""})
+        if s["status"] == "ok":
+            s["status"] = "ended early"
+    return s
 
 
 def totals(summaries):
@@ -133,16 +144,29 @@ def write(summaries, manifest, out_dir, merge=False):
         by_path = {s["path"]: s for s in load(out_dir)["files"]}
     for s in summaries:
         by_path[s["path"]] = s
+    for s in by_path.values():
+        account_for_unreported(s)
     order = {e["path"]: i for i, e in enumerate(manifest["files"])}
     files = sorted((s for p, s in by_path.items() if p in order), key=lambda s: order[s["path"]])
+    not_run = [e["path"] for e in manifest["files"] if e["path"] not in by_path]
     os.makedirs(out_dir, exist_ok=True)
     data = {"repo": manifest["repo"], "tag": manifest["tag"], "commit": manifest["commit"],
-            "totals": totals(files), "files": files}
+            "totals": totals(files), "files": files, "not_run": not_run}
     with open(os.path.join(out_dir, "tf_unittests.json"), "w") as f:
         json.dump(data, f, indent=1)
         f.write("\n")
     with open(os.path.join(out_dir, "tf_unittests.md"), "w") as f:
         f.write(markdown(data))
+
+
+def main():
+    """Re-renders docs/tf_unittests.md from docs/tf_unittests.json."""
+    import sys
+
+    from tools.tf_unittests import fetch
+
+    out_dir = sys.argv[1] if len(sys.argv) > 1 else "docs"
+    write(load(out_dir)["files"], fetch.load_manifest(), out_dir)
 
 
 def _pct(rate):
@@ -178,6 +202,11 @@ def markdown(data):
         lines.append(f"| {s['group']} | `{name}` | {s['status']} | {s['collected']} | "
                      f"{s['passed']} | {s['failed']} | {s['errored']} | {s['excluded']} | "
                      f"{_pct(s['rate'])} |")
+    if data.get("not_run"):
+        lines += ["", f"Not run in the last run ({len(data['not_run'])} files; "
+                  "`python3 dev.py tf-tests --only NAME` adds them): "
+                  + ", ".join(f"`{p.replace('tensorflow/python/', '')}`"
+                              for p in data["not_run"])]
     lines += ["", "## Top failure causes", "", "| tests | cause | files |", "| ---: | --- | --- |"]
     for c, k, files in top_causes(data["files"]):
         shown = ", ".join(files[:6]) + (f" (+{len(files) - 6})" if len(files) > 6 else "")
@@ -200,3 +229,7 @@ def markdown(data):
         if len(s["failures"]) > MD_FAILURES_PER_FILE:
             lines.append(f"- … {len(s['failures']) - MD_FAILURES_PER_FILE} more")
     return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    main()

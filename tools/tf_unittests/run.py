@@ -71,8 +71,8 @@ def main(argv=None):
     parser.add_argument("--only", nargs="*", default=None,
                         help="run only files whose path contains one of these")
     parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("--file-timeout", type=int, default=400)
-    parser.add_argument("--test-timeout", type=int, default=60)
+    parser.add_argument("--file-timeout", type=int, default=300)
+    parser.add_argument("--test-timeout", type=int, default=30)
     parser.add_argument("--out", default=os.path.join(ROOT, "docs"),
                         help="where tf_unittests.md/.json go (a partial run merges into them)")
     args = parser.parse_args(argv)
@@ -94,6 +94,7 @@ def main(argv=None):
               + probe.stderr[-1500:])
         return 0
     summaries = []
+    merge = bool(args.only)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futures = {pool.submit(run_file, e, cache_dir,
                                manifest["exclusions"].get(e["path"], {}),
@@ -105,7 +106,8 @@ def main(argv=None):
             print(f"[tf-tests] {s['path']}: {s['passed']}/{s['fair']} fair passed, "
                   f"{s['failed']} failed, {s['errored']} errored, {s['excluded']} excluded "
                   f"({s['seconds']} s){' TIMED OUT' if s['timed_out'] else ''}", flush=True)
-    report.write(summaries, manifest, args.out, merge=bool(args.only))
+            # Written after every file, so an interrupted run still leaves its table.
+            report.write(summaries, manifest, args.out, merge=merge)
     total = report.totals(report.load(args.out)["files"])
     print(f"[tf-tests] overall: {total['passed']}/{total['fair']} fair tests pass "
           f"({total['rate']:.1f}%) in {total['files']} files; table in "

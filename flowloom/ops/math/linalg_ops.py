@@ -622,3 +622,44 @@ def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_spa
         out = matmul(a, array_ops.expand_dims(b, -1), transpose_a=transpose_a,
                      adjoint_a=adjoint_a)
         return array_ops.squeeze(out, axis=-1)
+
+
+# -- Cross ------------------------------------------------------------------------------------
+Cross = defop("Cross", inputs=["a: T", "b: T"], outputs=["product: T"])
+
+
+@Cross.shape
+def _(op):
+    a, b = (t._shape for t in op._inputs)
+    if a.ndims is not None and b.ndims is not None:
+        if not a.is_compatible_with(b):
+            raise ValueError(f"Dimensions must be equal, but are {a} and {b} for "
+                             f"'{op._name}' (op: 'Cross')")
+        merged = a.merge_with(b)
+        if merged.as_list()[-1] not in (None, 3):
+            raise ValueError(f"Dimension must be 3 but is {merged.as_list()[-1]} for "
+                             f"'{op._name}' (op: 'Cross')")
+        return merged
+    return a if a.ndims is not None else b
+
+
+@Cross.kernel
+def _(xp, a, b):
+    if a.shape != b.shape:
+        raise errors.InvalidArgumentError(None, None, "Both inputs must be of same shape: "
+                                          f"{list(a.shape)} vs. {list(b.shape)}")
+    if a.ndim < 1 or a.shape[-1] != 3:
+        raise errors.InvalidArgumentError(None, None, "Trailing dimension must be 3, got "
+                                          f"{a.shape[-1] if a.ndim else 'a scalar'}")
+    return xp.cross(a, b).astype(a.dtype, copy=False)
+
+
+@Cross.gradient
+def _(op, grad):
+    u, v = op._inputs
+    return [cross(v, grad), cross(grad, u)]
+
+
+def cross(a, b, name=None):
+    """The pairwise cross product of the 3-vectors in the last dimension of `a` and `b`."""
+    return _op("Cross", (a, b), name=name)[0]

@@ -23,6 +23,7 @@ _OWN = {
     "tensorflow.python.framework.test_util": "tools.tf_unittests.shim.test_util",
     "tensorflow.python.platform.test": "tools.tf_unittests.shim.platform_test",
     "tensorflow.python.platform.googletest": "tools.tf_unittests.shim.platform_test",
+    "tensorflow.python.framework.test_ops": "tools.tf_unittests.shim.test_ops",
 }
 
 # TF packages: their attributes are their submodules.
@@ -44,18 +45,29 @@ _PACKAGES = {
 }
 
 
+# True while pytest imports the test file: a missing name used at import time (a decorator
+# argument, a class attribute) yields another placeholder instead of failing the whole file;
+# the tests that use it fail when they run.
+COLLECTING = [False]
+
+
 class Missing:
     """A name flowloom does not have; any use raises NotImplementedError naming it."""
 
     def __init__(self, qualname, reason=None):
         object.__setattr__(self, "_qualname", qualname)
-        object.__setattr__(self, "_reason", reason)
+        object.__setattr__(self, "_reason", reason if reason is not None
+                           else _modules.unclaimed_reason(qualname))
 
     def _raise(self, *args, **kwargs):
         mark = f" {UNCLAIMED_MARK} {self._reason}]" if self._reason else ""
         raise NotImplementedError(f"flowloom has no {self._qualname}{mark}")
 
-    __call__ = _raise
+    def __call__(self, *args, **kwargs):
+        if COLLECTING[0]:
+            return Missing(self._qualname + "()", self._reason)
+        self._raise()
+
     __iter__ = _raise
     __enter__ = _raise
 
@@ -74,6 +86,8 @@ class Missing:
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
+        if COLLECTING[0]:
+            return Missing(f"{self._qualname}.{name}", self._reason)
         self._raise()
 
     def __repr__(self):
@@ -88,24 +102,27 @@ class MappedModule(types.ModuleType):
         self.__path__ = []
         self._tf_path = path
         self._sources = None
+        self._renames = None
 
     def __getattr__(self, name):
-        if name.startswith("__") or name in ("_tf_path", "_sources"):
+        if name.startswith("__") or name in ("_tf_path", "_sources", "_renames"):
             raise AttributeError(name)
         path = self._tf_path
         if f"{path}.{name}" in _modules.PLUMBING:
             return _modules.PLUMBING[f"{path}.{name}"]
         if path.startswith("tensorflow.core") and not path.endswith("_pb2"):
             return importlib.import_module(f"{path}.{name}")
-        if path not in _PACKAGES or path in _modules.EXPLICIT:
-            if self._sources is None:
-                self._sources = _modules.sources_for(path)
-            for source in self._sources:
-                if name in getattr(source, "__dict__", {}) or hasattr(source, name):
-                    return getattr(source, name)
-        if path in _PACKAGES or (path == "tensorflow" and name.islower()):
+        package = path in _PACKAGES or _modules.is_compat_package(path)
+        if self._sources is None:
+            self._sources, self._renames = _modules.sources_for(path, package)
+        if name in self._renames:
+            return self._renames[name]
+        for source in self._sources:
+            if hasattr(source, name):
+                return getattr(source, name)
+        if package or (path == "tensorflow" and name.islower()):
             return importlib.import_module(f"{path}.{name}")
-        return Missing(f"{path}.{name}", _modules.unclaimed_reason(path))
+        return Missing(f"{path}.{name}")
 
     def __call__(self, *args, **kwargs):
         Missing(self._tf_path, _modules.unclaimed_reason(self._tf_path))()

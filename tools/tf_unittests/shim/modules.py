@@ -1,12 +1,15 @@
 """Where each of TensorFlow's module paths is looked up in flowloom.
 
 A TF module path maps to an ordered list of flowloom modules ("sources"); a name is taken
-from the first source that has it. Paths not listed here fall back to rules by prefix (an
-`ops.X` module finds flowloom's op module `X` wherever the op library keeps it), and every
-path ends with flowloom's public namespaces. Nothing here defines TF behaviour: a name that
+from the first source that has it. flowloom's own mapping (`flowloom.compat.module_map`, the
+one `flowloom run` uses) comes first; after it, the test harness adds rules by prefix (an
+`ops.X` module finds flowloom's op module `X` wherever the op library keeps it) and
+flowloom's public namespaces, so that a test file imports even where `flowloom run` would
+refuse a module. Nothing here defines TF behaviour: a name that
 no source has resolves to a `Missing` placeholder whose use raises, so that test fails.
 """
 
+import contextlib
 import importlib
 import pkgutil
 import types
@@ -33,6 +36,7 @@ EXPLICIT = {
     "tensorflow.python.framework.common_shapes": ["flowloom.framework.common_shapes"],
     "tensorflow.python.framework.random_seed": ["flowloom.ops.random_ops"],
     "tensorflow.python.framework.graph_io": ["flowloom.framework.graph_io"],
+    "tensorflow.python.framework.versions": ["flowloom.framework.graph_def"],
     "tensorflow.python.client.session": ["flowloom.runtime.session"],
     "tensorflow.python.client.timeline": ["flowloom.client.timeline"],
     "tensorflow.python.platform.gfile": ["flowloom.gfile"],
@@ -57,10 +61,14 @@ EXPLICIT = {
     "tensorflow.python.lib.io.file_io": ["flowloom.gfile"],
 }
 
-# TF-internal plumbing that some test files call at import time and that has no meaning for
-# flowloom (it registers TF's C++ shape functions): accepted and ignored.
+# Test-environment plumbing: TF-internal calls whose answer in TF1 graph mode is fixed
+# (TF2 is off, nothing executes eagerly, graph mode is the only mode) or that register TF's
+# C++ shape functions (no meaning for flowloom).
 PLUMBING = {
     "tensorflow.python.framework.ops._set_call_cpp_shape_fn": lambda fn: None,
+    "tensorflow.python.eager.context.executing_eagerly": lambda: False,
+    "tensorflow.python.eager.context.graph_mode": contextlib.nullcontext,
+    "tensorflow.python.tf2.enabled": lambda: False,
 }
 
 # Public namespaces searched last, per family of TF paths (first match of the prefix wins).
@@ -91,6 +99,13 @@ UNCLAIMED = [
     ("tensorflow.python.ops.control_flow_v2_toggles", "control flow v2 (TF2)"),
     ("tensorflow.python.training.tracking", "object-based checkpoints (TF2 tracking)"),
     ("tensorflow.python.tf2", "TF2 behaviour switch"),
+    ("tensorflow.python.framework.type_spec", "TF2 type specs"),
+    ("tensorflow.python.framework.tensor_spec", "TF2 type specs"),
+    ("tensorflow.python.framework.indexed_slices.IndexedSlicesSpec", "TF2 type specs"),
+    ("tensorflow.python.framework.sparse_tensor.SparseTensorSpec", "TF2 type specs"),
+    ("tensorflow.python.framework.composite_tensor", "TF2 composite tensors"),
+    ("tensorflow.python.ops.tensor_array_ops.TensorArraySpec", "TF2 type specs"),
+    ("tensorflow.python.framework.test_util.run_functions_eagerly", "eager execution"),
 ]
 
 
@@ -98,7 +113,7 @@ def unclaimed_reason(path):
     for prefix, reason in UNCLAIMED:
         if path == prefix or path.startswith(prefix + "."):
             return reason
-    return None
+    return compat_unavailable_reason(path)
 
 
 _OP_MODULES = None
@@ -131,9 +146,47 @@ def _module_if_exists(name):
     return value if isinstance(value, types.ModuleType) else None
 
 
-def sources_for(path):
-    """The flowloom modules (imported) in which names of TF module `path` are looked up."""
+def _compat_sources(path):
+    """(modules, renames) from flowloom.compat.module_map for `path`."""
+    from flowloom.compat import module_map
+
+    kind, target = module_map.lookup(path)
+    if kind == "module":
+        module = target if isinstance(target, types.ModuleType) else \
+            module_map.resolve_source(target)
+        return ([module] if module is not None else []), {}
+    if kind == "view":
+        sources, renames = target
+        found = [module_map.resolve_source(s) for s in sources]
+        return [m for m in found if m is not None], \
+            {k: module_map.resolve_attribute(v) for k, v in renames.items()}
+    return [], {}
+
+
+def compat_unavailable_reason(path):
+    from flowloom.compat import module_map
+
+    for name, reason in module_map.UNAVAILABLE.items():
+        if path == name or path.startswith(name + "."):
+            return reason
+    return None
+
+
+def is_compat_package(path):
+    from flowloom.compat import module_map
+
+    return module_map.is_package(path)
+
+
+def sources_for(path, package=False):
+    """(modules, renames): where names of TF module `path` are looked up, in order.
+
+    A TF package (`tensorflow.python.ops`) gets only its explicit sources: its other names
+    are its submodules."""
+    compat_modules, renames = _compat_sources(path)
     names = list(EXPLICIT.get(path, ()))
+    if package:
+        return _imported(compat_modules, names), renames
     leaf = path.rsplit(".", 1)[1] if "." in path else path
     if path.startswith("tensorflow.python.ops.") and not leaf.startswith("gen_"):
         if leaf in _op_modules():
@@ -151,9 +204,13 @@ def sources_for(path):
                 names.extend(family)
                 break
         names.extend(_PUBLIC)
-    modules = []
+    return _imported(compat_modules, names), renames
+
+
+def _imported(modules, names):
+    modules = list(modules)
     for name in dict.fromkeys(names):
         module = _module_if_exists(name)
-        if module is not None:
+        if module is not None and module not in modules:
             modules.append(module)
     return modules
