@@ -174,7 +174,7 @@ def IsMklEnabled():  # noqa: N802
     return False
 
 
-def CudaSupportsHalfMatMulAndConv():  # noqa: N802
+def GpuSupportsHalfMatMulAndConv():  # noqa: N802
     return False
 
 
