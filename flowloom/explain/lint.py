@@ -490,14 +490,16 @@ class Linter:
         return out
 
     def _savers_in_loop(self):
-        late = [(site, r) for site, r in self._savers if r > 0]
-        if len({r for _, r in late}) < 2:
-            return []
-        sites = Counter(site for site, _ in late)
+        # A Saver line run between several different pairs of runs is inside the loop; one
+        # built once after the initializer ran is not.
+        intervals = {}
+        for site, r in self._savers:
+            if r > 0 and site:
+                intervals.setdefault(site, []).append(r)
         return [Finding("FL505", f"tf.train.Saver() is built inside the training loop "
-                        f"({n} times): each one adds save/restore ops to the graph",
+                        f"({len(rs)} times): each one adds save/restore ops to the graph",
                         site, "build one Saver before the loop and call saver.save() in it")
-                for site, n in sites.items()]
+                for site, rs in intervals.items() if len(set(rs)) >= 2]
 
 
 def _initialized_by_a_run(v, ran):

@@ -247,3 +247,17 @@ def test_summaries_flowloom_adds_itself_are_not_reported(tmp_path):
             s.run(x)
         """)
     assert found == []
+
+
+def test_a_saver_built_once_after_initializing_is_fine(tmp_path):
+    found = lint_source(tmp_path, """
+        import tempfile
+        v = tf.Variable(1.0)
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            saver = tf.train.Saver()
+            for step in range(3):
+                s.run(v)
+            saver.save(s, tempfile.mkdtemp() + "/m")
+        """)
+    assert found == []

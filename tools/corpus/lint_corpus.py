@@ -60,6 +60,12 @@ def main(argv=None):
                (not args.only or e["id"] in args.only)]
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         out = list(pool.map(lambda e: lint_one(e, data_dir, args.timeout), entries))
+    previous = os.path.splitext(args.out)[0] + ".json"
+    if args.only and os.path.exists(previous):
+        # With --only, the other programs keep their previous results.
+        with open(previous) as f:
+            kept = [r for r in json.load(f) if r["id"] not in {e["id"] for e in entries}]
+        out = kept + out
     out.sort(key=lambda r: r["id"])
     total = sum(len(r["findings"]) for r in out)
     lines = ["# flowloom lint over the corpus", "",
