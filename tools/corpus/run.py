@@ -242,6 +242,10 @@ def main(argv=None):
     if tf_kind is None:
         print("corpus: SKIPPED: no reference TensorFlow (%s)" % tf_cmd)
         return 0
+    if tf_kind == "tf1":
+        # TF 1.15 derives default op seeds from the op count, TF 2.x from a per-graph counter;
+        # flowloom follows TF 2.x unless told otherwise. Judge against 1.15 with its rule.
+        os.environ.setdefault("FLOWLOOM_SEED_RULES", "1")
     cache = cache_dir()
     data_dir = os.path.join(cache, "data")
     doc = load_manifest()
