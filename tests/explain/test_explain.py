@@ -184,3 +184,13 @@ def test_the_drawing_in_a_real_browser(tmp_path):
     assert rgb(graph_html.FETCH_BORDER) in colours      # the fetched op's border
     assert rgb(graph_html.TRANSFER_COLOUR) in colours   # the Send/Recv nodes
     assert rgb(graph_html.DEVICE_COLOURS[1]) in colours  # ops on a second device
+
+
+def test_static_explain_of_a_saved_model():
+    from flowloom.explain.static import load_graph_def
+
+    saved = os.path.join(os.path.dirname(__file__), "..", "data", "saved_models", "mlp")
+    ex, _ = explain_graph_def(load_graph_def(saved), ["probs"], ["x"])
+    assert ex.why["probs"] == (None, "fetch", "probs:0")
+    assert ex.pruned["x"] == "its output is fed"
+    assert "dense/kernel" in ex.variable_uses
