@@ -25,11 +25,6 @@ def _i64(x, name):
     return convert_to_tensor(x, dtype=dtypes.int64, name=name)
 
 
-def _attrs(spec):
-    flat = structure.flatten(spec)
-    return {"output_types": [s.dtype for s in flat], "output_shapes": [s.shape for s in flat]}
-
-
 def _spec_of(value):
     """(spec, flat tensors) for a nested structure of tensors/arrays/Python values."""
     if isinstance(value, list):
@@ -44,7 +39,7 @@ def _spec_of(value):
     return spec, flat
 
 
-class Dataset:
+class Dataset(structure.HasElementSpec):
     """A sequence of elements, each a nested structure of tensors.
 
     Attributes:
@@ -60,21 +55,8 @@ class Dataset:
         return cls(variant, element_spec)
 
     def _apply(self, op_type, inputs, spec, **attrs):
-        variant = apply_op(op_type, inputs, **_attrs(spec), **attrs).outputs[0]
+        variant = apply_op(op_type, inputs, **structure.op_attrs(spec), **attrs).outputs[0]
         return Dataset(variant, spec)
-
-    # -- structure ---------------------------------------------------------------------------
-    @property
-    def output_types(self):
-        return structure.types(self.element_spec)
-
-    @property
-    def output_shapes(self):
-        return structure.shapes(self.element_spec)
-
-    @property
-    def output_classes(self):
-        return structure.classes(self.element_spec)
 
     def __iter__(self):
         raise RuntimeError("dataset.__iter__() is only supported when eager execution is "
@@ -85,7 +67,7 @@ class Dataset:
     def from_tensors(tensors):
         """A dataset of one element: `tensors`."""
         spec, flat = _spec_of(tensors)
-        variant = apply_op("TensorDataset", (flat,), **_attrs(spec)).outputs[0]
+        variant = apply_op("TensorDataset", (flat,), **structure.op_attrs(spec)).outputs[0]
         return Dataset(variant, spec)
 
     @staticmethod
@@ -98,7 +80,7 @@ class Dataset:
         sliced = nest.map_structure(
             lambda s: structure.TensorSpec(s.dtype, s.shape[1:] if s.shape.ndims else None),
             spec)
-        variant = apply_op("TensorSliceDataset", (flat,), **_attrs(sliced)).outputs[0]
+        variant = apply_op("TensorSliceDataset", (flat,), **structure.op_attrs(sliced)).outputs[0]
         return Dataset(variant, sliced)
 
 
@@ -114,8 +96,8 @@ class Dataset:
         else:
             raise ValueError(f"Invalid arguments to range: {args}")
         spec = structure.TensorSpec(output_type, [])
-        variant = apply_op("RangeDataset", (_i64(start, "start"), _i64(stop, "stop"),
-                                            _i64(step, "step")), **_attrs(spec)).outputs[0]
+        inputs = (_i64(start, "start"), _i64(stop, "stop"), _i64(step, "step"))
+        variant = apply_op("RangeDataset", inputs, **structure.op_attrs(spec)).outputs[0]
         return Dataset(variant, spec)
 
     @staticmethod
@@ -128,7 +110,7 @@ class Dataset:
                                 f"of `Dataset` objects: {d!r}")
         spec = nest.pack_sequence_as(datasets, [d.element_spec for d in flat])
         variant = apply_op("ZipDataset", ([d._variant for d in flat],), N=len(flat),
-                           **_attrs(spec)).outputs[0]
+                           **structure.op_attrs(spec)).outputs[0]
         return Dataset(variant, spec)
 
     @staticmethod
@@ -142,7 +124,7 @@ class Dataset:
 
         dataset_ops.register_function(get_default_graph(), fn)
         variant = apply_op("GeneratorDataset", (), generator=fn.attr(),
-                           **_attrs(spec)).outputs[0]
+                           **structure.op_attrs(spec)).outputs[0]
         return Dataset(variant, spec)
 
     @staticmethod

@@ -10,7 +10,7 @@ from flowloom.framework.graph import name_scope
 _names = itertools.count()
 
 
-class Iterator:
+class Iterator(structure.HasElementSpec):
     """Pulls elements of a Dataset inside Session.run.
 
     `get_next()` returns the next element's tensors (raising `OutOfRangeError` at run time
@@ -76,26 +76,13 @@ class Iterator:
         """A string tensor naming this iterator, for `from_string_handle`."""
         return apply_op("IteratorToStringHandle", (self._handle,), name=name).outputs[0]
 
-    @property
-    def output_types(self):
-        return structure.types(self.element_spec)
-
-    @property
-    def output_shapes(self):
-        return structure.shapes(self.element_spec)
-
-    @property
-    def output_classes(self):
-        return structure.classes(self.element_spec)
 
 
 def _attrs(spec):
-    flat = structure.flatten(spec)
-    for s in flat:
-        if isinstance(s, structure.DatasetSpec):
-            raise NotImplementedError("an iterator over elements that are datasets (window()): "
-                                      "flat_map them into tensors first")
-    return {"output_types": [s.dtype for s in flat], "output_shapes": [s.shape for s in flat]}
+    if any(isinstance(s, structure.DatasetSpec) for s in structure.flatten(spec)):
+        raise NotImplementedError("an iterator over elements that are datasets (window()): "
+                                  "flat_map them into tensors first")
+    return structure.op_attrs(spec)
 
 
 def make_one_shot_iterator(dataset):

@@ -95,3 +95,25 @@ def _common_shape(s1, s2):
         return TensorShape(None)
     return TensorShape([d1 if d1 == d2 else None
                         for d1, d2 in zip(s1.as_list(), s2.as_list())])
+
+
+def op_attrs(spec):
+    """The `output_types` / `output_shapes` attrs of a dataset or iterator op for `spec`."""
+    flat = flatten(spec)
+    return {"output_types": [s.dtype for s in flat], "output_shapes": [s.shape for s in flat]}
+
+
+class HasElementSpec:
+    """`output_types`, `output_shapes`, `output_classes` (TF1's names) from `element_spec`."""
+
+    @property
+    def output_types(self):
+        return types(self.element_spec)
+
+    @property
+    def output_shapes(self):
+        return shapes(self.element_spec)
+
+    @property
+    def output_classes(self):
+        return classes(self.element_spec)
