@@ -358,32 +358,32 @@ class _FileDataset(Dataset):
                              "0 or 1")
         return t
 
+    @staticmethod
+    def _compression(compression_type):
+        return convert_to_tensor(compression_type or "", dtype=dtypes.string,
+                                 name="compression_type")
+
+    def _init_records(self, op_type, filenames, compression_type, buffer_size):
+        """A dataset of the scalar string records op `op_type` reads from `filenames`."""
+        variant = apply_op(op_type, (
+            self._filenames(filenames), self._compression(compression_type),
+            _i64(256 * 1024 if buffer_size is None else buffer_size, "buffer_size"))).outputs[0]
+        Dataset.__init__(self, variant, structure.TensorSpec(dtypes.string, []))
+
 
 class TFRecordDataset(_FileDataset):
     """The records of TFRecord files (`compression_type`: "", "ZLIB" or "GZIP")."""
 
     def __init__(self, filenames, compression_type=None, buffer_size=None,
                  num_parallel_reads=None):
-        spec = structure.TensorSpec(dtypes.string, [])
-        variant = apply_op("TFRecordDataset", (
-            self._filenames(filenames), convert_to_tensor(compression_type or "",
-                                                          dtype=dtypes.string,
-                                                          name="compression_type"),
-            _i64(256 * 1024 if buffer_size is None else buffer_size, "buffer_size"))).outputs[0]
-        super().__init__(variant, spec)
+        self._init_records("TFRecordDataset", filenames, compression_type, buffer_size)
 
 
 class TextLineDataset(_FileDataset):
     """The lines of text files, without their line endings."""
 
     def __init__(self, filenames, compression_type=None, buffer_size=None):
-        spec = structure.TensorSpec(dtypes.string, [])
-        variant = apply_op("TextLineDataset", (
-            self._filenames(filenames), convert_to_tensor(compression_type or "",
-                                                          dtype=dtypes.string,
-                                                          name="compression_type"),
-            _i64(256 * 1024 if buffer_size is None else buffer_size, "buffer_size"))).outputs[0]
-        super().__init__(variant, spec)
+        self._init_records("TextLineDataset", filenames, compression_type, buffer_size)
 
 
 class FixedLengthRecordDataset(_FileDataset):
@@ -397,6 +397,5 @@ class FixedLengthRecordDataset(_FileDataset):
             self._filenames(filenames), _i64(header_bytes or 0, "header_bytes"),
             _i64(record_bytes, "record_bytes"), _i64(footer_bytes or 0, "footer_bytes"),
             _i64(buffer_size or 256 * 1024, "buffer_size"),
-            convert_to_tensor(compression_type or "", dtype=dtypes.string,
-                              name="compression_type"))).outputs[0]
+            self._compression(compression_type))).outputs[0]
         super().__init__(variant, spec)

@@ -45,6 +45,19 @@ def _int(x):
     return int(np.asarray(x))
 
 
+def _text(x):
+    v = np.asarray(x).item()
+    return v.decode("utf-8") if isinstance(v, bytes) else str(v)
+
+
+def _file_dataset(type_name, inputs):
+    """A file dataset: its elements are scalar strings, so it has no output_types attrs."""
+    op = defop(type_name, inputs=inputs, outputs=["handle: variant"], stateful=True)
+    op.shape(common_shapes.scalar_shape)
+    op.no_gradient()
+    return op
+
+
 TensorDataset = _dataset("TensorDataset", ["components: list(Toutput_types)"])
 
 
@@ -246,39 +259,37 @@ def _(xp, dataset, size, shift, stride, drop_remainder, *, output_types, output_
                           bool(drop_remainder), len(output_types), ctx.op)
 
 
-TFRecordDataset = _dataset("TFRecordDataset", ["filenames: string", "compression_type: string",
-                                               "buffer_size: int64"])
-TFRecordDataset.attr_defaults.pop("output_types")
-TFRecordDataset.attr_defaults.pop("output_shapes")
+TFRecordDataset = _file_dataset("TFRecordDataset", ["filenames: string",
+                                                    "compression_type: string",
+                                                    "buffer_size: int64"])
 
 
 @TFRecordDataset.kernel
 def _(xp, filenames, compression_type, buffer_size, *, ctx):
-    return dv.TFRecordValue(filenames, np.asarray(compression_type).item(), ctx.op)
+    return dv.TFRecordValue(filenames, _text(compression_type), ctx.op)
 
 
-TextLineDataset = _dataset("TextLineDataset", ["filenames: string", "compression_type: string",
-                                               "buffer_size: int64"])
-TextLineDataset.attr_defaults.clear()
+TextLineDataset = _file_dataset("TextLineDataset", ["filenames: string",
+                                                    "compression_type: string",
+                                                    "buffer_size: int64"])
 
 
 @TextLineDataset.kernel
 def _(xp, filenames, compression_type, buffer_size, *, ctx):
-    return dv.TextLineValue(filenames, np.asarray(compression_type).item(), ctx.op)
+    return dv.TextLineValue(filenames, _text(compression_type), ctx.op)
 
 
-FixedLengthRecordDatasetV2 = _dataset(
+FixedLengthRecordDatasetV2 = _file_dataset(
     "FixedLengthRecordDatasetV2", ["filenames: string", "header_bytes: int64",
                                    "record_bytes: int64", "footer_bytes: int64",
                                    "buffer_size: int64", "compression_type: string"])
-FixedLengthRecordDatasetV2.attr_defaults.clear()
 
 
 @FixedLengthRecordDatasetV2.kernel
 def _(xp, filenames, header_bytes, record_bytes, footer_bytes, buffer_size, compression_type, *,
       ctx):
     return dv.FixedLengthValue(filenames, _int(header_bytes), _int(record_bytes),
-                               _int(footer_bytes), np.asarray(compression_type).item(), ctx.op)
+                               _int(footer_bytes), _text(compression_type), ctx.op)
 
 
 # Dataset.from_generator: the generator is a Python callable held by the graph's registry

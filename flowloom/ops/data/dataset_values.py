@@ -441,8 +441,7 @@ def _filenames(filenames, op):
 class TFRecordValue(DatasetValue):
     def __init__(self, filenames, compression, op):
         self.files = _filenames(filenames, op)
-        self.compression = compression.decode() if isinstance(compression, bytes) else \
-            str(compression)
+        self.compression = compression
 
     def iterate(self):
         from flowloom.io.tfrecord import read_records
@@ -455,8 +454,7 @@ class TFRecordValue(DatasetValue):
 class TextLineValue(DatasetValue):
     def __init__(self, filenames, compression, op):
         self.files = _filenames(filenames, op)
-        self.compression = compression.decode() if isinstance(compression, bytes) else \
-            str(compression)
+        self.compression = compression
         self.op = op
 
     def iterate(self):
@@ -472,8 +470,7 @@ class FixedLengthValue(DatasetValue):
             raise errors.InvalidArgumentError(None, op, "record_bytes must be greater than 0.")
         self.files = _filenames(filenames, op)
         self.header, self.record, self.footer = header, record, footer
-        self.compression = compression.decode() if isinstance(compression, bytes) else \
-            str(compression)
+        self.compression = compression
         self.op = op
 
     def iterate(self):
