@@ -29,6 +29,10 @@ from flowloom.ops.checks.check_ops import (assert_equal, assert_greater, assert_
                                     assert_less, assert_less_equal, assert_negative,
                                     assert_non_negative, assert_non_positive, assert_none_equal,
                                     assert_positive, assert_rank, assert_scalar, assert_type)
+from flowloom.ops.checks.check_ops import (assert_integer, assert_near,  # noqa: E402
+                                           assert_proper_iterable, assert_rank_at_least,
+                                           assert_rank_in, assert_same_float_dtype,
+                                           is_numeric_tensor)
 from flowloom.ops.control_flow.control_flow_ops import group, no_op, tuple, with_dependencies
 from flowloom.ops.control_flow.cond import case, cond
 from flowloom.ops.control_flow.while_loop import while_loop
@@ -167,6 +171,12 @@ for _n in ("assert_equal", "assert_less", "assert_greater", "assert_rank", "chec
            "assert_none_equal", "assert_less_equal", "assert_greater_equal", "assert_positive",
            "assert_non_negative", "assert_type", "Assert"):
     setattr(debugging, _n, globals()[_n])
+for _n in ("assert_integer", "assert_near", "assert_proper_iterable", "assert_rank_at_least",
+           "assert_rank_in", "assert_same_float_dtype", "is_numeric_tensor", "assert_negative",
+           "assert_non_positive", "assert_scalar"):
+    setattr(debugging, _n, globals()[_n])
+from flowloom.ops.checks.check_shapes import assert_shapes as _assert_shapes  # noqa: E402
+debugging.assert_shapes = _assert_shapes
 
 # -- GraphDef, import/export, checkpoints (flowloom/framework/graph_def.py and friends) --------
 from flowloom.framework.importer import import_graph_def  # noqa: E402
