@@ -76,6 +76,9 @@ from flowloom.variables import (Variable, all_variables, global_variables,
                                 local_variables, local_variables_initializer, model_variables,
                                 moving_average_variables, report_uninitialized_variables,
                                 trainable_variables, variables_initializer)
+from flowloom.variables import (disable_resource_variables,  # noqa: E402
+                                enable_resource_variables, resource_variables_enabled)
+import flowloom.resource_variable  # noqa: E402,F401  (registers ResourceVariable conversion)
 
 from flowloom import layers, nn
 from flowloom.gradients import (AggregationMethod, IndexedSlices, NotDifferentiable,
@@ -127,10 +130,6 @@ def enable_eager_execution(*args, **kwargs):
 
 def executing_eagerly():
     return False
-
-
-def disable_resource_variables():
-    """Accepted: flowloom's variables are classic (ref) variables."""
 
 
 def disable_v2_tensorshape():
