@@ -35,6 +35,8 @@ from flowloom.ops.checks.check_ops import (assert_integer, assert_near,  # noqa:
                                            is_numeric_tensor)
 from flowloom.ops.control_flow.control_flow_ops import group, no_op, tuple, with_dependencies
 from flowloom.ops.control_flow.cond import case, cond
+from flowloom.ops.control_flow.switch_case import switch_case  # noqa: E402
+from flowloom.ops.array.search_ops import searchsorted  # noqa: E402
 from flowloom.ops.control_flow.while_loop import while_loop
 from flowloom.ops.control_flow.tensor_array_ops import TensorArray
 from flowloom.ops.control_flow.functional_ops import foldl, foldr, map_fn, scan

@@ -28,6 +28,25 @@ def _(xp, *, shared_name, container, ctx):
     return ref
 
 
+# The legacy variable op (TF's "Variable"): a VariableV2 whose `shape` attr may be unknown.
+LegacyVariable = defop("Variable", outputs=["ref: Ref(dtype)"],
+                       attrs={"shape": None, "dtype": None, "container": "", "shared_name": ""},
+                       stateful=True)
+LegacyVariable.shape(lambda op: op._attrs["shape"])
+LegacyVariable.kernel(VariableV2.kernel_fn)
+
+
+def variable_op(shape, dtype, name="Variable", set_shape=True, container="", shared_name=""):
+    """Deprecated (TF 1.15 too): a legacy `Variable` op; with `set_shape=False` its static
+    shape is unknown. Use variable_op_v2."""
+    from flowloom.framework.tensor_shape import TensorShape, as_shape
+
+    shape = as_shape(shape) if set_shape else TensorShape(None)
+    return apply_op("Variable", (), name=name, shape=shape,
+                    dtype=dtypes.as_dtype(dtype).base_dtype, container=container,
+                    shared_name=shared_name).outputs[0]
+
+
 def variable_op_v2(shape, dtype, name="Variable", container="", shared_name=""):
     from flowloom.framework.tensor_shape import as_shape
 
