@@ -70,6 +70,35 @@ def test_gradients_dense_and_sparse():
             np.testing.assert_array_equal(got.values, np.ones((2, 2)))
 
 
+def test_gradients_match_central_differences_through_the_variable():
+    # ReadVariableOp and ResourceGather send their gradient to the handle; perturb the
+    # variable itself (AssignVariableOp) to compare with central differences.
+    rng = np.random.RandomState(3)
+    start = rng.uniform(-1, 1, size=(4, 3))
+    with tf.Graph().as_default():
+        v = tf.Variable(start, dtype=tf.float64, use_resource=True)
+        rows = tf.gather(v, [2, 0, 2])
+        y = tf.reduce_sum(tf.sin(v.value()) * 3.0) + tf.reduce_sum(rows ** 3)
+        (g,) = tf.gradients(y, [v])
+        dense = tf.convert_to_tensor(g) if not isinstance(g, tf.IndexedSlices) else \
+            tf.math.unsorted_segment_sum(g.values, g.indices, 4)
+        new = tf.placeholder(tf.float64, (4, 3))
+        assign = v.assign(new, read_value=False)
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            got = sess.run(dense)
+            eps, numeric = 1e-6, np.zeros_like(start)
+            for i in np.ndindex(start.shape):
+                values = []
+                for sign in (1, -1):
+                    x = start.copy()
+                    x[i] += sign * eps
+                    sess.run(assign, {new: x})
+                    values.append(sess.run(y))
+                numeric[i] = (values[0] - values[1]) / (2 * eps)
+    np.testing.assert_allclose(got, numeric, atol=1e-6)
+
+
 @pytest.mark.parametrize("make", [
     lambda: tf.train.GradientDescentOptimizer(0.1),
     lambda: tf.train.MomentumOptimizer(0.1, 0.9),

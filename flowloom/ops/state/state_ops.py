@@ -122,14 +122,19 @@ def _update_kernel(fn, verb):
     return kernel
 
 
+def _merged_shape(op):
+    # TF's MergeBothInputsShapeFn: the variable's and the value's static shapes together.
+    return op._inputs[0]._shape.merge_with(op._inputs[1]._shape)
+
+
 AssignAdd = defop("AssignAdd", inputs=["ref: Ref(T)", "value: T"],
                   outputs=["output_ref: Ref(T)"], attrs={"use_locking": False}, stateful=True)
-AssignAdd.shape(_ref_shape)
+AssignAdd.shape(_merged_shape)
 AssignAdd.kernel(_update_kernel(np.add, "add"))
 
 AssignSub = defop("AssignSub", inputs=["ref: Ref(T)", "value: T"],
                   outputs=["output_ref: Ref(T)"], attrs={"use_locking": False}, stateful=True)
-AssignSub.shape(_ref_shape)
+AssignSub.shape(_merged_shape)
 AssignSub.kernel(_update_kernel(np.subtract, "sub"))
 AssignAdd.no_gradient()
 AssignSub.no_gradient()
