@@ -12,8 +12,6 @@ import os
 import shutil
 import tempfile
 
-import numpy as np
-
 
 def prog_contrib_deprecated_summaries(tf):
     g = tf.Graph()
@@ -92,7 +90,7 @@ def prog_identity_names_shuffle_batch_in_event_graph(tf):
             with tf.name_scope("model_input"):
                 images = tf.identity(images, name="images")
                 labels = tf.identity(labels, name="labels")
-            total = tf.reduce_sum(images, name="total")
+            tf.reduce_sum(images, name="total")
             writer = tf.summary.FileWriter(os.path.join(work, "logs"), g)
             writer.flush()
             writer.close()
