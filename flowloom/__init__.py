@@ -282,3 +282,6 @@ queue = _pipeline_names.queue_namespace()
 
 # tf.data: datasets and iterators as graph ops (flowloom/data).
 from flowloom import data  # noqa: E402
+
+# tf.estimator: Estimator, specs, RunConfig, exports, input functions (flowloom/estimator).
+from flowloom import estimator  # noqa: E402
