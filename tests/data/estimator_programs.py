@@ -464,5 +464,64 @@ def prog_warm_start(tf):
     return out
 
 
+def _drain(tf, input_fn):
+    """Runs `input_fn`'s output with queue runners until the input ends."""
+    out = []
+    with tf.Graph().as_default():
+        result = input_fn()
+        with tf.train.MonitoredSession() as sess:
+            while not sess.should_stop():
+                out.append(sess.run(result))
+    return out
+
+
+def prog_numpy_input_fn(tf):
+    inputs = tf.estimator.inputs
+    ordered = _drain(tf, inputs.numpy_input_fn({"x": X, "b": X[:, :1]}, Y, batch_size=5,
+                                               num_epochs=2, shuffle=False))
+    out = {"ordered_sizes": [len(labels) for _, labels in ordered],
+           "ordered_labels": [labels.tolist() for _, labels in ordered],
+           "ordered_keys": sorted(ordered[0][0]),
+           "ordered_b": [f["b"][:, 0].round(3).tolist() for f, _ in ordered]}
+    shuffled = _drain(tf, inputs.numpy_input_fn({"x": X}, Y, batch_size=5, num_epochs=3,
+                                                shuffle=True))
+    out["shuffled_sizes"] = [len(labels) for _, labels in shuffled]
+    out["shuffled_rows"] = sorted(np.concatenate([f["x"][:, 0] for f, _ in shuffled])
+                                  .round(3).tolist())
+    array = _drain(tf, inputs.numpy_input_fn(X, batch_size=7, shuffle=False))
+    out["array_shapes"] = [list(a.shape) for a in array]
+    ydict = _drain(tf, inputs.numpy_input_fn({"x": X}, {"l1": Y, "l2": Y * 2}, batch_size=12,
+                                             shuffle=False))
+    out["y_dict"] = {k: v.tolist() for k, v in sorted(ydict[0][1].items())}
+    with tf.Graph().as_default():
+        fn = inputs.numpy_input_fn({"x": X}, Y, batch_size=4, num_epochs=None, shuffle=False)
+        features, labels = fn()
+        out["static_shapes"] = [features["x"].get_shape().as_list(),
+                                labels.get_shape().as_list()]
+        out["queue_runners"] = len(tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS))
+        out["summaries"] = sorted(s.op.name for s in tf.get_collection(tf.GraphKeys.SUMMARIES))
+        with tf.train.MonitoredSession() as sess:
+            out["forever"] = [sess.run(labels).tolist() for _ in range(4)]
+    out["no_shuffle"] = _err(lambda: inputs.numpy_input_fn({"x": X}))
+    out["empty"] = _err(lambda: inputs.numpy_input_fn({}, shuffle=False)())
+    out["bad_x"] = _err(lambda: inputs.numpy_input_fn([1], shuffle=False)())
+    out["dup"] = _err(lambda: inputs.numpy_input_fn({"x": X}, {"x": Y}, shuffle=False)())
+    out["lengths"] = _err(lambda: inputs.numpy_input_fn({"x": X}, Y[:3], shuffle=False)())
+    md = _tmp()
+    est = tf.estimator.Estimator(_model_fn(tf), model_dir=md, params={"units": 3})
+    est.train(inputs.numpy_input_fn({"x": X}, Y, batch_size=4, num_epochs=None,
+                                    shuffle=False), steps=9)
+    metrics = est.evaluate(inputs.numpy_input_fn({"x": X}, Y, batch_size=5, shuffle=False))
+    out["metrics"] = {k: _r(v) for k, v in metrics.items()}
+    preds = list(est.predict(inputs.numpy_input_fn({"x": X}, batch_size=5, shuffle=False)))
+    out["n_preds"] = len(preds)
+    out["until_end"] = int(est.train(inputs.numpy_input_fn(
+        {"x": X}, Y, batch_size=5, num_epochs=1, shuffle=False)).get_variable_value(
+            "global_step"))
+    shutil.rmtree(md)
+    return out
+
+
 PROGRAMS = [prog_train_evaluate_resume, prog_predict, prog_model_fn_forms, prog_spec_errors,
-            prog_run_config, prog_export, prog_train_and_evaluate, prog_warm_start]
+            prog_run_config, prog_export, prog_train_and_evaluate, prog_warm_start,
+            prog_numpy_input_fn]
