@@ -291,3 +291,4 @@ from flowloom.ops.array.sparse_cross_ops import sparse_cross, sparse_cross_hashe
 from flowloom.ops.array.sparse_reshape_ops import (sparse_fill_empty_rows,  # noqa: E402
                                                    sparse_reshape, sparse_retain)
 initialize_all_tables = tables_initializer
+from flowloom import feature_column  # noqa: E402 - tf.feature_column
