@@ -4,7 +4,7 @@ import collections
 import math
 
 from flowloom.framework import dtypes
-from flowloom.framework.graph import GraphKeys, add_to_collection, get_collection
+from flowloom.framework.graph import add_to_collection, get_collection
 from flowloom.framework.sparse_tensor import SparseTensor
 from flowloom.framework.tensor_shape import TensorShape
 from flowloom.feature_column.core import (_CategoricalColumn, _DenseColumn,
