@@ -9,7 +9,9 @@ Four graphs of 1,000 `Add`s, each fetched through `tf.add_n` and through `tf.gro
 The same program runs on flowloom and, in a subprocess, on the TensorFlow named by
 FLOWLOOM_TF_PYTHON (compat.v1), in alternating processes, `--rounds` times; each figure is
 the median over rounds of each process's best of 5. The NumPy floor is the same math written
-directly in NumPy (1,000 `np.add` calls and their sum), measured in the flowloom process.
+directly in NumPy (1,000 `np.add` calls and their sum), measured in each process: on a shared
+machine the load differs between the two processes, so the ratio of the two processes'
+floor ratios ("normalised") is the steadier comparison.
 
 Usage: python3 bench/group_of_pure_ops.py [--rounds 3]
 """
@@ -56,19 +58,20 @@ out = {}
 with tf.Session() as sess:
     for name, f in fetch.items():
         out[name] = best_of(lambda: sess.run(f, feed))
-if sys.argv[1] != "tf":
-    xv = np.array(np.float32(1.0))
-    consts = [np.array(np.float32(i)) for i in range(N)]
+xv = np.array(np.float32(1.0))
+consts = [np.array(np.float32(i)) for i in range(N)]
 
-    def floor():
-        vals = [np.add(xv, k) for k in consts]
-        s = vals[0].copy()
-        for v in vals[1:]:
-            s += v
-        return s
 
-    out["floor_add_n"] = best_of(floor)
-    out["floor_group"] = best_of(lambda: [np.add(xv, k) for k in consts])
+def floor():
+    vals = [np.add(xv, k) for k in consts]
+    s = vals[0].copy()
+    for v in vals[1:]:
+        s += v
+    return s
+
+
+out["floor_add_n"] = best_of(floor)
+out["floor_group"] = best_of(lambda: [np.add(xv, k) for k in consts])
 print(json.dumps(out))
 """
 
@@ -111,10 +114,11 @@ def main():
             tf = median(tfs, key)
             line += f", TF {tf:.2f} -> {fl / tf:.2f}x TF"
         if floor_key:
-            floor = median(fls, floor_key)
-            line += f"; NumPy floor {floor:.2f} -> {fl / floor:.2f}x floor"
+            fl_floor = statistics.median(r[key] / r[floor_key] for r in fls)
+            line += f"; {fl_floor:.2f}x the NumPy floor"
             if tfs:
-                line += f" (TF {tf / floor:.2f}x floor)"
+                tf_floor = statistics.median(r[key] / r[floor_key] for r in tfs)
+                line += f" (TF {tf_floor:.2f}x) -> normalised {fl_floor / tf_floor:.2f}x TF"
         print(line)
 
 
