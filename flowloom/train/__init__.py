@@ -37,3 +37,8 @@ from flowloom.proto.feature_pb2 import (BytesList, Feature, FeatureList,  # noqa
 from flowloom.data.pipeline_names import train_names as _pipeline_train_names
 globals().update(_pipeline_train_names())
 queue_runner = __import__("flowloom.train.queue_runner", fromlist=["_"])
+
+# Distributed training: ClusterSpec, ClusterDef (flowloom/distributed/names.py).
+from flowloom.distributed.names import train_names as _distributed_train_names
+globals().update(_distributed_train_names())
+from flowloom.train.device_setter import replica_device_setter  # noqa: E402,F401
