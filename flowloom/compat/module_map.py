@@ -131,7 +131,7 @@ VIEWS = {
     "tensorflow.python.ops.special_math_ops": ("flowloom", _OPS + "math.special_math_ops"),
     "tensorflow.python.ops.standard_ops": ("flowloom",),
     "tensorflow.python.ops.partitioned_variables": ("flowloom",),
-    "tensorflow.python.ops.template": ("flowloom",),
+    "tensorflow.python.ops.template": ("flowloom.template", "flowloom"),
     "tensorflow.python.ops.gradients": ("flowloom", "flowloom.framework.gradients_impl"),
     "tensorflow.python.ops.gradients_impl": ("flowloom", "flowloom.framework.gradients_impl"),
     "tensorflow.python.ops.summary_ops": ("flowloom.summary", _OPS + "summary.summary_ops"),
