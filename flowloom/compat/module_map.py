@@ -62,6 +62,20 @@ MODULES = {
     "tensorflow.python.tools.inspect_checkpoint": "flowloom.compat.inspect_checkpoint",
     "tensorflow.examples.tutorials.mnist.input_data": _MNIST,
     "tensorflow.contrib.learn.python.learn.datasets.mnist": _MNIST,
+    # tf.estimator's internal paths (TF 1.x kept them under tensorflow.python.estimator).
+    **{f"tensorflow.python.estimator.{m}": f"flowloom.estimator.{f}" for m, f in (
+        ("estimator", "estimator"), ("model_fn", "model_fn"), ("run_config", "run_config"),
+        ("training", "training"), ("exporter", "exporter"), ("util", "util"),
+        ("mode_keys", "mode_keys"), ("export.export", "export.export"),
+        ("export.export_output", "export.export_output"), ("export.export_lib", "export"),
+        ("inputs.inputs", "inputs"), ("inputs.numpy_io", "inputs.numpy_io"),
+        ("inputs.pandas_io", "inputs.pandas_io"),
+        ("inputs.queues.feeding_functions", "inputs.feeding"))},
+    "tensorflow.python.estimator.estimator_lib": "flowloom.estimator",
+    "tensorflow.python.estimator.export": "flowloom.estimator.export",
+    "tensorflow.python.estimator.inputs": "flowloom.estimator.inputs",
+    "tensorflow.python.training.evaluation": "flowloom.train.evaluation",
+    "tensorflow.python.training.warm_starting_util": "flowloom.estimator.warm_starting",
 }
 
 VIEWS = {
@@ -143,7 +157,7 @@ VIEWS = {
         "momentum", "adagrad", "adadelta", "rmsprop", "ftrl", "session_run_hook",
         "basic_session_run_hooks", "monitored_session", "queue_runner", "queue_runner_impl",
         "coordinator", "input", "slot_creator", "summary_io", "server_lib",
-        "sync_replicas_optimizer", "evaluation", "supervisor")},
+        "sync_replicas_optimizer", "supervisor")},
     "tensorflow.python.layers.layers": ("flowloom.layers",),
     "tensorflow.python.layers.core": ("flowloom.layers.core", "flowloom.layers"),
     "tensorflow.python.layers.base": ("flowloom.layers.base", "flowloom.layers"),

@@ -29,7 +29,7 @@ from flowloom.proto import saver_pb2
 from flowloom.train import checkpoint_management
 
 SaverDef = saver_pb2.SaverDef
-_log = logging.getLogger("flowloom")
+_log = logging.getLogger("tensorflow")  # TF logs these lines on its logger
 
 
 class _Saveable:
