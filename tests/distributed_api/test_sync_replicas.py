@@ -198,6 +198,10 @@ def test_sync_training_equals_combined_batch():
             for t in threads:
                 t.join(20)
             assert not any(t.is_alive() for t in threads)
+            if r == 0:
+                # The first round ran on the initial tokens: its update must be in before
+                # the next round computes (TF's test waits the same way).
+                _wait_for(sessions[0], graphs[0].get_tensor_by_name("global_step:0"), 1)
         with graphs[0].as_default():
             names = ["w1:0", "b1:0", "w2:0"]
             got = sessions[0].run([graphs[0].get_tensor_by_name(n) for n in names])
