@@ -29,8 +29,14 @@ from flowloom.ops.checks.check_ops import (assert_equal, assert_greater, assert_
                                     assert_less, assert_less_equal, assert_negative,
                                     assert_non_negative, assert_non_positive, assert_none_equal,
                                     assert_positive, assert_rank, assert_scalar, assert_type)
+from flowloom.ops.checks.check_ops import (assert_integer, assert_near,  # noqa: E402
+                                           assert_proper_iterable, assert_rank_at_least,
+                                           assert_rank_in, assert_same_float_dtype,
+                                           is_numeric_tensor)
 from flowloom.ops.control_flow.control_flow_ops import group, no_op, tuple, with_dependencies
 from flowloom.ops.control_flow.cond import case, cond
+from flowloom.ops.control_flow.switch_case import switch_case  # noqa: E402
+from flowloom.ops.array.search_ops import searchsorted  # noqa: E402
 from flowloom.ops.control_flow.while_loop import while_loop
 from flowloom.ops.control_flow.tensor_array_ops import TensorArray
 from flowloom.ops.control_flow.functional_ops import foldl, foldr, map_fn, scan
@@ -72,6 +78,9 @@ from flowloom.variables import (Variable, all_variables, global_variables,
                                 local_variables, local_variables_initializer, model_variables,
                                 moving_average_variables, report_uninitialized_variables,
                                 trainable_variables, variables_initializer)
+from flowloom.variables import (disable_resource_variables,  # noqa: E402
+                                enable_resource_variables, resource_variables_enabled)
+import flowloom.resource_variable  # noqa: E402,F401  (registers ResourceVariable conversion)
 
 from flowloom import layers, nn
 from flowloom.gradients import (AggregationMethod, IndexedSlices, NotDifferentiable,
@@ -125,10 +134,6 @@ def executing_eagerly():
     return False
 
 
-def disable_resource_variables():
-    """Accepted: flowloom's variables are classic (ref) variables."""
-
-
 def disable_v2_tensorshape():
     """Accepted: flowloom's TensorShape is TF1's."""
 
@@ -167,6 +172,12 @@ for _n in ("assert_equal", "assert_less", "assert_greater", "assert_rank", "chec
            "assert_none_equal", "assert_less_equal", "assert_greater_equal", "assert_positive",
            "assert_non_negative", "assert_type", "Assert"):
     setattr(debugging, _n, globals()[_n])
+for _n in ("assert_integer", "assert_near", "assert_proper_iterable", "assert_rank_at_least",
+           "assert_rank_in", "assert_same_float_dtype", "is_numeric_tensor", "assert_negative",
+           "assert_non_positive", "assert_scalar"):
+    setattr(debugging, _n, globals()[_n])
+from flowloom.ops.checks.check_shapes import assert_shapes as _assert_shapes  # noqa: E402
+debugging.assert_shapes = _assert_shapes
 
 # -- GraphDef, import/export, checkpoints (flowloom/framework/graph_def.py and friends) --------
 from flowloom.framework.importer import import_graph_def  # noqa: E402

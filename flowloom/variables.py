@@ -12,6 +12,25 @@ from flowloom.ops.array import array_ops
 from flowloom.ops.state import state_ops
 
 
+# tf.enable_resource_variables() / disable_resource_variables(): the default of use_resource.
+_DEFAULT_USE_RESOURCE = [False]
+
+
+def enable_resource_variables():
+    """Makes variables created without `use_resource` resource variables (TF 2's default)."""
+    _DEFAULT_USE_RESOURCE[0] = True
+
+
+def disable_resource_variables():
+    """Makes variables created without `use_resource` reference variables (TF 1's default)."""
+    _DEFAULT_USE_RESOURCE[0] = False
+
+
+def resource_variables_enabled():
+    """True after tf.enable_resource_variables()."""
+    return _DEFAULT_USE_RESOURCE[0]
+
+
 class Variable:
     """`tf.Variable`: state that persists across `Session.run` calls.
 
@@ -23,6 +42,20 @@ class Variable:
       x = tf.Variable(0.0, name='x')
       inc = tf.assign_add(x, 1)
     """
+
+    def __new__(cls, *args, **kwargs):
+        # tf.Variable(use_resource=True), a VariableDef with is_resource, or
+        # tf.enable_resource_variables() make a ResourceVariable, as TF's VariableV1 does.
+        if cls is Variable:
+            use_resource = kwargs.get("use_resource", args[11] if len(args) > 11 else None)
+            var_def = kwargs.get("variable_def", args[6] if len(args) > 6 else None)
+            if use_resource is None:
+                use_resource = _DEFAULT_USE_RESOURCE[0]
+            if use_resource or getattr(var_def, "is_resource", False):
+                from flowloom.resource_variable import ResourceVariable
+
+                return super().__new__(ResourceVariable)
+        return super().__new__(cls)
 
     def __init__(self, initial_value=None, trainable=None, collections=None, validate_shape=True,
                  caching_device=None, name=None, variable_def=None, dtype=None,
