@@ -291,6 +291,10 @@ from flowloom import saved_model  # noqa: E402
 from flowloom.data import pipeline_names as _pipeline_names  # noqa: E402
 from flowloom.data.pipeline_names import *  # noqa: E402,F401,F403
 queue = _pipeline_names.queue_namespace()
+# Gradient accumulators (flowloom/data/accumulators.py).
+from flowloom.data.accumulators import (ConditionalAccumulator,  # noqa: E402,F401
+                                        ConditionalAccumulatorBase,
+                                        SparseConditionalAccumulator)
 
 # tf.data: datasets and iterators as graph ops (flowloom/data).
 from flowloom import data  # noqa: E402

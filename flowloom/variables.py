@@ -1,5 +1,7 @@
 """Classic TF1 variables: a VariableV2 buffer, its Assign initializer and its `read` Identity."""
 
+import os
+
 import numpy as np
 
 from flowloom.framework import dtypes
@@ -376,11 +378,16 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
     if var_list is None:
         var_list = global_variables() + local_variables()
     with name_scope(name):
-        if not var_list:
-            return array_ops.constant([], dtype=dtypes.string)
-        with get_default_graph().colocate_with(None):
-            inited = array_ops.stack([state_ops.is_variable_initialized(v) for v in var_list])
+        # Each check is colocated with its variable (a reference input); the rest runs on
+        # the CPU of the task that asks, as in TF (TF's environment variable overrides it).
+        inited = [state_ops.is_variable_initialized(v) for v in var_list]
+        local_device = os.environ.get("TF_DEVICE_FOR_UNINITIALIZED_VARIABLE_REPORTING",
+                                      "/cpu:0")
+        with get_default_graph().colocate_with(None), get_default_graph().device(local_device):
+            if not var_list:
+                return array_ops.constant([], dtype=dtypes.string)
+            mask = math_ops.logical_not(array_ops.stack(inited))
             names = array_ops.constant(np.array([v.op.name.encode() for v in var_list],
                                                 dtype=object), dtype=dtypes.string)
-            return array_ops.boolean_mask(names, math_ops.logical_not(inited))
+            return array_ops.boolean_mask(names, mask)
 

@@ -140,6 +140,15 @@ class InProcessSession(Session):
                                    allow_soft_placement=self._placer.allow_soft_placement,
                                    log_device_placement=self._placer.log_device_placement)
 
+    def close(self):
+        """Closes the session: its waiting takes end (the cluster's resources stay)."""
+        super().close()
+        for container in self._cluster._containers.values():
+            for resource in list(container.values()):
+                cancel = getattr(resource, "cancel_session", None)
+                if cancel is not None:
+                    cancel(self)
+
     def _resources_for(self, op):
         return self._cluster._containers[self._placer.task_of.get(op, self._task)]
 
