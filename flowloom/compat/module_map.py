@@ -104,6 +104,8 @@ VIEWS = {
     "tensorflow.python.ops.variable_scope": ("flowloom.variable_scope", "flowloom"),
     "tensorflow.python.ops.variables": ("flowloom.variables", "flowloom"),
     "tensorflow.python.compat.compat": ("flowloom.compat.forward_compat",),
+    "tensorflow.contrib.framework.python.ops.variables": ("flowloom.contrib.framework.variables",
+                                                          "flowloom.contrib.framework"),
     "tensorflow.python.ops.resource_variable_ops": ("flowloom.resource_variable",
                                                     _OPS + "state.resource_variable_ops"),
     "tensorflow.python.ops.rnn": ("flowloom.nn", _OPS + "rnn.rnn"),
