@@ -140,7 +140,12 @@ def prog_predict(tf):
                                yield_single_examples=False))
     tuple_input = list(est.predict(lambda: tf.data.Dataset.from_tensor_slices(
         ({"x": X}, Y)).batch(6)))
+    # Python lists inside the features dict are values (the get_started programs' predict_x).
+    list_input = list(est.predict(lambda: tf.data.Dataset.from_tensor_slices(
+        {"x": X[:5].tolist()}).batch(2)))
     out = {
+        "n_list_input": len(list_input),
+        "list_probabilities": np.round(list_input[4]["probabilities"], 4).tolist(),
         "n_single": len(single), "single_keys": sorted(single[0]),
         "probabilities0": np.round(single[0]["probabilities"], 4).tolist(),
         "class_ids": [int(p["class_ids"]) for p in single],
