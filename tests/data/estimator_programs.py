@@ -333,10 +333,8 @@ def prog_run_config(tf):
     return out
 
 
-def prog_export(tf):
-    md = _tmp()
-    base = os.path.join(md, "export")
-
+def export_model_fn(tf):
+    """A linear model whose PREDICT graph exports predict, classify and regress outputs."""
     def model_fn(features, labels, mode):
         w = tf.get_variable("w", [4, 2], initializer=tf.constant_initializer(0.25))
         logits = tf.matmul(features["x"], w)
@@ -353,59 +351,84 @@ def prog_export(tf):
             loss, global_step=tf.train.get_global_step())
         return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op,
                                           eval_metric_ops={"mean_p": tf.metrics.mean(probs)})
+    return model_fn
 
-    est = tf.estimator.Estimator(model_fn, model_dir=md)
+
+def serving_receivers(tf):
+    return {"raw": tf.estimator.export.build_raw_serving_input_receiver_fn(
+                {"x": tf.placeholder(tf.float32, [None, 4], name="x")}),
+            "parsing": tf.estimator.export.build_parsing_serving_input_receiver_fn(
+                {"x": tf.FixedLenFeature([4], tf.float32)})}
+
+
+def _examples(tf, rows):
+    return [tf.train.Example(features=tf.train.Features(feature={"x": tf.train.Feature(
+        float_list=tf.train.FloatList(value=row))})).SerializeToString() for row in rows]
+
+
+def serve(tf, path, kind):
+    """Loads the SavedModel at `path`; its signatures and what each serves for X[:3]."""
+    out = {}
+    with tf.Session(graph=tf.Graph()) as sess:
+        meta = tf.saved_model.loader.load(sess, ["serve"], path)
+        out["tags"] = list(meta.meta_info_def.tags)
+        sigs = {}
+        for key, sig in sorted(meta.signature_def.items()):
+            sigs[key] = {
+                "method": sig.method_name,
+                "inputs": {k: [v.name, v.dtype, [d.size for d in v.tensor_shape.dim]]
+                           for k, v in sig.inputs.items()},
+                "outputs": {k: [v.dtype, [d.size for d in v.tensor_shape.dim]]
+                            for k, v in sig.outputs.items()}}
+            if kind == "raw" and key != "serving_default":
+                continue  # classify/regress take Examples; the raw receiver has none
+            name = list(sig.inputs.values())[0].name
+            feed = {name: X[:3] if kind == "raw" else _examples(tf, X[:3])}
+            values = sess.run({k: v.name for k, v in sig.outputs.items()}, feed)
+            sigs[key]["values"] = {
+                k: (np.char.decode(v.astype(bytes)).tolist() if v.dtype.kind in "SO"
+                    else np.round(v, 4).tolist()) for k, v in sorted(values.items())}
+        out["signatures"] = sigs
+    return out
+
+
+def prog_export(tf):
+    md = _tmp()
+    base = os.path.join(md, "export")
+    est = tf.estimator.Estimator(export_model_fn(tf), model_dir=md)
     out = {"no_checkpoint": _err(lambda: est.export_saved_model(
         base, tf.estimator.export.build_raw_serving_input_receiver_fn(
             {"x": tf.placeholder(tf.float32, [None, 4])})))}
     est.train(_input_fn(tf), steps=4)
-    raw = tf.estimator.export.build_raw_serving_input_receiver_fn(
-        {"x": tf.placeholder(tf.float32, [None, 4], name="x")})
-    parsing = tf.estimator.export.build_parsing_serving_input_receiver_fn(
-        {"x": tf.FixedLenFeature([4], tf.float32)})
+    receivers = serving_receivers(tf)
+    raw = receivers["raw"]
     out["no_receiver"] = _err(lambda: est.export_saved_model(base, None))
-    for name, fn in (("raw", raw), ("parsing", parsing)):
+    for name, fn in sorted(receivers.items()):
         path = est.export_saved_model(os.path.join(base, name), fn, assets_extra=None)
         out[name + "_path_type"] = type(path).__name__
         out[name + "_files"] = _files(path.decode() if isinstance(path, bytes) else path)
         out[name + "_dirs"] = [n.isdigit() for n in os.listdir(os.path.join(base, name))]
-        with tf.Session(graph=tf.Graph()) as sess:
-            meta = tf.saved_model.loader.load(sess, ["serve"], path)
-            sigs = {}
-            for key, sig in sorted(meta.signature_def.items()):
-                sigs[key] = {
-                    "method": sig.method_name,
-                    "inputs": {k: [v.name, v.dtype, [d.size for d in v.tensor_shape.dim]]
-                               for k, v in sig.inputs.items()},
-                    "outputs": {k: [v.dtype, [d.size for d in v.tensor_shape.dim]]
-                                for k, v in sig.outputs.items()}}
-            out[name + "_signatures"] = sigs
-            out[name + "_tags"] = list(meta.meta_info_def.tags)
-            sig = meta.signature_def["serving_default"]
-            if name == "raw":
-                feed = {sig.inputs["x"].name: X[:3]}
-            else:
-                feed = {sig.inputs["examples"].name: [tf.train.Example(
-                    features=tf.train.Features(feature={"x": tf.train.Feature(
-                        float_list=tf.train.FloatList(value=row))})).SerializeToString()
-                    for row in X[:3]]}
-            value = sess.run(sig.outputs["probs"].name, feed)
-            out[name + "_probs"] = np.round(value, 4).tolist()
-    old = est.export_savedmodel(os.path.join(base, "old"), raw, as_text=True)
-    out["old_files"] = _files(old.decode() if isinstance(old, bytes) else old)
+        out[name] = serve(tf, path, name)
+    extra_src = os.path.join(md, "vocab.txt")
+    with open(extra_src, "w") as f:
+        f.write("a\nb\n")
+    old = est.export_savedmodel(os.path.join(base, "old"), raw, as_text=True,
+                                assets_extra={"sub/vocab.txt": extra_src})
+    old = old.decode() if isinstance(old, bytes) else old
+    out["old_files"] = _files(old)
+    out["old_extra"] = _files(os.path.join(old, "assets.extra", "sub"))
     sup = tf.estimator.experimental.build_raw_supervised_input_receiver_fn(
         {"x": tf.placeholder(tf.float32, [None, 4])}, tf.placeholder(tf.int32, [None]))
     allm = est.experimental_export_all_saved_models(os.path.join(base, "all"), {
         tf.estimator.ModeKeys.TRAIN: sup, tf.estimator.ModeKeys.EVAL: sup,
         tf.estimator.ModeKeys.PREDICT: raw})
-    with tf.Session(graph=tf.Graph()) as sess:
-        meta = tf.saved_model.loader.load(sess, ["train"], allm)
-        out["train_sig"] = {k: [v.method_name, sorted(v.inputs), sorted(v.outputs)]
-                            for k, v in meta.signature_def.items()}
-    with tf.Session(graph=tf.Graph()) as sess:
-        meta = tf.saved_model.loader.load(sess, ["eval"], allm)
-        out["eval_sig"] = {k: [v.method_name, sorted(v.inputs), sorted(v.outputs)]
-                           for k, v in meta.signature_def.items()}
+    for tag in ("train", "eval"):
+        with tf.Session(graph=tf.Graph()) as sess:
+            meta = tf.saved_model.loader.load(sess, [tag], allm)
+            out[tag + "_sig"] = {k: [v.method_name, sorted(v.inputs), sorted(v.outputs)]
+                                 for k, v in meta.signature_def.items()}
+            out[tag + "_train_op"] = len(meta.collection_def["saved_model_train_op"]
+                                         .node_list.value)
     shutil.rmtree(md)
     return out
 
