@@ -52,7 +52,7 @@ def model_fn(features, labels, mode):
 
 
 class StepTimes(tf.train.SessionRunHook):
-    """The time at the end of every training step."""
+    # The time at the end of every training step.
 
     def __init__(self):
         self.times = []

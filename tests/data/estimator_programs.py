@@ -550,6 +550,121 @@ def prog_numpy_input_fn(tf):
     return out
 
 
+class _Lines(object):
+    """Collects the messages logged on the "tensorflow" logger, numbers and paths masked."""
+
+    def __enter__(self):
+        import logging
+
+        self.lines = []
+        lines = self.lines
+
+        class Handler(logging.Handler):
+            def emit(self, record):
+                msg = record.getMessage()
+                msg = re.sub(r"/tmp\S*", "PATH", msg)
+                msg = re.sub(r"\d{4}-\d\d-\d\d[T-][\d:]+Z?", "TIME", msg)
+                msg = re.sub(r"-?\d+(\.\d+)?(e[-+]?\d+)?", "N", msg)
+                if "global_step/sec" in msg or "It seems that global step" in msg:
+                    return  # timing-dependent
+                if "deprecated" in msg:
+                    return  # TF's deprecation notices
+                if msg.startswith("Using config") or msg.startswith("Loss for final step"):
+                    msg = msg.split(":")[0]
+                lines.append("%s %s" % (record.levelname[0], msg))
+
+        self._handler = Handler()
+        self._logger = logging.getLogger("tensorflow")
+        self._level = self._logger.level
+        self._logger.setLevel(logging.INFO)
+        self._logger.addHandler(self._handler)
+        return self
+
+    def __exit__(self, *exc):
+        self._logger.removeHandler(self._handler)
+        self._logger.setLevel(self._level)
+
+
+class _Listener(object):
+    """Records the listener calls a CheckpointSaverHook makes."""
+
+    def __init__(self, tf, calls):
+        class Listener(tf.train.CheckpointSaverListener):
+            def begin(self):
+                calls.append("begin")
+
+            def before_save(self, session, global_step_value):
+                calls.append("before_save %d" % global_step_value)
+
+            def after_save(self, session, global_step_value):
+                calls.append("after_save %d" % global_step_value)
+
+            def end(self, session, global_step_value):
+                calls.append("end %d" % global_step_value)
+        self.listener = Listener()
+
+
+def prog_hooks_and_logs(tf):
+    md = _tmp()
+    calls = []
+
+    class Hook(tf.train.SessionRunHook):
+        def __init__(self, name):
+            self.name = name
+
+        def begin(self):
+            calls.append(self.name + " begin")
+
+        def after_create_session(self, session, coord):
+            calls.append(self.name + " after_create_session")
+
+        def end(self, session):
+            calls.append(self.name + " end")
+
+    def model_fn(features, labels, mode, params):
+        spec = _model_fn(tf)(features, labels, mode, params)
+        return spec._replace(training_hooks=[Hook("training")],
+                             training_chief_hooks=[Hook("chief")],
+                             evaluation_hooks=[Hook("evaluation")],
+                             prediction_hooks=[Hook("prediction")])
+
+    config = tf.estimator.RunConfig(save_checkpoints_steps=4, log_step_count_steps=3)
+    est = tf.estimator.Estimator(model_fn, model_dir=md, config=config, params={"units": 3})
+    with _Lines() as train_log:
+        est.train(_input_fn(tf), steps=9, hooks=[Hook("train_arg")],
+                  saving_listeners=[_Listener(tf, calls).listener])
+    with _Lines() as eval_log:
+        first = est.evaluate(_input_fn(tf, epochs=1), hooks=[Hook("eval_arg")],
+                             checkpoint_path=os.path.join(md, "model.ckpt-4"))
+    with _Lines() as predict_log:
+        n = len(list(est.predict(_input_fn(tf, epochs=1, labels=False),
+                                 checkpoint_path=os.path.join(md, "model.ckpt-8"))))
+    no_saver = tf.estimator.Estimator(model_fn, model_dir=os.path.join(md, "n"), params={},
+                                      config=tf.estimator.RunConfig(save_checkpoints_secs=None))
+    out = {
+        "calls": calls, "train_log": train_log.lines, "eval_log": eval_log.lines,
+        "predict_log": predict_log.lines, "old_checkpoint_step": int(first["global_step"]),
+        "n_predictions": n,
+        "no_saver_listener": _err(lambda: no_saver.train(
+            _input_fn(tf), steps=1, saving_listeners=[_Listener(tf, []).listener])),
+        "no_saver_files": _files(os.path.join(md, "n")) if os.path.isdir(
+            os.path.join(md, "n")) else None,
+    }
+    no_saver.train(_input_fn(tf), steps=2)
+    out["no_saver_files_after"] = _files(os.path.join(md, "n"))
+
+    def bad_metric(features, labels, mode):
+        loss = tf.reduce_mean(tf.cast(labels, tf.float32) * tf.reduce_sum(features["x"]))
+        name = "global_step" if mode == tf.estimator.ModeKeys.EVAL else "loss"
+        return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops={
+            name: tf.metrics.mean(loss)}, train_op=tf.assign_add(
+                tf.train.get_global_step(), 1))
+    bad = tf.estimator.Estimator(bad_metric, model_dir=os.path.join(md, "bad"))
+    out["metric_global_step"] = _err(lambda: bad.evaluate(_input_fn(tf, epochs=1)))
+    shutil.rmtree(md)
+    return out
+
+
 PROGRAMS = [prog_train_evaluate_resume, prog_predict, prog_model_fn_forms, prog_spec_errors,
             prog_run_config, prog_export, prog_train_and_evaluate, prog_warm_start,
-            prog_numpy_input_fn]
+            prog_numpy_input_fn, prog_hooks_and_logs]
