@@ -665,6 +665,48 @@ def prog_hooks_and_logs(tf):
     return out
 
 
+def prog_pandas_input_fn(tf):
+    import pandas as pd
+
+    df = pd.DataFrame({"a": X[:, 0], "b": X[:, 1]}, index=np.arange(100, 112))
+    y = pd.Series(Y, index=df.index)
+    inputs = tf.estimator.inputs
+    batches = _drain(tf, inputs.pandas_input_fn(df, y, batch_size=5, num_epochs=1,
+                                                shuffle=False))
+    out = {"sizes": [len(labels) for _, labels in batches],
+           "keys": sorted(batches[0][0]),
+           "a": [f["a"].round(3).tolist() for f, _ in batches],
+           "labels": [labels.tolist() for _, labels in batches]}
+    frame_y = _drain(tf, inputs.pandas_input_fn(df, pd.DataFrame({"l": Y, "a": Y * 2},
+                                                                 index=df.index),
+                                                batch_size=12, shuffle=False))
+    out["frame_y"] = {k: v.tolist() for k, v in sorted(frame_y[0][1].items())}
+    out["frame_y_features"] = sorted(frame_y[0][0])
+    out["no_shuffle"] = _err(lambda: inputs.pandas_input_fn(df, y))
+    taken = _err(lambda: inputs.pandas_input_fn(df.assign(target=1), y, shuffle=False))
+    out["target_taken"] = [taken[0], taken[1].split(": Index")[0]]  # pandas prints dtypes
+    out["index_mismatch"] = _err(lambda: inputs.pandas_input_fn(
+        df, pd.Series(Y), shuffle=False))
+    md = _tmp()
+    est = tf.estimator.Estimator(_model_fn(tf), model_dir=md, params={"units": 3})
+    feats = pd.DataFrame({"x0": X[:, 0]})
+
+    def model_fn(features, labels, mode, params):
+        features = {"x": tf.stack([features["x0"]] * 4, axis=1)}
+        return _model_fn(tf)(features, labels, mode, params)
+    est = tf.estimator.Estimator(model_fn, model_dir=md, params={"units": 3})
+    est.train(inputs.pandas_input_fn(feats, pd.Series(Y), batch_size=4, num_epochs=None,
+                                     shuffle=False), steps=6)
+    metrics = est.evaluate(inputs.pandas_input_fn(feats, pd.Series(Y), batch_size=5,
+                                                  shuffle=False))
+    out["metrics"] = {k: _r(v) for k, v in metrics.items()}
+    shutil.rmtree(md)
+    return out
+
+
+# Programs that need pandas (optional): the test skips them where it is not installed.
+PANDAS_PROGRAMS = [prog_pandas_input_fn]
+
 PROGRAMS = [prog_train_evaluate_resume, prog_predict, prog_model_fn_forms, prog_spec_errors,
             prog_run_config, prog_export, prog_train_and_evaluate, prog_warm_start,
             prog_numpy_input_fn, prog_hooks_and_logs]
