@@ -467,6 +467,101 @@ def prog_train_and_evaluate(tf):
     return out
 
 
+def prog_exporters_and_receivers(tf):
+    md = _tmp()
+    est = tf.estimator.Estimator(export_model_fn(tf), model_dir=md)
+    raw = serving_receivers(tf)["raw"]
+    best = tf.estimator.BestExporter(serving_input_receiver_fn=raw, exports_to_keep=1)
+    out = {"best_name": best.name, "results": []}
+    for steps in (2, 2, 2):
+        est.train(_input_fn(tf), steps=steps)
+        metrics = est.evaluate(_input_fn(tf, epochs=1))
+        path = best.export(est, os.path.join(md, "export", "best"), est.latest_checkpoint(),
+                           metrics, False)
+        out["results"].append(path is not None)
+    out["best_kept"] = len(os.listdir(os.path.join(md, "export", "best")))
+    # A second exporter over the same model_dir starts from the best of the eval events.
+    again = tf.estimator.BestExporter(serving_input_receiver_fn=raw)
+    worse = dict(metrics, loss=metrics["loss"] + 1.0)
+    out["worse_exported"] = again.export(est, os.path.join(md, "export", "b2"),
+                                         est.latest_checkpoint(), worse, False) is not None
+
+    def tensor_receiver():
+        x = tf.placeholder(tf.float32, [None, 4], name="features")
+        return tf.estimator.export.TensorServingInputReceiver(x, {"inputs": x})
+
+    def tensor_model_fn(features, labels, mode):
+        return export_model_fn(tf)({"x": features}, labels, mode)
+    tensor_est = tf.estimator.Estimator(tensor_model_fn, model_dir=md)
+    path = tensor_est.export_saved_model(os.path.join(md, "export", "tensor"), tensor_receiver)
+    out["tensor"] = serve(tf, path, "raw")["signatures"]["serving_default"]
+
+    def alternatives():
+        x = tf.placeholder(tf.float32, [None, 4], name="x")
+        examples = tf.placeholder(tf.string, [None], name="examples")
+        return tf.estimator.export.ServingInputReceiver(
+            {"x": x}, {"x": x}, receiver_tensors_alternatives={"by_example": {
+                "examples": examples}, "other": x})
+    path = est.export_saved_model(os.path.join(md, "export", "alt"), alternatives)
+    with tf.Session(graph=tf.Graph()) as sess:
+        meta = tf.saved_model.loader.load(sess, ["serve"], path)
+        out["alt_signatures"] = {k: [v.method_name, sorted(v.inputs), sorted(v.outputs)]
+                                 for k, v in sorted(meta.signature_def.items())}
+    out["tensor_receiver_none"] = _err(
+        lambda: tf.estimator.export.TensorServingInputReceiver(None, {}))
+    out["alternatives_type"] = _err(lambda: tf.estimator.export.ServingInputReceiver(
+        {"x": tf.constant([1.0])}, tf.constant([1.0]), receiver_tensors_alternatives=[1]))
+    out["latest_keep"] = _err(lambda: tf.estimator.LatestExporter("l", raw, exports_to_keep=0))
+    shutil.rmtree(md)
+    return out
+
+
+def prog_early_stopping_and_extenders(tf):
+    md = _tmp()
+    est = tf.estimator.Estimator(_model_fn(tf), model_dir=md, params={"units": 3})
+    est.train(_input_fn(tf), steps=2)
+    est.evaluate(_input_fn(tf, epochs=1))
+    est.train(_input_fn(tf), steps=2)
+    est.evaluate(_input_fn(tf, epochs=1))
+    exp = tf.estimator.experimental
+    out = {}
+
+    def fresh(name, hook_fn, steps):
+        # The stop variable must be there from the first step (a checkpoint without it does
+        # not restore), so each early-stopping run starts a model_dir of its own.
+        other = tf.estimator.Estimator(_model_fn(tf), model_dir=os.path.join(md, name),
+                                       params={"units": 3})
+        with _Lines() as lines:
+            other.train(_input_fn(tf), steps=steps, hooks=[hook_fn(other)])
+        return [int(other.get_variable_value("global_step")),
+                "signal_early_stopping/STOP" in other.get_variable_names(),
+                [line for line in lines.lines if "early stopping" in line]]
+    out["lower"] = fresh("lower", lambda e: exp.stop_if_lower_hook(
+        e, "loss", 10.0, eval_dir=est.eval_dir(), run_every_secs=None, run_every_steps=1), 50)
+    out["higher_never"] = fresh("higher", lambda e: exp.stop_if_higher_hook(
+        e, "accuracy", 2.0, eval_dir=est.eval_dir(), run_every_secs=None,
+        run_every_steps=1), 3)
+    out["no_decrease"] = fresh("nodec", lambda e: exp.stop_if_no_decrease_hook(
+        e, "loss", 1, eval_dir=est.eval_dir(), run_every_secs=None, run_every_steps=2), 9)
+    out["no_increase_min"] = fresh("noinc", lambda e: exp.stop_if_no_increase_hook(
+        e, "accuracy", 1, eval_dir=est.eval_dir(), min_steps=3, run_every_secs=None,
+        run_every_steps=1), 4)
+    out["both_every"] = _err(lambda: exp.make_early_stopping_hook(est, lambda: False,
+                                                                  run_every_secs=1,
+                                                                  run_every_steps=1))
+    out["not_estimator"] = _err(lambda: exp.make_early_stopping_hook(1, lambda: False))
+    out["stop_at_step"] = type(exp.make_stop_at_checkpoint_step_hook(est, 5)).__name__
+
+    def metric_fn(labels, predictions, features):
+        return {"mean_label": tf.metrics.mean(tf.cast(labels, tf.float32))}
+    more = tf.estimator.add_metrics(est, metric_fn)
+    out["added"] = {k: _r(v) for k, v in more.evaluate(_input_fn(tf, epochs=1)).items()}
+    out["same_dir"] = more.model_dir == est.model_dir
+    out["bad_metric_fn"] = _err(lambda: tf.estimator.add_metrics(est, lambda mode: {}))
+    shutil.rmtree(md)
+    return out
+
+
 def prog_warm_start(tf):
     md = _tmp()
     first = tf.estimator.Estimator(_model_fn(tf), model_dir=os.path.join(md, "a"),
@@ -709,4 +804,5 @@ PANDAS_PROGRAMS = [prog_pandas_input_fn]
 
 PROGRAMS = [prog_train_evaluate_resume, prog_predict, prog_model_fn_forms, prog_spec_errors,
             prog_run_config, prog_export, prog_train_and_evaluate, prog_warm_start,
-            prog_numpy_input_fn, prog_hooks_and_logs]
+            prog_numpy_input_fn, prog_hooks_and_logs, prog_exporters_and_receivers,
+            prog_early_stopping_and_extenders]
