@@ -11,7 +11,6 @@ from flowloom.distributed import ray_backend
 from flowloom.distributed.cluster import ClusterInfo, task_name
 from flowloom.distributed.cluster_spec import ClusterSpec
 from flowloom.framework import errors
-from flowloom.proto import cluster_pb2, config_pb2
 from flowloom.proto.tensorflow_server_pb2 import ServerDef
 
 from flowloom.runtime import session as _session_lib

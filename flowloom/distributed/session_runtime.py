@@ -12,7 +12,6 @@ DeadlineExceededError; nothing waits without a bound.
 
 import itertools
 import os
-import sys
 import threading
 import time
 import uuid
