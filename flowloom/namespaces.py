@@ -64,8 +64,8 @@ unicode_script=? unicode_split=? unicode_split_with_offsets=? unicode_transcode=
 unsorted_segment_join=? upper=?
 """,
     "sparse": """
-SparseConditionalAccumulator SparseTensor add=sparse_add concat=sparse_concat cross=?
-cross_hashed=? expand_dims=? eye=? fill_empty_rows=sparse_fill_empty_rows from_dense=?
+SparseConditionalAccumulator SparseTensor add=sparse_add concat=sparse_concat cross=sparse_cross
+cross_hashed=sparse_cross_hashed expand_dims=? eye=? fill_empty_rows=sparse_fill_empty_rows from_dense=?
 mask=sparse_mask matmul=sparse_tensor_dense_matmul maximum=sparse_maximum merge=sparse_merge
 minimum=sparse_minimum placeholder=sparse_placeholder reduce_max=sparse_reduce_max
 reduce_max_sparse=sparse_reduce_max_sparse reduce_sum=sparse_reduce_sum

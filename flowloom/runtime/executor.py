@@ -6,7 +6,6 @@ first output. Running a plan is a loop over steps writing into a list of slots.
 """
 
 import functools
-import linecache
 import os
 import sys
 import time
@@ -15,6 +14,8 @@ import numpy as np
 
 from flowloom.framework import errors
 from flowloom.framework.ops import Tensor
+from flowloom.runtime import compiled_plan
+from flowloom.runtime.op_errors import op_error  # noqa: F401 - the executors' error path
 from flowloom.runtime import rewrites
 from flowloom.runtime.devices import to_host
 
@@ -41,7 +42,9 @@ class KernelContext:
 
     def __init__(self, session, op):
         self.session = session
-        self.resources = session._resources
+        # The container of the op's resources (a session of an in-process cluster picks the
+        # container of the task the op is placed on).
+        self.resources = session._resources_for(op)
         self.op = op
         self.state = session._op_state.setdefault(op._name, {})
 
@@ -97,6 +100,10 @@ class Plan:
         # ops that computed them.
         self.template = None
         self.folded_ops = ()
+        # The steps compiled to one function (runtime/compiled_plan.py) once the plan runs a
+        # second time; False when it cannot be compiled.
+        self.runner = None
+        self.runs = 0
 
     def get_partitioned(self):
         if self.partitioned is None:
@@ -293,6 +300,13 @@ def _plan_frees(steps, keep):
 
 def _bind_kernel(session, op, xp):
     opdef = op._opdef
+    bind = getattr(opdef.kernel_fn, "bind", None)
+    if bind is not None:
+        # A kernel may offer a leaner callable for this op on this device (a ufunc bound
+        # directly); it computes what the kernel computes and takes only the arrays.
+        fn = bind(xp, op)
+        if fn is not None:
+            return fn
     kwargs = {}
     for a in opdef.kernel_attrs:
         if a in op._attrs:
@@ -332,6 +346,15 @@ def run_plan(plan, feed_values):
     """Runs `plan` once; returns the fetched values (references not yet dereferenced)."""
     if type(plan) is not Plan:  # HOOK(cf branch): a dataflow.DataflowPlan (control flow)
         return plan.run(feed_values)
+    runner = plan.runner
+    if runner:
+        return compiled_plan.run_compiled(runner, feed_values, op_error)
+    if runner is None and not _DEBUG:
+        plan.runs += 1
+        if plan.runs >= 2:
+            plan.runner = compile_runner(plan) or False
+            if plan.runner:
+                return compiled_plan.run_compiled(plan.runner, feed_values, op_error)
     vals = [None] * plan.num_slots if plan.template is None else plan.template.copy()
     vals[: len(feed_values)] = feed_values
     trace = _DEBUG
@@ -357,6 +380,15 @@ def run_plan(plan, feed_values):
     return [vals[i] for i in plan.fetch_slots]
 
 
+def compile_runner(plan):
+    """The plan's steps compiled to one function (runtime/compiled_plan.py), or None."""
+    constants = {}
+    if plan.template is not None:
+        constants = {i: v for i, v in enumerate(plan.template) if v is not None}
+    return compiled_plan.compile_runner(plan.steps, len(plan.feed_slots), plan.fetch_slots,
+                                        constants, deref)
+
+
 def trace_step(step, result, seconds):
     """FLOWLOOM_DEBUG=1: one line per executed op: type, name, device, time, output shape."""
     if type(result) is Ref:
@@ -365,45 +397,6 @@ def trace_step(step, result, seconds):
     device = step.device.name if step.device is not None else "?"
     print(f"[flowloom] {step.op._type:<16} {step.op._name:<40} {device} "
           f"{seconds * 1e6:8.1f} us  {shape}", file=sys.stderr)
-
-
-def _shape_str(a):
-    if isinstance(a, Ref):
-        a = a.value
-    s = getattr(a, "shape", None)
-    return "?" if s is None else "[%s]" % ",".join(str(d) for d in s)
-
-
-def op_error(op, args, exc):
-    """Wraps a kernel failure in TF's error class, naming the op, its inputs and user line."""
-    if isinstance(exc, errors.OpError):
-        cls = type(exc)
-        message = exc.message
-    else:
-        message = f"{type(exc).__name__}: {exc}"
-        if isinstance(exc, (ValueError, IndexError, TypeError, FloatingPointError,
-                            ZeroDivisionError, KeyError)):
-            cls = errors.InvalidArgumentError
-        elif isinstance(exc, MemoryError):
-            cls = errors.ResourceExhaustedError
-            message = f"OOM when running {op._type}: {message}"
-        elif isinstance(exc, OSError) and exc.errno is not None:
-            mapped = errors.error_from_os_error(exc)
-            cls, message = type(mapped), mapped.message
-        elif isinstance(exc, NotImplementedError):
-            cls = errors.UnimplementedError
-        else:
-            cls = errors.InternalError
-    where = ""
-    if op._traceback:
-        f, line, fn = op._traceback
-        src = linecache.getline(f, line).strip()
-        where = f'\n  created at: File "{f}", line {line}, in {fn}' + (f"\n    {src}" if src else "")
-    shapes = ", ".join(_shape_str(a) for a in args)
-    full = (f"{message}\n\t [[{{{{node {op._name}}}}}]] (op '{op._name}' of type {op._type}, "
-            f"input shapes: [{shapes}]){where}")
-    err = cls(None, op, full)
-    return err
 
 
 def fetch_value(value, op=None):

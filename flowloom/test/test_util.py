@@ -26,6 +26,7 @@ from flowloom.ops.random.random_ops import DEFAULT_GRAPH_SEED, set_random_seed
 from flowloom.proto import config_pb2
 from flowloom.runtime import devices as _devices
 from flowloom.runtime.session import Session, get_default_session
+from flowloom.test.capture import CaptureWritesMixin
 
 _temp_dir = None
 
@@ -89,7 +90,7 @@ class ErrorLoggingSession(Session):
             raise
 
 
-class TensorFlowTestCase(absltest.TestCase):
+class TensorFlowTestCase(CaptureWritesMixin, absltest.TestCase):
     """Base class for tests that build and run graphs (`tf.test.TestCase`).
 
     Example:

@@ -5,7 +5,7 @@ import logging
 from flowloom.framework.graph import GraphKeys, add_to_collection, get_collection, \
     get_default_graph
 
-_log = logging.getLogger("flowloom")
+_log = logging.getLogger("tensorflow")  # TF logs these lines on its logger
 
 
 def _get_saver_or_default():

@@ -731,7 +731,13 @@ def stack(values, axis=0, name="stack"):
     if isinstance(values, Tensor) and axis == 0:
         return values  # TF converts the input first: a tensor stacks to itself
     if not isinstance(values, (list, tuple)):
-        raise TypeError("values must be a list of tensors")
+        if axis == 0 and isinstance(values, np.ndarray):
+            return convert_to_tensor(values, name=name)  # TF converts before packing
+        if not hasattr(values, "__iter__"):
+            raise TypeError("values must be a list of tensors")
+        values = list(values)
+    if not values and axis == 0:
+        return constant(values, name=name)  # TF: an empty list converts to float32 [0]
     if values and all(not isinstance(v, Tensor) and not hasattr(v, "_as_graph_element")
                       for v in values):
         try:

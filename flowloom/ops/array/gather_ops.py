@@ -118,6 +118,9 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
     """Gathers slices of `params` along `axis` at `indices`."""
     if batch_dims:
         raise NotImplementedError("tf.gather with batch_dims")
+    if hasattr(params, "sparse_read") and (axis is None or axis == 0):
+        # A resource variable: ResourceGather, whose gradient is IndexedSlices (as TF).
+        return params.sparse_read(indices, name=name)
     if hasattr(params, "_as_graph_element") and hasattr(params, "value") and \
             not isinstance(params, Tensor):
         params = params.value()

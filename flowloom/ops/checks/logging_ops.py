@@ -131,7 +131,8 @@ PrintV2.shape(common_shapes.no_outputs)
 def _(xp, s, *, output_stream, end):
     text = s[()].decode("utf-8", "replace") if isinstance(s, np.ndarray) else str(s)
     stream = sys.stdout if output_stream in ("stdout", "log(info)") else sys.stderr
-    print(text, end=end, file=stream)
+    # Unbuffered, as TF's C++ streams: the text is on the file descriptor when the run ends.
+    print(text, end=end, file=stream, flush=True)
     return None
 
 

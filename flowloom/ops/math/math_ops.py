@@ -2,6 +2,7 @@
 Python operators on Tensors. Unary, reduction, matmul and special ops have files of their own."""
 
 import builtins
+import functools
 
 import numpy as np
 
@@ -23,16 +24,22 @@ def _incompatible(x, y):
             ",".join(map(str, np.shape(x))), ",".join(map(str, np.shape(y)))))
 
 
+def _check_broadcast(x, y):
+    try:
+        np.broadcast_shapes(np.shape(x), np.shape(y))
+    except ValueError:
+        raise _incompatible(x, y) from None
+
+
 def _binary_kernel(fn):
+    if getattr(fn, "checks_broadcast", False):
+        return fn
+
     def kernel(xp, x, y):
         try:
             return fn(xp, x, y)
         except ValueError:
-            if np.broadcast_shapes is not None:
-                try:
-                    np.broadcast_shapes(np.shape(x), np.shape(y))
-                except ValueError:
-                    raise _incompatible(x, y) from None
+            _check_broadcast(x, y)
             raise
     return kernel
 
@@ -79,12 +86,43 @@ def _pow(xp, x, y):
 
 def _same_dtype(fn):
     # numpy promotes float32 * 0-d float32 correctly, but guard against float64 creeping in.
-    def k(xp, x, y):
-        r = fn(x, y)
+    # One frame per call (the shape check of `_binary_kernel` is inlined): these are the ops
+    # a graph runs most, so the executor's per-op cost is mostly theirs.
+    def kernel(xp, x, y):
+        try:
+            r = fn(x, y)
+        except ValueError:
+            _check_broadcast(x, y)
+            raise
         if r.dtype != x.dtype and x.dtype.kind != "b":
             r = r.astype(x.dtype)
         return r
-    return k
+    kernel.checks_broadcast = True
+    if isinstance(fn, np.ufunc):
+        kernel.bind = functools.partial(_bind_ufunc, fn)
+        kernel.explain_error = _explain_broadcast_error
+    return kernel
+
+
+def _bind_ufunc(ufunc, xp, op):
+    # On the host, with both inputs of the output's dtype (as graph construction checked),
+    # the ufunc alone computes what the kernel does: NumPy keeps a common dtype.
+    dtype = op._outputs[0]._dtype
+    numeric = dtype.is_floating or dtype.is_integer or dtype.is_complex
+    if xp is np and numeric and dtype is not dtypes.bfloat16 and \
+            all(t._dtype is dtype for t in op._inputs):
+        return ufunc
+    return None
+
+
+def _explain_broadcast_error(args, exc):
+    # The error a directly bound ufunc raised, as the kernel reports it.
+    if isinstance(exc, ValueError) and len(args) == 2:
+        try:
+            _check_broadcast(*args)
+        except errors.InvalidArgumentError as e:
+            return e
+    return None
 
 
 # One row per binary op: TF type, kernel, output dtype (None = T).
@@ -357,6 +395,8 @@ def cast(x, dtype, name=None):
     dtype = dtypes.as_dtype(dtype).base_dtype
     if hasattr(x, "dense_shape") and hasattr(x, "indices"):
         raise NotImplementedError("tf.cast of SparseTensor/IndexedSlices is not implemented")
+    if isinstance(x, Tensor) and x.dtype.base_dtype == dtype:
+        return x  # as TF, before the name scope (no name is taken)
     # As TF: a Python value becomes `Cast/x`, even when no Cast op follows.
     with name_scope(name, "Cast", [x]) as scope:
         x = convert_to_tensor(x, name="x") if not isinstance(x, Tensor) else x
@@ -460,18 +500,18 @@ def range_(start, limit=None, delta=1, dtype=None, name="range"):
     if limit is None:
         start, limit = 0, start
     with name_scope(name, "Range", [start, limit, delta]) as scope:
-        vals = [convert_to_tensor(v, dtype=dtype, name=n) if isinstance(v, Tensor) or dtype
-                else None for v, n in ((start, "start"), (limit, "limit"), (delta, "delta"))]
+        # As TF: each argument becomes a tensor of its own type, then a Cast to the widest
+        # (the Const + Cast pair counts in TF 1.15's default op seeds).
+        ts = [v if isinstance(v, Tensor) else convert_to_tensor(v, dtype=dtype, name=n)
+              for v, n in ((start, "start"), (limit, "limit"), (delta, "delta"))]
         if dtype is None:
-            order = [dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64]
-            found = []
-            for v, raw in zip(vals, (start, limit, delta)):
-                found.append(v.dtype.base_dtype if v is not None else
-                             array_ops.infer_dtype(raw))
-            dtype = builtins.max(found, key=lambda d: order.index(d) if d in order else 0)
-        ts = [v if v is not None and v.dtype.base_dtype == dtype else
-              (cast(v, dtype) if v is not None else convert_to_tensor(raw, dtype=dtype, name=n))
-              for v, raw, n in zip(vals, (start, limit, delta), ("start", "limit", "delta"))]
+            order = [dtypes.int32, dtypes.int64, dtypes.float16, dtypes.bfloat16,
+                     dtypes.float32, dtypes.float64]
+            for t in ts:
+                if t.dtype.base_dtype not in order:
+                    raise TypeError(f"Range does not take {t.dtype.base_dtype.name} arguments")
+            dtype = builtins.max((t.dtype.base_dtype for t in ts), key=order.index)
+        ts = [cast(t, dtype) for t in ts]
         return apply_op("Range", tuple(ts), name=scope).outputs[0]
 
 
