@@ -56,6 +56,9 @@ class _TaskSessionView:
         self._graph = graph
         self._config = config
 
+    def _resources_for(self, op):
+        return self._resources
+
 
 class TaskService:
     """The actor class (wrapped with `ray.remote` by server.py).

@@ -34,12 +34,12 @@ class _DefaultSessionStack(threading.local):
 _default_session_stack = _DefaultSessionStack()
 
 # fn(session, target, config) -> the cluster runtime of a session with a `grpc://` target
-# (flowloom/distributed/session_runtime.py registers it).
+# (flowloom/distributed/server.py registers it).
 _target_hook = []
 
 
 def register_target_hook(fn):
-    """Makes `fn` give sessions with a `scheme://` target their cluster runtime."""
+    """Makes `fn` give sessions with a `grpc://` target their cluster runtime."""
     _target_hook[:] = [fn]
 
 
@@ -180,7 +180,7 @@ class BaseSession:
         # flowloom/distributed registers gives the session the cluster's devices and runs
         # the steps that span tasks.
         self._remote = None
-        if target and "://" in str(target) and _target_hook:
+        if target and str(target).startswith("grpc://") and _target_hook:
             self._remote = _target_hook[0](self, str(target), config)
 
     # -- properties --------------------------------------------------------------

@@ -17,8 +17,13 @@ ENV = {"FLOWLOOM_DISTRIBUTED_STEP_TIMEOUT": "30", "FLOWLOOM_DISTRIBUTED_CONNECT_
 
 def _final(task):
     line = task.wait_for(r"^final |^error |Traceback", 120)
+    if line is None or not line.startswith("final"):
+        try:
+            task.proc.wait(timeout=10)  # the whole traceback
+        except Exception:  # noqa: BLE001 - still running: show what it printed
+            pass
     assert line is not None and line.startswith("final"), \
-        f"{task.label} did not finish training:\n" + "\n".join(task.lines[-30:])
+        f"{task.label} did not finish training:\n" + "\n".join(task.lines[-40:])
     _, step, weights = line.split()
     return int(step), float(weights)
 
