@@ -72,7 +72,8 @@ from flowloom.runtime.session import (InteractiveSession, Session, get_default_s
 from flowloom.variable_scope import (AUTO_REUSE, VariableScope, get_local_variable,
                                      get_variable, get_variable_scope, variable_op_scope,
                                      variable_scope)
-from flowloom.variables import (Variable, all_variables, global_variables,
+from flowloom.variables import (Variable, all_variables, assert_variables_initialized,
+                                global_variables,
                                 global_variables_initializer, initialize_all_variables,
                                 initialize_local_variables, is_variable_initialized,
                                 local_variables, local_variables_initializer, model_variables,
