@@ -37,6 +37,7 @@ from flowloom.ops.control_flow.control_flow_ops import group, no_op, tuple, with
 from flowloom.ops.control_flow.cond import case, cond
 from flowloom.ops.control_flow.switch_case import switch_case  # noqa: E402
 from flowloom.ops.array.search_ops import searchsorted  # noqa: E402
+from flowloom.template import make_template  # noqa: E402
 from flowloom.ops.control_flow.while_loop import while_loop
 from flowloom.ops.control_flow.tensor_array_ops import TensorArray
 from flowloom.ops.control_flow.functional_ops import foldl, foldr, map_fn, scan

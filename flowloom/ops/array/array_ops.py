@@ -803,10 +803,25 @@ def _contains_tensor(value):
     return False
 
 
+def _first_tensor_dtype(value):
+    for v in value:
+        if isinstance(v, (list, tuple)):
+            found = _first_tensor_dtype(v)
+            if found is not None:
+                return found
+        elif isinstance(v, Tensor) or hasattr(v, "_as_graph_element"):
+            return v.dtype.base_dtype
+    return None
+
+
 def _autopack(value, dtype=None, name=None, as_ref=False):
     """A (nested) list holding tensors becomes a Pack of them, as TF converts it ("packed")."""
     if not _contains_tensor(value):
         return NotImplemented
+    if dtype is None:
+        # As TF's _get_dtype_from_nested_lists: the first tensor in the list sets the dtype
+        # (Python numbers beside it convert to that dtype).
+        dtype = _first_tensor_dtype(value)
     with name_scope(name or "packed") as scope:
         # Elements are named by position, as TF's autopacking names them (`stack/1`).
         elems = [_autopack(v, dtype, name=str(i)) if isinstance(v, (list, tuple)) else
