@@ -37,6 +37,7 @@ from flowloom.ops.control_flow.control_flow_ops import group, no_op, tuple, with
 from flowloom.ops.control_flow.cond import case, cond
 from flowloom.ops.control_flow.switch_case import switch_case  # noqa: E402
 from flowloom.ops.array.search_ops import searchsorted  # noqa: E402
+from flowloom.template import make_template  # noqa: E402
 from flowloom.ops.control_flow.while_loop import while_loop
 from flowloom.ops.control_flow.tensor_array_ops import TensorArray
 from flowloom.ops.control_flow.functional_ops import foldl, foldr, map_fn, scan
@@ -72,7 +73,8 @@ from flowloom.runtime.session import (InteractiveSession, Session, get_default_s
 from flowloom.variable_scope import (AUTO_REUSE, VariableScope, get_local_variable,
                                      get_variable, get_variable_scope, variable_op_scope,
                                      variable_scope)
-from flowloom.variables import (Variable, all_variables, global_variables,
+from flowloom.variables import (Variable, all_variables, assert_variables_initialized,
+                                global_variables,
                                 global_variables_initializer, initialize_all_variables,
                                 initialize_local_variables, is_variable_initialized,
                                 local_variables, local_variables_initializer, model_variables,
@@ -105,7 +107,17 @@ from flowloom import summary
 from flowloom.summary.summary import (audio_summary, histogram_summary, image_summary,
                                       merge_all_summaries, merge_summary, scalar_summary)
 
-__version__ = "0.1.0"
+# tf.version and TF 1.15's release constants (flowloom/version.py says which version is which)
+from flowloom import version  # noqa: E402
+from flowloom.version import (COMPILER_VERSION, CXX11_ABI_FLAG, GIT_VERSION,  # noqa: E402
+                              GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER,
+                              GRAPH_DEF_VERSION_MIN_PRODUCER, MONOLITHIC_BUILD, VERSION)
+
+__version__ = version.FLOWLOOM_VERSION
+__git_version__ = GIT_VERSION
+__compiler_version__ = COMPILER_VERSION
+__cxx11_abi_flag__ = CXX11_ABI_FLAG
+__monolithic_build__ = MONOLITHIC_BUILD
 
 # Aliases TF1 programs use.
 dtypes = _dtypes

@@ -368,7 +368,22 @@ def is_variable_initialized(variable):
 
 
 def assert_variables_initialized(var_list=None):
-    raise NotImplementedError("tf.assert_variables_initialized is not implemented")
+    """Returns an op that fails (FailedPreconditionError) when a variable of `var_list`
+    (default: all global and local variables) is not initialized, else the variables' ranks;
+    None when there are no variables.
+    """
+    if var_list is None:
+        var_list = global_variables() + local_variables()
+    if not var_list:
+        var_list = [op.outputs[0] for op in get_default_graph().get_operations()
+                    if op.type in ("Variable", "VariableV2", "AutoReloadVariable")]
+    if not var_list:
+        return None
+    ranks = []
+    for var in var_list:
+        with get_default_graph().colocate_with(var.op):
+            ranks.append(array_ops.rank(var, optimize=False))
+    return ranks[0] if len(ranks) == 1 else array_ops.stack(ranks)
 
 
 def report_uninitialized_variables(var_list=None, name="report_uninitialized_variables"):
