@@ -43,7 +43,9 @@ def test_async_training_worker_kill_and_ps_kill():
         devices = w0.wait_for(r"^devices ", 1).split()
         assert devices[1:] == ["/job:ps/task:0", "/job:worker/task:0", "/job:ps/task:0"]
 
-        # A killed worker does not stop the other.
+        # A killed worker does not stop the other (once both have read the final model).
+        assert w0.wait_count(r"^alive", 1, 30), "\n".join(w0.lines[-20:])
+        assert w1.wait_count(r"^alive", 1, 30), "\n".join(w1.lines[-20:])
         w1.kill()
         w1.proc.wait(timeout=10)
         seen = len([line for line in w0.lines if line.startswith("alive")])
