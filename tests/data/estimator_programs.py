@@ -213,6 +213,19 @@ def prog_model_fn_forms(tf):
     out["params_not_taken"] = _err(lambda: tf.estimator.Estimator(f_labels_mode,
                                                                   params={"a": 1}))
     out["model_fn_none"] = _err(lambda: tf.estimator.Estimator(None))
+
+    class Overrides(tf.estimator.Estimator):
+        def train(self, input_fn, hooks=None, steps=None, max_steps=None,
+                  saving_listeners=None):
+            return self
+
+    class Allowed(tf.estimator.Estimator):
+        def _create_and_assert_global_step(self, graph):
+            return tf.estimator.Estimator._create_and_assert_global_step(self, graph)
+    out["override"] = _err(lambda: Overrides(f_labels_mode, model_dir=os.path.join(md, "o")))
+    out["override"][1] = re.sub(r"<class '[^']*'>", "CLASS", out["override"][1])
+    out["allowed_override"] = _err(lambda: Allowed(f_labels_mode, model_dir=os.path.join(
+        md, "o")).train(_input_fn(tf), steps=1))
     out["not_a_spec"] = _err(lambda: tf.estimator.Estimator(
         lambda features, labels: None, model_dir=os.path.join(md, "n")).train(
             _input_fn(tf), steps=1))
