@@ -73,3 +73,15 @@ def test_node_def_is_accepted():
     node = tf.Variable(1.0).op.node_def
     node.device = ""
     assert setter(node) == "/job:ps/task:0"
+
+
+def test_device_spec_parsing_and_merging_match_tf1():
+    expected = _record()["device_specs"]
+    got = placement_graphs.device_specs(tf)
+    assert [c[0] for c in got] == [c[0] for c in expected]
+    for (label, want), (_, have) in zip(expected, got):
+        if want.startswith("ValueError:"):
+            # flowloom words these two errors as TF 2.x does; the class is TF 1.15's.
+            assert have.startswith("ValueError:"), label
+        else:
+            assert have == want, label
