@@ -107,7 +107,17 @@ from flowloom import summary
 from flowloom.summary.summary import (audio_summary, histogram_summary, image_summary,
                                       merge_all_summaries, merge_summary, scalar_summary)
 
-__version__ = "0.1.0"
+# tf.version and TF 1.15's release constants (flowloom/version.py says which version is which)
+from flowloom import version  # noqa: E402
+from flowloom.version import (COMPILER_VERSION, CXX11_ABI_FLAG, GIT_VERSION,  # noqa: E402
+                              GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER,
+                              GRAPH_DEF_VERSION_MIN_PRODUCER, MONOLITHIC_BUILD, VERSION)
+
+__version__ = version.FLOWLOOM_VERSION
+__git_version__ = GIT_VERSION
+__compiler_version__ = COMPILER_VERSION
+__cxx11_abi_flag__ = CXX11_ABI_FLAG
+__monolithic_build__ = MONOLITHIC_BUILD
 
 # Aliases TF1 programs use.
 dtypes = _dtypes
