@@ -389,28 +389,22 @@ def is_variable_initialized(variable):
 
 
 def assert_variables_initialized(var_list=None):
-    """An op that fails with FailedPreconditionError unless every variable in `var_list`
-    (default: all global and local ones) is initialized: the ranks of the variables, read
-    without folding (None when there are no variables).
+    """Returns an op that fails (FailedPreconditionError) when a variable of `var_list`
+    (default: all global and local variables) is not initialized, else the variables' ranks;
+    None when there are no variables.
     """
-    from flowloom.framework.graph import get_default_graph
-
     if var_list is None:
         var_list = global_variables() + local_variables()
     if not var_list:
-        # As TF: variables made with the raw ops (no Variable object) count too.
         var_list = [op.outputs[0] for op in get_default_graph().get_operations()
                     if op.type in ("Variable", "VariableV2", "AutoReloadVariable")]
     if not var_list:
         return None
     ranks = []
-    g = get_default_graph()
     for var in var_list:
-        with g.colocate_with(var.op):
+        with get_default_graph().colocate_with(var.op):
             ranks.append(array_ops.rank(var, optimize=False))
-    if len(ranks) == 1:
-        return ranks[0]
-    return array_ops.stack(ranks)
+    return ranks[0] if len(ranks) == 1 else array_ops.stack(ranks)
 
 
 def report_uninitialized_variables(var_list=None, name="report_uninitialized_variables"):

@@ -76,6 +76,12 @@ MODULES = {
     "tensorflow.python.estimator.inputs": "flowloom.estimator.inputs",
     "tensorflow.python.training.evaluation": "flowloom.train.evaluation",
     "tensorflow.python.training.warm_starting_util": "flowloom.estimator.warm_starting",
+    # Replicated training (flowloom/distributed/, train/device_setter, sync replicas).
+    "tensorflow.python.training.device_setter": "flowloom.train.device_setter",
+    "tensorflow.python.training.sync_replicas_optimizer":
+        "flowloom.train.sync_replicas_optimizer",
+    "tensorflow.contrib.training.python.training.device_setter":
+        "flowloom.contrib.training.device_setter",
 }
 
 VIEWS = {
@@ -117,7 +123,10 @@ VIEWS = {
     "tensorflow.python.ops.embedding_ops": ("flowloom.nn", _OPS + "nn.embedding_ops"),
     "tensorflow.python.ops.random_ops": ("flowloom", "flowloom.random", _OPS + "random.random_ops",
                                          _OPS + "random.random_sampling_ops"),
-    "tensorflow.python.ops.data_flow_ops": ("flowloom", _OPS + "array.data_flow_ops"),
+    "tensorflow.python.ops.data_flow_ops": ("flowloom", _OPS + "array.data_flow_ops",
+                                            "flowloom.data.accumulators"),
+    "tensorflow.python.training.server_lib": ("flowloom.train",
+                                              "flowloom.distributed.cluster_spec"),
     "tensorflow.python.ops.tensor_array_ops": ("flowloom",
                                                _OPS + "control_flow.tensor_array_ops"),
     "tensorflow.python.ops.functional_ops": ("flowloom", _OPS + "control_flow.functional_ops"),

@@ -625,3 +625,12 @@ def assert_equal_graph_def(actual, expected, checkpoint_v2=False, hash_table_sha
             raise AssertionError("Node named '%s' differs: actual\n%s\nexpected\n%s" % (
                 name, text_format.MessageToString(a[name]),
                 text_format.MessageToString(e[name])))
+
+
+def create_local_cluster(num_workers, num_ps, protocol="grpc", worker_config=None,
+                         ps_config=None):
+    """TF's local cluster for tests, in this process (flowloom/distributed/inprocess.py)."""
+    from flowloom.distributed import inprocess
+
+    return inprocess.create_local_cluster(num_workers, num_ps, protocol, worker_config,
+                                          ps_config)
