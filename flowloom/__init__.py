@@ -81,7 +81,6 @@ from flowloom.variables import (Variable, all_variables, assert_variables_initia
                                 moving_average_variables, report_uninitialized_variables,
                                 trainable_variables, variables_initializer)
 from flowloom.variable_enums import VariableAggregation, VariableSynchronization  # noqa: E402
-from flowloom.variables import assert_variables_initialized  # noqa: E402
 from flowloom.variables import (disable_resource_variables,  # noqa: E402
                                 enable_resource_variables, resource_variables_enabled)
 import flowloom.resource_variable  # noqa: E402,F401  (registers ResourceVariable conversion)
