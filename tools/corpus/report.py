@@ -25,12 +25,15 @@ def summarize(results):
     seeded = [r for r in tf_ok if r["seeded"]]
     seeded_match = [r for r in seeded if r["flowloom"]["status"] == "ok" and
                     r["numbers"] == "match"]
+    seeded_silent = [r for r in seeded if r["flowloom"]["status"] == "ok" and
+                     r["numbers"] == "none"]
     ratios = sorted(r["time_ratio"] for r in both if "time_ratio" in r)
     return {
         "programs": len(results), "ran": len(ran), "tf_finished": len(tf_ok),
         "flowloom_finished": len(both),
         "flowloom_finished_all": sum(1 for r in ran if r["flowloom"]["status"] == "ok"),
         "seeded_tf_finished": len(seeded), "seeded_match": len(seeded_match),
+        "seeded_no_numbers": len(seeded_silent),
         "numbers_match_all": sum(1 for r in both if r["numbers"] == "match"),
         "time_ratio_median": round(statistics.median(ratios), 2) if ratios else None,
         "time_ratio_worst": ratios[-1] if ratios else None,
@@ -41,8 +44,10 @@ def summarize(results):
 def headline(s):
     return ("corpus: %(programs)d programs; %(tf_finished)d finish on TF; %(flowloom_finished)d "
             "of those finish on flowloom; seeded: %(seeded_match)d of %(seeded_tf_finished)d "
-            "print TF's numbers; time flowloom/TF median %(time_ratio_median)s, worst "
-            "%(time_ratio_worst)s" % s)
+            "print TF's numbers%(silent)s; CPU time flowloom/TF median %(time_ratio_median)s, "
+            "worst %(time_ratio_worst)s" % dict(s, silent=(
+                " (%d print no numbers)" % s["seeded_no_numbers"]
+                if s.get("seeded_no_numbers") else "")))
 
 
 def _err(run):
@@ -84,8 +89,9 @@ def markdown(meta, s, results):
            "1.5x TF's time.)" % (s["ran"], s["flowloom_finished_all"], s["over_1_5x"]), "",
            "Numbers: the numbers on the last printed lines that have any, TF's and flowloom's; "
            "`match` when every pair agrees within the tolerance (default rtol 1e-3). Only seeded "
-           "programs (`S`) are expected to match. Time: flowloom's wall time over TF's, both "
-           "including interpreter start-up.", "",
+           "programs (`S`) are expected to match. Time: flowloom's CPU time (user + system) over "
+           "TF's, both including interpreter start-up (wall times, in the TF and flowloom "
+           "columns, measure the machine's load as much as the programs).", "",
            "| # | program | kind | S | TF | flowloom | first error (flowloom's; TF's when TF "
            "fails) | numbers TF / flowloom | match | time |",
            "|---|---|---|---|---|---|---|---|---|---|"]
