@@ -27,7 +27,11 @@ def summarize(results):
                     r["numbers"] == "match"]
     seeded_silent = [r for r in seeded if r["flowloom"]["status"] == "ok" and
                      r["numbers"] == "none"]
-    ratios = sorted(r["time_ratio"] for r in both if "time_ratio" in r)
+    # CPU-time ratios where both runs were measured in CPU seconds; wall ratios otherwise
+    ratios = sorted(r["time_ratio"] for r in both if "time_ratio" in r and
+                    r["tf"].get("cpu") and r["flowloom"].get("cpu"))
+    walls = sorted(r.get("wall_ratio", r.get("time_ratio")) for r in both
+                   if "wall_ratio" in r or "time_ratio" in r)
     return {
         "programs": len(results), "ran": len(ran), "tf_finished": len(tf_ok),
         "flowloom_finished": len(both),
@@ -38,6 +42,9 @@ def summarize(results):
         "time_ratio_median": round(statistics.median(ratios), 2) if ratios else None,
         "time_ratio_worst": ratios[-1] if ratios else None,
         "over_1_5x": sum(1 for x in ratios if x > 1.5),
+        "cpu_measured": len(ratios),
+        "wall_ratio_median": round(statistics.median(walls), 2) if walls else None,
+        "wall_ratio_worst": walls[-1] if walls else None,
     }
 
 
@@ -45,7 +52,7 @@ def headline(s):
     return ("corpus: %(programs)d programs; %(tf_finished)d finish on TF; %(flowloom_finished)d "
             "of those finish on flowloom; seeded: %(seeded_match)d of %(seeded_tf_finished)d "
             "print TF's numbers%(silent)s; CPU time flowloom/TF median %(time_ratio_median)s, "
-            "worst %(time_ratio_worst)s" % dict(s, silent=(
+            "worst %(time_ratio_worst)s over %(cpu_measured)s programs" % dict(s, silent=(
                 " (%d print no numbers)" % s["seeded_no_numbers"]
                 if s.get("seeded_no_numbers") else "")))
 
@@ -86,7 +93,9 @@ def markdown(meta, s, results):
                                        "TF 1.15" if meta["reference"] == "tf1" else
                                        "TF 2.x compat.v1"), "",
            "**" + headline(s) + ".** (%d programs ran; %d finish on flowloom in all; %d over "
-           "1.5x TF's time.)" % (s["ran"], s["flowloom_finished_all"], s["over_1_5x"]), "",
+           "1.5x TF's CPU time; wall time flowloom/TF median %s, worst %s.)" % (
+               s["ran"], s["flowloom_finished_all"], s["over_1_5x"], s["wall_ratio_median"],
+               s["wall_ratio_worst"]), "",
            "Numbers: the numbers on the last printed lines that have any, TF's and flowloom's; "
            "`match` when every pair agrees within the tolerance (default rtol 1e-3). Only seeded "
            "programs (`S`) are expected to match. Time: flowloom's CPU time (user + system) over "
