@@ -292,3 +292,4 @@ from flowloom.ops.array.sparse_reshape_ops import (sparse_fill_empty_rows,  # no
                                                    sparse_reshape, sparse_retain)
 initialize_all_tables = tables_initializer
 from flowloom import feature_column  # noqa: E402 - tf.feature_column
+from flowloom.ops.checks.check_ops import assert_rank_at_least  # noqa: E402

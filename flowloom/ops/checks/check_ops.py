@@ -118,6 +118,22 @@ def assert_rank(x, rank, data=None, summarize=None, message=None, name=None):
                             message=message)
 
 
+def assert_rank_at_least(x, rank, data=None, summarize=None, message=None, name=None):
+    """Raises ValueError at build time when the static rank of `x` is below `rank` (a run-time
+    check when the rank is unknown)."""
+    with name_scope(name, "assert_rank_at_least", [x]):
+        x = convert_to_tensor(x, name="x")
+        nd = x._shape.ndims
+        if nd is not None:
+            if nd < int(rank):
+                raise ValueError(f"{message + '. ' if message else ''}Tensor {x.name} must have "
+                                 f"rank at least {int(rank)}.  Received rank {nd}, shape "
+                                 f"{x._shape}")
+            return control_flow_ops.no_op()
+        return assert_greater_equal(array_ops.rank(x), int(rank), data=data,
+                                    summarize=summarize, message=message)
+
+
 def assert_type(tensor, tf_type, message=None, name=None):
     tensor = convert_to_tensor(tensor)
     if tensor.dtype.base_dtype != tf_type:
