@@ -286,10 +286,10 @@ from flowloom import data  # noqa: E402
 # Lookup tables, hashing, bucketizing and crossing (branch `featcol`): tf.lookup, tf.contrib.lookup.
 from flowloom import lookup  # noqa: E402
 from flowloom.ops.lookup.tables import tables_initializer  # noqa: E402
+from flowloom.ops.checks.check_ops import assert_rank_at_least  # noqa: E402
 from flowloom.ops.strings.hash_ops import as_string, string_to_hash_bucket_fast  # noqa: E402
 from flowloom.ops.array.sparse_cross_ops import sparse_cross, sparse_cross_hashed  # noqa: E402,F401
 from flowloom.ops.array.sparse_reshape_ops import (sparse_fill_empty_rows,  # noqa: E402
                                                    sparse_reshape, sparse_retain)
 initialize_all_tables = tables_initializer
 from flowloom import feature_column  # noqa: E402 - tf.feature_column
-from flowloom.ops.checks.check_ops import assert_rank_at_least  # noqa: E402
