@@ -113,7 +113,9 @@ def _add_collection_def(meta, key, values, export_scope):
         protos = [_PROTO_FUNCTIONS[key][0](v, export_scope) for v in values]
         col.bytes_list.value.extend(p.SerializeToString() for p in protos if p is not None)
     elif all(isinstance(v, Variable) for v in values) or all(isinstance(v, Saver) for v in values):
-        col.bytes_list.value.extend(v.to_proto(export_scope).SerializeToString() for v in values)
+        # A Saver built with defer_build has no proto yet: TF leaves it out.
+        protos = [v.to_proto(export_scope) for v in values]
+        col.bytes_list.value.extend(p.SerializeToString() for p in protos if p is not None)
     elif all(isinstance(v, (Tensor, Operation)) for v in values):
         col.node_list.value.extend(strip_name_scope(v.name, export_scope) for v in values)
     elif all(isinstance(v, (str, bytes)) for v in values):
@@ -178,11 +180,11 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
     if strip_default_attrs:
         _strip_default_attrs(exported)
     meta.graph_def.CopyFrom(exported)
-    from flowloom import __version__
+    from flowloom.version import GIT_VERSION
 
     # tensorflow_version stays empty: TF parses it as a version number (and an empty one
     # means "VariableDefs carry `trainable`", which they do).
-    meta.meta_info_def.tensorflow_git_version = "flowloom-" + __version__
+    meta.meta_info_def.tensorflow_git_version = GIT_VERSION
     meta.meta_info_def.stripped_default_attrs = bool(strip_default_attrs)
     meta.meta_info_def.stripped_op_list.CopyFrom(stripped_op_list_for_graph(exported))
     if saver_def is not None:

@@ -10,6 +10,7 @@ import numpy as np
 
 from flowloom.framework import dtypes
 from flowloom.framework import errors
+from flowloom.framework import nest
 from flowloom.framework import observers
 from flowloom.framework.graph import get_default_graph
 from flowloom.framework.ops import Operation, Tensor, tensor_value_to_numpy
@@ -287,6 +288,8 @@ class BaseSession:
         keys = []
         vals = []
         graph = self._graph
+        if any(nest.is_nested(key) for key in feed_dict):
+            feed_dict = nest.flatten_dict_items(feed_dict)  # e.g. an LSTMStateTuple key
         for key, value in feed_dict.items():
             custom = _custom_feed(key, value)
             pairs = custom if custom is not None else [(key, value)]

@@ -8,7 +8,7 @@ import numpy as np
 from flowloom.framework import errors
 from flowloom.framework.graph import get_default_graph
 
-_log = logging.getLogger("flowloom")
+_log = logging.getLogger("tensorflow")  # TF logs these lines on its logger
 
 
 def _maybe_name(obj):

@@ -178,6 +178,33 @@ def small_mlp(tf):
     return graph
 
 
+def sync_replicas(tf):
+    """SyncReplicasOptimizer over Momentum with a sparse (embedding) gradient and variable
+    averages, under a round-robin replica_device_setter over two ps tasks."""
+    graph = tf.Graph()
+    cluster = {"ps": ["ps0:2222", "ps1:2222"], "worker": ["w0:2222", "w1:2222"]}
+    with graph.as_default(), tf.device(tf.train.replica_device_setter(
+            cluster=cluster, worker_device="/job:worker/task:0")):
+        global_step = tf.train.get_or_create_global_step()
+        ids = tf.placeholder(tf.int32, [None], name="ids")
+        y = tf.placeholder(tf.float32, [None, 2], name="y")
+        embedding = tf.get_variable("embedding", [10, 4])
+        w = tf.get_variable("w", [4, 2])
+        b = tf.get_variable("b", [2], initializer=tf.zeros_initializer())
+        logits = tf.matmul(tf.nn.embedding_lookup(embedding, ids), w) + b
+        loss = tf.reduce_mean(tf.square(logits - y))
+        averages = tf.train.ExponentialMovingAverage(0.99, global_step)
+        opt = tf.train.SyncReplicasOptimizer(
+            tf.train.MomentumOptimizer(0.1, 0.9), replicas_to_aggregate=2,
+            total_num_replicas=2, variable_averages=averages,
+            variables_to_average=tf.trainable_variables())
+        opt.minimize(loss, global_step=global_step)
+        opt.get_init_tokens_op()
+        opt.make_session_run_hook(True).begin()
+        tf.global_variables_initializer()
+    return graph
+
+
 def _semantics(tf):
     """Small cases of device merging and of each branch of the device chooser."""
     graph = tf.Graph()
@@ -257,7 +284,7 @@ def none_setters(tf):
 
 
 GRAPHS = {"cifar10_towers": cifar10_towers, "wide_model": wide_model, "small_mlp": small_mlp,
-          "semantics": _semantics}
+          "semantics": _semantics, "sync_replicas": sync_replicas}
 TF2_GRAPHS = ("cifar10_towers", "small_mlp")
 
 
