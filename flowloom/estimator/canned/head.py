@@ -13,7 +13,6 @@ weighted sum over the batch); `loss` and `average_loss` are summarised in TRAIN 
 import collections
 
 from flowloom.estimator.mode_keys import ModeKeys
-from flowloom.framework import dtypes
 from flowloom.framework.graph import GraphKeys, get_collection, name_scope
 from flowloom.framework.ops import convert_to_tensor
 from flowloom.framework.sparse_tensor import SparseTensor
