@@ -29,8 +29,15 @@ from flowloom.ops.checks.check_ops import (assert_equal, assert_greater, assert_
                                     assert_less, assert_less_equal, assert_negative,
                                     assert_non_negative, assert_non_positive, assert_none_equal,
                                     assert_positive, assert_rank, assert_scalar, assert_type)
+from flowloom.ops.checks.check_ops import (assert_integer, assert_near,  # noqa: E402
+                                           assert_proper_iterable, assert_rank_at_least,
+                                           assert_rank_in, assert_same_float_dtype,
+                                           is_numeric_tensor)
 from flowloom.ops.control_flow.control_flow_ops import group, no_op, tuple, with_dependencies
 from flowloom.ops.control_flow.cond import case, cond
+from flowloom.ops.control_flow.switch_case import switch_case  # noqa: E402
+from flowloom.ops.array.search_ops import searchsorted  # noqa: E402
+from flowloom.template import make_template  # noqa: E402
 from flowloom.ops.control_flow.while_loop import while_loop
 from flowloom.ops.control_flow.tensor_array_ops import TensorArray
 from flowloom.ops.control_flow.functional_ops import foldl, foldr, map_fn, scan
@@ -66,12 +73,16 @@ from flowloom.runtime.session import (InteractiveSession, Session, get_default_s
 from flowloom.variable_scope import (AUTO_REUSE, VariableScope, get_local_variable,
                                      get_variable, get_variable_scope, variable_op_scope,
                                      variable_scope)
-from flowloom.variables import (Variable, all_variables, global_variables,
+from flowloom.variables import (Variable, all_variables, assert_variables_initialized,
+                                global_variables,
                                 global_variables_initializer, initialize_all_variables,
                                 initialize_local_variables, is_variable_initialized,
                                 local_variables, local_variables_initializer, model_variables,
                                 moving_average_variables, report_uninitialized_variables,
                                 trainable_variables, variables_initializer)
+from flowloom.variables import (disable_resource_variables,  # noqa: E402
+                                enable_resource_variables, resource_variables_enabled)
+import flowloom.resource_variable  # noqa: E402,F401  (registers ResourceVariable conversion)
 
 from flowloom import layers, nn
 from flowloom.gradients import (AggregationMethod, IndexedSlices, NotDifferentiable,
@@ -125,10 +136,6 @@ def executing_eagerly():
     return False
 
 
-def disable_resource_variables():
-    """Accepted: flowloom's variables are classic (ref) variables."""
-
-
 def disable_v2_tensorshape():
     """Accepted: flowloom's TensorShape is TF1's."""
 
@@ -167,6 +174,12 @@ for _n in ("assert_equal", "assert_less", "assert_greater", "assert_rank", "chec
            "assert_none_equal", "assert_less_equal", "assert_greater_equal", "assert_positive",
            "assert_non_negative", "assert_type", "Assert"):
     setattr(debugging, _n, globals()[_n])
+for _n in ("assert_integer", "assert_near", "assert_proper_iterable", "assert_rank_at_least",
+           "assert_rank_in", "assert_same_float_dtype", "is_numeric_tensor", "assert_negative",
+           "assert_non_positive", "assert_scalar"):
+    setattr(debugging, _n, globals()[_n])
+from flowloom.ops.checks.check_shapes import assert_shapes as _assert_shapes  # noqa: E402
+debugging.assert_shapes = _assert_shapes
 
 # -- GraphDef, import/export, checkpoints (flowloom/framework/graph_def.py and friends) --------
 from flowloom.framework.importer import import_graph_def  # noqa: E402
@@ -279,6 +292,23 @@ from flowloom import saved_model  # noqa: E402
 from flowloom.data import pipeline_names as _pipeline_names  # noqa: E402
 from flowloom.data.pipeline_names import *  # noqa: E402,F401,F403
 queue = _pipeline_names.queue_namespace()
+# Gradient accumulators (flowloom/data/accumulators.py).
+from flowloom.data.accumulators import (ConditionalAccumulator,  # noqa: E402,F401
+                                        ConditionalAccumulatorBase,
+                                        SparseConditionalAccumulator)
 
 # tf.data: datasets and iterators as graph ops (flowloom/data).
 from flowloom import data  # noqa: E402
+
+# Lookup tables, hashing, bucketizing and crossing (branch `featcol`): tf.lookup, tf.contrib.lookup.
+from flowloom import lookup  # noqa: E402
+from flowloom.ops.lookup.tables import tables_initializer  # noqa: E402
+from flowloom.ops.strings.hash_ops import as_string, string_to_hash_bucket_fast  # noqa: E402
+from flowloom.ops.array.sparse_cross_ops import sparse_cross, sparse_cross_hashed  # noqa: E402,F401
+from flowloom.ops.array.sparse_reshape_ops import (sparse_fill_empty_rows,  # noqa: E402
+                                                   sparse_reshape, sparse_retain)
+initialize_all_tables = tables_initializer
+from flowloom import feature_column  # noqa: E402 - tf.feature_column
+
+# tf.estimator: Estimator, specs, RunConfig, exports, input functions (flowloom/estimator).
+from flowloom import estimator  # noqa: E402

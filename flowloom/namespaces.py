@@ -55,7 +55,7 @@ stateless_multinomial=? stateless_normal=? stateless_truncated_normal=? stateles
 truncated_normal uniform=random_uniform uniform_candidate_sampler=nn.uniform_candidate_sampler
 """,
     "strings": """
-as_string bytes_split=? format=? join=string_join length=? lower=? ngrams=? reduce_join
+as_string bytes_split=? format=flowloom.ops.checks.tensor_format:string_format join=string_join length=? lower=? ngrams=? reduce_join
 regex_full_match=flowloom.ops.strings.string_ops:regex_full_match regex_replace split=?
 strip=string_strip substr=? to_hash_bucket=string_to_hash_bucket
 to_hash_bucket_fast=string_to_hash_bucket_fast to_hash_bucket_strong=string_to_hash_bucket_strong
@@ -64,8 +64,8 @@ unicode_script=? unicode_split=? unicode_split_with_offsets=? unicode_transcode=
 unsorted_segment_join=? upper=?
 """,
     "sparse": """
-SparseConditionalAccumulator SparseTensor add=sparse_add concat=sparse_concat cross=?
-cross_hashed=? expand_dims=? eye=? fill_empty_rows=sparse_fill_empty_rows from_dense=?
+SparseConditionalAccumulator SparseTensor add=sparse_add concat=sparse_concat cross=sparse_cross
+cross_hashed=sparse_cross_hashed expand_dims=? eye=? fill_empty_rows=sparse_fill_empty_rows from_dense=?
 mask=sparse_mask matmul=sparse_tensor_dense_matmul maximum=sparse_maximum merge=sparse_merge
 minimum=sparse_minimum placeholder=sparse_placeholder reduce_max=sparse_reduce_max
 reduce_max_sparse=sparse_reduce_max_sparse reduce_sum=sparse_reduce_sum

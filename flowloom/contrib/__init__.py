@@ -5,23 +5,27 @@ naming it; any other name is an AttributeError, as on a module."""
 from flowloom.contrib import framework, layers, losses, rnn  # noqa: F401
 from flowloom.contrib import factorization, learn, legacy_seq2seq  # noqa: F401
 from flowloom.contrib import metrics, seq2seq, slim  # noqa: F401
+from flowloom.contrib import deprecated  # noqa: F401
+from flowloom.contrib import lookup  # noqa: F401
+from flowloom.contrib import training  # noqa: F401
 
-_PROVIDED = ("factorization (KMeans)", "framework", "layers", "learn (preprocessing)",
-             "legacy_seq2seq", "losses", "metrics", "rnn", "seq2seq", "slim")
+_PROVIDED = ("deprecated (summaries)", "factorization (KMeans)", "framework", "layers",
+             "learn (preprocessing)", "legacy_seq2seq", "lookup", "losses", "metrics", "rnn",
+             "seq2seq", "slim", "training (ps strategies)")
 
 # The contrib modules of TF 1.15 that flowloom does not provide.
 _NOT_PROVIDED = frozenset("""
 all_reduce autograph batching bayesflow bigtable boosted_trees checkpoint cloud
 cluster_resolver compiler constrained_optimization copy_graph crf cudnn_rnn data
-decision_trees deprecated distribute distributions eager estimator
+decision_trees distribute distributions eager estimator
 feature_column ffmpeg fused_conv graph_editor grid_rnn hadoop hooks ignite image
 input_pipeline integrate kafka keras kernel_methods kinesis labeled_tensor
-libsvm linear_optimizer lookup memory_stats meta_graph_transform
+libsvm linear_optimizer memory_stats meta_graph_transform
 mixed_precision model_pruning nearest_neighbor nn opt optimizer_v2 periodic_resample
 predictor proto quantization quantize receptive_field recurrent reduce_slice_ops
 remote_fused_graph resampler rpc saved_model session_bundle signal solvers sparsemax
 specs staging stat_summarizer stateless summary tensor_forest tensorboard tensorrt testing
-text tfprof timeseries tpu training util
+text tfprof timeseries tpu util
 """.split())
 
 

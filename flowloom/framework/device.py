@@ -124,10 +124,12 @@ def canonical_name(device):
 def _as_device_string(value):
     # A device function's result: a DeviceSpec is written out, a string is kept as the user
     # wrote it (TF does not canonicalise what a function returns).
-    if value is None:
-        return ""
     if isinstance(value, DeviceSpec):
         return value.to_string()
+    if isinstance(value, bytes):
+        return value.decode("utf-8")
+    if not isinstance(value, str):
+        raise TypeError(f"Expected binary or unicode string, got {value!r}")
     return value
 
 

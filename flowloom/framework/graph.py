@@ -264,13 +264,6 @@ class Graph:
             t._consumers.append(op)
         for c in control_inputs:
             c._control_outputs.append(op)
-        if self._device_function_stack:
-            op._device = self._apply_device_functions(op)
-        for colocated in reversed(colocation_stack):
-            # The innermost colocation op that has a device gives it (after device scopes).
-            if colocated._device:
-                op._device = colocated._device
-                break
         for controller in control_stack:
             controller.ops_created.add(op)
         self._ops_by_name[name] = op
@@ -282,6 +275,15 @@ class Graph:
             except BaseException:
                 self._discard_op(op)  # as TF: an op whose shapes fail is not in the graph
                 raise
+        # Device functions see the op with its output shapes set, as in TF (a ps strategy
+        # such as byte_size_load_fn reads them).
+        if self._device_function_stack:
+            op._device = self._apply_device_functions(op)
+        for colocated in reversed(colocation_stack):
+            # The innermost colocation op that has a device gives it (after device scopes).
+            if colocated._device:
+                op._device = colocated._device
+                break
         if self._control_flow_context is not None:
             # cond/while_loop: the context rewires inputs (Switch, Enter) inside the op's own
             # name scope (`cond/add/Switch`), as TF does.

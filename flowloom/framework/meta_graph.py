@@ -113,7 +113,9 @@ def _add_collection_def(meta, key, values, export_scope):
         protos = [_PROTO_FUNCTIONS[key][0](v, export_scope) for v in values]
         col.bytes_list.value.extend(p.SerializeToString() for p in protos if p is not None)
     elif all(isinstance(v, Variable) for v in values) or all(isinstance(v, Saver) for v in values):
-        col.bytes_list.value.extend(v.to_proto(export_scope).SerializeToString() for v in values)
+        # A Saver built with defer_build has no proto yet: TF leaves it out.
+        protos = [v.to_proto(export_scope) for v in values]
+        col.bytes_list.value.extend(p.SerializeToString() for p in protos if p is not None)
     elif all(isinstance(v, (Tensor, Operation)) for v in values):
         col.node_list.value.extend(strip_name_scope(v.name, export_scope) for v in values)
     elif all(isinstance(v, (str, bytes)) for v in values):

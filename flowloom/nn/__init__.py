@@ -39,3 +39,4 @@ from flowloom.ops.nn.conv3d_ops import (avg_pool3d, conv3d, conv3d_transpose,  #
                                         max_pool3d)
 from flowloom.ops.nn.pool_argmax_ops import max_pool_with_argmax  # noqa: F401,E402
 from flowloom.ops.math.composite_math import log_sigmoid  # noqa: F401,E402
+from flowloom.ops.nn.safe_embedding import safe_embedding_lookup_sparse  # noqa: F401,E402

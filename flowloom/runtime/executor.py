@@ -42,7 +42,9 @@ class KernelContext:
 
     def __init__(self, session, op):
         self.session = session
-        self.resources = session._resources
+        # The container of the op's resources (a session of an in-process cluster picks the
+        # container of the task the op is placed on).
+        self.resources = session._resources_for(op)
         self.op = op
         self.state = session._op_state.setdefault(op._name, {})
 

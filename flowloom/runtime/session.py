@@ -181,6 +181,10 @@ class BaseSession:
     def sess_str(self):
         return self._target
 
+    def _resources_for(self, op):
+        """The dict holding the resources (variables, queues, ...) of `op`'s kernel."""
+        return self._resources
+
     def list_devices(self):
         """The session's devices (`_DeviceAttributes`: name, device_type, memory_limit_bytes)."""
         return [d.attributes for d in self._devices]

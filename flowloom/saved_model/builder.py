@@ -30,7 +30,7 @@ class SavedModelBuilder:
     def __init__(self, export_dir):
         self._saved_model = saved_model_pb2.SavedModel(
             saved_model_schema_version=constants.SAVED_MODEL_SCHEMA_VERSION)
-        self._export_dir = os.fspath(export_dir)
+        self._export_dir = os.fsdecode(export_dir)
         if os.path.exists(self._export_dir):
             if os.listdir(self._export_dir):
                 raise AssertionError(

@@ -22,7 +22,7 @@ def parse_saved_model(export_dir):
     """
     from google.protobuf import message, text_format
 
-    export_dir = os.fspath(export_dir)
+    export_dir = os.fsdecode(export_dir)
     export_dir = export_dir.decode() if isinstance(export_dir, bytes) else export_dir
     pb = os.path.join(export_dir, constants.SAVED_MODEL_FILENAME_PB)
     pbtxt = os.path.join(export_dir, constants.SAVED_MODEL_FILENAME_PBTXT)
@@ -50,7 +50,7 @@ def parse_saved_model(export_dir):
 
 def maybe_saved_model_directory(export_dir):
     """Whether `export_dir` holds a `saved_model.pb` or `saved_model.pbtxt`."""
-    export_dir = os.fspath(export_dir)
+    export_dir = os.fsdecode(export_dir)
     return any(os.path.exists(os.path.join(export_dir, name)) for name in
                (constants.SAVED_MODEL_FILENAME_PB, constants.SAVED_MODEL_FILENAME_PBTXT))
 
@@ -83,7 +83,7 @@ def get_asset_tensors(export_dir, meta_graph_def, import_scope=None):
             asset = meta_graph_pb2.AssetFileDef()
             any_proto.Unpack(asset)
             assets.append(asset)
-    assets_dir = os.path.join(os.fspath(export_dir), constants.ASSETS_DIRECTORY)
+    assets_dir = os.path.join(os.fsdecode(export_dir), constants.ASSETS_DIRECTORY)
     out = {}
     for asset in assets:
         name = asset.tensor_info.name
@@ -140,7 +140,7 @@ def load(sess, tags, export_dir, import_scope=None, **saver_kwargs):
     graph = sess.graph
     with graph.as_default():
         saver = import_meta_graph(meta, import_scope=import_scope, **saver_kwargs)
-        variables_path = os.path.join(os.fspath(export_dir), constants.VARIABLES_DIRECTORY,
+        variables_path = os.path.join(os.fsdecode(export_dir), constants.VARIABLES_DIRECTORY,
                                       constants.VARIABLES_FILENAME)
         if isinstance(saver, Saver):
             saver.restore(sess, variables_path)

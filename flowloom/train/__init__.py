@@ -41,3 +41,5 @@ queue_runner = __import__("flowloom.train.queue_runner", fromlist=["_"])
 # Distributed training: ClusterSpec, ClusterDef (flowloom/distributed/names.py).
 from flowloom.distributed.names import train_names as _distributed_train_names
 globals().update(_distributed_train_names())
+from flowloom.train.device_setter import replica_device_setter  # noqa: E402,F401
+from flowloom.train.sync_replicas_optimizer import SyncReplicasOptimizer  # noqa: E402,F401

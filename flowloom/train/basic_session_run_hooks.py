@@ -11,7 +11,7 @@ import numpy as np
 from flowloom.framework.graph import get_collection, get_default_graph
 from flowloom.train.session_run_hook import SessionRunArgs, SessionRunHook
 
-_log = logging.getLogger("flowloom")
+_log = logging.getLogger("tensorflow")  # TF logs these lines on its logger
 _GLOBAL_STEP_READ_KEY = "global_step_read_op_cache"
 
 
@@ -175,7 +175,8 @@ class LoggingTensorHook(SessionRunHook):
         if self._formatter:
             _log.info(self._formatter(tensor_values))
         else:
-            stats = ", ".join(f"{tag} = {tensor_values[tag]}" for tag in self._tag_order)
+            # str() of the value, as TF prints it (f-strings print np.float32 as a float64).
+            stats = ", ".join("%s = %s" % (tag, tensor_values[tag]) for tag in self._tag_order)
             if elapsed_secs is not None:
                 _log.info("%s (%.3f sec)", stats, elapsed_secs)
             else:

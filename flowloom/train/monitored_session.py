@@ -26,7 +26,7 @@ from flowloom.train.session_manager import SessionManager
 from flowloom.train.session_run_hook import SessionRunArgs, SessionRunContext, \
     SessionRunValues
 
-_log = logging.getLogger("flowloom")
+_log = logging.getLogger("tensorflow")  # TF logs these lines on its logger
 _PREEMPTION_ERRORS = (errors.AbortedError, errors.UnavailableError)
 USE_DEFAULT = object()
 

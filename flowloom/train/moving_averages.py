@@ -28,11 +28,11 @@ def assign_moving_average(variable, value, decay, zero_debias=True, name=None):
             else 1.0 - decay
         if decay.dtype.base_dtype != variable.dtype.base_dtype:
             decay = math_ops.cast(decay, variable.dtype.base_dtype)
-        graph = get_default_graph()
-        with graph.colocate_with(variable.op):
-            if zero_debias:
-                return _zero_debias(variable, value, decay)
-            return state_ops.assign_sub(variable, (variable - value) * decay, name=scope)
+        # Only the ops that write the variable are colocated with it (through their reference
+        # input); the arithmetic is placed by the device scopes, as in TF.
+        if zero_debias:
+            return _zero_debias(variable, value, decay)
+        return state_ops.assign_sub(variable, (variable - value) * decay, name=scope)
 
 
 def _zero_debias(unbiased_var, value, decay):
@@ -115,7 +115,11 @@ class ExponentialMovingAverage:
                                                    var.get_shape())
                     add_to_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, var)
                 else:
-                    avg = slot_creator.create_zeros_slot(var, self._name)
+                    # A tensor's average is placed by the device scopes (a variable's
+                    # stays with the variable), as in TF.
+                    avg = slot_creator.create_zeros_slot(
+                        var, self._name, colocate_with_primary=var.op.type in (
+                            "Variable", "VariableV2", "VarHandleOp"))
                     if self._zero_debias:
                         zero_debias_avgs.add(avg)
             self._averages[var] = avg

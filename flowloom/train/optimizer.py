@@ -5,6 +5,8 @@ override `_finish`), as in TF, so graphs come out with TF's op and variable name
 `w/Momentum`, `train/update_w/ApplyMomentum`, ...
 """
 
+import contextlib
+
 from flowloom import variables
 from flowloom.framework import dtypes, nest
 from flowloom.framework.gradients_impl import gradients
@@ -29,31 +31,42 @@ def _var_key(var):
     return var.op.name
 
 
-def create_slot(primary, initializer, name, shape=None, dtype=None):
+def _is_resource(var):
+    from flowloom.resource_variable import is_resource_variable
+
+    return is_resource_variable(var)
+
+
+def create_slot(primary, initializer, name, shape=None, dtype=None, colocate_with_primary=True):
     """A non-trainable variable named `<primary>/<name>` holding optimizer state for `primary`.
 
-    The variable is colocated with `primary`; its name is made unique as TF's slot_creator
-    does (`w/Adam`, then `w/Adam_1`).
+    The variable is colocated with `primary` (unless `colocate_with_primary` is False: then the
+    device scopes place it); its name is made unique as TF's slot_creator does (`w/Adam`, then
+    `w/Adam_1`).
     """
     shape = primary.get_shape() if shape is None else shape
     dtype = primary.dtype.base_dtype if dtype is None else dtype
     graph = get_default_graph()
     with variable_scope(None, default_name=primary.op.name + "/" + name):
-        with graph.colocate_with(primary.op):
+        with (graph.colocate_with(primary.op) if colocate_with_primary
+              else contextlib.nullcontext()):
             return get_variable(
                 "", shape=shape if callable(initializer) else None, dtype=dtype,
                 initializer=initializer, trainable=False,
-                validate_shape=shape.is_fully_defined())
+                validate_shape=shape.is_fully_defined(),
+                # As TF's slot_creator: a resource variable's slots are resource variables.
+                use_resource=_is_resource(primary))
 
 
-def create_zeros_slot(primary, name, dtype=None):
+def create_zeros_slot(primary, name, dtype=None, colocate_with_primary=True):
     """A slot for `primary` initialized with zeros."""
     dtype = primary.dtype.base_dtype if dtype is None else dtype
     shape = primary.get_shape()
     if shape.is_fully_defined():
-        return create_slot(primary, init_ops.zeros_initializer(), name, shape, dtype)
+        return create_slot(primary, init_ops.zeros_initializer(), name, shape, dtype,
+                           colocate_with_primary)
     return create_slot(primary, array_ops.zeros_like(primary.initialized_value()), name,
-                       shape, dtype)
+                       shape, dtype, colocate_with_primary)
 
 
 def _deduplicate_indexed_slices(values, indices):
@@ -263,7 +276,8 @@ class Optimizer:
         v = self._non_slot_dict.get(key)
         if v is None:
             with graph.colocate_with(colocate_with.op):
-                v = variables.Variable(initial_value, name=name, trainable=False)
+                v = variables.Variable(initial_value, name=name, trainable=False,
+                                       use_resource=_is_resource(colocate_with))
             self._non_slot_dict[key] = v
         return v
 

@@ -8,7 +8,7 @@ import numpy as np
 from flowloom.framework import errors
 from flowloom.framework.graph import get_default_graph
 
-_log = logging.getLogger("flowloom")
+_log = logging.getLogger("tensorflow")  # TF logs these lines on its logger
 
 
 def _maybe_name(obj):
@@ -34,6 +34,20 @@ def _ready(op, sess, msg):
             _log.warning("%s raised: %s", msg, e)
             raise
         return False, str(e)
+
+
+def _waited_for_names(message):
+    prefix = "Variables not initialized: "
+    if not message or not message.startswith(prefix):
+        return []
+    return [n for n in message[len(prefix):].split(", ") if n]
+
+
+def _on_task(device, task):
+    from flowloom.framework.device import DeviceSpec
+
+    spec = DeviceSpec.from_string(device or "")
+    return spec.job == task[0] and (spec.task or 0) == task[1]
 
 
 class _CountDownTimer:
@@ -72,9 +86,11 @@ class SessionManager:
                              f"local_init_op , ready_for_local_init_op [{ready_for_local_init_op}]")
 
     def _new_session(self, master, config):
+        from flowloom.distributed import inprocess  # a higher layer: imported when used
         from flowloom.runtime.session import Session
 
-        return Session(master, graph=self._graph, config=config)
+        sess = inprocess.session_for_target(master, graph=self._graph, config=config)
+        return sess if sess is not None else Session(master, graph=self._graph, config=config)
 
     def _restore_checkpoint(self, master, saver=None, checkpoint_dir=None,
                             checkpoint_filename_with_path=None, wait_for_checkpoint=False,
@@ -191,7 +207,35 @@ class SessionManager:
                     None, None, f"Session was not ready after waiting {max_wait_secs} secs.")
             _log.info("Waiting for model to be ready.  Ready_for_local_init_op:  %s, ready: %s",
                       not_ready_local_msg, not_ready_msg)
+            self._log_waited_for(master, not_ready_local_msg or not_ready_msg)
             time.sleep(self._recovery_wait_secs)
+
+    def _log_waited_for(self, master, message):
+        """Beyond TF: names the variables a non-chief task waits for, with their devices,
+        and says when one lives on this very task (no chief can initialize it there)."""
+        names = _waited_for_names(message)
+        if not names:
+            return
+        from flowloom.distributed import inprocess
+
+        own = inprocess.task_of_target(master)
+        placed, stuck = [], []
+        for name in names:
+            try:
+                device = self._graph.get_operation_by_name(name).device
+            except (KeyError, ValueError):
+                device = ""
+            placed.append(f"{name} ({device or 'no device'})")
+            if own is not None and _on_task(device, own):
+                stuck.append(name)
+        _log.info("Waiting for the chief to initialize %d variable(s): %s", len(names),
+                  ", ".join(placed))
+        if stuck:
+            _log.warning(
+                "%s live(s) on this task (/job:%s/task:%d), where only this task's own "
+                "local_init_op could initialize them: the chief's init_op initializes its own "
+                "copy. A per-task variable belongs in tf.GraphKeys.LOCAL_VARIABLES (or on the "
+                "ps), otherwise this task waits forever.", ", ".join(stuck), own[0], own[1])
 
     def _model_ready(self, sess):
         return _ready(self._ready_op, sess, "Model not ready")

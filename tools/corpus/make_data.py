@@ -13,6 +13,9 @@ unchanged) and are made from data bundled with scikit-learn or generated here, d
   text8.zip         one member "text8": 120,000 space-separated lower-case words
   shakespeare.txt   ~190 KB of line-broken English-like prose (char-RNN programs);
   shakespeare_small.txt  its first ~20 KB
+  iris_training.csv, iris_test.csv  scikit-learn's iris table in TF's CSV layout (header
+                    "120,4,setosa,versicolor,virginica", rows of 4 floats and a class id):
+                    120 training and 30 test rows, shuffled with a fixed seed
 
 Usage: python tools/corpus/make_data.py [--out DIR]
 """
@@ -177,6 +180,19 @@ def write_text(out):
         f.write(text[:text.index("\n", 20000) + 1])
 
 
+def write_iris(out):
+    from sklearn.datasets import load_iris
+
+    iris = load_iris()
+    order = np.random.RandomState(0).permutation(len(iris.target))
+    for name, rows in (("iris_training.csv", order[:120]), ("iris_test.csv", order[120:])):
+        lines = ["%d,4,setosa,versicolor,virginica" % len(rows)]
+        lines += [",".join("%.1f" % v for v in iris.data[i]) + ",%d" % iris.target[i]
+                  for i in rows]
+        with open(os.path.join(out, name), "w") as f:
+            f.write("\n".join(lines) + "\n")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=None, help="folder (default: $FLOWLOOM_CORPUS_DIR/data)")
@@ -186,6 +202,7 @@ def main(argv=None):
     write_mnist(out)
     write_cifar(out)
     write_text(out)
+    write_iris(out)
     with open(os.path.join(out, "READY"), "w") as f:
         f.write("stand-in data v1\n")
     print("make_data: wrote %s" % out)

@@ -290,12 +290,15 @@ def group(*inputs, **kwargs):
         by_device = {}
         for op in ops:
             by_device.setdefault(op.device, []).append(op)
+        # Each NoOp is made under `tf.device(dev)`: merged with the enclosing device scopes
+        # ('' merges nothing), as TF does.
         if len(by_device) == 1:
-            with control_dependencies(ops):
+            (dev, deps), = by_device.items()
+            with control_dependencies(deps), g.device(dev):
                 return no_op(name=scope)
         deps = []
         for dev in sorted(by_device):
-            with g.device(dev or None), control_dependencies(by_device[dev]):
+            with g.device(dev), control_dependencies(by_device[dev]):
                 deps.append(no_op())
         with control_dependencies(deps):
             return no_op(name=scope)

@@ -58,7 +58,8 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
             with colocate_with(params[0]):
                 result = _clip(array_ops.gather(_as_tensor(params[0]), ids, name=scope), ids,
                                max_norm)
-                return array_ops.identity(result)
+            # The result is not colocated with the params (TF's final identity).
+            return array_ops.identity(result)
         return _sharded_lookup([_as_tensor(p) for p in params], ids, partition_strategy,
                                max_norm)
 

@@ -15,7 +15,7 @@ from flowloom.framework.graph import name_scope
 from flowloom.framework.op_def import NotDifferentiable, defop
 from flowloom.framework.ops import convert_to_tensor
 from flowloom.framework.sparse_tensor import SparseTensor
-from flowloom.io import example_wire
+from flowloom.io import example_batch, example_wire
 from flowloom.ops.parsing.parsing_config import (
     FixedLenFeature,
     FixedLenSequenceFeature,
@@ -145,12 +145,14 @@ def _empty(dtype):
     return [] if dtype == dtypes.string else np.zeros(0, _NUMPY[dtype])
 
 
-def _as_array(values, dtype):
-    if dtype == dtypes.string:
-        arr = np.empty(len(values), dtype=object)
-        arr[:] = list(values)
-        return arr
-    return np.asarray(values, dtype=_NUMPY[dtype])
+# Batches of at least this many Examples are read by the vectorised reader (example_batch);
+# smaller ones Example by Example (fewer NumPy calls for one Example).
+FAST_BATCH = 4
+# A batch of one Example takes a shorter path (_parse_single); off only to test it against
+# the general one.
+SINGLE_FAST = True
+# What a parsed output may hold (a sequence feature pads every Example to the longest one).
+MAX_OUTPUT_BYTES = 1 << 31
 
 
 @ParseExampleV2.kernel
@@ -171,79 +173,243 @@ def _(xp, serialized, names, sparse_keys, dense_keys, ragged_keys, *dense_defaul
                         f"{batch.size}")
     sparse_keys = [bytes(k) for k in np.asarray(sparse_keys, dtype=object).reshape(-1)]
     dense_keys = [bytes(k) for k in np.asarray(dense_keys, dtype=object).reshape(-1)]
-    shapes = [tensor_shape.as_shape(s).as_list() for s in dense_shapes]
-    dense_dtypes = [dtypes.as_dtype(t) for t in Tdense]
-    sparse_cols = {k: _Column(dtypes.as_dtype(t)) for k, t in zip(sparse_keys, sparse_types)}
-    dense_cols = {k: _Column(t) for k, t in zip(dense_keys, dense_dtypes)}
-    dense_info = {k: (s, bool(s) and s[0] is None) for k, s in zip(dense_keys, shapes)}
-    for k, d, (shape, variable) in zip(dense_keys, dense_defaults,
-                                      (dense_info[k] for k in dense_keys)):
-        d = np.asarray(d)
+    plan = _plan(sparse_keys, dense_keys, sparse_types, Tdense, dense_shapes)
+    sparse_dtypes, dense_dtypes, dense_info = plan.sparse_dtypes, plan.dense_dtypes, plan.info
+    defaults = [np.asarray(d) for d in dense_defaults]
+    for i, (k, d) in enumerate(zip(dense_keys, defaults)):
+        shape, variable = dense_info[k]
         if not variable and d.size and list(d.shape) != shape:
             raise errors.InvalidArgumentError(
-                None, None, f"dense_defaults[{dense_keys.index(k)}].shape() == "
-                            f"{_dims_str(d.shape)} != dense_shapes[{dense_keys.index(k)}] == "
-                            f"{_dims_str(shape)}")
+                None, None, f"dense_defaults[{i}].shape() == {_dims_str(d.shape)} != "
+                            f"dense_shapes[{i}] == {_dims_str(shape)}")
         if variable and d.size != 1:
             raise errors.InvalidArgumentError(
                 None, None, f"For key '{_text(k)}' the default value of a sequence feature "
                             f"must be a scalar, got shape {_dims_str(d.shape)}")
-    required = [k for k, d in zip(dense_keys, dense_defaults)
-                if not dense_info[k][1] and np.size(d) == 0]
-    for i, serialized_example in enumerate(batch):
-        name = _text(names[i]) if names.size else "<unknown>"
-        _parse_one(i, name, bytes(serialized_example), sparse_cols, dense_cols, dense_info,
-                   required)
+    required = [k for k, d in zip(dense_keys, defaults)
+                if not dense_info[k][1] and d.size == 0]
     scalar_input = serialized.ndim == 0
-    outputs = []
-    sparse_out = [_sparse_output(sparse_cols[k], scalar_input) for k in sparse_keys]
-    outputs += [s[0] for s in sparse_out] + [s[1] for s in sparse_out]
+    if batch.size == 1 and SINGLE_FAST:
+        outputs = _parse_single(bytes(batch[0]), plan, defaults, required, scalar_input)
+        if outputs is not None:
+            return outputs
+    records = [bytes(b) for b in batch]
+    columns = None
+    if len(records) >= FAST_BATCH:
+        columns = _parse_fast(records, sparse_keys, sparse_dtypes, dense_keys, dense_dtypes,
+                              dense_info, required)
+    if columns is None:
+        columns = _parse_slow(records, names, sparse_keys, sparse_dtypes, dense_keys,
+                              dense_dtypes, dense_info, required)
+    n = len(records)
+    sparse_out = [_sparse_output(columns[i], t, n, scalar_input)
+                  for i, t in enumerate(sparse_dtypes)]
+    outputs = [s[0] for s in sparse_out] + [s[1] for s in sparse_out]
     outputs += [s[2] for s in sparse_out]
-    for k, default in zip(dense_keys, dense_defaults):
-        outputs.append(_dense_output(dense_cols[k], dense_info[k], np.asarray(default),
-                                     batch.size, scalar_input))
+    for j, (k, t, default) in enumerate(zip(dense_keys, dense_dtypes, defaults)):
+        outputs.append(_dense_output(columns[len(sparse_keys) + j], t, dense_info[k],
+                                     default, n, scalar_input, k))
     return outputs
 
 
-def _sparse_output(col, scalar_input):
-    lengths = [0 if v is None else len(v) for v in col.values]
-    total = sum(lengths)
-    rows = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
-    cols = np.concatenate([np.arange(n, dtype=np.int64) for n in lengths]) if total else \
-        np.zeros(0, np.int64)
-    parts = [v for v in col.values if v is not None and len(v)]
-    if col.dtype == dtypes.string:
-        values = _as_array([b for p in parts for b in p], col.dtype)
-    else:
-        values = np.concatenate(parts).astype(_NUMPY[col.dtype]) if parts else \
-            np.zeros(0, _NUMPY[col.dtype])
-    longest = max(lengths) if lengths else 0
+class _Plan:
+    """What a ParseExampleV2 kernel derives from its keys and attrs, once per op."""
+
+    def __init__(self, sparse_keys, dense_keys, sparse_types, Tdense, dense_shapes):
+        self.sparse_keys, self.dense_keys = sparse_keys, dense_keys
+        self.sparse_dtypes = [dtypes.as_dtype(t) for t in sparse_types]
+        self.dense_dtypes = [dtypes.as_dtype(t) for t in Tdense]
+        shapes = [tensor_shape.as_shape(s).as_list() for s in dense_shapes]
+        self.info = {k: (s, bool(s) and s[0] is None) for k, s in zip(dense_keys, shapes)}
+        self.strides = [int(np.prod(s[1 if v else 0:], dtype=np.int64))
+                        for s, v in (self.info[k] for k in dense_keys)]
+        # key -> (column number, wire kind, is dense); a key both sparse and dense is refused
+        # when the op is built
+        self.columns = {k: (i, _WIRE_KIND[t], False)
+                        for i, (k, t) in enumerate(zip(sparse_keys, self.sparse_dtypes))}
+        self.columns.update({k: (len(sparse_keys) + j, _WIRE_KIND[t], True)
+                             for j, (k, t) in enumerate(zip(dense_keys, self.dense_dtypes))})
+        self.kinds = [_WIRE_KIND[t] for t in self.sparse_dtypes + self.dense_dtypes]
+
+
+_PLANS = {}
+
+
+def _plan(sparse_keys, dense_keys, sparse_types, Tdense, dense_shapes):
+    # The attr values are the op's own objects, the same each run: cached by identity (the
+    # entry holds them, so their ids stay theirs).
+    key = (tuple(sparse_keys), tuple(dense_keys), id(sparse_types), id(Tdense), id(dense_shapes))
+    hit = _PLANS.get(key)
+    if hit is not None and hit[0] is sparse_types and hit[1] is Tdense and \
+            hit[2] is dense_shapes:
+        return hit[3]
+    plan = _Plan(sparse_keys, dense_keys, sparse_types, Tdense, dense_shapes)
+    if len(_PLANS) > 4096:
+        _PLANS.clear()
+    _PLANS[key] = (sparse_types, Tdense, dense_shapes, plan)
+    return plan
+
+
+def _parse_single(record, plan, defaults, required, scalar_input):
+    """The outputs for a batch of one Example, or None for anything unusual (the general
+    path then parses it and raises TF's error)."""
+    try:
+        entries = example_wire.parse_example(record)
+    except example_wire.WireError:
+        return None
+    chosen = {}
+    for key, feature in reversed(entries):  # the last entry for a key wins
+        col = plan.columns.get(key)
+        if col is None or col[0] in chosen or (col[2] and not feature):
+            continue
+        chosen[col[0]] = feature
+    found = {}
+    for i, feature in chosen.items():
+        kind = plan.kinds[i]
+        if feature and _KIND_OF_FIRST_BYTE.get(feature[0]) != kind:
+            return None
+        try:
+            found[i] = example_wire.feature_values(feature, kind) if feature else []
+        except example_wire.WireError:
+            return None
+    n_sparse = len(plan.sparse_keys)
+    indices, values, shapes = [], [], []
+    for i, t in enumerate(plan.sparse_dtypes):
+        v = found.get(i, [])
+        count = len(v)
+        cols = np.arange(count, dtype=np.int64)
+        if scalar_input:
+            indices.append(cols.reshape(-1, 1))
+            shapes.append(np.array([count], np.int64))
+        else:
+            indices.append(np.stack([np.zeros(count, np.int64), cols], axis=1))
+            shapes.append(np.array([1, count], np.int64))
+        values.append(_values_array(v, t))
+    dense = []
+    for j, (k, t, default) in enumerate(zip(plan.dense_keys, plan.dense_dtypes, defaults)):
+        shape, variable = plan.info[k]
+        stride = plan.strides[j]
+        v = found.get(n_sparse + j)
+        if v is None:
+            if k in required:
+                return None
+            out = np.zeros([0] + shape[1:], _NUMPY[t]) if variable else \
+                np.array(default, dtype=_NUMPY[t])
+            if variable and t == dtypes.string:
+                out = np.empty([0] + shape[1:], object)
+        elif variable:
+            if stride == 0 or len(v) % stride:
+                return None
+            out = _values_array(v, t).reshape([len(v) // stride] + shape[1:])
+        else:
+            if len(v) != stride:
+                return None
+            out = _values_array(v, t).reshape(shape)
+        dense.append(out if scalar_input else out[None])
+    return indices + values + shapes + dense
+
+
+_KIND_OF_FIRST_BYTE = {0x0A: example_wire.STRING, 0x12: example_wire.FLOAT,
+                       0x1A: example_wire.INT64}
+
+
+def _parse_fast(records, sparse_keys, sparse_dtypes, dense_keys, dense_dtypes, dense_info,
+                required):
+    """The vectorised reader's columns, or None when the batch holds anything it (or TF)
+    rejects: the slow path then finds the error and says it in TF's words."""
+    config = [(k, _WIRE_KIND[t], False) for k, t in zip(sparse_keys, sparse_dtypes)]
+    config += [(k, _WIRE_KIND[t], True) for k, t in zip(dense_keys, dense_dtypes)]
+    try:
+        columns = example_batch.decode_batch(records, config)
+    except example_batch.Fallback:
+        return None
+    for k, col in zip(dense_keys, columns[len(sparse_keys):]):
+        shape, variable = dense_info[k]
+        stride = int(np.prod(shape[1 if variable else 0:], dtype=np.int64))
+        if k in required and not col.present.all():
+            return None
+        if not variable and (col.counts[col.present] != stride).any():
+            return None
+        if variable and stride and (col.counts % stride).any():
+            return None
+    return columns
+
+
+def _parse_slow(records, names, sparse_keys, sparse_dtypes, dense_keys, dense_dtypes,
+                dense_info, required):
+    """Example by Example with example_wire; raises TF's errors. Returns the columns."""
+    sparse_cols = {k: _Column(t) for k, t in zip(sparse_keys, sparse_dtypes)}
+    dense_cols = {k: _Column(t) for k, t in zip(dense_keys, dense_dtypes)}
+    for i, record in enumerate(records):
+        name = _text(names[i]) if names.size else "<unknown>"
+        _parse_one(i, name, record, sparse_cols, dense_cols, dense_info, required)
+    out = []
+    for col in [sparse_cols[k] for k in sparse_keys] + [dense_cols[k] for k in dense_keys]:
+        present = np.array([v is not None for v in col.values], bool)
+        counts = np.array([0 if v is None else len(v) for v in col.values], np.int64)
+        parts = [v for v in col.values if v is not None and len(v)]
+        if col.dtype == dtypes.string:
+            values = [b for p in parts for b in p]
+        else:
+            values = np.concatenate(parts).astype(_NUMPY[col.dtype]) if parts else \
+                np.zeros(0, _NUMPY[col.dtype])
+        out.append(example_batch.Column(present, counts, values))
+    return out
+
+
+def _values_array(values, dtype):
+    if dtype == dtypes.string:
+        arr = np.empty(len(values), dtype=object)
+        arr[:] = values
+        return arr
+    return np.asarray(values, dtype=_NUMPY[dtype])
+
+
+def _positions(counts):
+    """(row of each value, its index within the row) for values laid out row after row."""
+    total = int(counts.sum())
+    rows = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    within = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    return rows, within
+
+
+def _sparse_output(col, dtype, batch_size, scalar_input):
+    rows, cols = _positions(col.counts)
+    values = _values_array(col.values, dtype)
+    longest = int(col.counts.max()) if batch_size else 0
     if scalar_input:
         return cols.reshape(-1, 1), values, np.array([longest], np.int64)
-    indices = np.stack([rows, cols], axis=1) if total else np.zeros((0, 2), np.int64)
-    return indices, values, np.array([len(lengths), longest], np.int64)
+    indices = np.stack([rows, cols], axis=1) if len(rows) else np.zeros((0, 2), np.int64)
+    return indices, values, np.array([batch_size, longest], np.int64)
 
 
-def _dense_output(col, info, default, batch_size, scalar_input):
+def _dense_output(col, dtype, info, default, batch_size, scalar_input, key):
     shape, variable = info
-    npt = _NUMPY[col.dtype]
+    npt = _NUMPY[dtype]
+    values = _values_array(col.values, dtype)
     if not variable:
         out = np.empty([batch_size] + shape, dtype=npt)
-        for i, v in enumerate(col.values):
-            if v is None:
-                out[i] = default
-            else:
-                out[i] = _as_array(v, col.dtype).reshape(shape)
+        if not col.present.all():
+            out[~col.present] = default
+        if col.present.any():
+            out[col.present] = values.reshape([-1] + shape)
     else:
         row_shape = shape[1:]
         stride = int(np.prod(row_shape, dtype=np.int64))
-        counts = [0 if v is None else len(v) // max(stride, 1) for v in col.values]
-        rows = max(counts) if counts else 0
+        counts = col.counts // stride if stride else np.zeros_like(col.counts)
+        rows = int(counts.max()) if batch_size else 0
+        size = batch_size * rows * max(stride, 1) * np.dtype(npt).itemsize
+        if size > MAX_OUTPUT_BYTES:
+            raise errors.ResourceExhaustedError(
+                None, None, f"Key: {_text(key)}.  Padding {batch_size} Examples to the "
+                            f"longest ({rows} rows) would take {size} bytes, over flowloom's "
+                            f"limit of {MAX_OUTPUT_BYTES}")
         out = np.empty([batch_size, rows] + row_shape, dtype=npt)
         out[...] = default.reshape(())
-        for i, v in enumerate(col.values):
-            if v is not None and counts[i]:
-                out[i, :counts[i]] = _as_array(v, col.dtype).reshape([counts[i]] + row_shape)
+        if stride and len(values):
+            example, within = _positions(counts * stride)
+            flat = out.reshape(batch_size, rows * stride)
+            flat[example, within] = values
     return out[0] if scalar_input else out
 
 

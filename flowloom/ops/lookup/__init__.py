@@ -1,0 +1,1 @@
+"""Lookup tables: the HashTable ops and the tf.lookup / tf.contrib.lookup Python API."""

@@ -1,0 +1,527 @@
+"""tf.estimator programs that run unchanged on TensorFlow 1.15 and on flowloom.
+
+Each `prog_*` takes the `tf` module and returns a JSON-able dict of what it observed: files in
+model_dir, checkpoint state, metric keys and values, eval summary tags, exported signatures,
+error classes and messages. The models start from constant initializers and read their data in
+a fixed order, so losses and metrics are the same numbers on both (to float32 rounding).
+`record_estimator.py` runs them on TF 1.15 (FLOWLOOM_TF1_PYTHON) into estimator_tf.json;
+tests/estimator/test_against_tf.py runs them on flowloom. Written for Python 3.7 as well.
+"""
+
+import functools
+import os
+import re
+import shutil
+import tempfile
+
+import numpy as np
+
+X = ((np.arange(48, dtype=np.float32).reshape(12, 4) * 5 % 11) - 5.2) / 4.0
+Y = (X[:, 0] + X[:, 1] > 0).astype(np.int32)
+
+
+def _tmp():
+    return tempfile.mkdtemp(prefix="est_")
+
+
+def _files(d):
+    """Names in `d`, event files' host and time replaced, sorted."""
+    out = []
+    for name in sorted(os.listdir(d)):
+        name = re.sub(r"events\.out\.tfevents\.[^/]*", "events.out.tfevents.*", name)
+        if os.path.isdir(os.path.join(d, name)):
+            name += "/"
+        out.append(name)
+    return sorted(out)
+
+
+def _events(tf, d):
+    """{step: sorted tags} of the summaries in the event files of `d`, plus the other
+    events' kinds."""
+    summaries, kinds = {}, set()
+    for name in sorted(os.listdir(d)):
+        if "tfevents" not in name:
+            continue
+        for ev in tf.train.summary_iterator(os.path.join(d, name)):
+            kind = ev.WhichOneof("what")
+            kinds.add(kind)
+            if kind == "summary":
+                tags = summaries.setdefault(str(ev.step), [])
+                tags.extend(v.tag for v in ev.summary.value)
+    return {"summaries": {k: sorted(v) for k, v in summaries.items()}, "kinds": sorted(kinds)}
+
+
+def _err(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the class and message are what is compared
+        return [type(e).__name__, str(e).split("\n")[0]]
+    return None
+
+
+def _r(x):
+    """A metric value as a rounded float (or int)."""
+    if isinstance(x, (np.integer, int)):
+        return int(x)
+    return round(float(x), 4)
+
+
+def _input_fn(tf, epochs=None, batch=4, labels=True):
+    def input_fn():
+        data = ({"x": X}, Y) if labels else {"x": X}
+        return tf.data.Dataset.from_tensor_slices(data).repeat(epochs).batch(batch)
+    return input_fn
+
+
+def _model_fn(tf):
+    def model_fn(features, labels, mode, params):
+        init = tf.constant_initializer(0.1)
+        net = tf.layers.dense(features["x"], params.get("units", 3), activation=tf.nn.relu,
+                              kernel_initializer=init)
+        logits = tf.layers.dense(net, 2, kernel_initializer=tf.constant_initializer(
+            [[0.2, -0.1]] * params.get("units", 3)))
+        classes = tf.argmax(logits, 1)
+        if mode == tf.estimator.ModeKeys.PREDICT:
+            return tf.estimator.EstimatorSpec(mode, predictions={
+                "class_ids": classes, "probabilities": tf.nn.softmax(logits),
+                "logits": logits})
+        loss = tf.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
+        metrics = {"accuracy": tf.metrics.accuracy(labels=labels, predictions=classes,
+                                                   name="acc_op")}
+        tf.summary.scalar("accuracy", metrics["accuracy"][1])
+        if mode == tf.estimator.ModeKeys.EVAL:
+            return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops=metrics)
+        train_op = tf.train.GradientDescentOptimizer(0.5).minimize(
+            loss, global_step=tf.train.get_global_step())
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+    return model_fn
+
+
+def prog_train_evaluate_resume(tf):
+    md = _tmp()
+    config = tf.estimator.RunConfig(save_checkpoints_steps=10, keep_checkpoint_max=2,
+                                    save_summary_steps=5, log_step_count_steps=10)
+    est = tf.estimator.Estimator(_model_fn(tf), model_dir=md, config=config,
+                                 params={"units": 3})
+    est.train(_input_fn(tf), steps=25)
+    first = est.evaluate(_input_fn(tf, epochs=1))
+    named = est.evaluate(_input_fn(tf, epochs=1), steps=2, name="short")
+    est.train(_input_fn(tf), steps=7)
+    after = est.evaluate(_input_fn(tf, epochs=1))
+    est.train(_input_fn(tf), max_steps=20)  # already past: skipped
+    with open(os.path.join(md, "checkpoint")) as f:
+        state = f.read()
+    out = {
+        "files": _files(md), "eval_files": _files(os.path.join(md, "eval")),
+        "eval_short_files": _files(os.path.join(md, "eval_short")),
+        "checkpoint_state": state,
+        "first": {k: _r(v) for k, v in first.items()},
+        "named": {k: _r(v) for k, v in named.items()},
+        "after": {k: _r(v) for k, v in after.items()},
+        "latest": os.path.basename(est.latest_checkpoint()),
+        "variables": est.get_variable_names(),
+        "kernel": np.round(est.get_variable_value("dense/kernel"), 4).tolist(),
+        "train_events": _events(tf, md),
+        "eval_events": _events(tf, os.path.join(md, "eval")),
+        "eval_dir": os.path.relpath(est.eval_dir("a"), md),
+    }
+    shutil.rmtree(md)
+    return out
+
+
+def prog_predict(tf):
+    md = _tmp()
+    est = tf.estimator.Estimator(_model_fn(tf), model_dir=md, params={"units": 3})
+    est.train(_input_fn(tf), steps=3)
+    single = list(est.predict(_input_fn(tf, epochs=1, labels=False)))
+    keys = list(est.predict(_input_fn(tf, epochs=1, labels=False),
+                            predict_keys=["class_ids"]))
+    batches = list(est.predict(_input_fn(tf, epochs=1, batch=5, labels=False),
+                               yield_single_examples=False))
+    tuple_input = list(est.predict(lambda: tf.data.Dataset.from_tensor_slices(
+        ({"x": X}, Y)).batch(6)))
+    out = {
+        "n_single": len(single), "single_keys": sorted(single[0]),
+        "probabilities0": np.round(single[0]["probabilities"], 4).tolist(),
+        "class_ids": [int(p["class_ids"]) for p in single],
+        "keys_only": sorted(keys[0]), "n_batches": len(batches),
+        "batch_shapes": [list(b["logits"].shape) for b in batches],
+        "n_tuple_input": len(tuple_input),
+        "bad_key": _err(lambda: list(est.predict(_input_fn(tf, epochs=1, labels=False),
+                                                 predict_keys=["nope"]))),
+    }
+    shutil.rmtree(md)
+    return out
+
+
+def prog_model_fn_forms(tf):
+    md = _tmp()
+    out = {}
+
+    def spec(features, mode):
+        w = tf.get_variable("w", [4, 1], initializer=tf.zeros_initializer())
+        pred = tf.matmul(features["x"], w)
+        loss = tf.reduce_mean(tf.square(pred))
+        train_op = tf.assign_add(tf.train.get_global_step(), 1)
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op,
+                                          predictions={"p": pred})
+
+    def f_only(features):
+        return spec(features, tf.estimator.ModeKeys.TRAIN)
+
+    def f_labels_mode(features, labels, mode):
+        return spec(features, mode)
+
+    def f_all(features, labels, mode, params, config):
+        out["params_seen"] = sorted(params)
+        out["config_is_runconfig"] = type(config).__name__
+        return spec(features, mode)
+
+    class CallableModel(object):
+        def __call__(self, features, labels, mode):
+            return spec(features, mode)
+
+    class MethodModel(object):
+        def model_fn(self, features, labels, mode, params):
+            return spec(features, mode)
+
+    def with_extra(features, labels, mode, extra):
+        return spec(features, mode)
+
+    forms = {
+        "labels_mode": (f_labels_mode, None),
+        "all": (f_all, {"a": 1}),
+        "callable": (CallableModel(), None),
+        "method": (MethodModel().model_fn, {"b": 2}),
+        "partial": (functools.partial(with_extra, extra=1), None),
+    }
+    for name, (fn, params) in forms.items():
+        d = os.path.join(md, name)
+        est = tf.estimator.Estimator(fn, model_dir=d, params=params)
+        est.train(_input_fn(tf), steps=2)
+        out[name] = int(est.get_variable_value("global_step"))
+    out["features_only_with_labels"] = _err(
+        lambda: tf.estimator.Estimator(f_only, model_dir=os.path.join(md, "f")).train(
+            _input_fn(tf), steps=1))
+    out["no_features"] = _err(lambda: tf.estimator.Estimator(lambda x: None))
+    out["unexpected_arg"] = _err(lambda: tf.estimator.Estimator(with_extra))
+    out["params_not_taken"] = _err(lambda: tf.estimator.Estimator(f_labels_mode,
+                                                                  params={"a": 1}))
+    out["model_fn_none"] = _err(lambda: tf.estimator.Estimator(None))
+    out["not_a_spec"] = _err(lambda: tf.estimator.Estimator(
+        lambda features, labels: None, model_dir=os.path.join(md, "n")).train(
+            _input_fn(tf), steps=1))
+    out["steps_and_max"] = _err(lambda: tf.estimator.Estimator(
+        f_labels_mode, model_dir=os.path.join(md, "s")).train(_input_fn(tf), steps=1,
+                                                                max_steps=2))
+    out["steps_zero"] = _err(lambda: tf.estimator.Estimator(
+        f_labels_mode, model_dir=os.path.join(md, "s")).train(_input_fn(tf), steps=0))
+    out["no_checkpoint"] = _err(lambda: tf.estimator.Estimator(
+        f_labels_mode, model_dir=os.path.join(md, "empty")).get_variable_names())
+    out["bad_hook"] = _err(lambda: tf.estimator.Estimator(
+        f_labels_mode, model_dir=os.path.join(md, "h")).train(_input_fn(tf), steps=1,
+                                                                hooks=[1]))
+    shutil.rmtree(md)
+    return out
+
+
+def prog_spec_errors(tf):
+    out = {}
+    with tf.Graph().as_default():
+        x = tf.constant([[1.0, 2.0]])
+        loss = tf.reduce_sum(x)
+        train_op = tf.no_op()
+        ModeKeys = tf.estimator.ModeKeys
+        cases = {
+            "missing_train_op": lambda: tf.estimator.EstimatorSpec(ModeKeys.TRAIN, loss=loss),
+            "missing_loss": lambda: tf.estimator.EstimatorSpec(ModeKeys.EVAL),
+            "missing_predictions": lambda: tf.estimator.EstimatorSpec(ModeKeys.PREDICT),
+            "loss_not_scalar": lambda: tf.estimator.EstimatorSpec(ModeKeys.EVAL, loss=x[0]),
+            "loss_not_tensor": lambda: tf.estimator.EstimatorSpec(ModeKeys.EVAL, loss=1.0),
+            "train_op_type": lambda: tf.estimator.EstimatorSpec(ModeKeys.TRAIN, loss=loss,
+                                                                train_op=1),
+            "predictions_type": lambda: tf.estimator.EstimatorSpec(
+                ModeKeys.PREDICT, predictions={"a": 1}),
+            "metric_not_tuple": lambda: tf.estimator.EstimatorSpec(
+                ModeKeys.EVAL, loss=loss, eval_metric_ops={"m": loss}),
+            "metrics_not_dict": lambda: tf.estimator.EstimatorSpec(
+                ModeKeys.EVAL, loss=loss, eval_metric_ops=[1]),
+            "hook_type": lambda: tf.estimator.EstimatorSpec(
+                ModeKeys.TRAIN, loss=loss, train_op=train_op, training_hooks=[1]),
+            "scaffold_type": lambda: tf.estimator.EstimatorSpec(
+                ModeKeys.TRAIN, loss=loss, train_op=train_op, scaffold=1),
+            "export_outputs_type": lambda: tf.estimator.EstimatorSpec(
+                ModeKeys.PREDICT, predictions={"a": x}, export_outputs={"a": 1}),
+            "export_outputs_no_default": lambda: tf.estimator.EstimatorSpec(
+                ModeKeys.PREDICT, predictions={"a": x}, export_outputs={
+                    "a": tf.estimator.export.PredictOutput(x),
+                    "b": tf.estimator.export.PredictOutput(x)}),
+            "replace_mode": lambda: tf.estimator.EstimatorSpec(
+                ModeKeys.EVAL, loss=loss)._replace(mode=ModeKeys.TRAIN),
+            "classification_scores": lambda: tf.estimator.export.ClassificationOutput(
+                scores=tf.constant([1])),
+            "classification_none": lambda: tf.estimator.export.ClassificationOutput(),
+            "regression_int": lambda: tf.estimator.export.RegressionOutput(tf.constant([1])),
+            "predict_output_value": lambda: tf.estimator.export.PredictOutput({"a": 1}),
+            "receiver_key": lambda: tf.estimator.export.ServingInputReceiver({"a": x}, {1: x}),
+            "receiver_value": lambda: tf.estimator.export.ServingInputReceiver({"a": 1}, x),
+        }
+        for name, fn in sorted(cases.items()):
+            out[name] = _err(fn)
+        reshaped = tf.estimator.EstimatorSpec(ModeKeys.EVAL, loss=tf.reshape(loss, [1, 1]))
+        out["loss_reshaped"] = reshaped.loss.get_shape().as_list()
+        pred = tf.estimator.EstimatorSpec(ModeKeys.PREDICT, predictions={"a": x})
+        out["default_export_outputs"] = sorted(pred.export_outputs)
+        single = tf.estimator.EstimatorSpec(ModeKeys.PREDICT, predictions=x, export_outputs={
+            "mine": tf.estimator.export.RegressionOutput(x)})
+        out["single_export_outputs"] = sorted(single.export_outputs)
+        out["spec_fields"] = list(tf.estimator.EstimatorSpec._fields)
+        eval_spec = tf.estimator.EstimatorSpec(ModeKeys.EVAL, loss=loss)
+        out["eval_defaults"] = [eval_spec.predictions, eval_spec.eval_metric_ops,
+                                list(eval_spec.training_hooks), eval_spec.export_outputs]
+    with tf.Graph().as_default():
+        other = tf.constant(1.0)
+    with tf.Graph().as_default():
+        out["other_graph"] = _err(lambda: tf.estimator.EstimatorSpec(
+            tf.estimator.ModeKeys.EVAL, loss=other))
+    return out
+
+
+def prog_run_config(tf):
+    c = tf.estimator.RunConfig()
+    out = {"defaults": [c.model_dir, c.tf_random_seed, c.save_summary_steps,
+                        c.save_checkpoints_steps, c.save_checkpoints_secs,
+                        c.keep_checkpoint_max, c.keep_checkpoint_every_n_hours,
+                        c.log_step_count_steps, c.is_chief, c.master, c.task_type,
+                        c.task_id, c.num_ps_replicas, c.num_worker_replicas,
+                        c.session_config is None]}
+    r = c.replace(save_checkpoints_steps=7, tf_random_seed=3)
+    out["replaced"] = [r.save_checkpoints_steps, r.save_checkpoints_secs, r.tf_random_seed,
+                       c.save_checkpoints_steps]
+    out["replace_secs"] = r.replace(save_checkpoints_secs=5).save_checkpoints_steps
+    out["modes"] = [tf.estimator.ModeKeys.TRAIN, tf.estimator.ModeKeys.EVAL,
+                    tf.estimator.ModeKeys.PREDICT]
+    out["both"] = _err(lambda: tf.estimator.RunConfig(save_checkpoints_steps=1,
+                                                      save_checkpoints_secs=1))
+    out["replace_bad"] = _err(lambda: c.replace(master="x"))
+    out["bad_seed"] = _err(lambda: tf.estimator.RunConfig(tf_random_seed=1.5))
+    out["bad_steps"] = _err(lambda: tf.estimator.RunConfig(save_summary_steps=-1))
+    out["empty_model_dir"] = _err(lambda: tf.estimator.RunConfig(model_dir=""))
+    out["bad_log_steps"] = _err(lambda: tf.estimator.RunConfig(log_step_count_steps=0))
+    out["bad_session_config"] = _err(lambda: tf.estimator.RunConfig(session_config=1))
+    md = _tmp()
+    est = tf.estimator.Estimator(_model_fn(tf), config=tf.estimator.RunConfig(model_dir=md),
+                                 params={})
+    out["session_config_filled"] = [est.config.session_config.allow_soft_placement,
+                                    est.model_dir == md]
+    out["conflict"] = _err(lambda: tf.estimator.Estimator(
+        _model_fn(tf), model_dir=md + "x", config=tf.estimator.RunConfig(model_dir=md)))
+    out["not_config"] = _err(lambda: tf.estimator.Estimator(_model_fn(tf), config=1))
+    tmp_est = tf.estimator.Estimator(_model_fn(tf), params={})
+    out["temp_model_dir"] = os.path.isdir(tmp_est.model_dir)
+    out["ws_empty"] = _err(lambda: tf.estimator.WarmStartSettings(""))
+    ws = tf.estimator.WarmStartSettings("/a")
+    out["ws_defaults"] = [ws.vars_to_warm_start, ws.var_name_to_vocab_info,
+                          ws.var_name_to_prev_var_name]
+    shutil.rmtree(md)
+    shutil.rmtree(tmp_est.model_dir)
+    return out
+
+
+def prog_export(tf):
+    md = _tmp()
+    base = os.path.join(md, "export")
+
+    def model_fn(features, labels, mode):
+        w = tf.get_variable("w", [4, 2], initializer=tf.constant_initializer(0.25))
+        logits = tf.matmul(features["x"], w)
+        probs = tf.nn.softmax(logits)
+        if mode == tf.estimator.ModeKeys.PREDICT:
+            classes = tf.gather(tf.constant(["neg", "pos"]), tf.argmax(logits, 1))
+            return tf.estimator.EstimatorSpec(mode, predictions={"probs": probs}, export_outputs={
+                "serving_default": tf.estimator.export.PredictOutput({"probs": probs}),
+                "classify": tf.estimator.export.ClassificationOutput(scores=probs,
+                                                                     classes=classes),
+                "regress": tf.estimator.export.RegressionOutput(probs[:, 0])})
+        loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+        train_op = tf.train.GradientDescentOptimizer(0.1).minimize(
+            loss, global_step=tf.train.get_global_step())
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op,
+                                          eval_metric_ops={"mean_p": tf.metrics.mean(probs)})
+
+    est = tf.estimator.Estimator(model_fn, model_dir=md)
+    out = {"no_checkpoint": _err(lambda: est.export_saved_model(
+        base, tf.estimator.export.build_raw_serving_input_receiver_fn(
+            {"x": tf.placeholder(tf.float32, [None, 4])})))}
+    est.train(_input_fn(tf), steps=4)
+    raw = tf.estimator.export.build_raw_serving_input_receiver_fn(
+        {"x": tf.placeholder(tf.float32, [None, 4], name="x")})
+    parsing = tf.estimator.export.build_parsing_serving_input_receiver_fn(
+        {"x": tf.FixedLenFeature([4], tf.float32)})
+    out["no_receiver"] = _err(lambda: est.export_saved_model(base, None))
+    for name, fn in (("raw", raw), ("parsing", parsing)):
+        path = est.export_saved_model(os.path.join(base, name), fn, assets_extra=None)
+        out[name + "_path_type"] = type(path).__name__
+        out[name + "_files"] = _files(path.decode() if isinstance(path, bytes) else path)
+        out[name + "_dirs"] = [n.isdigit() for n in os.listdir(os.path.join(base, name))]
+        with tf.Session(graph=tf.Graph()) as sess:
+            meta = tf.saved_model.loader.load(sess, ["serve"], path)
+            sigs = {}
+            for key, sig in sorted(meta.signature_def.items()):
+                sigs[key] = {
+                    "method": sig.method_name,
+                    "inputs": {k: [v.name, v.dtype, [d.size for d in v.tensor_shape.dim]]
+                               for k, v in sig.inputs.items()},
+                    "outputs": {k: [v.dtype, [d.size for d in v.tensor_shape.dim]]
+                                for k, v in sig.outputs.items()}}
+            out[name + "_signatures"] = sigs
+            out[name + "_tags"] = list(meta.meta_info_def.tags)
+            sig = meta.signature_def["serving_default"]
+            if name == "raw":
+                feed = {sig.inputs["x"].name: X[:3]}
+            else:
+                feed = {sig.inputs["examples"].name: [tf.train.Example(
+                    features=tf.train.Features(feature={"x": tf.train.Feature(
+                        float_list=tf.train.FloatList(value=row))})).SerializeToString()
+                    for row in X[:3]]}
+            value = sess.run(sig.outputs["probs"].name, feed)
+            out[name + "_probs"] = np.round(value, 4).tolist()
+    old = est.export_savedmodel(os.path.join(base, "old"), raw, as_text=True)
+    out["old_files"] = _files(old.decode() if isinstance(old, bytes) else old)
+    sup = tf.estimator.experimental.build_raw_supervised_input_receiver_fn(
+        {"x": tf.placeholder(tf.float32, [None, 4])}, tf.placeholder(tf.int32, [None]))
+    allm = est.experimental_export_all_saved_models(os.path.join(base, "all"), {
+        tf.estimator.ModeKeys.TRAIN: sup, tf.estimator.ModeKeys.EVAL: sup,
+        tf.estimator.ModeKeys.PREDICT: raw})
+    with tf.Session(graph=tf.Graph()) as sess:
+        meta = tf.saved_model.loader.load(sess, ["train"], allm)
+        out["train_sig"] = {k: [v.method_name, sorted(v.inputs), sorted(v.outputs)]
+                            for k, v in meta.signature_def.items()}
+    with tf.Session(graph=tf.Graph()) as sess:
+        meta = tf.saved_model.loader.load(sess, ["eval"], allm)
+        out["eval_sig"] = {k: [v.method_name, sorted(v.inputs), sorted(v.outputs)]
+                           for k, v in meta.signature_def.items()}
+    shutil.rmtree(md)
+    return out
+
+
+def prog_train_and_evaluate(tf):
+    md = _tmp()
+    config = tf.estimator.RunConfig(model_dir=md, save_checkpoints_steps=5)
+    est = tf.estimator.Estimator(_model_fn(tf), config=config, params={"units": 3})
+    raw = tf.estimator.export.build_raw_serving_input_receiver_fn(
+        {"x": tf.placeholder(tf.float32, [None, 4], name="x")})
+    train_spec = tf.estimator.TrainSpec(_input_fn(tf), max_steps=12)
+    eval_spec = tf.estimator.EvalSpec(_input_fn(tf, epochs=1), steps=None, throttle_secs=0,
+                                      exporters=[tf.estimator.FinalExporter("final", raw),
+                                                 tf.estimator.LatestExporter("latest", raw,
+                                                                             exports_to_keep=2)])
+    metrics, exports = tf.estimator.train_and_evaluate(est, train_spec, eval_spec)
+    out = {"metrics": {k: _r(v) for k, v in metrics.items()},
+           "n_exports": len(exports), "final_is_none": [e is None for e in exports],
+           "export_dirs": _files(os.path.join(md, "export")),
+           "n_latest": len(os.listdir(os.path.join(md, "export", "latest"))),
+           "eval_steps": sorted(_events(tf, os.path.join(md, "eval"))["summaries"]),
+           "files": _files(md)}
+    out["bad_train_spec"] = _err(lambda: tf.estimator.TrainSpec(1))
+    out["bad_max_steps"] = _err(lambda: tf.estimator.TrainSpec(_input_fn(tf), max_steps=0))
+    out["bad_eval_steps"] = _err(lambda: tf.estimator.EvalSpec(_input_fn(tf), steps=0))
+    out["bad_throttle"] = _err(lambda: tf.estimator.EvalSpec(_input_fn(tf), throttle_secs=-1))
+    out["bad_exporters"] = _err(lambda: tf.estimator.EvalSpec(_input_fn(tf), exporters=[1]))
+    out["dup_exporters"] = _err(lambda: tf.estimator.EvalSpec(_input_fn(tf), exporters=[
+        tf.estimator.FinalExporter("a", raw), tf.estimator.FinalExporter("a", raw)]))
+    out["bad_estimator"] = _err(lambda: tf.estimator.train_and_evaluate(1, train_spec,
+                                                                        eval_spec))
+    out["eval_spec_defaults"] = [tf.estimator.EvalSpec(_input_fn(tf)).steps,
+                                 tf.estimator.EvalSpec(_input_fn(tf)).start_delay_secs,
+                                 tf.estimator.EvalSpec(_input_fn(tf)).throttle_secs]
+    shutil.rmtree(md)
+    return out
+
+
+def prog_warm_start(tf):
+    md = _tmp()
+    first = tf.estimator.Estimator(_model_fn(tf), model_dir=os.path.join(md, "a"),
+                                   params={"units": 3})
+    first.train(_input_fn(tf), steps=6)
+    ws = tf.estimator.WarmStartSettings(os.path.join(md, "a"), vars_to_warm_start="dense/.*")
+    second = tf.estimator.Estimator(_model_fn(tf), model_dir=os.path.join(md, "b"),
+                                    params={"units": 3}, warm_start_from=ws)
+    second.train(_input_fn(tf), steps=1)
+    third = tf.estimator.Estimator(_model_fn(tf), model_dir=os.path.join(md, "c"),
+                                   params={"units": 3}, warm_start_from=os.path.join(md, "a"))
+    m = third.evaluate(_input_fn(tf, epochs=1))
+    out = {
+        "a_kernel": np.round(first.get_variable_value("dense/kernel"), 4).tolist(),
+        "b_kernel_step": int(second.get_variable_value("global_step")),
+        "b_kernel": np.round(second.get_variable_value("dense/kernel"), 4).tolist(),
+        "b_out_kernel": np.round(second.get_variable_value("dense_1/kernel"), 4).tolist(),
+        "c_eval": {k: _r(v) for k, v in m.items()},
+        "bad_type": _err(lambda: tf.estimator.Estimator(_model_fn(tf), params={},
+                                                        warm_start_from=1)),
+    }
+    shutil.rmtree(md)
+    return out
+
+
+def _drain(tf, input_fn):
+    """Runs `input_fn`'s output with queue runners until the input ends."""
+    out = []
+    with tf.Graph().as_default():
+        result = input_fn()
+        with tf.train.MonitoredSession() as sess:
+            while not sess.should_stop():
+                out.append(sess.run(result))
+    return out
+
+
+def prog_numpy_input_fn(tf):
+    inputs = tf.estimator.inputs
+    ordered = _drain(tf, inputs.numpy_input_fn({"x": X, "b": X[:, :1]}, Y, batch_size=5,
+                                               num_epochs=2, shuffle=False))
+    out = {"ordered_sizes": [len(labels) for _, labels in ordered],
+           "ordered_labels": [labels.tolist() for _, labels in ordered],
+           "ordered_keys": sorted(ordered[0][0]),
+           "ordered_b": [f["b"][:, 0].round(3).tolist() for f, _ in ordered]}
+    shuffled = _drain(tf, inputs.numpy_input_fn({"x": X}, Y, batch_size=5, num_epochs=3,
+                                                shuffle=True))
+    out["shuffled_sizes"] = [len(labels) for _, labels in shuffled]
+    out["shuffled_rows"] = sorted(np.concatenate([f["x"][:, 0] for f, _ in shuffled])
+                                  .round(3).tolist())
+    array = _drain(tf, inputs.numpy_input_fn(X, batch_size=7, shuffle=False))
+    out["array_shapes"] = [list(a.shape) for a in array]
+    ydict = _drain(tf, inputs.numpy_input_fn({"x": X}, {"l1": Y, "l2": Y * 2}, batch_size=12,
+                                             shuffle=False))
+    out["y_dict"] = {k: v.tolist() for k, v in sorted(ydict[0][1].items())}
+    with tf.Graph().as_default():
+        fn = inputs.numpy_input_fn({"x": X}, Y, batch_size=4, num_epochs=None, shuffle=False)
+        features, labels = fn()
+        out["static_shapes"] = [features["x"].get_shape().as_list(),
+                                labels.get_shape().as_list()]
+        out["queue_runners"] = len(tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS))
+        out["summaries"] = sorted(s.op.name for s in tf.get_collection(tf.GraphKeys.SUMMARIES))
+        with tf.train.MonitoredSession() as sess:
+            out["forever"] = [sess.run(labels).tolist() for _ in range(4)]
+    out["no_shuffle"] = _err(lambda: inputs.numpy_input_fn({"x": X}))
+    out["empty"] = _err(lambda: inputs.numpy_input_fn({}, shuffle=False)())
+    out["bad_x"] = _err(lambda: inputs.numpy_input_fn([1], shuffle=False)())
+    out["dup"] = _err(lambda: inputs.numpy_input_fn({"x": X}, {"x": Y}, shuffle=False)())
+    out["lengths"] = _err(lambda: inputs.numpy_input_fn({"x": X}, Y[:3], shuffle=False)())
+    md = _tmp()
+    est = tf.estimator.Estimator(_model_fn(tf), model_dir=md, params={"units": 3})
+    est.train(inputs.numpy_input_fn({"x": X}, Y, batch_size=4, num_epochs=None,
+                                    shuffle=False), steps=9)
+    metrics = est.evaluate(inputs.numpy_input_fn({"x": X}, Y, batch_size=5, shuffle=False))
+    out["metrics"] = {k: _r(v) for k, v in metrics.items()}
+    preds = list(est.predict(inputs.numpy_input_fn({"x": X}, batch_size=5, shuffle=False)))
+    out["n_preds"] = len(preds)
+    out["until_end"] = int(est.train(inputs.numpy_input_fn(
+        {"x": X}, Y, batch_size=5, num_epochs=1, shuffle=False)).get_variable_value(
+            "global_step"))
+    shutil.rmtree(md)
+    return out
+
+
+PROGRAMS = [prog_train_evaluate_resume, prog_predict, prog_model_fn_forms, prog_spec_errors,
+            prog_run_config, prog_export, prog_train_and_evaluate, prog_warm_start,
+            prog_numpy_input_fn]

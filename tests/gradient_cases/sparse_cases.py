@@ -1,0 +1,18 @@
+"""Gradient-check builders for the sparse ops of feature columns (ops/array/sparse_*_ops.py)."""
+
+import numpy as np
+
+import flowloom as tf
+from tests.gradient_cases import ph
+
+
+def _sparse_fill_empty_rows(rng):
+    values, vv = ph(rng, (3,))
+    default, dv = ph(rng, ())
+    st = tf.SparseTensor(np.array([[0, 1], [2, 0], [2, 1]], np.int64), values, [4, 2])
+    filled, _ = tf.sparse_fill_empty_rows(st, default)
+    weights = tf.constant(np.arange(1.0, 6.0))
+    return [(values, vv), (default, dv)], tf.reduce_sum(filled.values * weights)
+
+
+CASES = {"SparseFillEmptyRows": _sparse_fill_empty_rows}
