@@ -107,7 +107,17 @@ from flowloom import summary
 from flowloom.summary.summary import (audio_summary, histogram_summary, image_summary,
                                       merge_all_summaries, merge_summary, scalar_summary)
 
-__version__ = "0.1.0"
+# tf.version and TF 1.15's release constants (flowloom/version.py says which version is which)
+from flowloom import version  # noqa: E402
+from flowloom.version import (COMPILER_VERSION, CXX11_ABI_FLAG, GIT_VERSION,  # noqa: E402
+                              GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER,
+                              GRAPH_DEF_VERSION_MIN_PRODUCER, MONOLITHIC_BUILD, VERSION)
+
+__version__ = version.FLOWLOOM_VERSION
+__git_version__ = GIT_VERSION
+__compiler_version__ = COMPILER_VERSION
+__cxx11_abi_flag__ = CXX11_ABI_FLAG
+__monolithic_build__ = MONOLITHIC_BUILD
 
 # Aliases TF1 programs use.
 dtypes = _dtypes
@@ -208,6 +218,7 @@ from flowloom.ops.parsing.parsing_ops import (FixedLenFeature, FixedLenSequenceF
                                       SparseFeature, VarLenFeature, parse_example,
                                       parse_single_example)
 from flowloom.ops.parsing.decode_ops import decode_csv, decode_raw  # noqa: E402
+import flowloom.ops.parsing.parse_example_v1  # noqa: E402,F401 - registers ParseExample (TF 1.x graphs)
 from flowloom import io  # noqa: E402 - also the public tf.io namespace
 
 python_io = _types.ModuleType("flowloom.python_io")

@@ -823,17 +823,19 @@ def _autopack(value, dtype=None, name=None, as_ref=False):
         # (Python numbers beside it convert to that dtype).
         dtype = _first_tensor_dtype(value)
     with name_scope(name or "packed") as scope:
-        # Elements are named by position, as TF's autopacking names them (`stack/1`).
-        elems = [_autopack(v, dtype, name=str(i)) if isinstance(v, (list, tuple)) else
-                 convert_to_tensor(v, dtype=dtype, name=str(i)) for i, v in enumerate(value)]
+        # As TF's autopacking: nested lists holding tensors are packed first; the other
+        # elements (numbers, tensor-free lists, arrays) then become Consts of the packed
+        # dtype, named by position (`stack/1`).
+        elems = [_autopack(v, dtype, name=str(i)) if _contains_tensor(v) and
+                 not isinstance(v, Tensor) else v for i, v in enumerate(value)]
         target = dtype
         if target is None:
             for e in elems:
                 if isinstance(e, Tensor):
                     target = e.dtype.base_dtype
                     break
-        elems = [e if e.dtype.base_dtype == target else convert_to_tensor(e, dtype=target)
-                 for e in elems]
+        elems = [e if isinstance(e, Tensor) and e.dtype.base_dtype == target else
+                 convert_to_tensor(e, dtype=target, name=str(i)) for i, e in enumerate(elems)]
         return apply_op("Pack", (elems,), name=scope, axis=0).outputs[0]
 
 
