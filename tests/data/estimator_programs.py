@@ -469,8 +469,13 @@ def prog_train_and_evaluate(tf):
                                       exporters=[tf.estimator.FinalExporter("final", raw),
                                                  tf.estimator.LatestExporter("latest", raw,
                                                                              exports_to_keep=2)])
-    metrics, exports = tf.estimator.train_and_evaluate(est, train_spec, eval_spec)
-    out = {"metrics": {k: _r(v) for k, v in metrics.items()},
+    with _Lines() as lines:
+        metrics, exports = tf.estimator.train_and_evaluate(est, train_spec, eval_spec)
+    keep = ("Running training", "Start train", "Skip", "Performing", "Saving dict",
+            "Signatures INCLUDED in export for Predict", "Saving checkpoints", "No new",
+            "Estimator is not")
+    out = {"log": [line for line in lines.lines if any(k in line for k in keep)],
+           "metrics": {k: _r(v) for k, v in metrics.items()},
            "n_exports": len(exports), "final_is_none": [e is None for e in exports],
            "export_dirs": _files(os.path.join(md, "export")),
            "n_latest": len(os.listdir(os.path.join(md, "export", "latest"))),
