@@ -840,6 +840,17 @@ def prog_pandas_input_fn(tf):
     return out
 
 
+def namespace_names(tf):
+    """The public names of tf.estimator and its sub-namespaces."""
+    out = {}
+    for mod in ("estimator", "estimator.export", "estimator.inputs", "estimator.experimental"):
+        m = tf
+        for part in mod.split("."):
+            m = getattr(m, part)
+        out[mod] = sorted(n for n in dir(m) if not n.startswith("_"))
+    return out
+
+
 # Programs that need pandas (optional): the test skips them where it is not installed.
 PANDAS_PROGRAMS = [prog_pandas_input_fn]
 
