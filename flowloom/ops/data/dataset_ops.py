@@ -212,7 +212,10 @@ RepeatDataset = _dataset("RepeatDataset", ["input_dataset: variant", "count: int
 
 @RepeatDataset.kernel
 def _(xp, dataset, count, *, output_types, output_shapes):
-    if isinstance(dataset, dv.ShuffleValue):
+    from flowloom.ops.random.random_ops import seed_rules
+
+    if isinstance(dataset, dv.ShuffleValue) and seed_rules() == "1":
+        # TF 1.15's default tf.data optimizations fuse them; TF 2.x's do not
         fused = dataset.fused_with_repeat(_int(count))
         if fused is not None:
             return fused

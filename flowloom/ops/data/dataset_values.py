@@ -291,8 +291,9 @@ class ShuffleValue(DatasetValue):
 
     def fused_with_repeat(self, count):
         """What TF 1.15's default tf.data optimization makes of this shuffle directly followed
-        by `repeat(count)` (shuffle_and_repeat_fusion, for reshuffled shuffles): one buffer
-        and one stream seeded (seed, seed2) across the passes. None when it does not apply."""
+        by `repeat(count)` (shuffle_and_repeat_fusion, for reshuffled shuffles; TF 2.x does
+        not fuse them): one buffer and one stream seeded (seed, seed2) across the passes.
+        None when it does not apply."""
         if not self.reshuffle or self.count != 1:
             return None
         fused = ShuffleValue.__new__(ShuffleValue)
