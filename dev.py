@@ -50,7 +50,8 @@ def main(argv):
     cmd = argv[1] if len(argv) > 1 else "help"
     rest = argv[2:]
     if cmd == "test":
-        ensure_venv(["test", "demo"])
+        # `distributed` (Ray) lets tests/distributed start real multi-process clusters.
+        ensure_venv(["test", "demo", "distributed"])
         lint = subprocess.call([PY, "-m", "ruff", "check", "flowloom", "tests", "bench"],
                                cwd=ROOT)
         if lint:

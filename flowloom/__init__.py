@@ -29,8 +29,15 @@ from flowloom.ops.checks.check_ops import (assert_equal, assert_greater, assert_
                                     assert_less, assert_less_equal, assert_negative,
                                     assert_non_negative, assert_non_positive, assert_none_equal,
                                     assert_positive, assert_rank, assert_scalar, assert_type)
+from flowloom.ops.checks.check_ops import (assert_integer, assert_near,  # noqa: E402
+                                           assert_proper_iterable, assert_rank_at_least,
+                                           assert_rank_in, assert_same_float_dtype,
+                                           is_numeric_tensor)
 from flowloom.ops.control_flow.control_flow_ops import group, no_op, tuple, with_dependencies
 from flowloom.ops.control_flow.cond import case, cond
+from flowloom.ops.control_flow.switch_case import switch_case  # noqa: E402
+from flowloom.ops.array.search_ops import searchsorted  # noqa: E402
+from flowloom.template import make_template  # noqa: E402
 from flowloom.ops.control_flow.while_loop import while_loop
 from flowloom.ops.control_flow.tensor_array_ops import TensorArray
 from flowloom.ops.control_flow.functional_ops import foldl, foldr, map_fn, scan
@@ -66,12 +73,16 @@ from flowloom.runtime.session import (InteractiveSession, Session, get_default_s
 from flowloom.variable_scope import (AUTO_REUSE, VariableScope, get_local_variable,
                                      get_variable, get_variable_scope, variable_op_scope,
                                      variable_scope)
-from flowloom.variables import (Variable, all_variables, global_variables,
+from flowloom.variables import (Variable, all_variables, assert_variables_initialized,
+                                global_variables,
                                 global_variables_initializer, initialize_all_variables,
                                 initialize_local_variables, is_variable_initialized,
                                 local_variables, local_variables_initializer, model_variables,
                                 moving_average_variables, report_uninitialized_variables,
                                 trainable_variables, variables_initializer)
+from flowloom.variables import (disable_resource_variables,  # noqa: E402
+                                enable_resource_variables, resource_variables_enabled)
+import flowloom.resource_variable  # noqa: E402,F401  (registers ResourceVariable conversion)
 
 from flowloom import layers, nn
 from flowloom.gradients import (AggregationMethod, IndexedSlices, NotDifferentiable,
@@ -96,7 +107,17 @@ from flowloom import summary
 from flowloom.summary.summary import (audio_summary, histogram_summary, image_summary,
                                       merge_all_summaries, merge_summary, scalar_summary)
 
-__version__ = "0.1.0"
+# tf.version and TF 1.15's release constants (flowloom/version.py says which version is which)
+from flowloom import version  # noqa: E402
+from flowloom.version import (COMPILER_VERSION, CXX11_ABI_FLAG, GIT_VERSION,  # noqa: E402
+                              GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER,
+                              GRAPH_DEF_VERSION_MIN_PRODUCER, MONOLITHIC_BUILD, VERSION)
+
+__version__ = version.FLOWLOOM_VERSION
+__git_version__ = GIT_VERSION
+__compiler_version__ = COMPILER_VERSION
+__cxx11_abi_flag__ = CXX11_ABI_FLAG
+__monolithic_build__ = MONOLITHIC_BUILD
 
 # Aliases TF1 programs use.
 dtypes = _dtypes
@@ -123,10 +144,6 @@ def enable_eager_execution(*args, **kwargs):
 
 def executing_eagerly():
     return False
-
-
-def disable_resource_variables():
-    """Accepted: flowloom's variables are classic (ref) variables."""
 
 
 def disable_v2_tensorshape():
@@ -167,6 +184,12 @@ for _n in ("assert_equal", "assert_less", "assert_greater", "assert_rank", "chec
            "assert_none_equal", "assert_less_equal", "assert_greater_equal", "assert_positive",
            "assert_non_negative", "assert_type", "Assert"):
     setattr(debugging, _n, globals()[_n])
+for _n in ("assert_integer", "assert_near", "assert_proper_iterable", "assert_rank_at_least",
+           "assert_rank_in", "assert_same_float_dtype", "is_numeric_tensor", "assert_negative",
+           "assert_non_positive", "assert_scalar"):
+    setattr(debugging, _n, globals()[_n])
+from flowloom.ops.checks.check_shapes import assert_shapes as _assert_shapes  # noqa: E402
+debugging.assert_shapes = _assert_shapes
 
 # -- GraphDef, import/export, checkpoints (flowloom/framework/graph_def.py and friends) --------
 from flowloom.framework.importer import import_graph_def  # noqa: E402
@@ -279,6 +302,10 @@ from flowloom import saved_model  # noqa: E402
 from flowloom.data import pipeline_names as _pipeline_names  # noqa: E402
 from flowloom.data.pipeline_names import *  # noqa: E402,F401,F403
 queue = _pipeline_names.queue_namespace()
+# Gradient accumulators (flowloom/data/accumulators.py).
+from flowloom.data.accumulators import (ConditionalAccumulator,  # noqa: E402,F401
+                                        ConditionalAccumulatorBase,
+                                        SparseConditionalAccumulator)
 
 # tf.data: datasets and iterators as graph ops (flowloom/data).
 from flowloom import data  # noqa: E402

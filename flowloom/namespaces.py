@@ -55,7 +55,7 @@ stateless_multinomial=? stateless_normal=? stateless_truncated_normal=? stateles
 truncated_normal uniform=random_uniform uniform_candidate_sampler=nn.uniform_candidate_sampler
 """,
     "strings": """
-as_string bytes_split=? format=? join=string_join length=? lower=? ngrams=? reduce_join
+as_string bytes_split=? format=flowloom.ops.checks.tensor_format:string_format join=string_join length=? lower=? ngrams=? reduce_join
 regex_full_match=flowloom.ops.strings.string_ops:regex_full_match regex_replace split=?
 strip=string_strip substr=? to_hash_bucket=string_to_hash_bucket
 to_hash_bucket_fast=string_to_hash_bucket_fast to_hash_bucket_strong=string_to_hash_bucket_strong

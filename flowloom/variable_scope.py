@@ -145,6 +145,7 @@ class VariableScope:
         dtype = self._dtype if dtype is None else dtype
         initializer = self._initializer if initializer is None else initializer
         constraint = self._constraint if constraint is None else constraint
+        use_resource = self._use_resource if use_resource is None else use_resource
         full_name = self._name + "/" + name if self._name else name
         # Variable names depend on the variable scope only: reset the name scope.
         with name_scope(None):
@@ -153,7 +154,7 @@ class VariableScope:
                 regularizer=regularizer, reuse=reuse, trainable=trainable,
                 collections=collections, caching_device=caching_device,
                 partitioner=partitioner, validate_shape=validate_shape,
-                custom_getter=custom_getter, constraint=constraint)
+                custom_getter=custom_getter, constraint=constraint, use_resource=use_resource)
 
 
 class _VariableScopeStore(threading.local):
@@ -188,7 +189,7 @@ class _VariableStore:
     def get_variable(self, name, shape=None, dtype=dtypes.float32, initializer=None,
                      regularizer=None, reuse=None, trainable=None, collections=None,
                      caching_device=None, partitioner=None, validate_shape=True,
-                     custom_getter=None, constraint=None):
+                     custom_getter=None, constraint=None, use_resource=None):
         if partitioner is not None:
             raise NotImplementedError("partitioned variables (get_variable with a partitioner)")
 
@@ -198,17 +199,18 @@ class _VariableStore:
                         use_resource=None, constraint=None, **kwargs):
             return self._get_single_variable(
                 name, shape, dtype, initializer, regularizer, reuse, trainable, collections,
-                caching_device, validate_shape, constraint)
+                caching_device, validate_shape, constraint, use_resource)
 
         if custom_getter is not None:
             return custom_getter(true_getter, name, shape=shape, dtype=dtype,
                                  initializer=initializer, regularizer=regularizer, reuse=reuse,
                                  trainable=trainable, collections=collections,
                                  caching_device=caching_device, partitioner=partitioner,
-                                 validate_shape=validate_shape, constraint=constraint)
+                                 validate_shape=validate_shape, constraint=constraint,
+                                 use_resource=use_resource)
         return true_getter(name, shape, dtype, initializer, regularizer, reuse, trainable,
                            collections, caching_device, partitioner, validate_shape,
-                           constraint=constraint)
+                           use_resource=use_resource, constraint=constraint)
 
     def _get_single_variable(self, *args):
         with self._lock:
@@ -216,7 +218,7 @@ class _VariableStore:
 
     def _get_or_create_variable(self, name, shape, dtype, initializer, regularizer, reuse,
                                 trainable, collections, caching_device, validate_shape,
-                                constraint):
+                                constraint, use_resource=None):
         initializing_from_value = initializer is not None and not callable(initializer) and \
             not isinstance(initializer, type)
         shape = tensor_shape.as_shape(shape) if shape is not None else \
@@ -267,7 +269,8 @@ class _VariableStore:
             variable_dtype = dtype.base_dtype
         v = Variable(initial_value=init_val, name=name, trainable=trainable,
                      collections=collections, caching_device=caching_device,
-                     dtype=variable_dtype, validate_shape=validate_shape, constraint=constraint)
+                     dtype=variable_dtype, validate_shape=validate_shape, constraint=constraint,
+                     use_resource=use_resource)
         v._defined_at = "".join(traceback.format_stack(limit=8)[:-4])
         self._vars[name] = v
         if regularizer is not None:

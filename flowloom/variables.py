@@ -1,5 +1,7 @@
 """Classic TF1 variables: a VariableV2 buffer, its Assign initializer and its `read` Identity."""
 
+import os
+
 import numpy as np
 
 from flowloom.framework import dtypes
@@ -8,6 +10,25 @@ from flowloom.framework.ops import convert_to_tensor, register_tensor_conversion
 from flowloom.framework import tensor_shape
 from flowloom.ops.array import array_ops
 from flowloom.ops.state import state_ops
+
+
+# tf.enable_resource_variables() / disable_resource_variables(): the default of use_resource.
+_DEFAULT_USE_RESOURCE = [False]
+
+
+def enable_resource_variables():
+    """Makes variables created without `use_resource` resource variables (TF 2's default)."""
+    _DEFAULT_USE_RESOURCE[0] = True
+
+
+def disable_resource_variables():
+    """Makes variables created without `use_resource` reference variables (TF 1's default)."""
+    _DEFAULT_USE_RESOURCE[0] = False
+
+
+def resource_variables_enabled():
+    """True after tf.enable_resource_variables()."""
+    return _DEFAULT_USE_RESOURCE[0]
 
 
 class Variable:
@@ -21,6 +42,20 @@ class Variable:
       x = tf.Variable(0.0, name='x')
       inc = tf.assign_add(x, 1)
     """
+
+    def __new__(cls, *args, **kwargs):
+        # tf.Variable(use_resource=True), a VariableDef with is_resource, or
+        # tf.enable_resource_variables() make a ResourceVariable, as TF's VariableV1 does.
+        if cls is Variable:
+            use_resource = kwargs.get("use_resource", args[11] if len(args) > 11 else None)
+            var_def = kwargs.get("variable_def", args[6] if len(args) > 6 else None)
+            if use_resource is None:
+                use_resource = _DEFAULT_USE_RESOURCE[0]
+            if use_resource or getattr(var_def, "is_resource", False):
+                from flowloom.resource_variable import ResourceVariable
+
+                return super().__new__(ResourceVariable)
+        return super().__new__(cls)
 
     def __init__(self, initial_value=None, trainable=None, collections=None, validate_shape=True,
                  caching_device=None, name=None, variable_def=None, dtype=None,
@@ -333,7 +368,22 @@ def is_variable_initialized(variable):
 
 
 def assert_variables_initialized(var_list=None):
-    raise NotImplementedError("tf.assert_variables_initialized is not implemented")
+    """Returns an op that fails (FailedPreconditionError) when a variable of `var_list`
+    (default: all global and local variables) is not initialized, else the variables' ranks;
+    None when there are no variables.
+    """
+    if var_list is None:
+        var_list = global_variables() + local_variables()
+    if not var_list:
+        var_list = [op.outputs[0] for op in get_default_graph().get_operations()
+                    if op.type in ("Variable", "VariableV2", "AutoReloadVariable")]
+    if not var_list:
+        return None
+    ranks = []
+    for var in var_list:
+        with get_default_graph().colocate_with(var.op):
+            ranks.append(array_ops.rank(var, optimize=False))
+    return ranks[0] if len(ranks) == 1 else array_ops.stack(ranks)
 
 
 def report_uninitialized_variables(var_list=None, name="report_uninitialized_variables"):
@@ -343,11 +393,16 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
     if var_list is None:
         var_list = global_variables() + local_variables()
     with name_scope(name):
-        if not var_list:
-            return array_ops.constant([], dtype=dtypes.string)
-        with get_default_graph().colocate_with(None):
-            inited = array_ops.stack([state_ops.is_variable_initialized(v) for v in var_list])
+        # Each check is colocated with its variable (a reference input); the rest runs on
+        # the CPU of the task that asks, as in TF (TF's environment variable overrides it).
+        inited = [state_ops.is_variable_initialized(v) for v in var_list]
+        local_device = os.environ.get("TF_DEVICE_FOR_UNINITIALIZED_VARIABLE_REPORTING",
+                                      "/cpu:0")
+        with get_default_graph().colocate_with(None), get_default_graph().device(local_device):
+            if not var_list:
+                return array_ops.constant([], dtype=dtypes.string)
+            mask = math_ops.logical_not(array_ops.stack(inited))
             names = array_ops.constant(np.array([v.op.name.encode() for v in var_list],
                                                 dtype=object), dtype=dtypes.string)
-            return array_ops.boolean_mask(names, math_ops.logical_not(inited))
+            return array_ops.boolean_mask(names, mask)
 

@@ -46,6 +46,13 @@ def main(argv=None, script_by_default=False):
     lint.add_argument("--output", help="write the report to this file instead of stdout")
     lint.add_argument("script")
     lint.add_argument("args", nargs=argparse.REMAINDER)
+    launch = sub.add_parser("launch", help="start a cluster's ps and worker tasks of a TF1 "
+                            "script on this machine (each with --job_name/--task_index/"
+                            "--ps_hosts/--worker_hosts) and stream their output")
+    launch.add_argument("--ps", type=int, default=1, help="number of ps tasks")
+    launch.add_argument("--workers", type=int, default=2, help="number of worker tasks")
+    launch.add_argument("script")
+    launch.add_argument("args", nargs=argparse.REMAINDER)
     explain = sub.add_parser("explain", help="why each op of a run runs, where, and what is "
                              "copied between devices, for a GraphDef/MetaGraphDef file")
     explain.add_argument("graph", help="a .pb/.pbtxt GraphDef, a .meta MetaGraphDef or a "
@@ -59,6 +66,11 @@ def main(argv=None, script_by_default=False):
     if argv[:1] == ["lint"]:
         args = parser.parse_args(argv)  # everything after the script is the script's
         return _lint(args)
+    if argv[:1] == ["launch"]:
+        from flowloom.distributed.launch import launch as launch_cluster
+
+        args = parser.parse_args(argv)
+        return launch_cluster(args.script, args.args, args.ps, args.workers)
     args, rest = parser.parse_known_args(argv)
     if args.command == "inspect":
         return _inspect(args)

@@ -4,9 +4,13 @@ This package also maps the `tensorflow` modules onto flowloom for `flowloom run`
 `flowloom.install_as_tensorflow()` (flowloom/compat/importer.py, module_map.py).
 """
 
+import collections.abc as collections_abc  # noqa: F401  (TF 1.15's compat.collections_abc)
 import sys as _sys
 
 import numpy as _np
+
+from flowloom.compat.forward_compat import (forward_compatibility_horizon,  # noqa: F401
+                                            forward_compatible)
 
 v1 = _sys.modules["flowloom"]
 _sys.modules[__name__ + ".v1"] = v1

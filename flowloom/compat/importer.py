@@ -125,6 +125,10 @@ def install_as_tensorflow():
     `tensorflow.compat.v1` too, `tensorflow.contrib.*` gives `flowloom.contrib.*` and the
     common `tensorflow.python.*` paths give their flowloom counterparts.
 
+    From then on `flowloom.__version__` (which is `tensorflow.__version__`) reads "1.15.5",
+    the TF release whose API flowloom follows, as TF1 scripts compare it; `uninstall()`
+    restores flowloom's own version.
+
     Raises:
       RuntimeError: if the real TensorFlow is already imported in this process.
     """
@@ -135,6 +139,9 @@ def install_as_tensorflow():
                            "`import tensorflow`")
     if _finder not in sys.meta_path:
         sys.meta_path.insert(0, _finder)
+    # TF1 scripts branch on tensorflow.__version__, which is flowloom's here (version.py)
+    flowloom = sys.modules["flowloom"]
+    flowloom.__version__ = flowloom.version.VERSION
 
 
 def uninstall():
@@ -142,5 +149,8 @@ def uninstall():
     served from `sys.modules`."""
     if _finder in sys.meta_path:
         sys.meta_path.remove(_finder)
+    flowloom = sys.modules.get("flowloom")
+    if flowloom is not None:
+        flowloom.__version__ = flowloom.version.FLOWLOOM_VERSION
     for name in [n for n in sys.modules if n == "tensorflow" or n.startswith("tensorflow.")]:
         del sys.modules[name]

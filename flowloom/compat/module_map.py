@@ -18,7 +18,7 @@ import sys
 _OPS = "flowloom.ops."
 _ARRAY = ("flowloom", _OPS + "array.array_ops", _OPS + "array.manip_ops",
           _OPS + "array.slicing_ops", _OPS + "array.gather_ops", _OPS + "array.sequence_ops",
-          _OPS + "array.broadcast_ops")
+          _OPS + "array.broadcast_ops", _OPS + "array.search_ops")
 _MATH = ("flowloom", "flowloom.math", _OPS + "math.math_ops", _OPS + "math.matmul_ops",
          _OPS + "math.reduction_ops", _OPS + "math.unary_ops", _OPS + "math.scan_ops",
          _OPS + "math.segment_ops", _OPS + "math.special_math_ops")
@@ -26,7 +26,7 @@ _NN = ("flowloom.nn", _OPS + "nn.nn_ops", _OPS + "nn.nn_impl", _OPS + "nn.activa
        _OPS + "nn.batch_norm_ops", _OPS + "nn.nn_loss_ops", _OPS + "nn.embedding_ops",
        _OPS + "nn.conv_grad_ops")
 _CONTROL = ("flowloom", _OPS + "control_flow.control_flow_ops", _OPS + "control_flow.cond",
-            _OPS + "control_flow.while_loop")
+            _OPS + "control_flow.while_loop", _OPS + "control_flow.switch_case")
 _CELLS = ("flowloom.nn.rnn_cell", _OPS + "rnn.rnn_cell_impl", _OPS + "rnn.rnn_cell_wrappers")
 _TRAIN = ("flowloom.train",)
 _MNIST = "flowloom.datasets.mnist"
@@ -76,6 +76,12 @@ MODULES = {
     "tensorflow.python.estimator.inputs": "flowloom.estimator.inputs",
     "tensorflow.python.training.evaluation": "flowloom.train.evaluation",
     "tensorflow.python.training.warm_starting_util": "flowloom.estimator.warm_starting",
+    # Replicated training (flowloom/distributed/, train/device_setter, sync replicas).
+    "tensorflow.python.training.device_setter": "flowloom.train.device_setter",
+    "tensorflow.python.training.sync_replicas_optimizer":
+        "flowloom.train.sync_replicas_optimizer",
+    "tensorflow.contrib.training.python.training.device_setter":
+        "flowloom.contrib.training.device_setter",
 }
 
 VIEWS = {
@@ -103,6 +109,9 @@ VIEWS = {
                                        _OPS + "state.init_ops"),
     "tensorflow.python.ops.variable_scope": ("flowloom.variable_scope", "flowloom"),
     "tensorflow.python.ops.variables": ("flowloom.variables", "flowloom"),
+    "tensorflow.python.compat.compat": ("flowloom.compat.forward_compat",),
+    "tensorflow.python.ops.resource_variable_ops": ("flowloom.resource_variable",
+                                                    _OPS + "state.resource_variable_ops"),
     "tensorflow.python.ops.rnn": ("flowloom.nn", _OPS + "rnn.rnn"),
     "tensorflow.python.ops.rnn_cell": _CELLS,
     "tensorflow.python.ops.rnn_cell_impl": _CELLS,
@@ -112,7 +121,10 @@ VIEWS = {
     "tensorflow.python.ops.embedding_ops": ("flowloom.nn", _OPS + "nn.embedding_ops"),
     "tensorflow.python.ops.random_ops": ("flowloom", "flowloom.random", _OPS + "random.random_ops",
                                          _OPS + "random.random_sampling_ops"),
-    "tensorflow.python.ops.data_flow_ops": ("flowloom", _OPS + "array.data_flow_ops"),
+    "tensorflow.python.ops.data_flow_ops": ("flowloom", _OPS + "array.data_flow_ops",
+                                            "flowloom.data.accumulators"),
+    "tensorflow.python.training.server_lib": ("flowloom.train",
+                                              "flowloom.distributed.cluster_spec"),
     "tensorflow.python.ops.tensor_array_ops": ("flowloom",
                                                _OPS + "control_flow.tensor_array_ops"),
     "tensorflow.python.ops.functional_ops": ("flowloom", _OPS + "control_flow.functional_ops"),
@@ -122,12 +134,13 @@ VIEWS = {
     "tensorflow.python.ops.sparse_ops": ("flowloom", "flowloom.sparse",
                                          _OPS + "array.sparse_ops"),
     "tensorflow.python.ops.string_ops": ("flowloom", "flowloom.strings",
-                                         _OPS + "strings.string_ops"),
+                                         _OPS + "strings.string_ops",
+                                         _OPS + "checks.tensor_format"),
     "tensorflow.python.ops.parsing_ops": ("flowloom", _OPS + "parsing.parsing_ops"),
     "tensorflow.python.ops.special_math_ops": ("flowloom", _OPS + "math.special_math_ops"),
     "tensorflow.python.ops.standard_ops": ("flowloom",),
     "tensorflow.python.ops.partitioned_variables": ("flowloom",),
-    "tensorflow.python.ops.template": ("flowloom",),
+    "tensorflow.python.ops.template": ("flowloom.template", "flowloom"),
     "tensorflow.python.ops.gradients": ("flowloom", "flowloom.framework.gradients_impl"),
     "tensorflow.python.ops.gradients_impl": ("flowloom", "flowloom.framework.gradients_impl"),
     "tensorflow.python.ops.summary_ops": ("flowloom.summary", _OPS + "summary.summary_ops"),

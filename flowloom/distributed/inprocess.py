@@ -132,13 +132,24 @@ class InProcessSession(Session):
     """
 
     def __init__(self, target, graph=None, config=None):
-        super().__init__(target, graph=graph, config=config)
         cluster, job, task = parse_target(target)
+        # A local session underneath (no cluster runtime is looked up for the target).
+        super().__init__("", graph=graph, config=config)
+        self._target = target
         self._cluster = cluster
         self._task = (job, task)
         self._placer = _TaskPlacer(cluster, self._task, self._devices,
                                    allow_soft_placement=self._placer.allow_soft_placement,
                                    log_device_placement=self._placer.log_device_placement)
+
+    def close(self):
+        """Closes the session: its waiting takes end (the cluster's resources stay)."""
+        super().close()
+        for container in self._cluster._containers.values():
+            for resource in list(container.values()):
+                cancel = getattr(resource, "cancel_session", None)
+                if cancel is not None:
+                    cancel(self)
 
     def _resources_for(self, op):
         return self._cluster._containers[self._placer.task_of.get(op, self._task)]
@@ -158,3 +169,50 @@ def task_of_target(target):
     except errors.InvalidArgumentError:
         return None
     return None if parsed is None else parsed[1:]
+
+
+class InProcessTask:
+    """One task of an `InProcessCluster` in the place of its `tf.train.Server`: sessions
+    created with `target` run as that task. It is always running: `start()` does nothing."""
+
+    def __init__(self, cluster, job_name, task_index):
+        self._cluster = cluster
+        self._job = job_name
+        self._task = task_index
+
+    @property
+    def target(self):
+        """The session target of this task."""
+        return self._cluster.target(self._job, self._task)
+
+    def start(self):
+        """Does nothing: an in-process task serves as soon as it exists."""
+
+    def join(self):
+        raise NotImplementedError(
+            "join() of an in-process task (flowloom.distributed.inprocess): it has no server "
+            "thread to wait for; use tf.train.Server for a task of its own")
+
+
+def create_local_cluster(num_workers, num_ps, protocol="grpc", worker_config=None,
+                         ps_config=None):
+    """An in-process cluster of `num_workers` workers and `num_ps` ps tasks, for tests (the
+    counterpart of TF's `test_util.create_local_cluster`, which starts in-process servers).
+
+    Args:
+      num_workers: number of worker tasks.
+      num_ps: number of ps tasks.
+      protocol, worker_config, ps_config: accepted for TF's signature; unused in-process.
+
+    Returns:
+      (workers, ps_servers): lists of `InProcessTask`, whose `target` a session (or a
+      MonitoredTrainingSession's `master`) takes.
+    """
+    del protocol, worker_config, ps_config
+    spec = {"worker": ["localhost:%d" % (20000 + i) for i in range(num_workers)]}
+    if num_ps:
+        spec["ps"] = ["localhost:%d" % (21000 + i) for i in range(num_ps)]
+    cluster = InProcessCluster(spec)
+    workers = [InProcessTask(cluster, "worker", i) for i in range(num_workers)]
+    ps_servers = [InProcessTask(cluster, "ps", i) for i in range(num_ps)]
+    return workers, ps_servers

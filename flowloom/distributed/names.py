@@ -7,6 +7,8 @@ TRAIN_NAMES = [
     ("ClusterSpec", "flowloom.distributed.cluster_spec"),
     ("ClusterDef", "flowloom.proto.cluster_pb2"),
     ("JobDef", "flowloom.proto.cluster_pb2"),
+    ("Server", "flowloom.distributed.server"),
+    ("ServerDef", "flowloom.distributed.server"),
 ]
 
 

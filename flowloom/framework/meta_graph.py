@@ -180,11 +180,11 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
     if strip_default_attrs:
         _strip_default_attrs(exported)
     meta.graph_def.CopyFrom(exported)
-    from flowloom import __version__
+    from flowloom.version import GIT_VERSION
 
     # tensorflow_version stays empty: TF parses it as a version number (and an empty one
     # means "VariableDefs carry `trainable`", which they do).
-    meta.meta_info_def.tensorflow_git_version = "flowloom-" + __version__
+    meta.meta_info_def.tensorflow_git_version = GIT_VERSION
     meta.meta_info_def.stripped_default_attrs = bool(strip_default_attrs)
     meta.meta_info_def.stripped_op_list.CopyFrom(stripped_op_list_for_graph(exported))
     if saver_def is not None:

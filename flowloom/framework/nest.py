@@ -178,3 +178,41 @@ def map_structure_up_to(shallow_tree, func, *inputs):
     """`map_structure` that stops at the leaves of `shallow_tree`."""
     flats = [flatten_up_to(shallow_tree, x) for x in inputs]
     return pack_sequence_as(shallow_tree, [func(*xs) for xs in zip(*flats)])
+
+
+def flatten_dict_items(dictionary):
+    """A dict whose nested keys are flattened against their values (`Session.run` feeds).
+
+    A key that is a structure (an `LSTMStateTuple` of placeholders, a tuple of tensors) pairs
+    its leaves with the leaves of its value, as TF's `nest.flatten_dict_items` does.
+
+    Args:
+      dictionary: a mapping.
+
+    Returns:
+      A dict of leaf keys to leaf values.
+
+    Raises:
+      TypeError: if `dictionary` is not a mapping.
+      ValueError: if a key's and its value's structures have other numbers of leaves, or a
+        leaf key appears twice.
+    """
+    if not isinstance(dictionary, _abc.Mapping):
+        raise TypeError("input must be a dictionary")
+    flat = {}
+    for key, value in dictionary.items():
+        if not is_nested(key):
+            pairs = [(key, value)]
+        else:
+            flat_keys, flat_values = flatten(key), flatten(value)
+            if len(flat_keys) != len(flat_values):
+                raise ValueError(
+                    f"Could not flatten dictionary. Key had {len(flat_keys)} elements, but "
+                    f"value had {len(flat_values)} elements. Key: {flat_keys}, value: "
+                    f"{flat_values}.")
+            pairs = zip(flat_keys, flat_values)
+        for k, v in pairs:
+            if k in flat:
+                raise ValueError(f"Could not flatten dictionary: key {k} is not unique.")
+            flat[k] = v
+    return flat

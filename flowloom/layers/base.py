@@ -118,7 +118,11 @@ class Layer:
             with name_scope(self._scope.original_name_scope):
                 if not self.built:
                     first = inputs[0] if isinstance(inputs, (list, tuple)) else inputs
-                    self.input_spec_shape = convert_to_tensor(first).shape
+                    first = convert_to_tensor(first)
+                    if not self.dtype:
+                        # as TF 1.x: a layer without a dtype takes its first input's
+                        self.dtype = first.dtype.base_dtype.name
+                    self.input_spec_shape = first.shape
                     self.build(self.input_spec_shape)
                     self.built = True
                 return self.call(inputs, *args, **kwargs)

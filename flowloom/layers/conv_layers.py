@@ -4,7 +4,7 @@ Conv3DTranspose, SeparableConv1D/2D, pooling in 1-D and 3-D — the graphs TF 1.
 
 from flowloom.framework import tensor_shape
 from flowloom.layers.base import Layer
-from flowloom.layers.convolutional import _nn_format
+from flowloom.layers.convolutional import _nn_format, tf1_dilation_rate_const
 from flowloom.ops.array import array_ops
 from flowloom.ops.nn import conv3d_ops, nn_impl, nn_ops
 from flowloom.ops.state import init_ops
@@ -82,6 +82,7 @@ class _Conv(Layer):
         self.bias = self.add_weight("bias", [self.filters], initializer=self.bias_initializer,
                                     regularizer=self.bias_regularizer,
                                     constraint=self.bias_constraint) if self.use_bias else None
+        tf1_dilation_rate_const(self.dilation_rate)
         self.built = True
 
     def _full(self, values):

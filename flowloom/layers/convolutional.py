@@ -6,6 +6,16 @@ from flowloom.ops.state import init_ops
 from flowloom.ops.nn import nn_ops
 
 
+def tf1_dilation_rate_const(dilation_rate):
+    """TF 1.15's conv layers build an `nn.Convolution`, which makes a `dilation_rate` Const;
+    under TF 1.15's seed rule (every op counts in later default op seeds) flowloom makes it."""
+    from flowloom.ops.array import array_ops
+    from flowloom.ops.random.random_ops import seed_rules
+
+    if seed_rules() == "1":
+        array_ops.constant(list(dilation_rate), dtype="int32", name="dilation_rate")
+
+
 def _pair(v):
     return (v, v) if isinstance(v, int) else tuple(v)
 
@@ -59,6 +69,7 @@ class Conv2D(Layer):
         self.bias = self.add_weight("bias", [self.filters], initializer=self.bias_initializer,
                                     regularizer=self.bias_regularizer,
                                     constraint=self.bias_constraint) if self.use_bias else None
+        tf1_dilation_rate_const(self.dilation_rate)
         self.built = True
 
     def call(self, inputs):

@@ -57,6 +57,18 @@ def set_semaphore(semaphore):
     return old
 
 
+def check_deadline(op=None):
+    """Raises DeadlineExceededError when the calling thread's run is past its deadline.
+
+    Called by the executor at each new iteration of a loop frame, so a `tf.while_loop` that
+    never ends stops at `RunOptions.timeout_in_ms` as it does in TF.
+    """
+    deadline = _state.deadline
+    if deadline is not None and time.monotonic() > deadline:
+        raise errors.DeadlineExceededError(
+            None, op, "Timed out waiting for notification")
+
+
 def wait_until(cond, ready, op_timeout_ms=-1):
     """Waits on `cond` (held by the caller) until `ready()` is true.
 

@@ -31,6 +31,7 @@ import threading
 import time
 
 from flowloom.framework import errors
+from flowloom.runtime import blocking
 from flowloom.runtime.dataflow_plan import (CONTROL_FLOW_TYPES, DEAD, DataflowPlan,
                                              _EDGE_MERGE, _EDGE_ONLY_ARRIVAL, _EDGE_ONLY_INPUT,
                                              _ENTER, _EXIT, _MERGE, compile_plan, reachable_ops)
@@ -279,6 +280,7 @@ class _Run:
             self._cleanup(frame, it.num)
 
     def _increment_iteration(self, frame):
+        blocking.check_deadline()
         frame.iteration_count += 1
         nxt = _Iteration(frame.iteration_count)
         frame.iterations[nxt.num] = nxt

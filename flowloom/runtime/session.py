@@ -10,6 +10,7 @@ import numpy as np
 
 from flowloom.framework import dtypes
 from flowloom.framework import errors
+from flowloom.framework import nest
 from flowloom.framework import observers
 from flowloom.framework.graph import get_default_graph
 from flowloom.framework.ops import Operation, Tensor, tensor_value_to_numpy
@@ -32,6 +33,15 @@ class _DefaultSessionStack(threading.local):
 
 
 _default_session_stack = _DefaultSessionStack()
+
+# fn(session, target, config) -> the cluster runtime of a session with a `grpc://` target
+# (flowloom/distributed/server.py registers it).
+_target_hook = []
+
+
+def register_target_hook(fn):
+    """Makes `fn` give sessions with a `grpc://` target their cluster runtime."""
+    _target_hook[:] = [fn]
 
 
 def get_default_session():
@@ -167,6 +177,12 @@ class BaseSession:
         self._intra_op = max(0, int(getattr(config, "intra_op_parallelism_threads", 0) or 0))
         # The deadline of every blocking op of a run without RunOptions.timeout_in_ms.
         self._operation_timeout_ms = int(getattr(config, "operation_timeout_in_ms", 0) or 0)
+        # A cluster target (`grpc://host:port` of a tf.train.Server): the hook that
+        # flowloom/distributed registers gives the session the cluster's devices and runs
+        # the steps that span tasks.
+        self._remote = None
+        if target and str(target).startswith("grpc://") and _target_hook:
+            self._remote = _target_hook[0](self, str(target), config)
 
     # -- properties --------------------------------------------------------------
     @property
@@ -226,6 +242,8 @@ class BaseSession:
     def close(self):
         """Frees the session's state; running it afterwards raises RuntimeError."""
         self._closed = True
+        if self._remote is not None:
+            self._remote.close()
         resources, self._resources = self._resources, {}
         self._plan_cache = {}
         # Ops blocked on the session's resources (a dequeue waiting on a queue) are released
@@ -287,6 +305,8 @@ class BaseSession:
         keys = []
         vals = []
         graph = self._graph
+        if any(nest.is_nested(key) for key in feed_dict):
+            feed_dict = nest.flatten_dict_items(feed_dict)  # e.g. an LSTMStateTuple key
         for key, value in feed_dict.items():
             custom = _custom_feed(key, value)
             pairs = custom if custom is not None else [(key, value)]
@@ -349,6 +369,8 @@ class BaseSession:
         return values
 
     def _run_plan(self, plan, feed_vals, options, run_metadata):
+        if self._remote is not None and self._remote.owns(plan):
+            return self._remote.run_plan(plan, feed_vals, options, run_metadata)
         if options is not None:
             return self._run_traced(plan, feed_vals, options, run_metadata)
         if plan.steps is not None:

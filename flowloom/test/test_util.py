@@ -26,6 +26,7 @@ from flowloom.ops.random.random_ops import DEFAULT_GRAPH_SEED, set_random_seed
 from flowloom.proto import config_pb2
 from flowloom.runtime import devices as _devices
 from flowloom.runtime.session import Session, get_default_session
+from flowloom.test.capture import CaptureWritesMixin
 
 _temp_dir = None
 
@@ -89,7 +90,7 @@ class ErrorLoggingSession(Session):
             raise
 
 
-class TensorFlowTestCase(absltest.TestCase):
+class TensorFlowTestCase(CaptureWritesMixin, absltest.TestCase):
     """Base class for tests that build and run graphs (`tf.test.TestCase`).
 
     Example:
@@ -624,3 +625,12 @@ def assert_equal_graph_def(actual, expected, checkpoint_v2=False, hash_table_sha
             raise AssertionError("Node named '%s' differs: actual\n%s\nexpected\n%s" % (
                 name, text_format.MessageToString(a[name]),
                 text_format.MessageToString(e[name])))
+
+
+def create_local_cluster(num_workers, num_ps, protocol="grpc", worker_config=None,
+                         ps_config=None):
+    """TF's local cluster for tests, in this process (flowloom/distributed/inprocess.py)."""
+    from flowloom.distributed import inprocess
+
+    return inprocess.create_local_cluster(num_workers, num_ps, protocol, worker_config,
+                                          ps_config)

@@ -48,11 +48,11 @@ class AdamOptimizer(Optimizer):
 
     def _apply_dense(self, grad, var):
         beta1_power, beta2_power = self._get_beta_accumulators()
-        return training_ops.apply_adam(
+        return training_ops.update_op(training_ops.apply_adam(
             var, self.get_slot(var, "m"), self.get_slot(var, "v"),
             cast_to(beta1_power, var), cast_to(beta2_power, var), cast_to(self._lr_t, var),
             cast_to(self._beta1_t, var), cast_to(self._beta2_t, var),
-            cast_to(self._epsilon_t, var), grad, use_locking=self._use_locking).op
+            cast_to(self._epsilon_t, var), grad, use_locking=self._use_locking))
 
     def _apply_sparse(self, grad, var):
         beta1_power, beta2_power = self._get_beta_accumulators()

@@ -86,11 +86,11 @@ class RMSPropOptimizer(Optimizer):
     def _apply_dense(self, grad, var):
         rms, mom = self.get_slot(var, "rms"), self.get_slot(var, "momentum")
         if self._centered:
-            return training_ops.apply_centered_rms_prop(
+            return training_ops.update_op(training_ops.apply_centered_rms_prop(
                 var, self.get_slot(var, "mg"), rms, mom, *self._hyper(var), grad,
-                use_locking=self._use_locking).op
-        return training_ops.apply_rms_prop(var, rms, mom, *self._hyper(var), grad,
-                                           use_locking=self._use_locking).op
+                use_locking=self._use_locking))
+        return training_ops.update_op(training_ops.apply_rms_prop(
+            var, rms, mom, *self._hyper(var), grad, use_locking=self._use_locking))
 
     def _apply_sparse(self, grad, var):
         rms, mom = self.get_slot(var, "rms"), self.get_slot(var, "momentum")
@@ -128,9 +128,9 @@ class AdadeltaOptimizer(Optimizer):
         return [cast_to(t, var) for t in (self._lr_t, self._rho_t, self._epsilon_t)]
 
     def _apply_dense(self, grad, var):
-        return training_ops.apply_adadelta(
+        return training_ops.update_op(training_ops.apply_adadelta(
             var, self.get_slot(var, "accum"), self.get_slot(var, "accum_update"),
-            *self._hyper(var), grad, use_locking=self._use_locking).op
+            *self._hyper(var), grad, use_locking=self._use_locking))
 
     def _apply_sparse(self, grad, var):
         return training_ops.sparse_apply_adadelta(

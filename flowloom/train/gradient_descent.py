@@ -24,9 +24,9 @@ class GradientDescentOptimizer(Optimizer):
             self._call_if_callable(self._learning_rate), name="learning_rate")
 
     def _apply_dense(self, grad, var):
-        return training_ops.apply_gradient_descent(
+        return training_ops.update_op(training_ops.apply_gradient_descent(
             var, cast_to(self._learning_rate_tensor, var), grad,
-            use_locking=self._use_locking).op
+            use_locking=self._use_locking))
 
     def _apply_sparse_duplicate_indices(self, grad, var):
         # ScatterSub sums repeated indices itself: no de-duplication needed.
@@ -58,13 +58,13 @@ class MomentumOptimizer(Optimizer):
                                                   name="momentum")
 
     def _apply_dense(self, grad, var):
-        return training_ops.apply_momentum(
+        return training_ops.update_op(training_ops.apply_momentum(
             var, self.get_slot(var, "momentum"), cast_to(self._learning_rate_tensor, var), grad,
             cast_to(self._momentum_tensor, var), use_locking=self._use_locking,
-            use_nesterov=self._use_nesterov).op
+            use_nesterov=self._use_nesterov))
 
     def _apply_sparse(self, grad, var):
-        return training_ops.sparse_apply_momentum(
+        return training_ops.update_op(training_ops.sparse_apply_momentum(
             var, self.get_slot(var, "momentum"), cast_to(self._learning_rate_tensor, var),
             grad.values, grad.indices, cast_to(self._momentum_tensor, var),
-            use_locking=self._use_locking, use_nesterov=self._use_nesterov).op
+            use_locking=self._use_locking, use_nesterov=self._use_nesterov))

@@ -31,6 +31,12 @@ def _var_key(var):
     return var.op.name
 
 
+def _is_resource(var):
+    from flowloom.resource_variable import is_resource_variable
+
+    return is_resource_variable(var)
+
+
 def create_slot(primary, initializer, name, shape=None, dtype=None, colocate_with_primary=True):
     """A non-trainable variable named `<primary>/<name>` holding optimizer state for `primary`.
 
@@ -47,7 +53,9 @@ def create_slot(primary, initializer, name, shape=None, dtype=None, colocate_wit
             return get_variable(
                 "", shape=shape if callable(initializer) else None, dtype=dtype,
                 initializer=initializer, trainable=False,
-                validate_shape=shape.is_fully_defined())
+                validate_shape=shape.is_fully_defined(),
+                # As TF's slot_creator: a resource variable's slots are resource variables.
+                use_resource=_is_resource(primary))
 
 
 def create_zeros_slot(primary, name, dtype=None, colocate_with_primary=True):
@@ -268,7 +276,8 @@ class Optimizer:
         v = self._non_slot_dict.get(key)
         if v is None:
             with graph.colocate_with(colocate_with.op):
-                v = variables.Variable(initial_value, name=name, trainable=False)
+                v = variables.Variable(initial_value, name=name, trainable=False,
+                                       use_resource=_is_resource(colocate_with))
             self._non_slot_dict[key] = v
         return v
 

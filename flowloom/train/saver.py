@@ -38,8 +38,15 @@ class _Saveable:
     def __init__(self, name, variable):
         from flowloom.variables import Variable
 
+        from flowloom.resource_variable import is_resource_target, resource_handle
+
         self.name = name
-        if isinstance(variable, Variable):
+        self.resource = is_resource_target(variable)
+        if self.resource:
+            # A resource variable (or its handle): saved through a read, restored through
+            # AssignVariableOp on the handle.
+            self.ref = resource_handle(variable)
+        elif isinstance(variable, Variable):
             self.ref = variable._variable
         elif isinstance(variable, Tensor) and variable._dtype.is_ref_dtype or isinstance(variable, Tensor) and variable._op._type in ("VariableV2", "Identity"):
             self.ref = variable
@@ -50,6 +57,32 @@ class _Saveable:
     @property
     def device(self):
         return self.ref._op._device
+
+    @property
+    def dtype(self):
+        if self.resource:
+            from flowloom.ops.state.resource_variable_ops import handle_dtype
+
+            return handle_dtype(self.ref)
+        return self.ref._dtype.base_dtype
+
+    def tensor(self):
+        """What SaveV2 writes: the reference, or a read of the resource variable."""
+        if self.resource:
+            from flowloom.ops.state.resource_variable_ops import read_variable_op
+
+            with get_default_graph().device(self.device or None):
+                return array_ops.identity(read_variable_op(self.ref, self.dtype))
+        return self.ref
+
+    def restore(self, tensor):
+        """The op that stores the restored `tensor` into the variable."""
+        if self.resource:
+            from flowloom.ops.state.resource_variable_ops import assign_variable_op
+
+            return assign_variable_op(self.ref, array_ops.identity(tensor))
+        return state_ops.assign(self.ref, tensor,
+                                validate_shape=self.ref._shape.is_fully_defined()).op
 
 
 def _saveables(var_list):
@@ -204,7 +237,7 @@ class Saver:
     def _add_save_ops(filename, saveables):
         names = [s.name for s in saveables]
         save = save_restore_ops.save_v2(filename, names, [""] * len(names),
-                                        [s.ref for s in saveables])
+                                        [s.tensor() for s in saveables])
         return control_flow_ops.with_dependencies([save], filename)
 
     @staticmethod
@@ -213,13 +246,11 @@ class Saver:
         names = [s.name for s in saveables]
         with graph.device("/device:CPU:0"):
             restored = save_restore_ops.restore_v2(
-                filename, names, [""] * len(names), [s.ref._dtype.base_dtype for s in saveables])
+                filename, names, [""] * len(names), [s.dtype for s in saveables])
         assigns = []
         for saveable, tensor in zip(saveables, restored):
             with graph.device(saveable.device or None):
-                assigns.append(state_ops.assign(
-                    saveable.ref, tensor,
-                    validate_shape=saveable.ref._shape.is_fully_defined()).op)
+                assigns.append(saveable.restore(tensor))
         return control_flow_ops.group(*assigns, name=name)
 
     def _add_sharded_save_ops(self, filename, per_device):

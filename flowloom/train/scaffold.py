@@ -148,8 +148,9 @@ class Scaffold:
 
     @staticmethod
     def default_local_init_op():
-        """Initializes the local variables (epoch counters, metrics)."""
+        """Initializes the local variables (epoch counters, metrics) and the tables."""
         from flowloom.ops.control_flow.control_flow_ops import group
+        from flowloom.ops.lookup.tables import tables_initializer
         from flowloom import variables
 
-        return group(variables.local_variables_initializer())
+        return group(variables.local_variables_initializer(), tables_initializer())

@@ -127,7 +127,11 @@ class Supervisor:
         if local_init_op is Supervisor.USE_DEFAULT:
             local_init_op = self._first_in_collection(GraphKeys.LOCAL_INIT_OP)
             if local_init_op is None:
-                local_init_op = group(variables.local_variables_initializer())
+                from flowloom.ops.lookup.tables import tables_initializer
+
+                # TF's default: the local variables and the tables.
+                local_init_op = group(variables.local_variables_initializer(),
+                                      tables_initializer())
                 add_to_collection(GraphKeys.LOCAL_INIT_OP, local_init_op)
         self._local_init_op = local_init_op
 

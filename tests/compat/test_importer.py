@@ -79,3 +79,20 @@ def test_run_help_and_usage():
 
     assert main(["run", "--help"]) == 0
     assert main(["run"]) == 2
+
+
+def test_version_reads_tf_115_under_the_alias():
+    """TF1 scripts compare tensorflow.__version__; plain flowloom keeps its own version."""
+    assert flowloom.__version__ == flowloom.version.FLOWLOOM_VERSION
+    assert flowloom.VERSION == flowloom.version.VERSION == "1.15.5"
+    if "tensorflow" in sys.modules and sys.modules["tensorflow"] is not flowloom:
+        pytest.skip("the real TensorFlow is imported in this process")
+    flowloom.install_as_tensorflow()
+    try:
+        import tensorflow as tf
+
+        assert tf.__version__ == "1.15.5" and tf.version.VERSION == "1.15.5"
+        assert tuple(int(p) for p in tf.__version__.split(".")) >= (1, 4)
+    finally:
+        importer.uninstall()
+    assert flowloom.__version__ == flowloom.version.FLOWLOOM_VERSION

@@ -10,7 +10,7 @@ graphs are built op for op as flowloom builds them) distributed_api_tf2.json wit
 placements of the graphs that need no tf.contrib.
 
 Writes tests/data/distributed_api_tf1.json: {"cluster_spec": [[label, outcome, text], ...],
-"none_setters": [...],
+"none_setters": [...], "accumulators": [...],
 "placements": {graph name: [[op name, op type, op.device], ...]}}.
 """
 
@@ -21,7 +21,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
 
-from tests.distributed_api import cluster_spec_cases, placement_graphs  # noqa: E402
+from tests.distributed_api import accumulator_cases, cluster_spec_cases  # noqa: E402
+from tests.distributed_api import placement_graphs  # noqa: E402
 
 
 def main():
@@ -41,6 +42,8 @@ def main():
     record = {"tensorflow": tf.__version__,
               "cluster_spec": cluster_spec_cases.run(tf, cluster_pb2),
               "none_setters": placement_graphs.none_setters(tf),
+              "accumulators": accumulator_cases.run(tf),
+              "device_specs": placement_graphs.device_specs(tf),
               "placements": {name: placement_graphs.placements(build(tf))
                              for name, build in placement_graphs.GRAPHS.items()}}
     _write(record, "distributed_api_tf1.json")

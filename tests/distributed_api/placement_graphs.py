@@ -178,6 +178,33 @@ def small_mlp(tf):
     return graph
 
 
+def sync_replicas(tf):
+    """SyncReplicasOptimizer over Momentum with a sparse (embedding) gradient and variable
+    averages, under a round-robin replica_device_setter over two ps tasks."""
+    graph = tf.Graph()
+    cluster = {"ps": ["ps0:2222", "ps1:2222"], "worker": ["w0:2222", "w1:2222"]}
+    with graph.as_default(), tf.device(tf.train.replica_device_setter(
+            cluster=cluster, worker_device="/job:worker/task:0")):
+        global_step = tf.train.get_or_create_global_step()
+        ids = tf.placeholder(tf.int32, [None], name="ids")
+        y = tf.placeholder(tf.float32, [None, 2], name="y")
+        embedding = tf.get_variable("embedding", [10, 4])
+        w = tf.get_variable("w", [4, 2])
+        b = tf.get_variable("b", [2], initializer=tf.zeros_initializer())
+        logits = tf.matmul(tf.nn.embedding_lookup(embedding, ids), w) + b
+        loss = tf.reduce_mean(tf.square(logits - y))
+        averages = tf.train.ExponentialMovingAverage(0.99, global_step)
+        opt = tf.train.SyncReplicasOptimizer(
+            tf.train.MomentumOptimizer(0.1, 0.9), replicas_to_aggregate=2,
+            total_num_replicas=2, variable_averages=averages,
+            variables_to_average=tf.trainable_variables())
+        opt.minimize(loss, global_step=global_step)
+        opt.get_init_tokens_op()
+        opt.make_session_run_hook(True).begin()
+        tf.global_variables_initializer()
+    return graph
+
+
 def _semantics(tf):
     """Small cases of device merging and of each branch of the device chooser."""
     graph = tf.Graph()
@@ -256,8 +283,32 @@ def none_setters(tf):
     return out
 
 
+def device_specs(tf):
+    """DeviceSpec parsing and merging: [[case, result or error class + message], ...]."""
+    out = []
+    strings = ["/job:ps/task:0/device:CPU:0", "/cpu:1", "gpu:2", "/job:worker/replica:1/task:3",
+               "/device:CPU:*", "/job:a/device:gpu:0", "CPU:0", "/task:1/gpu:0", "",
+               "/job:ps/task:0/cpu:0/gpu:1", "/badfield:1"]
+    for text in strings:
+        try:
+            out.append(["parse " + text, tf.DeviceSpec.from_string(text).to_string()])
+        except Exception as e:  # noqa: BLE001 - the error is the result
+            out.append(["parse " + text, type(e).__name__ + ": " + str(e)])
+    pairs = [("/job:ps/task:0", "/cpu:1"), ("/job:ps/task:0/cpu:0", "/job:worker/gpu:1"),
+             ("/device:GPU:*", "/gpu:1"), ("/gpu:1", "/device:GPU:*"), ("/replica:3", "/task:2"),
+             ("/job:worker/task:1/device:CPU:0", "")]
+    for base, other in pairs:
+        merged = tf.DeviceSpec.from_string(base).make_merged_spec(
+            tf.DeviceSpec.from_string(other))
+        out.append(["merge %s + %s" % (base, other), merged.to_string()])
+        graph = tf.Graph()
+        with graph.as_default(), tf.device(base), tf.device(other):
+            out.append(["nested %s > %s" % (base, other), tf.constant(1.0).op.device])
+    return out
+
+
 GRAPHS = {"cifar10_towers": cifar10_towers, "wide_model": wide_model, "small_mlp": small_mlp,
-          "semantics": _semantics}
+          "semantics": _semantics, "sync_replicas": sync_replicas}
 TF2_GRAPHS = ("cifar10_towers", "small_mlp")
 
 

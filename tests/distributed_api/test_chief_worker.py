@@ -11,6 +11,7 @@ import pytest
 
 import flowloom as tf
 from flowloom.distributed.inprocess import InProcessCluster
+from flowloom.train import session_manager
 
 CLUSTER = {"ps": ["ps0:2222"], "worker": ["w0:2222", "w1:2222"]}
 
@@ -159,7 +160,7 @@ def test_seed_mistake_worker_variable_makes_the_worker_wait(monkeypatch, caplog)
     _fast_recovery(monkeypatch)
     cluster = InProcessCluster(CLUSTER)
     _train(cluster, 0, "global", 1, 5)  # the chief runs fine: it initializes its own copy
-    caplog.set_level(logging.INFO, logger="flowloom")
+    caplog.set_level(logging.INFO, logger=session_manager._log.name)
     with pytest.raises(tf.errors.DeadlineExceededError):
         _train(cluster, 1, "global", 1, 0.3)
     text = caplog.text

@@ -13,11 +13,7 @@ from tests.ops import random_cases
 DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data")
 
 
-# TF 1.15's default op seed is its op count: programs match only where flowloom's wrappers
-# create the same ops before the random op.
-KNOWN_GAPS = {
-    ("dropouts", "1"): "tf.nn.dropout builds TF 2.x's ops, so TF 1.15's op count differs",
-}
+KNOWN_GAPS = {}
 
 
 def _recorded(major):
@@ -32,10 +28,8 @@ def _compare(name, got, want):
         if name.split("/")[0] in random_cases.LINALG_CASES:
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=name)
         else:
-            # Uniforms and float64 normals are bit-exact. Float32 normals: TF calls glibc's
-            # logf/sinf/cosf (faithful, not correctly rounded); ours round the float64
-            # functions, so about 1.5% of Box-Muller values end 1-3 ulp away.
-            np.testing.assert_array_max_ulp(got, want, maxulp=3, dtype=want.dtype)
+            # bit for bit, float32 Box-Muller included (glibc's logf/sincosf: libm_float)
+            np.testing.assert_array_equal(got, want, err_msg=name)
     else:
         np.testing.assert_array_equal(got, want, err_msg=name)
 
@@ -59,14 +53,13 @@ def test_case_matches_tf(case, major, monkeypatch):
 
 
 def test_exact_where_tf_is_exact():
-    """Uniform floats/ints, shuffles and multinomials: bit for bit, not merely close."""
+    """Uniforms and normals of each float type: bit for bit, not merely close."""
     recorded = _recorded("2")
     for case in ("uniform_float32_sizes", "uniform_float64_sizes", "uniform_float16_sizes",
-                 "normal_float64_sizes", "truncated_float64_sizes", "graph_seed_777"):
+                 "normal_float32_sizes", "normal_float64_sizes", "truncated_float64_sizes",
+                 "graph_seed_777"):
         first, second = random_cases.run_case(tf, random_cases.CASES[case])
         for i, (a, b) in enumerate(zip(first, second)):
-            if case == "graph_seed_777" and i in (0, 3):
-                continue  # float32 Box-Muller
             np.testing.assert_array_equal(a, recorded[f"{case}/{i}/run1"])
             np.testing.assert_array_equal(b, recorded[f"{case}/{i}/run2"])
 

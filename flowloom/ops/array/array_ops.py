@@ -731,7 +731,13 @@ def stack(values, axis=0, name="stack"):
     if isinstance(values, Tensor) and axis == 0:
         return values  # TF converts the input first: a tensor stacks to itself
     if not isinstance(values, (list, tuple)):
-        raise TypeError("values must be a list of tensors")
+        if axis == 0 and isinstance(values, np.ndarray):
+            return convert_to_tensor(values, name=name)  # TF converts before packing
+        if not hasattr(values, "__iter__"):
+            raise TypeError("values must be a list of tensors")
+        values = list(values)
+    if not values and axis == 0:
+        return constant(values, name=name)  # TF: an empty list converts to float32 [0]
     if values and all(not isinstance(v, Tensor) and not hasattr(v, "_as_graph_element")
                       for v in values):
         try:
@@ -797,22 +803,39 @@ def _contains_tensor(value):
     return False
 
 
+def _first_tensor_dtype(value):
+    for v in value:
+        if isinstance(v, (list, tuple)):
+            found = _first_tensor_dtype(v)
+            if found is not None:
+                return found
+        elif isinstance(v, Tensor) or hasattr(v, "_as_graph_element"):
+            return v.dtype.base_dtype
+    return None
+
+
 def _autopack(value, dtype=None, name=None, as_ref=False):
     """A (nested) list holding tensors becomes a Pack of them, as TF converts it ("packed")."""
     if not _contains_tensor(value):
         return NotImplemented
+    if dtype is None:
+        # As TF's _get_dtype_from_nested_lists: the first tensor in the list sets the dtype
+        # (Python numbers beside it convert to that dtype).
+        dtype = _first_tensor_dtype(value)
     with name_scope(name or "packed") as scope:
-        # Elements are named by position, as TF's autopacking names them (`stack/1`).
-        elems = [_autopack(v, dtype, name=str(i)) if isinstance(v, (list, tuple)) else
-                 convert_to_tensor(v, dtype=dtype, name=str(i)) for i, v in enumerate(value)]
+        # As TF's autopacking: nested lists holding tensors are packed first; the other
+        # elements (numbers, tensor-free lists, arrays) then become Consts of the packed
+        # dtype, named by position (`stack/1`).
+        elems = [_autopack(v, dtype, name=str(i)) if _contains_tensor(v) and
+                 not isinstance(v, Tensor) else v for i, v in enumerate(value)]
         target = dtype
         if target is None:
             for e in elems:
                 if isinstance(e, Tensor):
                     target = e.dtype.base_dtype
                     break
-        elems = [e if e.dtype.base_dtype == target else convert_to_tensor(e, dtype=target)
-                 for e in elems]
+        elems = [e if isinstance(e, Tensor) and e.dtype.base_dtype == target else
+                 convert_to_tensor(e, dtype=target, name=str(i)) for i, e in enumerate(elems)]
         return apply_op("Pack", (elems,), name=scope, axis=0).outputs[0]
 
 

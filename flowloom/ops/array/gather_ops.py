@@ -16,8 +16,9 @@ from flowloom.framework.tensor_util import constant_value, constant_value_as_sha
 
 _builtin_slice = builtins.slice
 
-from flowloom.ops.array.array_ops import (_dense, _dims_str, _shape_str, concat, expand_dims, reshape,
-                                    shape, size, squeeze, stack, transpose, zeros, zeros_like)
+from flowloom.ops.array.array_ops import (_dense, _dims_str, _shape_str, concat, expand_dims, ones,
+                                    rank, reshape, shape, size, squeeze, stack, transpose, zeros,
+                                    zeros_like)
 
 
 def _math():
@@ -48,6 +49,11 @@ GatherV2 = defop("GatherV2", inputs=["params: Tparams", "indices: Tindices", "ax
                  outputs=["output: Tparams"], attrs={"batch_dims": 0})
 
 
+def _batch_dims(batch_dims, indices_rank):
+    batch_dims = int(batch_dims or 0)
+    return batch_dims + indices_rank if batch_dims < 0 else batch_dims
+
+
 @GatherV2.shape
 def _(op):
     p, i, a = op._inputs
@@ -58,66 +64,152 @@ def _(op):
     dims = p._shape.as_list()
     if axis < 0:
         axis += len(dims)
-    return TensorShape(dims[:axis] + i._shape.as_list() + dims[axis + 1:])
+    bd = _batch_dims(op._attrs.get("batch_dims", 0), i._shape.ndims)
+    if not 0 <= bd <= axis:
+        raise ValueError(f"batch_dims ({bd}) must be less than or equal to axis ({axis}) for "
+                         f"'{op.name}' (op: 'GatherV2')")
+    return TensorShape(dims[:axis] + i._shape.as_list()[bd:] + dims[axis + 1:])
 
 
 @GatherV2.kernel
-def _(xp, params, indices, axis):
+def _(xp, params, indices, axis, *, batch_dims):
     axis = int(axis)
+    if axis < 0:
+        axis += params.ndim
+    bd = _batch_dims(batch_dims, indices.ndim)
     n = params.shape[axis]
     if indices.size and (indices.min() < 0 or indices.max() >= n):
         bad = indices[(indices < 0) | (indices >= n)].ravel()[0]
         raise errors.InvalidArgumentError(None, None, f"indices = {bad} is not in [0, {n})")
-    return xp.take(params, indices, axis=axis)
+    if bd == 0:
+        return xp.take(params, indices, axis=axis)
+    if params.shape[:bd] != indices.shape[:bd]:
+        raise errors.InvalidArgumentError(
+            None, None, f"params.shape[:{bd}] {_shape_str(params.shape[:bd])} and "
+            f"indices.shape[:{bd}] {_shape_str(indices.shape[:bd])} must match for batch_dims")
+    batch = params.shape[:bd]
+    flat_p = params.reshape((-1,) + params.shape[bd:])
+    flat_i = indices.reshape((-1,) + indices.shape[bd:])
+    out = [xp.take(flat_p[b], flat_i[b], axis=axis - bd) for b in range(flat_p.shape[0])]
+    rest = (params.shape[bd:axis] + indices.shape[bd:] + params.shape[axis + 1:])
+    if not out:
+        return xp.zeros(batch + rest, dtype=params.dtype)
+    return xp.stack(out).reshape(batch + rest)
 
 
 @GatherV2.gradient
 def _(op, grad):
-    """Axis 0: the rows of grad as IndexedSlices of params. Other axes: a segment sum."""
+    """Axis 0: the rows of grad as IndexedSlices of params. Other axes (and batch_dims):
+    the gathered axis moved next to the batch dimensions, then a segment sum, as TF."""
     from flowloom.framework.indexed_slices import IndexedSlices
     from flowloom.ops.math import math_ops
-    from flowloom.ops.math import segment_ops
 
     params, indices, axis = op._inputs
-    if op._attrs.get("batch_dims", 0):
-        raise NotImplementedError("GatherV2 gradient with batch_dims")
     with get_default_graph().colocate_with(params):
         params_shape = shape(params)
     indices_size = expand_dims(size(indices), 0)
     axis_static = constant_value(axis)
+    batch_dims = op._attrs.get("batch_dims", 0) or 0
+    if batch_dims < 0:
+        if indices._shape.ndims is None:
+            raise NotImplementedError("GatherV2 gradient with negative batch_dims and indices "
+                                      "of unknown rank")
+        batch_dims += indices._shape.ndims
     grad = _dense(grad)
-    if axis_static is not None and int(axis_static) == 0:
+    if axis_static is not None and int(axis_static) == 0 and batch_dims == 0:
         values_shape = concat([indices_size, params_shape[1:]], 0)
         values = reshape(grad, values_shape)
         indices = reshape(indices, indices_size)
         return [IndexedSlices(values, indices, params_shape), None, None]
+    if axis_static is not None and int(axis_static) < 0:
+        axis = axis + rank(params)
     outer_shape = params_shape[:axis]
     inner_shape = params_shape[axis:][1:]
     values_shape = concat([outer_shape, [-1], inner_shape], 0)
     values_dims = size(values_shape)
     axis_dims = size(outer_shape)
-    outer_batches_indices = math_ops.range_(0)
-    batch_axis_indices = math_ops.range_(0, axis_dims)
+    outer_batches_indices = math_ops.range_(batch_dims)
+    batch_axis_indices = math_ops.range_(batch_dims, axis_dims)
     inner_axes_indices = math_ops.range_(axis_dims + 1, values_dims)
     values = reshape(grad, values_shape)
-    # Move the gathered axis to the front, sum the rows into params' axis, move it back.
+    # Move the gathered axis next to the batch dimensions, sum the rows into params' axis,
+    # move it back.
     transpose_dims = concat([outer_batches_indices, stack([axis_dims]), batch_axis_indices,
                              inner_axes_indices], 0)
     values_transpose = transpose(values, transpose_dims)
-    gather(params_shape, transpose_dims)  # TF builds (and does not use) the permuted shape
-    indices_size = expand_dims(size(indices), 0)
-    params_grad = segment_ops.unsorted_segment_sum(
-        values_transpose, reshape(indices, indices_size), params_shape[axis])
-    invert_dims = concat([outer_batches_indices, batch_axis_indices + 1, [0],
+    if batch_dims == 0:
+        gather(params_shape, transpose_dims)  # TF builds (and does not use) the permuted shape
+    moved_shape = params_shape
+    if batch_dims and not (axis_static is not None and int(axis_static) == batch_dims):
+        # The batch offsets count the gathered axis, now next to the batch dimensions (TF
+        # 1.15 used params' own dimension batch_dims there, which is wrong for axis >
+        # batch_dims).
+        moved_shape = concat([params_shape[:batch_dims], expand_dims(params_shape[axis], 0),
+                              params_shape[batch_dims:axis], params_shape[axis:][1:]], 0)
+    params_grad = _batch_gather_grad(moved_shape, values_transpose, indices, batch_dims,
+                                     params_shape[axis])
+    invert_dims = concat([outer_batches_indices, batch_axis_indices + 1, [batch_dims],
                           inner_axes_indices], 0)
     params_grad = transpose(params_grad, invert_dims)
     return [reshape(params_grad, shape(params)), None, None]
 
 
-def gather(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0):
-    """Gathers slices of `params` along `axis` at `indices`."""
+def _batch_indices(params_shape, indices, batch_dims):
+    """`indices` plus the offset of each batch entry in the flattened batch dimensions."""
+    from flowloom.ops.math import math_ops
+
+    ndims = indices._shape.ndims
+    dtype = indices.dtype.base_dtype
+    params_shape = math_ops.cast(params_shape, dtype)
+    accum = ones((), dtype=dtype)
+    out = indices
+    for dim in range(batch_dims, 0, -1):
+        dim_value = params_shape[dim - 1]
+        accum = accum * params_shape[dim]
+        dim_indices = math_ops.range_(0, dim_value) * accum
+        dim_shape = stack([1] * (dim - 1) + [dim_value] + [1] * (ndims - dim), axis=0)
+        out = out + reshape(math_ops.cast(dim_indices, dtype), dim_shape)
+    return out
+
+
+def _batch_gather_grad(params_shape, values, indices, batch_dims, gather_dim_size):
+    from flowloom.ops.math import math_ops
+    from flowloom.ops.math import segment_ops
+
+    indices_size = expand_dims(size(indices), 0)
     if batch_dims:
-        raise NotImplementedError("tf.gather with batch_dims")
+        values_shape = shape(values)
+        outer_shape = values_shape[:batch_dims]
+        inner_shape = values_shape[batch_dims:][1:]
+        batch_size = math_ops.reduce_prod(outer_shape, [0])
+        flat_values_shape = concat([[-1], inner_shape], 0)
+        gather_dim_size = gather_dim_size * batch_size
+        indices = _batch_indices(params_shape, indices, batch_dims)
+        values = reshape(values, flat_values_shape)
+    indices = reshape(indices, indices_size)
+    params_grad = segment_ops.unsorted_segment_sum(values, indices, gather_dim_size)
+    if batch_dims:
+        params_grad = reshape(params_grad, concat([outer_shape, flat_values_shape], 0))
+    return params_grad
+
+
+def gather(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0):
+    """Gathers slices of `params` along `axis` at `indices`.
+
+    With `batch_dims` = B, the first B dimensions of `params` and `indices` are batch
+    dimensions gathered pairwise (`axis` defaults to B and must be at least B).
+    """
+    batch_dims = batch_dims or 0
+    if axis is None:
+        axis = batch_dims
+    if batch_dims:
+        if hasattr(params, "value") and not isinstance(params, Tensor):
+            params = params.value()
+        return apply_op("GatherV2", (params, indices, axis), name=name,
+                        batch_dims=int(batch_dims)).outputs[0]
+    if hasattr(params, "sparse_read") and (axis is None or axis == 0):
+        # A resource variable: ResourceGather, whose gradient is IndexedSlices (as TF).
+        return params.sparse_read(indices, name=name)
     if hasattr(params, "_as_graph_element") and hasattr(params, "value") and \
             not isinstance(params, Tensor):
         params = params.value()

@@ -396,6 +396,11 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     """
     if isinstance(num_or_size_splits, (int, np.integer)) and \
             not isinstance(num_or_size_splits, bool):
+        from flowloom.ops.random.random_ops import seed_rules
+
+        if seed_rules() == "1":
+            # TF 1.15 made the count a Const before its Split: the op counts in its seeds
+            constant(num_or_size_splits)
         return apply_op("Split", (axis, value), name=name,
                         num_split=int(num_or_size_splits)).outputs
     sizes = num_or_size_splits

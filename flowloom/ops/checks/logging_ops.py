@@ -1,5 +1,7 @@
-"""Assertions and printing: Assert, Print, StringFormat + PrintV2 (`tf.print`), CheckNumerics."""
+"""Assertions and printing: Assert, Print, PrintV2 (`tf.print`, over StringFormat), CheckNumerics."""
 
+import pprint
+import random
 import sys
 
 import numpy as np
@@ -11,6 +13,7 @@ from flowloom.framework.apply_op import apply_op
 from flowloom.framework.graph import name_scope
 from flowloom.framework.op_def import defop
 from flowloom.framework.ops import Tensor, convert_to_tensor
+from flowloom.ops.checks import tensor_format  # noqa: F401  (registers StringFormat)
 
 
 def format_value(v, summarize=3):
@@ -103,25 +106,7 @@ def Print_(input_, data, message=None, first_n=None, summarize=None, name=None):
                     summarize=3 if summarize is None else summarize).outputs[0]
 
 
-# -- tf.print: StringFormat + PrintV2 ------------------------------------------------------------
-StringFormat = defop("StringFormat", inputs=["inputs: list(T)"], outputs=["output: string"],
-                     attrs={"template": "%s", "placeholder": "%s", "summarize": 3})
-StringFormat.shape(common_shapes.scalar_shape)
-
-
-@StringFormat.kernel
-def _(xp, *inputs, template, placeholder, summarize):
-    pieces = template.split(placeholder)
-    out = pieces[0]
-    for v, rest in zip(inputs, pieces[1:]):
-        if isinstance(v, np.ndarray) and v.dtype == object and v.ndim == 0:
-            out += v[()].decode("utf-8", "replace")
-        else:
-            out += format_value(v, summarize)
-        out += rest
-    return np.array(out.encode(), dtype=object)
-
-
+# -- tf.print: StringFormat (tensor_format.py) + PrintV2 ---------------------------------------
 PrintV2 = defop("PrintV2", inputs=["input: string"],
                 attrs={"output_stream": "stderr", "end": "\n"}, stateful=True)
 PrintV2.shape(common_shapes.no_outputs)
@@ -130,25 +115,123 @@ PrintV2.shape(common_shapes.no_outputs)
 @PrintV2.kernel
 def _(xp, s, *, output_stream, end):
     text = s[()].decode("utf-8", "replace") if isinstance(s, np.ndarray) else str(s)
-    stream = sys.stdout if output_stream in ("stdout", "log(info)") else sys.stderr
-    print(text, end=end, file=stream)
+    if output_stream.startswith("file://"):
+        with open(output_stream[len("file://"):], "a") as f:
+            f.write(text + end)
+        return None
+    if output_stream.startswith("log("):
+        from flowloom.platform import tf_logging
+
+        level = output_stream[4:-1]
+        getattr(tf_logging, level if level != "warning" else "warning")(text)
+        return None
+    stream = sys.stdout if output_stream == "stdout" else sys.stderr
+    # Unbuffered, as TF's C++ streams: the text is on the file descriptor when the run ends.
+    print(text, end=end, file=stream, flush=True)
     return None
 
 
-def print_v2(*inputs, output_stream=sys.stderr, summarize=3, sep=" ", end="\n", name=None):
-    """`tf.print`: an op that prints its inputs when run (add it to a fetch or a dependency)."""
-    stream = "stdout" if output_stream is sys.stdout else "stderr"
+PrintV2.no_gradient()
+
+
+def _stream_attr(output_stream):
+    """PrintV2's output_stream attr for `output_stream` (TF's mapping)."""
+    from flowloom.platform import tf_logging
+
+    if output_stream is sys.stdout:
+        return "stdout"
+    if output_stream is sys.stderr:
+        return "stderr"
+    levels = {getattr(tf_logging, n, None): f"log({n})" for n in ("info", "warning", "error")}
+    levels.update({getattr(tf_logging, n.upper(), None): f"log({n})"
+                   for n in ("info", "warning", "error")})
+    levels.pop(None, None)
+    try:
+        if output_stream in levels:
+            return levels[output_stream]
+    except TypeError:
+        pass
+    if isinstance(output_stream, str) and output_stream.startswith("file://"):
+        return output_stream
+    raise ValueError(f"Unsupported output stream, logging level, or file.{output_stream}. "
+                     "Supported streams are sys.stdout, sys.stderr, tf.logging.info, "
+                     "tf.logging.warning, tf.logging.error. File needs to be in the form "
+                     "of 'file://<filepath>'.")
+
+
+def _placeholder_not_in(text, placeholder="{}"):
+    rng = random.Random(5)
+    while placeholder in text:
+        placeholder = placeholder + str(rng.randint(0, 9))
+    return placeholder
+
+
+def print_v2(*inputs, **kwargs):
+    """`tf.print`: an op that prints its inputs when run (add it to a fetch or a dependency).
+
+    Inputs may be tensors, SparseTensors, Python values, or nested lists/tuples/dicts of them;
+    they are laid out as TF does (`pprint.pformat` of the structure, tensors summarized by
+    StringFormat) and joined by `sep`.
+
+    Args:
+      *inputs: What to print.
+      output_stream: sys.stderr (default), sys.stdout, tf.logging.info/warning/error, or
+        "file://<path>" (appended to).
+      summarize: Entries shown at the start and the end of each dimension (< 0: all).
+      sep: The separator between inputs (default " ").
+      end: Written after the text (default "\n").
+      name: A name for the operation (optional).
+
+    Returns:
+      The PrintV2 Operation.
+
+    Raises:
+      ValueError: For an unsupported output_stream.
+    """
+    from flowloom.framework import nest
+    from flowloom.framework.sparse_tensor import SparseTensor
+    from flowloom.ops.checks.tensor_format import string_format
+
+    output_stream = kwargs.pop("output_stream", sys.stderr)
+    name = kwargs.pop("name", None)
+    summarize = kwargs.pop("summarize", 3)
+    sep = kwargs.pop("sep", " ")
+    end = kwargs.pop("end", "\n")
+    if kwargs:
+        raise ValueError(f"Unrecognized keyword arguments for tf.print: {sorted(kwargs)}")
+    stream = _stream_attr(output_stream)
+
+    def is_tensor(x):
+        return isinstance(x, Tensor) or hasattr(x, "_as_graph_element")
+
     with name_scope(name, "PrintV2") as scope:
-        tensors = []
-        parts = []
-        for x in inputs:
-            if isinstance(x, Tensor) or hasattr(x, "_as_graph_element"):
-                tensors.append(convert_to_tensor(x))
-                parts.append("{}")
+        if (len(inputs) == 1 and is_tensor(inputs[0]) and
+                not isinstance(inputs[0], SparseTensor)):
+            first = convert_to_tensor(inputs[0])
+            if first.shape.ndims == 0 and first.dtype == dtypes.string:
+                return apply_op("PrintV2", (first,), name=scope, output_stream=stream, end=end)
+        free = nest.map_structure(lambda x: "" if is_tensor(x) else x, list(inputs))
+        placeholder = _placeholder_not_in(" ".join(pprint.pformat(x) for x in free))
+        templates, tensors = [], []
+        for item in inputs:
+            slots = []
+            for x in nest.flatten(item):
+                if isinstance(x, SparseTensor):
+                    tensors.extend([x.indices, x.values, x.dense_shape])
+                    slots.append(f"SparseTensor(indices={placeholder}, values={placeholder}, "
+                                 f"shape={placeholder})")
+                elif is_tensor(x):
+                    tensors.append(convert_to_tensor(x))
+                    slots.append(placeholder)
+                else:
+                    slots.append(x)
+            if isinstance(item, str):
+                templates.append(item)
             else:
-                parts.append(str(x))
-        formatted = apply_op("StringFormat", (tensors,), template=sep.join(parts),
-                             placeholder="{}", summarize=summarize).outputs[0]
+                templates.append(pprint.pformat(nest.pack_sequence_as(item, slots)))
+        template = sep.join(templates).replace("'" + placeholder + "'", placeholder)
+        formatted = string_format(template, tensors, placeholder=placeholder,
+                                  summarize=summarize)
         return apply_op("PrintV2", (formatted,), name=scope, output_stream=stream, end=end)
 
 

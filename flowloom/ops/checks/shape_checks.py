@@ -25,8 +25,11 @@ def _shape_text(dims):
 def _(xp, x, *, shape, ctx):
     if not shape.is_compatible_with(as_shape(x.shape)):
         want = _shape_text(shape.as_list()) if shape.ndims is not None else "<unknown>"
+        # TF names the input as its NodeDef does: "op" for output 0, "op:k" otherwise.
+        src = ctx.op._inputs[0]
+        where = src.op.name if src.value_index == 0 else src.name
         raise errors.InvalidArgumentError(
-            None, None, f"Shape of tensor {ctx.op._inputs[0].name} {_shape_text(x.shape)} is "
+            None, None, f"Shape of tensor {where} {_shape_text(x.shape)} is "
             f"not compatible with expected shape {want}.")
     return x
 

@@ -493,7 +493,10 @@ class TensorArray:
 
     def size(self, name=None):
         """The current size (an int32 scalar; a constant when the size is fixed)."""
-        if not self._dynamic_size and self._size is not None:
+        from flowloom.ops.random.random_ops import seed_rules
+
+        # TF 1.15 always made the op (it counts in that release's default op seeds)
+        if not self._dynamic_size and self._size is not None and seed_rules() != "1":
             return convert_to_tensor(self._size, dtype=dtypes.int32)
         return apply_op("TensorArraySizeV3", (self._handle, self._flow),
                         name=name).outputs[0]

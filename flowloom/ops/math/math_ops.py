@@ -395,6 +395,8 @@ def cast(x, dtype, name=None):
     dtype = dtypes.as_dtype(dtype).base_dtype
     if hasattr(x, "dense_shape") and hasattr(x, "indices"):
         raise NotImplementedError("tf.cast of SparseTensor/IndexedSlices is not implemented")
+    if isinstance(x, Tensor) and x.dtype.base_dtype == dtype:
+        return x  # as TF, before the name scope (no name is taken)
     # As TF: a Python value becomes `Cast/x`, even when no Cast op follows.
     with name_scope(name, "Cast", [x]) as scope:
         x = convert_to_tensor(x, name="x") if not isinstance(x, Tensor) else x
@@ -498,18 +500,18 @@ def range_(start, limit=None, delta=1, dtype=None, name="range"):
     if limit is None:
         start, limit = 0, start
     with name_scope(name, "Range", [start, limit, delta]) as scope:
-        vals = [convert_to_tensor(v, dtype=dtype, name=n) if isinstance(v, Tensor) or dtype
-                else None for v, n in ((start, "start"), (limit, "limit"), (delta, "delta"))]
+        # As TF: each argument becomes a tensor of its own type, then a Cast to the widest
+        # (the Const + Cast pair counts in TF 1.15's default op seeds).
+        ts = [v if isinstance(v, Tensor) else convert_to_tensor(v, dtype=dtype, name=n)
+              for v, n in ((start, "start"), (limit, "limit"), (delta, "delta"))]
         if dtype is None:
-            order = [dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64]
-            found = []
-            for v, raw in zip(vals, (start, limit, delta)):
-                found.append(v.dtype.base_dtype if v is not None else
-                             array_ops.infer_dtype(raw))
-            dtype = builtins.max(found, key=lambda d: order.index(d) if d in order else 0)
-        ts = [v if v is not None and v.dtype.base_dtype == dtype else
-              (cast(v, dtype) if v is not None else convert_to_tensor(raw, dtype=dtype, name=n))
-              for v, raw, n in zip(vals, (start, limit, delta), ("start", "limit", "delta"))]
+            order = [dtypes.int32, dtypes.int64, dtypes.float16, dtypes.bfloat16,
+                     dtypes.float32, dtypes.float64]
+            for t in ts:
+                if t.dtype.base_dtype not in order:
+                    raise TypeError(f"Range does not take {t.dtype.base_dtype.name} arguments")
+            dtype = builtins.max((t.dtype.base_dtype for t in ts), key=order.index)
+        ts = [cast(t, dtype) for t in ts]
         return apply_op("Range", tuple(ts), name=scope).outputs[0]
 
 

@@ -232,6 +232,8 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
                              f"Received: rate={rate}")
         if is_number and rate == 0:
             return x
+        if random_ops.seed_rules() == "1":
+            return _dropout_tf1_graph(x, rate, noise_shape, seed)
         if is_number:
             scale = convert_to_tensor(1 / (1 - rate), dtype=dtype)
             ret = apply_op("Mul", (x, scale)).outputs[0]
@@ -251,6 +253,25 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         ret = array_ops.where_v2(keep_mask, ret, zero)
         ret.set_shape(x._shape)
         return ret
+
+
+def _dropout_tf1_graph(x, rate, noise_shape, seed):
+    """Dropout built from TF 1.15's ops, in its order (`x * (1 / (1 - rate)) * cast(mask)`).
+
+    Under TF 1.15's seed rule a default op seed is the number of ops made so far, so a seeded
+    TF1 program gets TF's masks only when the ops before the RandomUniform are TF's.
+    """
+    dtype = x.dtype.base_dtype
+    rate = convert_to_tensor(rate, dtype=dtype, name="rate")
+    if rate._shape.ndims not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {rate._shape.ndims}")
+    random_tensor = random_ops.random_uniform(_noise_shape(x, noise_shape), seed=seed,
+                                              dtype=dtype)
+    scale = 1 / (1 - rate)
+    keep_mask = random_tensor >= rate
+    ret = x * scale * math_ops.cast(keep_mask, dtype)
+    ret.set_shape(x._shape)
+    return ret
 
 
 def zero_fraction(value, name=None):

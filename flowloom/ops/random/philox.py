@@ -18,6 +18,8 @@ import os
 
 import numpy as np
 
+from flowloom.ops.random import libm_float
+
 _W32A = np.uint32(0x9E3779B9)
 _W32B = np.uint32(0xBB67AE85)
 _M4x32A = np.uint64(0xD2511F53)
@@ -103,14 +105,17 @@ def uint64_to_double(x0, x1):
 
 
 def box_muller_float(x0, x1):
-    """TF's BoxMullerFloat: two float32 normals from two uint32 words (float32 arithmetic)."""
+    """TF's BoxMullerFloat: two float32 normals from two uint32 words (float32 arithmetic).
+
+    TF calls the C library's `logf` and `sincosf`; libm_float reproduces glibc's results.
+    """
     u1 = uint32_to_float(x0)
     u1 = np.maximum(u1, np.float32(1.0e-7))
     # 2.0f * M_PI is a double product; the result is stored in a float.
     v1 = (2.0 * math.pi * uint32_to_float(x1).astype(np.float64)).astype(np.float32)
-    log_u1 = _float32_log(u1)
-    u2 = np.sqrt(np.float32(-2.0) * log_u1)
-    return _float32_sin(v1) * u2, _float32_cos(v1) * u2
+    u2 = np.sqrt(np.float32(-2.0) * libm_float.logf(u1))
+    sin_v1, cos_v1 = libm_float.sincosf(v1)
+    return sin_v1 * u2, cos_v1 * u2
 
 
 def box_muller_double(x0, x1, x2, x3):
@@ -119,20 +124,6 @@ def box_muller_double(x0, x1, x2, x3):
     v1 = 2 * math.pi * uint64_to_double(x2, x3)
     u2 = np.sqrt(-2.0 * np.log(u1))
     return np.sin(v1) * u2, np.cos(v1) * u2
-
-
-def _float32_log(x):
-    # TF calls glibc's logf/sinf/cosf, which round correctly; NumPy's float32 versions may be
-    # a bit off, while float64 rounded to float32 almost always gives the correct rounding.
-    return np.log(x.astype(np.float64)).astype(np.float32)
-
-
-def _float32_sin(x):
-    return np.sin(x.astype(np.float64)).astype(np.float32)
-
-
-def _float32_cos(x):
-    return np.cos(x.astype(np.float64)).astype(np.float32)
 
 
 # The distributions, each producing `size` values in TF's order from (key, counter).

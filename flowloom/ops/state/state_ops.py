@@ -28,6 +28,25 @@ def _(xp, *, shared_name, container, ctx):
     return ref
 
 
+# The legacy variable op (TF's "Variable"): a VariableV2 whose `shape` attr may be unknown.
+LegacyVariable = defop("Variable", outputs=["ref: Ref(dtype)"],
+                       attrs={"shape": None, "dtype": None, "container": "", "shared_name": ""},
+                       stateful=True)
+LegacyVariable.shape(lambda op: op._attrs["shape"])
+LegacyVariable.kernel(VariableV2.kernel_fn)
+
+
+def variable_op(shape, dtype, name="Variable", set_shape=True, container="", shared_name=""):
+    """Deprecated (TF 1.15 too): a legacy `Variable` op; with `set_shape=False` its static
+    shape is unknown. Use variable_op_v2."""
+    from flowloom.framework.tensor_shape import TensorShape, as_shape
+
+    shape = as_shape(shape) if set_shape else TensorShape(None)
+    return apply_op("Variable", (), name=name, shape=shape,
+                    dtype=dtypes.as_dtype(dtype).base_dtype, container=container,
+                    shared_name=shared_name).outputs[0]
+
+
 def variable_op_v2(shape, dtype, name="Variable", container="", shared_name=""):
     from flowloom.framework.tensor_shape import as_shape
 
@@ -103,14 +122,19 @@ def _update_kernel(fn, verb):
     return kernel
 
 
+def _merged_shape(op):
+    # TF's MergeBothInputsShapeFn: the variable's and the value's static shapes together.
+    return op._inputs[0]._shape.merge_with(op._inputs[1]._shape)
+
+
 AssignAdd = defop("AssignAdd", inputs=["ref: Ref(T)", "value: T"],
                   outputs=["output_ref: Ref(T)"], attrs={"use_locking": False}, stateful=True)
-AssignAdd.shape(_ref_shape)
+AssignAdd.shape(_merged_shape)
 AssignAdd.kernel(_update_kernel(np.add, "add"))
 
 AssignSub = defop("AssignSub", inputs=["ref: Ref(T)", "value: T"],
                   outputs=["output_ref: Ref(T)"], attrs={"use_locking": False}, stateful=True)
-AssignSub.shape(_ref_shape)
+AssignSub.shape(_merged_shape)
 AssignSub.kernel(_update_kernel(np.subtract, "sub"))
 AssignAdd.no_gradient()
 AssignSub.no_gradient()
@@ -138,8 +162,21 @@ def _ref_of(ref):
     return ref
 
 
+def _resource_update(kind, ref, value, name, indices=None):
+    """The update `kind` of a resource variable (or `resource` handle), or None for others."""
+    from flowloom.resource_variable import is_resource_target, resource_update
+
+    if not is_resource_target(ref):
+        return None
+    return resource_update(kind, ref, value, name=name, indices=indices)
+
+
 def assign(ref, value, validate_shape=None, use_locking=None, name=None):
-    """Assigns `value` to the variable `ref`; returns the variable's reference after it."""
+    """Assigns `value` to the variable `ref`; returns the variable's reference after it (for
+    a resource variable: the value read after the AssignVariableOp)."""
+    done = _resource_update("assign", ref, value, name)
+    if done is not None:
+        return done
     if validate_shape is None:
         validate_shape = True
     if use_locking is None:
@@ -149,18 +186,33 @@ def assign(ref, value, validate_shape=None, use_locking=None, name=None):
 
 
 def assign_add(ref, value, use_locking=None, name=None):
-    """Adds `value` to the variable `ref` (op type AssignAdd)."""
+    """Adds `value` to the variable `ref` (op type AssignAdd; AssignAddVariableOp for a
+    resource variable, then the value read after it)."""
+    done = _resource_update("assign_add", ref, value, name)
+    if done is not None:
+        return done
     return apply_op("AssignAdd", (_ref_of(ref), value), name=name,
                     use_locking=bool(use_locking)).outputs[0]
 
 
 def assign_sub(ref, value, use_locking=None, name=None):
-    """Subtracts `value` from the variable `ref` (op type AssignSub)."""
+    """Subtracts `value` from the variable `ref` (op type AssignSub; AssignSubVariableOp for
+    a resource variable, then the value read after it)."""
+    done = _resource_update("assign_sub", ref, value, name)
+    if done is not None:
+        return done
     return apply_op("AssignSub", (_ref_of(ref), value), name=name,
                     use_locking=bool(use_locking)).outputs[0]
 
 
 def is_variable_initialized(ref, name=None):
+    """A bool tensor: whether the variable `ref` holds a value."""
+    from flowloom.resource_variable import is_resource_target, resource_handle
+
+    if is_resource_target(ref):
+        from flowloom.ops.state.resource_variable_ops import var_is_initialized_op
+
+        return var_is_initialized_op(resource_handle(ref), name=name)
     return apply_op("IsVariableInitialized", (_ref_of(ref),), name=name).outputs[0]
 
 
@@ -215,6 +267,9 @@ for _type, _combine, _locking in _SCATTER:
 
 
 def _scatter(op_type, ref, indices, updates, use_locking, name):
+    done = _resource_update(op_type, ref, updates, name, indices=indices)
+    if done is not None:
+        return done
     kwargs = {} if use_locking is None else {"use_locking": bool(use_locking)}
     return apply_op(op_type, (_ref_of(ref), indices, updates), name=name, **kwargs).outputs[0]
 
@@ -258,4 +313,8 @@ CountUpTo.no_gradient()
 def count_up_to(ref, limit, name=None):
     """Increments the integer variable `ref` until it reaches `limit` (then OutOfRangeError);
     returns its value before the increment."""
+    from flowloom.resource_variable import is_resource_target
+
+    if is_resource_target(ref):
+        raise NotImplementedError("count_up_to of a resource variable (ResourceCountUpTo)")
     return apply_op("CountUpTo", (_ref_of(ref),), name=name, limit=int(limit)).outputs[0]

@@ -71,30 +71,55 @@ def _defapply(type_name, slots, scalars, update, extra_attrs=None, sparse=False,
     n_slots, n_scalars = len(slots), len(scalars)
     extra_names = tuple(extra_attrs or ())
 
-    def kernel(xp, var_ref, *args, use_locking, **extra):
-        slot_refs = args[:n_slots]
+    def update_refs(var_ref, slot_refs, args, extra):
         scalar_values = args[n_slots:n_slots + n_scalars]
         grad = args[n_slots + n_scalars]
         rest = args[n_slots + n_scalars + 1:]
         indices, after_values = (rest[0], rest[1:]) if sparse else (None, rest)
         for name, value in zip(scalars + list(after), scalar_values + after_values):
             _check_scalar(name, value)
+        var = _value(var_ref)
+        slot_values = [_value(r) for r in slot_refs]
+        for name, s in zip(slots, slot_values):
+            _check_same_shape(f"var and {name}", var, s)
+        if sparse:
+            _sparse_update(update, var, slot_values, scalar_values, grad, after_values,
+                           indices, extra)
+        else:
+            _check_same_shape("var and grad", var, grad)
+            update(var, *slot_values, *scalar_values, grad, *after_values, **extra)
+
+    def kernel(xp, var_ref, *args, use_locking, **extra):
         with _Lock(var_ref, use_locking):
-            var = _value(var_ref)
-            slot_values = [_value(r) for r in slot_refs]
-            for name, s in zip(slots, slot_values):
-                _check_same_shape(f"var and {name}", var, s)
-            if sparse:
-                _sparse_update(update, var, slot_values, scalar_values, grad, after_values,
-                               indices, extra)
-            else:
-                _check_same_shape("var and grad", var, grad)
-                update(var, *slot_values, *scalar_values, grad, *after_values, **extra)
+            update_refs(var_ref, args[:n_slots], args, extra)
         return var_ref
 
     od.kernel(kernel)
     od.kernel_attrs = ("use_locking",) + extra_names
     od.no_gradient()
+
+    # The resource form (TF's Resource<type>): handles instead of references, no output. The
+    # update runs under the variable's lock on fresh copies of the buffers (copy on write),
+    # so values read earlier in the run keep theirs.
+    rinputs = ["var: resource"] + [f"{s}: resource" for s in slots] + inputs[1 + n_slots:]
+    rod = defop("Resource" + type_name, inputs=rinputs, attrs=dict(attrs, T=None),
+                stateful=True)
+    rod.shape(lambda op: [])
+
+    def resource_kernel(xp, var_ref, *args, use_locking, T, **extra):
+        del use_locking
+        from flowloom.ops.state.resource_variable_ops import copy_on_write
+
+        refs = [var_ref] + list(args[:n_slots])
+        with var_ref.lock:
+            for r in refs:
+                _value(r)
+                copy_on_write(r)
+            update_refs(var_ref, args[:n_slots], args, extra)
+
+    rod.kernel(resource_kernel)
+    rod.kernel_attrs = ("use_locking", "T") + extra_names
+    rod.no_gradient()
     return od
 
 
@@ -239,7 +264,22 @@ SparseApplyAdadelta = _defapply("SparseApplyAdadelta", ["accum", "accum_update"]
                                 ["lr", "rho", "epsilon"], _adadelta, sparse=True)
 
 
+def update_op(result):
+    """The Operation of an update: the op of a ref update's output, or the resource op."""
+    return result if not hasattr(result, "op") else result.op
+
+
 def _apply(op_type, inputs, use_locking, name=None, **attrs):
+    """Builds `op_type`, or its Resource form when the variable is a resource variable
+    (its slots then are too): returns the updated reference, or the resource op."""
+    from flowloom.resource_variable import is_resource_target, resource_handle
+
+    if is_resource_target(inputs[0]):
+        handles = []
+        for x in inputs:
+            handles.append(resource_handle(x) if is_resource_target(x) else x)
+        return apply_op("Resource" + op_type, tuple(handles), name=name,
+                        use_locking=bool(use_locking), **attrs)
     return apply_op(op_type, tuple(inputs), name=name, use_locking=bool(use_locking),
                     **attrs).outputs[0]
 
