@@ -143,6 +143,12 @@ def wide_model(tf):
             scale = tf.get_variable("scale", [32], dtype=tf.float64,
                                     initializer=tf.ones_initializer())
             x = x * tf.cast(scale, tf.float32)
+            # Resource variables weigh one byte each for byte_size_load_fn (a scalar handle).
+            bias = tf.get_variable("res_bias", [32], use_resource=True,
+                                   initializer=tf.zeros_initializer())
+            gain = tf.get_variable("res_gain", [], use_resource=True,
+                                   initializer=tf.ones_initializer())
+            x = x * gain + bias
             loss = tf.reduce_mean(tf.square(x))
             tf.train.AdamOptimizer(0.01).minimize(loss, global_step=global_step)
             tf.global_variables_initializer()
