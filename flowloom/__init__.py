@@ -218,6 +218,7 @@ from flowloom.ops.parsing.parsing_ops import (FixedLenFeature, FixedLenSequenceF
                                       SparseFeature, VarLenFeature, parse_example,
                                       parse_single_example)
 from flowloom.ops.parsing.decode_ops import decode_csv, decode_raw  # noqa: E402
+import flowloom.ops.parsing.parse_example_v1  # noqa: E402,F401 - registers ParseExample (TF 1.x graphs)
 from flowloom import io  # noqa: E402 - also the public tf.io namespace
 
 python_io = _types.ModuleType("flowloom.python_io")

@@ -32,11 +32,25 @@ def _spec_of(value):
             else value
     if isinstance(value, list):
         value = convert_to_tensor(value)
+    value = _inner_lists_to_tensors(value)
     flat = [v if isinstance(v, Tensor) else convert_to_tensor(v, name="component")
             for v in nest.flatten(value)]
     spec = structure.pack(value, [structure.TensorSpec(t.dtype.base_dtype, t.get_shape())
                                   for t in flat])
     return spec, flat
+
+
+def _inner_lists_to_tensors(value):
+    """Lists inside a dict or tuple are values, not structure (TF's tf.data nest rule):
+    `{"x": [1.0, 2.0]}` is one tensor of two elements."""
+    def element(v):
+        return convert_to_tensor(v) if isinstance(v, list) else _inner_lists_to_tensors(v)
+
+    if isinstance(value, dict) and not hasattr(value, "default_factory"):
+        return type(value)((k, element(v)) for k, v in value.items())
+    if isinstance(value, tuple) and not hasattr(value, "_fields"):
+        return tuple(element(v) for v in value)
+    return value
 
 
 class Dataset(structure.HasElementSpec):

@@ -132,8 +132,10 @@ class InProcessSession(Session):
     """
 
     def __init__(self, target, graph=None, config=None):
-        super().__init__(target, graph=graph, config=config)
         cluster, job, task = parse_target(target)
+        # A local session underneath (no cluster runtime is looked up for the target).
+        super().__init__("", graph=graph, config=config)
+        self._target = target
         self._cluster = cluster
         self._task = (job, task)
         self._placer = _TaskPlacer(cluster, self._task, self._devices,

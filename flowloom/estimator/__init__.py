@@ -10,6 +10,7 @@
 
 from flowloom.estimator import experimental, export, inputs  # noqa: F401
 from flowloom.estimator.estimator import Estimator  # noqa: F401
+from flowloom.estimator.extenders import add_metrics  # noqa: F401
 from flowloom.estimator.mode_keys import ModeKeys  # noqa: F401
 from flowloom.estimator.model_fn import EstimatorSpec  # noqa: F401
 from flowloom.estimator.run_config import RunConfig  # noqa: F401

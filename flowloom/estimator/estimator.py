@@ -47,6 +47,7 @@ class Estimator:
 
     def __init__(self, model_fn, model_dir=None, config=None, params=None,
                  warm_start_from=None):
+        _assert_members_are_not_overridden(Estimator, self)
         self._config = maybe_overwrite_model_dir_and_session_config(config, model_dir)
         self._model_dir = self._config.model_dir
         self._session_config = self._config.session_config
@@ -418,6 +419,20 @@ class Estimator:
         if checkpoint_path:
             write_checkpoint_path_to_summary(output_dir, checkpoint_path, current_global_step)
         return eval_results
+
+
+_ALLOWED_OVERRIDES = {"model_fn", "_create_and_assert_global_step", "_export_all_saved_models"}
+
+
+def _assert_members_are_not_overridden(cls, obj):
+    """TF's rule: a subclass (a canned estimator) may not redefine Estimator's methods, but
+    for `model_fn` and a few internals."""
+    estimator_members = {m for m in dir(cls) if not m.startswith("__")}
+    common = estimator_members & set(type(obj).__dict__) - _ALLOWED_OVERRIDES
+    overridden = [m for m in common if getattr(cls, m) != getattr(type(obj), m)]
+    if overridden:
+        raise ValueError("Subclasses of Estimator cannot override members of Estimator. "
+                         f"{type(obj)} does override {overridden}")
 
 
 def maybe_overwrite_model_dir_and_session_config(config, model_dir):

@@ -81,8 +81,7 @@ class LatestExporter(Exporter):
                                                          assets_extra, as_text)
         self._exports_to_keep = exports_to_keep
         if exports_to_keep is not None and exports_to_keep <= 0:
-            raise ValueError("`exports_to_keep`, if provided, must be a positive number. Got "
-                             f"{exports_to_keep}")
+            raise ValueError("`exports_to_keep`, if provided, must be positive number")
 
     @property
     def name(self):
@@ -127,7 +126,8 @@ class BestExporter(Exporter):
             raise ValueError("`compare_fn` must not be None.")
         self._exports_to_keep = exports_to_keep
         if exports_to_keep is not None and exports_to_keep <= 0:
-            raise ValueError("`exports_to_keep`, if provided, must be a positive number")
+            raise ValueError("`exports_to_keep`, if provided, must be a positive number. Got "
+                             f"{exports_to_keep}")
 
     @property
     def name(self):

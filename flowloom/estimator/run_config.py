@@ -133,9 +133,6 @@ class RunConfig:
         _validate_properties(config)
         return config
 
-    def __repr__(self):
-        return f"RunConfig({vars(self)})"
-
 
 def _make_property(name):
     return property(lambda self: getattr(self, "_" + name), doc=f"The `{name}` setting.")

@@ -5,6 +5,7 @@ prints. `python3 dev.py demo` runs them all.
 """
 
 import flowloom as tf
+from flowloom.examples.workers_wait import workers_wait_for_the_chief
 
 
 def control_dependencies_without_identity():
@@ -288,6 +289,7 @@ ALL = [control_dependencies_without_identity, control_dependencies_with_identity
        name_scope_names, variable_scope_default_name, conv_relu_twice_fails, sharing_variables,
        assertion_pattern, conv_layer_identity_activation, parse_example_named_features,
        rnn_initial_state_named, birnn_over_embeddings]
+ALL.append(workers_wait_for_the_chief)  # the distributed-training seed (workers_wait.py)
 
 
 def main():

@@ -190,6 +190,7 @@ class SessionManager:
         if max_wait_secs is None:
             max_wait_secs = float("Inf")
         timer = _CountDownTimer(max_wait_secs)
+        warned = set()
         while True:
             sess = self._new_session(master, config)
             not_ready_msg = None
@@ -207,10 +208,10 @@ class SessionManager:
                     None, None, f"Session was not ready after waiting {max_wait_secs} secs.")
             _log.info("Waiting for model to be ready.  Ready_for_local_init_op:  %s, ready: %s",
                       not_ready_local_msg, not_ready_msg)
-            self._log_waited_for(master, not_ready_local_msg or not_ready_msg)
+            self._log_waited_for(master, not_ready_local_msg or not_ready_msg, warned)
             time.sleep(self._recovery_wait_secs)
 
-    def _log_waited_for(self, master, message):
+    def _log_waited_for(self, master, message, warned):
         """Beyond TF: names the variables a non-chief task waits for, with their devices,
         and says when one lives on this very task (no chief can initialize it there)."""
         names = _waited_for_names(message)
@@ -226,8 +227,9 @@ class SessionManager:
             except (KeyError, ValueError):
                 device = ""
             placed.append(f"{name} ({device or 'no device'})")
-            if own is not None and _on_task(device, own):
+            if own is not None and _on_task(device, own) and name not in warned:
                 stuck.append(name)
+                warned.add(name)
         _log.info("Waiting for the chief to initialize %d variable(s): %s", len(names),
                   ", ".join(placed))
         if stuck:

@@ -140,7 +140,12 @@ def prog_predict(tf):
                                yield_single_examples=False))
     tuple_input = list(est.predict(lambda: tf.data.Dataset.from_tensor_slices(
         ({"x": X}, Y)).batch(6)))
+    # Python lists inside the features dict are values (the get_started programs' predict_x).
+    list_input = list(est.predict(lambda: tf.data.Dataset.from_tensor_slices(
+        {"x": X[:5].tolist()}).batch(2)))
     out = {
+        "n_list_input": len(list_input),
+        "list_probabilities": np.round(list_input[4]["probabilities"], 4).tolist(),
         "n_single": len(single), "single_keys": sorted(single[0]),
         "probabilities0": np.round(single[0]["probabilities"], 4).tolist(),
         "class_ids": [int(p["class_ids"]) for p in single],
@@ -208,6 +213,19 @@ def prog_model_fn_forms(tf):
     out["params_not_taken"] = _err(lambda: tf.estimator.Estimator(f_labels_mode,
                                                                   params={"a": 1}))
     out["model_fn_none"] = _err(lambda: tf.estimator.Estimator(None))
+
+    class Overrides(tf.estimator.Estimator):
+        def train(self, input_fn, hooks=None, steps=None, max_steps=None,
+                  saving_listeners=None):
+            return self
+
+    class Allowed(tf.estimator.Estimator):
+        def _create_and_assert_global_step(self, graph):
+            return tf.estimator.Estimator._create_and_assert_global_step(self, graph)
+    out["override"] = _err(lambda: Overrides(f_labels_mode, model_dir=os.path.join(md, "o")))
+    out["override"][1] = re.sub(r"<class '[^']*'>", "CLASS", out["override"][1])
+    out["allowed_override"] = _err(lambda: Allowed(f_labels_mode, model_dir=os.path.join(
+        md, "o")).train(_input_fn(tf), steps=1))
     out["not_a_spec"] = _err(lambda: tf.estimator.Estimator(
         lambda features, labels: None, model_dir=os.path.join(md, "n")).train(
             _input_fn(tf), steps=1))
@@ -328,10 +346,8 @@ def prog_run_config(tf):
     return out
 
 
-def prog_export(tf):
-    md = _tmp()
-    base = os.path.join(md, "export")
-
+def export_model_fn(tf):
+    """A linear model whose PREDICT graph exports predict, classify and regress outputs."""
     def model_fn(features, labels, mode):
         w = tf.get_variable("w", [4, 2], initializer=tf.constant_initializer(0.25))
         logits = tf.matmul(features["x"], w)
@@ -348,59 +364,84 @@ def prog_export(tf):
             loss, global_step=tf.train.get_global_step())
         return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op,
                                           eval_metric_ops={"mean_p": tf.metrics.mean(probs)})
+    return model_fn
 
-    est = tf.estimator.Estimator(model_fn, model_dir=md)
+
+def serving_receivers(tf):
+    return {"raw": tf.estimator.export.build_raw_serving_input_receiver_fn(
+                {"x": tf.placeholder(tf.float32, [None, 4], name="x")}),
+            "parsing": tf.estimator.export.build_parsing_serving_input_receiver_fn(
+                {"x": tf.FixedLenFeature([4], tf.float32)})}
+
+
+def _examples(tf, rows):
+    return [tf.train.Example(features=tf.train.Features(feature={"x": tf.train.Feature(
+        float_list=tf.train.FloatList(value=row))})).SerializeToString() for row in rows]
+
+
+def serve(tf, path, kind):
+    """Loads the SavedModel at `path`; its signatures and what each serves for X[:3]."""
+    out = {}
+    with tf.Session(graph=tf.Graph()) as sess:
+        meta = tf.saved_model.loader.load(sess, ["serve"], path)
+        out["tags"] = list(meta.meta_info_def.tags)
+        sigs = {}
+        for key, sig in sorted(meta.signature_def.items()):
+            sigs[key] = {
+                "method": sig.method_name,
+                "inputs": {k: [v.name, v.dtype, [d.size for d in v.tensor_shape.dim]]
+                           for k, v in sig.inputs.items()},
+                "outputs": {k: [v.dtype, [d.size for d in v.tensor_shape.dim]]
+                            for k, v in sig.outputs.items()}}
+            if kind == "raw" and key != "serving_default":
+                continue  # classify/regress take Examples; the raw receiver has none
+            name = list(sig.inputs.values())[0].name
+            feed = {name: X[:3] if kind == "raw" else _examples(tf, X[:3])}
+            values = sess.run({k: v.name for k, v in sig.outputs.items()}, feed)
+            sigs[key]["values"] = {
+                k: (np.char.decode(v.astype(bytes)).tolist() if v.dtype.kind in "SO"
+                    else np.round(v, 4).tolist()) for k, v in sorted(values.items())}
+        out["signatures"] = sigs
+    return out
+
+
+def prog_export(tf):
+    md = _tmp()
+    base = os.path.join(md, "export")
+    est = tf.estimator.Estimator(export_model_fn(tf), model_dir=md)
     out = {"no_checkpoint": _err(lambda: est.export_saved_model(
         base, tf.estimator.export.build_raw_serving_input_receiver_fn(
             {"x": tf.placeholder(tf.float32, [None, 4])})))}
     est.train(_input_fn(tf), steps=4)
-    raw = tf.estimator.export.build_raw_serving_input_receiver_fn(
-        {"x": tf.placeholder(tf.float32, [None, 4], name="x")})
-    parsing = tf.estimator.export.build_parsing_serving_input_receiver_fn(
-        {"x": tf.FixedLenFeature([4], tf.float32)})
+    receivers = serving_receivers(tf)
+    raw = receivers["raw"]
     out["no_receiver"] = _err(lambda: est.export_saved_model(base, None))
-    for name, fn in (("raw", raw), ("parsing", parsing)):
+    for name, fn in sorted(receivers.items()):
         path = est.export_saved_model(os.path.join(base, name), fn, assets_extra=None)
         out[name + "_path_type"] = type(path).__name__
         out[name + "_files"] = _files(path.decode() if isinstance(path, bytes) else path)
         out[name + "_dirs"] = [n.isdigit() for n in os.listdir(os.path.join(base, name))]
-        with tf.Session(graph=tf.Graph()) as sess:
-            meta = tf.saved_model.loader.load(sess, ["serve"], path)
-            sigs = {}
-            for key, sig in sorted(meta.signature_def.items()):
-                sigs[key] = {
-                    "method": sig.method_name,
-                    "inputs": {k: [v.name, v.dtype, [d.size for d in v.tensor_shape.dim]]
-                               for k, v in sig.inputs.items()},
-                    "outputs": {k: [v.dtype, [d.size for d in v.tensor_shape.dim]]
-                                for k, v in sig.outputs.items()}}
-            out[name + "_signatures"] = sigs
-            out[name + "_tags"] = list(meta.meta_info_def.tags)
-            sig = meta.signature_def["serving_default"]
-            if name == "raw":
-                feed = {sig.inputs["x"].name: X[:3]}
-            else:
-                feed = {sig.inputs["examples"].name: [tf.train.Example(
-                    features=tf.train.Features(feature={"x": tf.train.Feature(
-                        float_list=tf.train.FloatList(value=row))})).SerializeToString()
-                    for row in X[:3]]}
-            value = sess.run(sig.outputs["probs"].name, feed)
-            out[name + "_probs"] = np.round(value, 4).tolist()
-    old = est.export_savedmodel(os.path.join(base, "old"), raw, as_text=True)
-    out["old_files"] = _files(old.decode() if isinstance(old, bytes) else old)
+        out[name] = serve(tf, path, name)
+    extra_src = os.path.join(md, "vocab.txt")
+    with open(extra_src, "w") as f:
+        f.write("a\nb\n")
+    old = est.export_savedmodel(os.path.join(base, "old"), raw, as_text=True,
+                                assets_extra={"sub/vocab.txt": extra_src})
+    old = old.decode() if isinstance(old, bytes) else old
+    out["old_files"] = _files(old)
+    out["old_extra"] = _files(os.path.join(old, "assets.extra", "sub"))
     sup = tf.estimator.experimental.build_raw_supervised_input_receiver_fn(
         {"x": tf.placeholder(tf.float32, [None, 4])}, tf.placeholder(tf.int32, [None]))
     allm = est.experimental_export_all_saved_models(os.path.join(base, "all"), {
         tf.estimator.ModeKeys.TRAIN: sup, tf.estimator.ModeKeys.EVAL: sup,
         tf.estimator.ModeKeys.PREDICT: raw})
-    with tf.Session(graph=tf.Graph()) as sess:
-        meta = tf.saved_model.loader.load(sess, ["train"], allm)
-        out["train_sig"] = {k: [v.method_name, sorted(v.inputs), sorted(v.outputs)]
-                            for k, v in meta.signature_def.items()}
-    with tf.Session(graph=tf.Graph()) as sess:
-        meta = tf.saved_model.loader.load(sess, ["eval"], allm)
-        out["eval_sig"] = {k: [v.method_name, sorted(v.inputs), sorted(v.outputs)]
-                           for k, v in meta.signature_def.items()}
+    for tag in ("train", "eval"):
+        with tf.Session(graph=tf.Graph()) as sess:
+            meta = tf.saved_model.loader.load(sess, [tag], allm)
+            out[tag + "_sig"] = {k: [v.method_name, sorted(v.inputs), sorted(v.outputs)]
+                                 for k, v in meta.signature_def.items()}
+            out[tag + "_train_op"] = len(meta.collection_def["saved_model_train_op"]
+                                         .node_list.value)
     shutil.rmtree(md)
     return out
 
@@ -435,6 +476,101 @@ def prog_train_and_evaluate(tf):
     out["eval_spec_defaults"] = [tf.estimator.EvalSpec(_input_fn(tf)).steps,
                                  tf.estimator.EvalSpec(_input_fn(tf)).start_delay_secs,
                                  tf.estimator.EvalSpec(_input_fn(tf)).throttle_secs]
+    shutil.rmtree(md)
+    return out
+
+
+def prog_exporters_and_receivers(tf):
+    md = _tmp()
+    est = tf.estimator.Estimator(export_model_fn(tf), model_dir=md)
+    raw = serving_receivers(tf)["raw"]
+    best = tf.estimator.BestExporter(serving_input_receiver_fn=raw, exports_to_keep=1)
+    out = {"best_name": best.name, "results": []}
+    for steps in (2, 2, 2):
+        est.train(_input_fn(tf), steps=steps)
+        metrics = est.evaluate(_input_fn(tf, epochs=1))
+        path = best.export(est, os.path.join(md, "export", "best"), est.latest_checkpoint(),
+                           metrics, False)
+        out["results"].append(path is not None)
+    out["best_kept"] = len(os.listdir(os.path.join(md, "export", "best")))
+    # A second exporter over the same model_dir starts from the best of the eval events.
+    again = tf.estimator.BestExporter(serving_input_receiver_fn=raw)
+    worse = dict(metrics, loss=metrics["loss"] + 1.0)
+    out["worse_exported"] = again.export(est, os.path.join(md, "export", "b2"),
+                                         est.latest_checkpoint(), worse, False) is not None
+
+    def tensor_receiver():
+        x = tf.placeholder(tf.float32, [None, 4], name="features")
+        return tf.estimator.export.TensorServingInputReceiver(x, {"inputs": x})
+
+    def tensor_model_fn(features, labels, mode):
+        return export_model_fn(tf)({"x": features}, labels, mode)
+    tensor_est = tf.estimator.Estimator(tensor_model_fn, model_dir=md)
+    path = tensor_est.export_saved_model(os.path.join(md, "export", "tensor"), tensor_receiver)
+    out["tensor"] = serve(tf, path, "raw")["signatures"]["serving_default"]
+
+    def alternatives():
+        x = tf.placeholder(tf.float32, [None, 4], name="x")
+        examples = tf.placeholder(tf.string, [None], name="examples")
+        return tf.estimator.export.ServingInputReceiver(
+            {"x": x}, {"x": x}, receiver_tensors_alternatives={"by_example": {
+                "examples": examples}, "other": x})
+    path = est.export_saved_model(os.path.join(md, "export", "alt"), alternatives)
+    with tf.Session(graph=tf.Graph()) as sess:
+        meta = tf.saved_model.loader.load(sess, ["serve"], path)
+        out["alt_signatures"] = {k: [v.method_name, sorted(v.inputs), sorted(v.outputs)]
+                                 for k, v in sorted(meta.signature_def.items())}
+    out["tensor_receiver_none"] = _err(
+        lambda: tf.estimator.export.TensorServingInputReceiver(None, {}))
+    out["alternatives_type"] = _err(lambda: tf.estimator.export.ServingInputReceiver(
+        {"x": tf.constant([1.0])}, tf.constant([1.0]), receiver_tensors_alternatives=[1]))
+    out["latest_keep"] = _err(lambda: tf.estimator.LatestExporter("l", raw, exports_to_keep=0))
+    shutil.rmtree(md)
+    return out
+
+
+def prog_early_stopping_and_extenders(tf):
+    md = _tmp()
+    est = tf.estimator.Estimator(_model_fn(tf), model_dir=md, params={"units": 3})
+    est.train(_input_fn(tf), steps=2)
+    est.evaluate(_input_fn(tf, epochs=1))
+    est.train(_input_fn(tf), steps=2)
+    est.evaluate(_input_fn(tf, epochs=1))
+    exp = tf.estimator.experimental
+    out = {}
+
+    def fresh(name, hook_fn, steps):
+        # The stop variable must be there from the first step (a checkpoint without it does
+        # not restore), so each early-stopping run starts a model_dir of its own.
+        other = tf.estimator.Estimator(_model_fn(tf), model_dir=os.path.join(md, name),
+                                       params={"units": 3})
+        with _Lines() as lines:
+            other.train(_input_fn(tf), steps=steps, hooks=[hook_fn(other)])
+        return [int(other.get_variable_value("global_step")),
+                "signal_early_stopping/STOP" in other.get_variable_names(),
+                [line for line in lines.lines if "early stopping" in line]]
+    out["lower"] = fresh("lower", lambda e: exp.stop_if_lower_hook(
+        e, "loss", 10.0, eval_dir=est.eval_dir(), run_every_secs=None, run_every_steps=1), 50)
+    out["higher_never"] = fresh("higher", lambda e: exp.stop_if_higher_hook(
+        e, "accuracy", 2.0, eval_dir=est.eval_dir(), run_every_secs=None,
+        run_every_steps=1), 3)
+    out["no_decrease"] = fresh("nodec", lambda e: exp.stop_if_no_decrease_hook(
+        e, "loss", 1, eval_dir=est.eval_dir(), run_every_secs=None, run_every_steps=2), 9)
+    out["no_increase_min"] = fresh("noinc", lambda e: exp.stop_if_no_increase_hook(
+        e, "accuracy", 1, eval_dir=est.eval_dir(), min_steps=3, run_every_secs=None,
+        run_every_steps=1), 4)
+    out["both_every"] = _err(lambda: exp.make_early_stopping_hook(est, lambda: False,
+                                                                  run_every_secs=1,
+                                                                  run_every_steps=1))
+    out["not_estimator"] = _err(lambda: exp.make_early_stopping_hook(1, lambda: False))
+    out["stop_at_step"] = type(exp.make_stop_at_checkpoint_step_hook(est, 5)).__name__
+
+    def metric_fn(labels, predictions, features):
+        return {"mean_label": tf.metrics.mean(tf.cast(labels, tf.float32))}
+    more = tf.estimator.add_metrics(est, metric_fn)
+    out["added"] = {k: _r(v) for k, v in more.evaluate(_input_fn(tf, epochs=1)).items()}
+    out["same_dir"] = more.model_dir == est.model_dir
+    out["bad_metric_fn"] = _err(lambda: tf.estimator.add_metrics(est, lambda mode: {}))
     shutil.rmtree(md)
     return out
 
@@ -522,6 +658,164 @@ def prog_numpy_input_fn(tf):
     return out
 
 
+class _Lines(object):
+    """Collects the messages logged on the "tensorflow" logger, numbers and paths masked."""
+
+    def __enter__(self):
+        import logging
+
+        self.lines = []
+        lines = self.lines
+
+        class Handler(logging.Handler):
+            def emit(self, record):
+                msg = record.getMessage()
+                msg = re.sub(r"/tmp\S*", "PATH", msg)
+                msg = re.sub(r"\d{4}-\d\d-\d\d[T-][\d:]+Z?", "TIME", msg)
+                msg = re.sub(r"-?\d+(\.\d+)?(e[-+]?\d+)?", "N", msg)
+                if "global_step/sec" in msg or "It seems that global step" in msg:
+                    return  # timing-dependent
+                if "deprecated" in msg:
+                    return  # TF's deprecation notices
+                if msg.startswith("Using config") or msg.startswith("Loss for final step"):
+                    msg = msg.split(":")[0]
+                lines.append("%s %s" % (record.levelname[0], msg))
+
+        self._handler = Handler()
+        self._logger = logging.getLogger("tensorflow")
+        self._level = self._logger.level
+        self._logger.setLevel(logging.INFO)
+        self._logger.addHandler(self._handler)
+        return self
+
+    def __exit__(self, *exc):
+        self._logger.removeHandler(self._handler)
+        self._logger.setLevel(self._level)
+
+
+class _Listener(object):
+    """Records the listener calls a CheckpointSaverHook makes."""
+
+    def __init__(self, tf, calls):
+        class Listener(tf.train.CheckpointSaverListener):
+            def begin(self):
+                calls.append("begin")
+
+            def before_save(self, session, global_step_value):
+                calls.append("before_save %d" % global_step_value)
+
+            def after_save(self, session, global_step_value):
+                calls.append("after_save %d" % global_step_value)
+
+            def end(self, session, global_step_value):
+                calls.append("end %d" % global_step_value)
+        self.listener = Listener()
+
+
+def prog_hooks_and_logs(tf):
+    md = _tmp()
+    calls = []
+
+    class Hook(tf.train.SessionRunHook):
+        def __init__(self, name):
+            self.name = name
+
+        def begin(self):
+            calls.append(self.name + " begin")
+
+        def after_create_session(self, session, coord):
+            calls.append(self.name + " after_create_session")
+
+        def end(self, session):
+            calls.append(self.name + " end")
+
+    def model_fn(features, labels, mode, params):
+        spec = _model_fn(tf)(features, labels, mode, params)
+        return spec._replace(training_hooks=[Hook("training")],
+                             training_chief_hooks=[Hook("chief")],
+                             evaluation_hooks=[Hook("evaluation")],
+                             prediction_hooks=[Hook("prediction")])
+
+    config = tf.estimator.RunConfig(save_checkpoints_steps=4, log_step_count_steps=3)
+    est = tf.estimator.Estimator(model_fn, model_dir=md, config=config, params={"units": 3})
+    with _Lines() as train_log:
+        est.train(_input_fn(tf), steps=9, hooks=[Hook("train_arg")],
+                  saving_listeners=[_Listener(tf, calls).listener])
+    with _Lines() as eval_log:
+        first = est.evaluate(_input_fn(tf, epochs=1), hooks=[Hook("eval_arg")],
+                             checkpoint_path=os.path.join(md, "model.ckpt-4"))
+    with _Lines() as predict_log:
+        n = len(list(est.predict(_input_fn(tf, epochs=1, labels=False),
+                                 checkpoint_path=os.path.join(md, "model.ckpt-8"))))
+    no_saver = tf.estimator.Estimator(model_fn, model_dir=os.path.join(md, "n"), params={},
+                                      config=tf.estimator.RunConfig(save_checkpoints_secs=None))
+    out = {
+        "calls": calls, "train_log": train_log.lines, "eval_log": eval_log.lines,
+        "predict_log": predict_log.lines, "old_checkpoint_step": int(first["global_step"]),
+        "n_predictions": n,
+        "no_saver_listener": _err(lambda: no_saver.train(
+            _input_fn(tf), steps=1, saving_listeners=[_Listener(tf, []).listener])),
+        "no_saver_files": _files(os.path.join(md, "n")) if os.path.isdir(
+            os.path.join(md, "n")) else None,
+    }
+    no_saver.train(_input_fn(tf), steps=2)
+    out["no_saver_files_after"] = _files(os.path.join(md, "n"))
+
+    def bad_metric(features, labels, mode):
+        loss = tf.reduce_mean(tf.cast(labels, tf.float32) * tf.reduce_sum(features["x"]))
+        name = "global_step" if mode == tf.estimator.ModeKeys.EVAL else "loss"
+        return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops={
+            name: tf.metrics.mean(loss)}, train_op=tf.assign_add(
+                tf.train.get_global_step(), 1))
+    bad = tf.estimator.Estimator(bad_metric, model_dir=os.path.join(md, "bad"))
+    out["metric_global_step"] = _err(lambda: bad.evaluate(_input_fn(tf, epochs=1)))
+    shutil.rmtree(md)
+    return out
+
+
+def prog_pandas_input_fn(tf):
+    import pandas as pd
+
+    df = pd.DataFrame({"a": X[:, 0], "b": X[:, 1]}, index=np.arange(100, 112))
+    y = pd.Series(Y, index=df.index)
+    inputs = tf.estimator.inputs
+    batches = _drain(tf, inputs.pandas_input_fn(df, y, batch_size=5, num_epochs=1,
+                                                shuffle=False))
+    out = {"sizes": [len(labels) for _, labels in batches],
+           "keys": sorted(batches[0][0]),
+           "a": [f["a"].round(3).tolist() for f, _ in batches],
+           "labels": [labels.tolist() for _, labels in batches]}
+    frame_y = _drain(tf, inputs.pandas_input_fn(df, pd.DataFrame({"l": Y, "a": Y * 2},
+                                                                 index=df.index),
+                                                batch_size=12, shuffle=False))
+    out["frame_y"] = {k: v.tolist() for k, v in sorted(frame_y[0][1].items())}
+    out["frame_y_features"] = sorted(frame_y[0][0])
+    out["no_shuffle"] = _err(lambda: inputs.pandas_input_fn(df, y))
+    taken = _err(lambda: inputs.pandas_input_fn(df.assign(target=1), y, shuffle=False))
+    out["target_taken"] = [taken[0], taken[1].split(": Index")[0]]  # pandas prints dtypes
+    out["index_mismatch"] = _err(lambda: inputs.pandas_input_fn(
+        df, pd.Series(Y), shuffle=False))
+    md = _tmp()
+    est = tf.estimator.Estimator(_model_fn(tf), model_dir=md, params={"units": 3})
+    feats = pd.DataFrame({"x0": X[:, 0]})
+
+    def model_fn(features, labels, mode, params):
+        features = {"x": tf.stack([features["x0"]] * 4, axis=1)}
+        return _model_fn(tf)(features, labels, mode, params)
+    est = tf.estimator.Estimator(model_fn, model_dir=md, params={"units": 3})
+    est.train(inputs.pandas_input_fn(feats, pd.Series(Y), batch_size=4, num_epochs=None,
+                                     shuffle=False), steps=6)
+    metrics = est.evaluate(inputs.pandas_input_fn(feats, pd.Series(Y), batch_size=5,
+                                                  shuffle=False))
+    out["metrics"] = {k: _r(v) for k, v in metrics.items()}
+    shutil.rmtree(md)
+    return out
+
+
+# Programs that need pandas (optional): the test skips them where it is not installed.
+PANDAS_PROGRAMS = [prog_pandas_input_fn]
+
 PROGRAMS = [prog_train_evaluate_resume, prog_predict, prog_model_fn_forms, prog_spec_errors,
             prog_run_config, prog_export, prog_train_and_evaluate, prog_warm_start,
-            prog_numpy_input_fn]
+            prog_numpy_input_fn, prog_hooks_and_logs, prog_exporters_and_receivers,
+            prog_early_stopping_and_extenders]

@@ -43,6 +43,7 @@ def main():
               "cluster_spec": cluster_spec_cases.run(tf, cluster_pb2),
               "none_setters": placement_graphs.none_setters(tf),
               "accumulators": accumulator_cases.run(tf),
+              "device_specs": placement_graphs.device_specs(tf),
               "placements": {name: placement_graphs.placements(build(tf))
                              for name, build in placement_graphs.GRAPHS.items()}}
     _write(record, "distributed_api_tf1.json")

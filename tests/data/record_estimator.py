@@ -20,7 +20,7 @@ results = {}
 if only and os.path.exists(path):
     with open(path) as f:
         results = json.load(f)
-for prog in estimator_programs.PROGRAMS:
+for prog in estimator_programs.PROGRAMS + estimator_programs.PANDAS_PROGRAMS:
     if only and prog.__name__ not in only:
         continue
     results[prog.__name__] = prog(tf)

@@ -143,6 +143,12 @@ def wide_model(tf):
             scale = tf.get_variable("scale", [32], dtype=tf.float64,
                                     initializer=tf.ones_initializer())
             x = x * tf.cast(scale, tf.float32)
+            # Resource variables weigh one byte each for byte_size_load_fn (a scalar handle).
+            bias = tf.get_variable("res_bias", [32], use_resource=True,
+                                   initializer=tf.zeros_initializer())
+            gain = tf.get_variable("res_gain", [], use_resource=True,
+                                   initializer=tf.ones_initializer())
+            x = x * gain + bias
             loss = tf.reduce_mean(tf.square(x))
             tf.train.AdamOptimizer(0.01).minimize(loss, global_step=global_step)
             tf.global_variables_initializer()
@@ -280,6 +286,30 @@ def none_setters(tf):
                 out.append([label, "ok", tf.constant(1.0).op.device])
         except Exception as e:  # noqa: BLE001 - the error is the result
             out.append([label, type(e).__name__, str(e)])
+    return out
+
+
+def device_specs(tf):
+    """DeviceSpec parsing and merging: [[case, result or error class + message], ...]."""
+    out = []
+    strings = ["/job:ps/task:0/device:CPU:0", "/cpu:1", "gpu:2", "/job:worker/replica:1/task:3",
+               "/device:CPU:*", "/job:a/device:gpu:0", "CPU:0", "/task:1/gpu:0", "",
+               "/job:ps/task:0/cpu:0/gpu:1", "/badfield:1"]
+    for text in strings:
+        try:
+            out.append(["parse " + text, tf.DeviceSpec.from_string(text).to_string()])
+        except Exception as e:  # noqa: BLE001 - the error is the result
+            out.append(["parse " + text, type(e).__name__ + ": " + str(e)])
+    pairs = [("/job:ps/task:0", "/cpu:1"), ("/job:ps/task:0/cpu:0", "/job:worker/gpu:1"),
+             ("/device:GPU:*", "/gpu:1"), ("/gpu:1", "/device:GPU:*"), ("/replica:3", "/task:2"),
+             ("/job:worker/task:1/device:CPU:0", "")]
+    for base, other in pairs:
+        merged = tf.DeviceSpec.from_string(base).make_merged_spec(
+            tf.DeviceSpec.from_string(other))
+        out.append(["merge %s + %s" % (base, other), merged.to_string()])
+        graph = tf.Graph()
+        with graph.as_default(), tf.device(base), tf.device(other):
+            out.append(["nested %s > %s" % (base, other), tf.constant(1.0).op.device])
     return out
 
 

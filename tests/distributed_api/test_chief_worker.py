@@ -189,3 +189,15 @@ def test_supervisor_non_chief_waits(monkeypatch):
     thread.join(10)
     assert "error" not in out, out.get("error")
     assert out["value"].run(step1) == 1
+
+
+def test_workers_wait_example(capsys):
+    from flowloom.examples import seeds, workers_wait
+
+    assert workers_wait.workers_wait_for_the_chief in seeds.ALL
+    workers_wait.workers_wait_for_the_chief()
+    assert capsys.readouterr().out.split("\n")[:-1] == [
+        "counter in GLOBAL_VARIABLES: the chief is ready at global step 0",
+        "  worker 1: DeadlineExceededError: Session was not ready after waiting 0.5 secs.",
+        "counter in LOCAL_VARIABLES: the chief is ready at global step 0",
+        "  worker 1 is ready at global step 0"]

@@ -52,3 +52,10 @@ def test_program_matches_tf(prog):
     got = json.loads(json.dumps(prog(tf), default=str))
     name = prog.__name__
     _close(_normalise(name, got), _normalise(name, EXPECTED[name]))
+
+
+@pytest.mark.parametrize("prog", estimator_programs.PANDAS_PROGRAMS, ids=lambda p: p.__name__)
+def test_pandas_program_matches_tf(prog):
+    pytest.importorskip("pandas", reason="pandas is optional: pandas_input_fn is checked "
+                                         "where it is installed")
+    test_program_matches_tf(prog)

@@ -1,4 +1,5 @@
-"""Parsing serialized `tf.train.Example`s: op ParseExampleV2, `tf.parse_example`,
+"""Parsing serialized `tf.train.Example`s: op ParseExampleV2 (and TF 1.x's ParseExample,
+parse_example_v1.py, which `tf.parse_example` builds as TF 1.15 does), `tf.parse_example`,
 `tf.parse_single_example`.
 
 The kernel follows TF's fast Example parser: the same accepted bytes, the same values
@@ -415,18 +416,29 @@ def _dense_output(col, dtype, info, default, batch_size, scalar_input, key):
 
 # -- Python API ----------------------------------------------------------------------------------
 
-def _parse_example_raw(serialized, names, params, name):
+def _parse_example_raw(serialized, names, params, name, v1_op=False):
     if not params.sparse_keys and not params.dense_keys:
         raise ValueError("Must provide at least one feature key.")
     with name_scope(name, "ParseExample", [serialized, names]):
         names = [] if names is None else names
         serialized = convert_to_tensor(serialized, name="serialized")
         defaults = params.dense_default_tensors()
-        op = apply_op(
-            "ParseExampleV2",
-            (serialized, names, params.sparse_keys, params.dense_keys, [], defaults),
-            name=name, num_sparse=len(params.sparse_keys), sparse_types=params.sparse_types,
-            ragged_value_types=[], ragged_split_types=[], dense_shapes=params.dense_shapes)
+        # tf.parse_example builds TF 1.x's op (ParseExample, keys as scalar inputs), so its
+        # graphs and SavedModels load in TF 1.x and 2.x; the kernel is ParseExampleV2's.
+        if v1_op:
+            op = apply_op(
+                "ParseExample",
+                (serialized, names, list(params.sparse_keys), list(params.dense_keys),
+                 defaults),
+                name=name, Nsparse=len(params.sparse_keys), Ndense=len(params.dense_keys),
+                sparse_types=params.sparse_types, dense_shapes=params.dense_shapes)
+        else:
+            op = apply_op(
+                "ParseExampleV2",
+                (serialized, names, params.sparse_keys, params.dense_keys, [], defaults),
+                name=name, num_sparse=len(params.sparse_keys),
+                sparse_types=params.sparse_types, ragged_value_types=[],
+                ragged_split_types=[], dense_shapes=params.dense_shapes)
     n = len(params.sparse_keys)
     outs = op.outputs
     sparse = [SparseTensor(outs[i], outs[n + i], outs[2 * n + i]) for i in range(n)]
@@ -458,6 +470,10 @@ def parse_example(serialized, features, name=None, example_names=None):
                   'ids': tf.VarLenFeature(tf.int64)}
       parsed = tf.parse_example(serialized, features)
     """
+    return _parse_example(serialized, features, name, example_names, v1_op=True)
+
+
+def _parse_example(serialized, features, name, example_names, v1_op):
     if not features:
         raise ValueError("Argument `features` cannot be None or falsy. Got %s" % features)
     for key, feature in features.items():
@@ -470,7 +486,7 @@ def parse_example(serialized, features, name=None, example_names=None):
                              f"feature '{key}': Examples hold float32, int64 and string")
     features = prepend_none_dimension(features)
     params = ParseOpParams.from_features(features)
-    return _parse_example_raw(serialized, example_names, params, name)
+    return _parse_example_raw(serialized, example_names, params, name, v1_op=v1_op)
 
 
 def _assert_scalar(value, name):
@@ -516,4 +532,4 @@ def parse_single_example(serialized, features, name=None, example_names=None):
     with name_scope(name, "ParseSingleExample", [serialized, example_names]):
         serialized = convert_to_tensor(serialized, name="serialized")
         serialized = _assert_scalar(serialized, "serialized")
-        return parse_example(serialized, features, name, example_names)
+        return _parse_example(serialized, features, name, example_names, v1_op=False)

@@ -1,0 +1,46 @@
+"""Op ParseExample, TF 1.x's form of ParseExampleV2 (what TF 1.15's `tf.parse_example` puts in
+a graph, so the SavedModels of TF 1.x Estimators' parsing receivers import): the keys are lists
+of scalar string inputs instead of two vectors, and there are no ragged features. The kernel
+and shapes are ParseExampleV2's."""
+
+import numpy as np
+
+from flowloom.framework.op_def import NotDifferentiable, defop, get
+
+ParseExample = defop(
+    "ParseExample",
+    inputs=["serialized: string", "names: string", "sparse_keys: Nsparse * string",
+            "dense_keys: Ndense * string", "dense_defaults: list(Tdense)"],
+    outputs=["sparse_indices: Nsparse * int64", "sparse_values: list(sparse_types)",
+             "sparse_shapes: Nsparse * int64", "dense_values: list(Tdense)"],
+    # No defaults (None): TF's op has none, so strip_default_attrs must keep them all.
+    attrs={"Nsparse": None, "Ndense": None, "sparse_types": None, "dense_shapes": None})
+NotDifferentiable("ParseExample")
+
+
+class _AsV2:
+    """The op seen through ParseExampleV2's shape function (num_sparse for Nsparse)."""
+
+    def __init__(self, op):
+        self._op = op
+        self.inputs = op.inputs
+
+    def get_attr(self, name):
+        return self._op.get_attr("Nsparse" if name == "num_sparse" else name)
+
+
+@ParseExample.shape
+def _(op):
+    return get("ParseExampleV2").shape_fn(_AsV2(op))
+
+
+@ParseExample.kernel
+def _(xp, serialized, names, *rest, Nsparse, Ndense, sparse_types, dense_shapes, Tdense):
+    sparse_keys = np.array([np.asarray(k, dtype=object)[()] for k in rest[:Nsparse]],
+                           dtype=object)
+    dense_keys = np.array([np.asarray(k, dtype=object)[()] for k in rest[Nsparse:Nsparse + Ndense]],
+                          dtype=object)
+    defaults = rest[Nsparse + Ndense:]
+    return get("ParseExampleV2").kernel_fn(
+        xp, serialized, names, sparse_keys, dense_keys, np.zeros(0, dtype=object), *defaults,
+        num_sparse=Nsparse, sparse_types=sparse_types, dense_shapes=dense_shapes, Tdense=Tdense)
