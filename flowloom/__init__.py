@@ -80,6 +80,7 @@ from flowloom.variables import (Variable, all_variables, assert_variables_initia
                                 local_variables, local_variables_initializer, model_variables,
                                 moving_average_variables, report_uninitialized_variables,
                                 trainable_variables, variables_initializer)
+from flowloom.variable_enums import VariableAggregation, VariableSynchronization  # noqa: E402
 from flowloom.variables import (disable_resource_variables,  # noqa: E402
                                 enable_resource_variables, resource_variables_enabled)
 import flowloom.resource_variable  # noqa: E402,F401  (registers ResourceVariable conversion)

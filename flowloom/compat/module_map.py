@@ -110,6 +110,8 @@ VIEWS = {
     "tensorflow.python.ops.variable_scope": ("flowloom.variable_scope", "flowloom"),
     "tensorflow.python.ops.variables": ("flowloom.variables", "flowloom"),
     "tensorflow.python.compat.compat": ("flowloom.compat.forward_compat",),
+    "tensorflow.contrib.framework.python.ops.variables": ("flowloom.contrib.framework.variables",
+                                                          "flowloom.contrib.framework"),
     "tensorflow.python.ops.resource_variable_ops": ("flowloom.resource_variable",
                                                     _OPS + "state.resource_variable_ops"),
     "tensorflow.python.ops.rnn": ("flowloom.nn", _OPS + "rnn.rnn"),
@@ -146,7 +148,7 @@ VIEWS = {
     "tensorflow.python.ops.summary_ops": ("flowloom.summary", _OPS + "summary.summary_ops"),
     "tensorflow.python.ops.losses": ("flowloom.losses",),
     "tensorflow.python.ops.losses.losses": ("flowloom.losses",),
-    "tensorflow.python.ops.image_ops": ("flowloom.image",),
+    "tensorflow.python.ops.image_ops": (_OPS + "image.resize_methods", "flowloom.image"),
     "tensorflow.python.ops.metrics": ("flowloom.metrics",),
     # Imported for their side effect (registering gradients): flowloom has them registered.
     "tensorflow.python.ops.array_grad": ("flowloom",),

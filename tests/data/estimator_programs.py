@@ -747,11 +747,14 @@ def prog_hooks_and_logs(tf):
     with _Lines() as predict_log:
         n = len(list(est.predict(_input_fn(tf, epochs=1, labels=False),
                                  checkpoint_path=os.path.join(md, "model.ckpt-8"))))
+    with _Lines() as export_log:
+        est.export_saved_model(os.path.join(md, "export"), serving_receivers(tf)["raw"])
     no_saver = tf.estimator.Estimator(model_fn, model_dir=os.path.join(md, "n"), params={},
                                       config=tf.estimator.RunConfig(save_checkpoints_secs=None))
     out = {
         "calls": calls, "train_log": train_log.lines, "eval_log": eval_log.lines,
-        "predict_log": predict_log.lines, "old_checkpoint_step": int(first["global_step"]),
+        "predict_log": predict_log.lines, "export_log": export_log.lines,
+        "old_checkpoint_step": int(first["global_step"]),
         "n_predictions": n,
         "no_saver_listener": _err(lambda: no_saver.train(
             _input_fn(tf), steps=1, saving_listeners=[_Listener(tf, []).listener])),
