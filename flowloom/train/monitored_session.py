@@ -543,5 +543,17 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None,  # n
                 save_secs=save_checkpoint_secs, scaffold=scaffold))
     if hooks:
         all_hooks.extend(hooks)
+    _add_progress_bar(all_hooks)
     return MonitoredSession(session_creator=session_creator, hooks=all_hooks,
                             stop_grace_period_secs=stop_grace_period_secs)
+
+
+def _add_progress_bar(hooks):
+    """A progress bar on a terminal when a StopAtStepHook gives the step budget."""
+    from flowloom.train import progress
+
+    stop = next((h for h in hooks if isinstance(h, hooks_lib.StopAtStepHook)), None)
+    if stop is None or any(isinstance(h, progress.ProgressBarHook) for h in hooks):
+        return
+    if progress.wanted():
+        hooks.append(progress.ProgressBarHook(stop_hook=stop))
