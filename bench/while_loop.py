@@ -4,6 +4,10 @@ Runs the same TF1 program (dataflow control flow: `disable_control_flow_v2`) on 
 when a TensorFlow install is available (`--tf-python PATH`, default $FLOWLOOM_TF_PYTHON),
 on real TensorFlow in a subprocess, and prints µs per iteration and the ratio.
 
+The NumPy floor is the same loop written in NumPy (`while np.less(i, n): i = np.add(i, 1)`),
+measured in each process, so that the two processes' figures can be normalised by the load
+each saw. `--rounds` alternating flowloom/TF rounds; medians are printed.
+
 The loop is `while_loop(lambda i: i < n, lambda i: i + 1, [0])`: per iteration TF runs Merge,
 Less (+ its constant), LoopCond, Switch, Identity, Add (+ its constant), NextIteration and a
 dead Exit. The per-iteration figure is the slope between two loop lengths, so the fixed
@@ -15,6 +19,7 @@ Session.run cost cancels out.
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 
@@ -45,9 +50,23 @@ def seconds(iterations, repeat=5):
         assert out == iterations
     return best
 
+def numpy_seconds(iterations, repeat=5):
+    import numpy as np
+    limit, one = np.array(iterations, np.int32), np.array(1, np.int32)
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        i = np.array(0, np.int32)
+        while np.less(i, limit):
+            i = np.add(i, one)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
 n_short = n_long // 10
 per_iter = (seconds(n_long) - seconds(n_short)) / (n_long - n_short)
-print(json.dumps({"us_per_iteration": per_iter * 1e6, "run_us_10": seconds(10) * 1e6}))
+floor = (numpy_seconds(n_long) - numpy_seconds(n_short)) / (n_long - n_short)
+print(json.dumps({"us_per_iteration": per_iter * 1e6, "run_us_10": seconds(10) * 1e6,
+                  "floor_us_per_iteration": floor * 1e6}))
 '''
 
 
@@ -64,17 +83,32 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tf-python", default=os.environ.get("FLOWLOOM_TF_PYTHON", ""))
     parser.add_argument("--n", type=int, default=20000, help="iterations of the long run")
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     have_tf = os.path.exists(args.tf_python)
-    print(f"{'':28}{'flowloom':>12}{'tensorflow':>12}{'ratio':>8}")
+    print(f"median of {args.rounds} alternating rounds")
+    print(f"{'':28}{'flowloom':>12}{'tensorflow':>12}{'ratio':>8}{'fl/floor':>10}"
+          f"{'tf/floor':>10}{'normalised':>12}")
     for parallel in (10, 1):
-        fl = run(sys.executable, "flowloom", args.n, parallel)
-        tf = run(args.tf_python, "tf", args.n, parallel) if have_tf else None
+        fls, tfs = [], []
+        for _ in range(args.rounds):
+            fls.append(run(sys.executable, "flowloom", args.n, parallel))
+            if have_tf:
+                tfs.append(run(args.tf_python, "tf", args.n, parallel))
         for key, label in (("us_per_iteration", "µs/iteration"),
                            ("run_us_10", "run, 10 iterations (µs)")):
-            row = f"{label + f' (p={parallel})':28}{fl[key]:12.2f}"
-            if tf:
-                row += f"{tf[key]:12.2f}{fl[key] / tf[key]:8.2f}"
+            fl = statistics.median(r[key] for r in fls)
+            row = f"{label + f' (p={parallel})':28}{fl:12.2f}"
+            if tfs:
+                tf = statistics.median(r[key] for r in tfs)
+                row += f"{tf:12.2f}{fl / tf:8.2f}"
+            if key == "us_per_iteration":
+                fl_floor = statistics.median(r[key] / r["floor_us_per_iteration"] for r in fls)
+                row += f"{fl_floor:10.2f}"
+                if tfs:
+                    tf_floor = statistics.median(r[key] / r["floor_us_per_iteration"]
+                                                 for r in tfs)
+                    row += f"{tf_floor:10.2f}{fl_floor / tf_floor:12.2f}"
             print(row)
 
 

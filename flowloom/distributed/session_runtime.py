@@ -85,9 +85,14 @@ class DistributedRuntime:
         remote = []
         self.handles = {}
         for task in _wanted_tasks(self.info, config, self.task):
-            handle, desc = server._wait_for_task(task, "CreateSession")
-            self.handles[task] = handle
-            for name, device_type, index in desc["devices"]:
+            # A task whose server is not up yet is taken to have one CPU; a step that needs
+            # it waits for it (a session never waits for tasks it does not use).
+            found = server._find_task(task)
+            if found is None:
+                remote.append(TaskDevice(task, "CPU", 0, remote=True))
+                continue
+            self.handles[task] = found[0]
+            for name, device_type, index in found[1]["devices"]:
                 remote.append(TaskDevice(task, device_type, index, remote=True))
         remote.sort(key=lambda d: (d.job, d.task_index, d.device_type, d.index))
         session._devices = own + remote
@@ -146,7 +151,7 @@ class DistributedRuntime:
         plan_handle = f"{self.client_id}/{next(_plan_ids)}"
         calls = []
         for task, parts in by_task.items():
-            handle = self.handles[task]
+            handle = self._handle_of(task)
             descs = [describe_partition(p) for p in parts]
             sent = (task, graph_key) in self._graphs_sent
             calls.append((task, handle.register_plan.remote(
@@ -219,7 +224,7 @@ class DistributedRuntime:
     def _handle_of(self, task):
         handle = self.handles.get(task)
         if handle is None:
-            handle, _ = self.server._wait_for_task(task, "Step")
+            handle, _ = self.server._wait_for_task(task, "CreateSession")
             self.handles[task] = handle
         return handle
 

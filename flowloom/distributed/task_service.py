@@ -93,7 +93,10 @@ class TaskService:
     def describe(self, token):
         """This task's devices: [(name, type, index)], its incarnation and process id."""
         self._check(token, "describe")
+        import ray
+
         return {"task": self.task, "incarnation": self.incarnation, "pid": os.getpid(),
+                "node": ray.get_runtime_context().get_node_id(),
                 "devices": [(d.name, d.device_type, d.index) for d in self._devices.values()]}
 
     def ping(self):

@@ -86,6 +86,10 @@ class _Run:
         self.got = [False] * plan.num_fetches
         self.feed_values = feed_values
         self.fed_templates = {}  # node idx -> input template with this run's fed values
+        # Compiled loops (runtime/compiled_loop.py) run unless the run is traced, so traces
+        # still record every node instance; their Enter values wait here per frame instance.
+        self.use_loops = stats is None and not _DEBUG
+        self.loop_inputs = {}
 
     def _activate(self, node, outputs, dead, frame, it):
         """Delivers `node`'s outputs (all DEAD if `dead`) to its consumers in `it`; queues
@@ -241,6 +245,8 @@ class _Run:
         kind = node.kind
         if kind <= _MERGE:
             self._activate(node, outputs, dead, frame, it)
+        elif kind == _ENTER and node.compiled_loop is not None and self.use_loops:
+            self._enter_compiled_loop(node, outputs, dead, frame, it)
         elif kind == _ENTER:
             child = frame.children.get((node.frame_name, it.num))
             if child is None:
@@ -278,6 +284,34 @@ class _Run:
         it.outstanding_ops -= 1
         if it.outstanding_ops == 0 and frame is not self.root:
             self._cleanup(frame, it.num)
+
+    def _enter_compiled_loop(self, node, outputs, dead, frame, it):
+        """Holds an Enter's value; once the frame instance has all of them, runs the compiled
+        loop and delivers its Exit values (all dead if an Enter was dead) in this frame."""
+        from flowloom.runtime.executor import op_error
+
+        loop = node.compiled_loop
+        key = (id(loop), id(frame), it.num)
+        pending = self.loop_inputs.get(key)
+        if pending is None:
+            pending = self.loop_inputs[key] = [[None] * len(loop.enters), len(loop.enters),
+                                               False]
+        pending[0][node.loop_pos] = None if dead else outputs[0]
+        pending[2] = pending[2] or dead
+        pending[1] -= 1
+        if pending[1]:
+            return
+        del self.loop_inputs[key]
+        dead = pending[2]
+        values = None if dead else loop.run(pending[0], op_error)
+        for k, x in enumerate(loop.exits):
+            out = None if dead else (values[k],)
+            if x.fetch is not None and not dead:
+                for slot, ks in x.fetch:
+                    for j in ks:
+                        self.fetched[j] = out[slot]
+                        self.got[j] = True
+            self._activate(x, out, dead, frame, it)
 
     def _increment_iteration(self, frame):
         blocking.check_deadline()

@@ -10,6 +10,7 @@ import collections
 import functools
 
 from flowloom.framework import errors
+from flowloom.runtime import compiled_loop
 
 
 class _Dead:
@@ -135,7 +136,7 @@ class _Node:
     __slots__ = ("idx", "op", "fn", "kind", "is_trigger", "nin", "nout", "pending0",
                  "inputs0", "dead_needed0", "dead_needed", "edges", "ctrl_out", "derefs",
                  "frame_name", "is_constant", "parallel_iterations", "fetch", "out", "simple",
-                 "fed", "forward", "const", "device", "in_xfer")
+                 "fed", "forward", "const", "device", "in_xfer", "compiled_loop", "loop_pos")
 
 
 class DataflowPlan:
@@ -207,6 +208,7 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
         if isinstance(n.frame_name, bytes):
             n.frame_name = n.frame_name.decode()
         n.is_constant = bool(op._attrs.get("is_constant", False))
+        n.compiled_loop = n.loop_pos = None
         n.parallel_iterations = int(op._attrs.get("parallel_iterations", 10) or 10)
         nodes.append(n)
     feed_pos = {t: k for k, t in enumerate(feed_tensors)}
@@ -264,6 +266,7 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
         if nodes[i].fetch is None:
             nodes[i].fetch = []
         nodes[i].fetch.append((slot, tuple(ks)))
+    compiled_loop.attach(nodes)  # frames without control flow of their own
     enters = collections.Counter(n.frame_name for n in nodes if n.kind == _ENTER)
     sources = [n for n in nodes if n.pending0 == 0 and n.kind != _MERGE]
     fetch_from_feed = [(k, feed_pos[t]) for k, t in enumerate(fetch_tensors) if t in fed]

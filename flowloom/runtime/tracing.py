@@ -80,8 +80,8 @@ def _add_output(ns, slot, value):
     if type(value) is Ref:
         value = value.value
     dtype = _dtype_of(value) if value is not None else None
-    if dtype is None:
-        return
+    if dtype is None or not hasattr(value, "shape"):
+        return  # a resource (a TensorArray's or a stack's) has no tensor description
     out = ns.output.add(slot=slot)
     desc = out.tensor_description
     desc.dtype = dtype.as_datatype_enum

@@ -115,6 +115,20 @@ def _bind_ufunc(ufunc, xp, op):
     return None
 
 
+def _xp_ufunc(name):
+    # A comparison or logical op: the device's ufunc of that name, bound itself on the host.
+    def kernel(xp, x, y):
+        try:
+            return getattr(xp, name)(x, y)
+        except ValueError:
+            _check_broadcast(x, y)
+            raise
+    kernel.checks_broadcast = True
+    kernel.bind = lambda xp, op: getattr(np, name) if xp is np else None
+    kernel.explain_error = _explain_broadcast_error
+    return kernel
+
+
 def _explain_broadcast_error(args, exc):
     # The error a directly bound ufunc raised, as the kernel reports it.
     if isinstance(exc, ValueError) and len(args) == 2:
@@ -136,14 +150,14 @@ _BINARY = [
     ("Pow", _pow, None), ("SquaredDifference", _same_dtype(lambda x, y: (x - y) * (x - y)), None),
     ("Atan2", _same_dtype(np.arctan2), None), ("DivNoNan", _same_dtype(
         lambda x, y: np.where(y == 0, 0, x / np.where(y == 0, 1, y))), None),
-    ("Equal", lambda xp, x, y: xp.equal(x, y), dtypes.bool_),
-    ("NotEqual", lambda xp, x, y: xp.not_equal(x, y), dtypes.bool_),
-    ("Less", lambda xp, x, y: xp.less(x, y), dtypes.bool_),
-    ("LessEqual", lambda xp, x, y: xp.less_equal(x, y), dtypes.bool_),
-    ("Greater", lambda xp, x, y: xp.greater(x, y), dtypes.bool_),
-    ("GreaterEqual", lambda xp, x, y: xp.greater_equal(x, y), dtypes.bool_),
-    ("LogicalAnd", lambda xp, x, y: xp.logical_and(x, y), dtypes.bool_),
-    ("LogicalOr", lambda xp, x, y: xp.logical_or(x, y), dtypes.bool_),
+    ("Equal", _xp_ufunc("equal"), dtypes.bool_),
+    ("NotEqual", _xp_ufunc("not_equal"), dtypes.bool_),
+    ("Less", _xp_ufunc("less"), dtypes.bool_),
+    ("LessEqual", _xp_ufunc("less_equal"), dtypes.bool_),
+    ("Greater", _xp_ufunc("greater"), dtypes.bool_),
+    ("GreaterEqual", _xp_ufunc("greater_equal"), dtypes.bool_),
+    ("LogicalAnd", _xp_ufunc("logical_and"), dtypes.bool_),
+    ("LogicalOr", _xp_ufunc("logical_or"), dtypes.bool_),
 ]
 
 BINARY_OPS = {}
