@@ -417,6 +417,31 @@ def serve(tf, path, kind):
     return out
 
 
+def resume_from_model_dir(tf, md, copy_to=None):
+    """Evaluates the export model's latest checkpoint in `md`, trains 3 more steps, evaluates
+    again. With `copy_to`, first copies the checkpoint files (state + latest bundle) there
+    and works on the copy (what the recorder commits)."""
+    if copy_to:
+        latest = os.path.basename(tf.train.latest_checkpoint(md))
+        os.makedirs(copy_to)
+        for name in os.listdir(md):
+            if name.startswith(latest + ".") and not name.endswith(".meta"):
+                shutil.copy(os.path.join(md, name), copy_to)
+        with open(os.path.join(copy_to, "checkpoint"), "w") as f:
+            f.write('model_checkpoint_path: "%s"\nall_model_checkpoint_paths: "%s"\n'
+                    % (latest, latest))
+    work = _tmp()
+    shutil.rmtree(work)
+    shutil.copytree(copy_to or md, work)
+    est = tf.estimator.Estimator(export_model_fn(tf), model_dir=work)
+    out = {"eval": {k: _r(v) for k, v in est.evaluate(_input_fn(tf, epochs=1)).items()}}
+    est.train(_input_fn(tf), steps=3)
+    out["eval_after"] = {k: _r(v) for k, v in est.evaluate(_input_fn(tf, epochs=1)).items()}
+    out["w"] = np.round(est.get_variable_value("w"), 4).tolist()
+    shutil.rmtree(work)
+    return out
+
+
 def prog_export(tf):
     md = _tmp()
     base = os.path.join(md, "export")
