@@ -25,24 +25,36 @@ def summarize(results):
     seeded = [r for r in tf_ok if r["seeded"]]
     seeded_match = [r for r in seeded if r["flowloom"]["status"] == "ok" and
                     r["numbers"] == "match"]
-    ratios = sorted(r["time_ratio"] for r in both if "time_ratio" in r)
+    seeded_silent = [r for r in seeded if r["flowloom"]["status"] == "ok" and
+                     r["numbers"] == "none"]
+    # CPU-time ratios where both runs were measured in CPU seconds; wall ratios otherwise
+    ratios = sorted(r["time_ratio"] for r in both if "time_ratio" in r and
+                    r["tf"].get("cpu") and r["flowloom"].get("cpu"))
+    walls = sorted(r.get("wall_ratio", r.get("time_ratio")) for r in both
+                   if "wall_ratio" in r or "time_ratio" in r)
     return {
         "programs": len(results), "ran": len(ran), "tf_finished": len(tf_ok),
         "flowloom_finished": len(both),
         "flowloom_finished_all": sum(1 for r in ran if r["flowloom"]["status"] == "ok"),
         "seeded_tf_finished": len(seeded), "seeded_match": len(seeded_match),
+        "seeded_no_numbers": len(seeded_silent),
         "numbers_match_all": sum(1 for r in both if r["numbers"] == "match"),
         "time_ratio_median": round(statistics.median(ratios), 2) if ratios else None,
         "time_ratio_worst": ratios[-1] if ratios else None,
         "over_1_5x": sum(1 for x in ratios if x > 1.5),
+        "cpu_measured": len(ratios),
+        "wall_ratio_median": round(statistics.median(walls), 2) if walls else None,
+        "wall_ratio_worst": walls[-1] if walls else None,
     }
 
 
 def headline(s):
     return ("corpus: %(programs)d programs; %(tf_finished)d finish on TF; %(flowloom_finished)d "
             "of those finish on flowloom; seeded: %(seeded_match)d of %(seeded_tf_finished)d "
-            "print TF's numbers; time flowloom/TF median %(time_ratio_median)s, worst "
-            "%(time_ratio_worst)s" % s)
+            "print TF's numbers%(silent)s; CPU time flowloom/TF median %(time_ratio_median)s, "
+            "worst %(time_ratio_worst)s over %(cpu_measured)s programs" % dict(s, silent=(
+                " (%d print no numbers)" % s["seeded_no_numbers"]
+                if s.get("seeded_no_numbers") else "")))
 
 
 def _err(run):
@@ -81,11 +93,14 @@ def markdown(meta, s, results):
                                        "TF 1.15" if meta["reference"] == "tf1" else
                                        "TF 2.x compat.v1"), "",
            "**" + headline(s) + ".** (%d programs ran; %d finish on flowloom in all; %d over "
-           "1.5x TF's time.)" % (s["ran"], s["flowloom_finished_all"], s["over_1_5x"]), "",
+           "1.5x TF's CPU time; wall time flowloom/TF median %s, worst %s.)" % (
+               s["ran"], s["flowloom_finished_all"], s["over_1_5x"], s["wall_ratio_median"],
+               s["wall_ratio_worst"]), "",
            "Numbers: the numbers on the last printed lines that have any, TF's and flowloom's; "
            "`match` when every pair agrees within the tolerance (default rtol 1e-3). Only seeded "
-           "programs (`S`) are expected to match. Time: flowloom's wall time over TF's, both "
-           "including interpreter start-up.", "",
+           "programs (`S`) are expected to match. Time: flowloom's CPU time (user + system) over "
+           "TF's, both including interpreter start-up (wall times, in the TF and flowloom "
+           "columns, measure the machine's load as much as the programs).", "",
            "| # | program | kind | S | TF | flowloom | first error (flowloom's; TF's when TF "
            "fails) | numbers TF / flowloom | match | time |",
            "|---|---|---|---|---|---|---|---|---|---|"]

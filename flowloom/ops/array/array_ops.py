@@ -74,7 +74,12 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
 
     Returns:
       A `Tensor` of op type `Const`.
+
+    Raises:
+      ValueError: If `value` is None (TF's "None values not supported.").
     """
+    if value is None:
+        raise ValueError("None values not supported.")
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype).base_dtype
     else:
@@ -826,8 +831,8 @@ def _autopack(value, dtype=None, name=None, as_ref=False):
         # As TF's autopacking: nested lists holding tensors are packed first; the other
         # elements (numbers, tensor-free lists, arrays) then become Consts of the packed
         # dtype, named by position (`stack/1`).
-        elems = [_autopack(v, dtype, name=str(i)) if _contains_tensor(v) and
-                 not isinstance(v, Tensor) else v for i, v in enumerate(value)]
+        elems = [_autopack(v, dtype, name=str(i)) if isinstance(v, (list, tuple)) and
+                 _contains_tensor(v) else v for i, v in enumerate(value)]
         target = dtype
         if target is None:
             for e in elems:
