@@ -103,7 +103,7 @@ class DistributedRuntime:
         self._graph_bytes = {}  # graph version -> serialized GraphDef
         self._graphs_sent = set()  # (task, (client id, graph version))
         self._inflight = set()  # ids of the steps running now
-        self.last_step_bytes = 0
+        self.last_step_bytes = (0, 0)
         self._lock = threading.Lock()
         env_timeout = float(os.environ.get(STEP_TIMEOUT_ENV, "600") or 600)
         self.default_timeout_s = env_timeout
@@ -220,7 +220,8 @@ class DistributedRuntime:
         finally:
             self._inflight.discard(step_id)
             MAILBOX.finish(step_id)
-        self.last_step_bytes = rdv.bytes_sent
+        # Bytes this step moved between this process and other tasks (pushed, taken).
+        self.last_step_bytes = (rdv.bytes_sent, rdv.bytes_received)
         if run_metadata is not None and trace:
             tracing.fill_step_stats(run_metadata.step_stats, stats)
         return [vals[i] for i in pplan.fetch_slots]

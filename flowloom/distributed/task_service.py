@@ -122,6 +122,9 @@ class TaskService:
         graph = Graph()
         with graph.as_default():
             importer.import_graph_def(graph_pb2.GraphDef.FromString(graph_def), name="")
+        for op in graph.get_operations():
+            # The user's line is in the master's process; here it would name this import.
+            op._traceback = None
         with self._lock:
             # A client keeps only its newest graphs here.
             client = graph_key[0]
