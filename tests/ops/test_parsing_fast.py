@@ -287,3 +287,31 @@ def test_inlined_example_reader_equals_the_reference():
         except example_wire.WireError:
             got = "error"
         assert got == want, data
+
+
+def _same_layout(rng, n):
+    """n Examples of one length: copies of one, each with a few bytes changed (payload bytes
+    keep the layout; a changed tag, length or key byte breaks it)."""
+    first = _example(rng)
+    out = [first]
+    for _ in range(n - 1):
+        data = bytearray(first)
+        for _ in range(rng.choice([0, 0, 0, 0, 1, 2])):
+            if data:
+                data[rng.randrange(len(data))] = rng.randrange(256)
+        out.append(bytes(data))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(SEEDS))
+def test_batches_of_one_layout_equal_the_general_reader(graphs, seed, monkeypatch):
+    sess, batch, _, fetches = graphs
+    rng = random.Random(100 + seed)
+    parsed = 0
+    for trial in range(60):
+        records = _same_layout(rng, rng.choice([4, 6, 9]))
+        batch_fetch, _ = fetches[trial % len(fetches)]
+        fast, slow = _both_ways(sess, batch_fetch, {batch: records}, monkeypatch)
+        assert _same(fast, slow), (records, fast, slow)
+        parsed += not isinstance(slow, tuple)
+    assert parsed >= 5
