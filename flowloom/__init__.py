@@ -219,6 +219,8 @@ from flowloom.ops.parsing.parsing_ops import (FixedLenFeature, FixedLenSequenceF
                                       SparseFeature, VarLenFeature, parse_example,
                                       parse_single_example)
 from flowloom.ops.parsing.decode_ops import decode_csv, decode_raw  # noqa: E402
+from flowloom.ops.parsing.serialized_ops import (decode_json_example, parse_tensor,  # noqa: E402
+                                                 serialize_tensor)
 import flowloom.ops.parsing.parse_example_v1  # noqa: E402,F401 - registers ParseExample (TF 1.x graphs)
 from flowloom import io  # noqa: E402 - also the public tf.io namespace
 

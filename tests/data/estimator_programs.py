@@ -205,6 +205,18 @@ def prog_model_fn_forms(tf):
         est = tf.estimator.Estimator(fn, model_dir=d, params=params)
         est.train(_input_fn(tf), steps=2)
         out[name] = int(est.get_variable_value("global_step"))
+    seen = []
+
+    def input_fn_all(params, mode, config):
+        seen.append([sorted(params), mode, type(config).__name__])
+        return _input_fn(tf)()
+    est = tf.estimator.Estimator(forms["all"][0], model_dir=os.path.join(md, "inputs"),
+                                 params={"p": 1})
+    est.train(input_fn_all, steps=1)
+    est.evaluate(input_fn_all, steps=1)
+    out["input_fn_args"] = seen
+    out["params_copied"] = est.params is not est.params
+    out["public_model_fn_args"] = list(__import__("inspect").getfullargspec(est.model_fn).args)
     out["features_only_with_labels"] = _err(
         lambda: tf.estimator.Estimator(f_only, model_dir=os.path.join(md, "f")).train(
             _input_fn(tf), steps=1))
@@ -405,6 +417,31 @@ def serve(tf, path, kind):
     return out
 
 
+def resume_from_model_dir(tf, md, copy_to=None):
+    """Evaluates the export model's latest checkpoint in `md`, trains 3 more steps, evaluates
+    again. With `copy_to`, first copies the checkpoint files (state + latest bundle) there
+    and works on the copy (what the recorder commits)."""
+    if copy_to:
+        latest = os.path.basename(tf.train.latest_checkpoint(md))
+        os.makedirs(copy_to)
+        for name in os.listdir(md):
+            if name.startswith(latest + ".") and not name.endswith(".meta"):
+                shutil.copy(os.path.join(md, name), copy_to)
+        with open(os.path.join(copy_to, "checkpoint"), "w") as f:
+            f.write('model_checkpoint_path: "%s"\nall_model_checkpoint_paths: "%s"\n'
+                    % (latest, latest))
+    work = _tmp()
+    shutil.rmtree(work)
+    shutil.copytree(copy_to or md, work)
+    est = tf.estimator.Estimator(export_model_fn(tf), model_dir=work)
+    out = {"eval": {k: _r(v) for k, v in est.evaluate(_input_fn(tf, epochs=1)).items()}}
+    est.train(_input_fn(tf), steps=3)
+    out["eval_after"] = {k: _r(v) for k, v in est.evaluate(_input_fn(tf, epochs=1)).items()}
+    out["w"] = np.round(est.get_variable_value("w"), 4).tolist()
+    shutil.rmtree(work)
+    return out
+
+
 def prog_export(tf):
     md = _tmp()
     base = os.path.join(md, "export")
@@ -457,8 +494,13 @@ def prog_train_and_evaluate(tf):
                                       exporters=[tf.estimator.FinalExporter("final", raw),
                                                  tf.estimator.LatestExporter("latest", raw,
                                                                              exports_to_keep=2)])
-    metrics, exports = tf.estimator.train_and_evaluate(est, train_spec, eval_spec)
-    out = {"metrics": {k: _r(v) for k, v in metrics.items()},
+    with _Lines() as lines:
+        metrics, exports = tf.estimator.train_and_evaluate(est, train_spec, eval_spec)
+    keep = ("Running training", "Start train", "Skip", "Performing", "Saving dict",
+            "Signatures INCLUDED in export for Predict", "Saving checkpoints", "No new",
+            "Estimator is not")
+    out = {"log": [line for line in lines.lines if any(k in line for k in keep)],
+           "metrics": {k: _r(v) for k, v in metrics.items()},
            "n_exports": len(exports), "final_is_none": [e is None for e in exports],
            "export_dirs": _files(os.path.join(md, "export")),
            "n_latest": len(os.listdir(os.path.join(md, "export", "latest"))),
@@ -587,7 +629,15 @@ def prog_warm_start(tf):
     third = tf.estimator.Estimator(_model_fn(tf), model_dir=os.path.join(md, "c"),
                                    params={"units": 3}, warm_start_from=os.path.join(md, "a"))
     m = third.evaluate(_input_fn(tf, epochs=1))
+    export = first.export_saved_model(os.path.join(md, "export"), serving_receivers(tf)[
+        "raw"]).decode()
+    fourth = tf.estimator.Estimator(_model_fn(tf), model_dir=os.path.join(md, "d"),
+                                    params={"units": 3}, warm_start_from=export)
+    fourth.train(_input_fn(tf), steps=1)
     out = {
+        "from_saved_model": np.round(fourth.get_variable_value("dense/bias"), 4).tolist(),
+        "from_saved_model_step": int(fourth.get_variable_value("global_step")),
+        "a_bias": np.round(first.get_variable_value("dense/bias"), 4).tolist(),
         "a_kernel": np.round(first.get_variable_value("dense/kernel"), 4).tolist(),
         "b_kernel_step": int(second.get_variable_value("global_step")),
         "b_kernel": np.round(second.get_variable_value("dense/kernel"), 4).tolist(),
@@ -812,6 +862,17 @@ def prog_pandas_input_fn(tf):
                                                   shuffle=False))
     out["metrics"] = {k: _r(v) for k, v in metrics.items()}
     shutil.rmtree(md)
+    return out
+
+
+def namespace_names(tf):
+    """The public names of tf.estimator and its sub-namespaces."""
+    out = {}
+    for mod in ("estimator", "estimator.export", "estimator.inputs", "estimator.experimental"):
+        m = tf
+        for part in mod.split("."):
+            m = getattr(m, part)
+        out[mod] = sorted(n for n in dir(m) if not n.startswith("_"))
     return out
 
 

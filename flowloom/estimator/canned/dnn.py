@@ -7,6 +7,7 @@ learning rate 0.05; hidden layers use a Glorot-uniform kernel initializer.
 """
 
 from flowloom.estimator.canned import heads
+from flowloom.estimator.canned.checkpoint_names import with_tf_checkpoint_names
 from flowloom.estimator.canned.optimizers import get_optimizer_instance
 from flowloom.estimator.estimator import Estimator
 from flowloom.estimator.mode_keys import ModeKeys
@@ -81,8 +82,9 @@ def _dnn_model_fn(features, labels, mode, head, hidden_units, feature_columns,
     with tf.variable_scope("dnn", values=tuple(features.values())):
         logits = dnn_logits(features, mode, head.logits_dimension, hidden_units,
                             feature_columns, activation_fn or tf.nn.relu, dropout, batch_norm)
-        return head.create_estimator_spec(features=features, mode=mode, labels=labels,
+        spec = head.create_estimator_spec(features=features, mode=mode, labels=labels,
                                           optimizer=optimizer, logits=logits)
+    return with_tf_checkpoint_names(spec, [optimizer], config)
 
 
 class DNNClassifier(Estimator):

@@ -49,7 +49,8 @@ class SlicesValue(DatasetValue):
     def iterate(self):
         comps = self.components
         for i in range(self.size):
-            yield tuple(c[i] for c in comps)
+            # `c[i, ...]` is an array even for strings (a 1-D object array's c[i] is bytes).
+            yield tuple(c[i, ...] for c in comps)
 
 
 class RangeValue(DatasetValue):
