@@ -100,6 +100,7 @@ class Plan:
         # ops that computed them.
         self.template = None
         self.folded_ops = ()
+        self.rewrites = None  # what the rewrites did (a runtime/rewrites.Rewritten)
         # The steps compiled to one function (runtime/compiled_plan.py) once the plan runs a
         # second time; False when it cannot be compiled.
         self.runner = None
@@ -186,13 +187,17 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
     if any(op not in placement for op in order):
         # Ops another thread added (and wired in) after the graph was placed.
         placement = session._place()
+    rewritten = None
     if any(op._type in CONTROL_FLOW_TYPES for op in order):
         plan = _compile_control_flow(session, placement, order, feed_tensors, fetch_tensors,
                                      target_ops)
         if plan is not None:
             return plan
     else:
-        order = rewrites.apply(session._config, order, fetch_tensors, target_ops)
+        rewritten = rewrites.apply(session._config, order, fetch_tensors, target_ops, placement,
+                                   fed)
+        order = rewritten.order
+        placement = rewritten.placement(placement)
     for op in order:
         if op._opdef.kernel_fn is None:
             raise errors.UnimplementedError(
@@ -225,6 +230,11 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
             carries_ref.add(op._outputs[0])
         steps.append(Step(op, _bind_kernel(session, op, device.xp), tuple(ins), tuple(derefs),
                           out, nout, device))
+    for t, same in (rewritten.aliases if rewritten else {}).items():
+        if same in slot_of:  # a dropped op's outputs are read from its twin's slots
+            slot_of[t] = slot_of[same]
+            if same in carries_ref:
+                carries_ref.add(t)
     fetch_slots = [slot_of[t] for t in fetch_tensors]
     fetch_derefs = [t in carries_ref for t in fetch_tensors]
     feed_slots = list(range(len(feed_tensors)))
@@ -242,6 +252,7 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
     def build_partitioned():
         return partitioned_of(steps)
 
+    log = rewritten if rewritten is not None else rewrites.Rewritten(order)
     if fast:
         all_steps = steps  # traced runs partition every op (build_partitioned's closure)
         steps, constants, folded = rewrites.fold_constants(session._config, steps)
@@ -253,9 +264,12 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
             for slot, value in constants.items():
                 plan.template[slot] = value
             plan.folded_ops = folded
+        plan.rewrites = log
         return plan
-    return Plan(None, n, feed_slots, fetch_slots, fetch_derefs, target_ops,
+    plan = Plan(None, n, feed_slots, fetch_slots, fetch_derefs, target_ops,
                 partitioned=build_partitioned())
+    plan.rewrites = log
+    return plan
 
 
 def _compile_control_flow(session, placement, order, feed_tensors, fetch_tensors, target_ops):
