@@ -102,6 +102,8 @@ class DistributedRuntime:
             log_device_placement=bool(getattr(config, "log_device_placement", False)))
         self._graph_bytes = {}  # graph version -> serialized GraphDef
         self._graphs_sent = set()  # (task, (client id, graph version))
+        self._inflight = set()  # ids of the steps running now
+        self.last_step_bytes = (0, 0)
         self._lock = threading.Lock()
         env_timeout = float(os.environ.get(STEP_TIMEOUT_ENV, "600") or 600)
         self.default_timeout_s = env_timeout
@@ -179,6 +181,7 @@ class DistributedRuntime:
             timeout_s = min(timeout_s, max(run_deadline - time.monotonic(), 0.001))
         deadline = time.monotonic() + timeout_s
         step_id = uuid.uuid4().hex
+        self._inflight.add(step_id)
         rdv = StepRendezvous(step_id, MAILBOX, {self.task}, self.task, True,
                              self._handle_of, self.token, deadline)
         vals = [None] * pplan.num_slots
@@ -215,8 +218,10 @@ class DistributedRuntime:
                 raise mapped from None
             raise
         finally:
+            self._inflight.discard(step_id)
             MAILBOX.finish(step_id)
-        self.last_step_bytes = rdv.bytes_sent
+        # Bytes this step moved between this process and other tasks (pushed, taken).
+        self.last_step_bytes = (rdv.bytes_sent, rdv.bytes_received)
         if run_metadata is not None and trace:
             tracing.fill_step_stats(run_metadata.step_stats, stats)
         return [vals[i] for i in pplan.fetch_slots]
@@ -239,7 +244,19 @@ class DistributedRuntime:
             raise mapped from None
 
     def close(self):
-        self.handles = {}
+        """Cancels this session's running steps on every task and drops its plans there."""
+        handles, self.handles = self.handles, {}
+        for step_id in list(self._inflight):
+            MAILBOX.abort(step_id, errors.CancelledError(None, None, "Session was closed"))
+        refs = []
+        for handle in handles.values():
+            try:
+                refs.append(handle.close_client.remote(self.token, self.client_id))
+            except Exception:  # noqa: BLE001 - a dead task has nothing to drop
+                pass
+        if refs:
+            ray = ray_backend.import_ray()
+            ray.wait(refs, num_returns=len(refs), timeout=5.0)
 
 
 def make_runtime(session, target, config):

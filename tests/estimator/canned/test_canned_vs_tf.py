@@ -19,6 +19,7 @@ DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.absp
     __file__)))), "data")
 RECORDED = json.load(open(os.path.join(DATA, "canned_tf.json")))
 CASES = sorted(canned_cases.CASES)
+RESUMED = ("dnn_classifier", "dnn_regressor", "linear_classifier", "wide_deep_classifier")
 
 
 def _decode(entry):
@@ -66,12 +67,15 @@ def test_checkpoints_have_tfs_names_and_tf_checkpoints_resume(name, tmp_path):
     est.train(canned_cases.input_fn(tf, label_key), steps=1)
     assert canned_cases.model_variables(est) == RECORDED["cases"][name]["variables"]
     assert sorted(est.get_variable_names()) == RECORDED["cases"][name]["all_variables"]
-    # ... and training resumes from TF's checkpoint, slots and all.
+    # ... and training resumes from TF's checkpoint, slots and all (one case per slot naming:
+    # t_0/Adagrad, Adam's beta powers, part_0/Ftrl, plain).
+    if name not in RESUMED:
+        return
     model_dir = str(tmp_path / "resumed")
     shutil.copytree(os.path.join(DATA, "canned_ckpt", name), model_dir)
     est, label_key = _estimator(name, model_dir)
-    est.train(canned_cases.input_fn(tf, label_key), steps=2)
-    assert est.get_variable_value("global_step") == RECORDED["steps"] + 2
+    est.train(canned_cases.input_fn(tf, label_key), steps=1)
+    assert est.get_variable_value("global_step") == RECORDED["steps"] + 1
 
 
 _TF_PREDICT = r"""
