@@ -38,6 +38,9 @@ from flowloom.ops.control_flow.cond import case, cond
 from flowloom.ops.control_flow.switch_case import switch_case  # noqa: E402
 from flowloom.ops.array.search_ops import searchsorted  # noqa: E402
 from flowloom.template import make_template  # noqa: E402
+from flowloom.ops.state.scatter_nd_ops import (scatter_nd_add, scatter_nd_sub,  # noqa: E402
+                                               scatter_nd_update, tensor_scatter_add,
+                                               tensor_scatter_sub, tensor_scatter_update)
 from flowloom.ops.control_flow.while_loop import while_loop
 from flowloom.ops.control_flow.tensor_array_ops import TensorArray
 from flowloom.ops.control_flow.functional_ops import foldl, foldr, map_fn, scan
@@ -80,6 +83,7 @@ from flowloom.variables import (Variable, all_variables, assert_variables_initia
                                 local_variables, local_variables_initializer, model_variables,
                                 moving_average_variables, report_uninitialized_variables,
                                 trainable_variables, variables_initializer)
+from flowloom.variable_enums import VariableAggregation, VariableSynchronization  # noqa: E402
 from flowloom.variables import (disable_resource_variables,  # noqa: E402
                                 enable_resource_variables, resource_variables_enabled)
 import flowloom.resource_variable  # noqa: E402,F401  (registers ResourceVariable conversion)
@@ -218,6 +222,8 @@ from flowloom.ops.parsing.parsing_ops import (FixedLenFeature, FixedLenSequenceF
                                       SparseFeature, VarLenFeature, parse_example,
                                       parse_single_example)
 from flowloom.ops.parsing.decode_ops import decode_csv, decode_raw  # noqa: E402
+from flowloom.ops.parsing.serialized_ops import (decode_json_example, parse_tensor,  # noqa: E402
+                                                 serialize_tensor)
 import flowloom.ops.parsing.parse_example_v1  # noqa: E402,F401 - registers ParseExample (TF 1.x graphs)
 from flowloom import io  # noqa: E402 - also the public tf.io namespace
 

@@ -52,7 +52,11 @@ class ResourceVariable(Variable):
             return
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
-        trainable = True if trainable is None else trainable
+        from flowloom.variable_enums import validate_synchronization_aggregation_trainable
+
+        self._synchronization, self._aggregation, trainable = \
+            validate_synchronization_aggregation_trainable(synchronization, aggregation,
+                                                           trainable, name)
         if collections is None:
             collections = [GraphKeys.GLOBAL_VARIABLES]
         if not isinstance(collections, (list, tuple, set)):
@@ -116,6 +120,11 @@ class ResourceVariable(Variable):
         self._initial_value = g.as_graph_element(scoped(iv)) if iv else None
         self._is_initialized_op = None
         self._trainable = getattr(variable_def, "trainable", True)
+        from flowloom.variable_enums import VariableAggregation, VariableSynchronization
+
+        self._synchronization = VariableSynchronization(
+            getattr(variable_def, "synchronization", 0))
+        self._aggregation = VariableAggregation(getattr(variable_def, "aggregation", 0))
         self._constraint = None
         self._caching_device = None
         self._save_slice_info = None

@@ -154,7 +154,9 @@ class VariableScope:
                 regularizer=regularizer, reuse=reuse, trainable=trainable,
                 collections=collections, caching_device=caching_device,
                 partitioner=partitioner, validate_shape=validate_shape,
-                custom_getter=custom_getter, constraint=constraint, use_resource=use_resource)
+                custom_getter=custom_getter, constraint=constraint, use_resource=use_resource,
+                synchronization=kwargs.get("synchronization"),
+                aggregation=kwargs.get("aggregation"))
 
 
 class _VariableScopeStore(threading.local):
@@ -189,17 +191,25 @@ class _VariableStore:
     def get_variable(self, name, shape=None, dtype=dtypes.float32, initializer=None,
                      regularizer=None, reuse=None, trainable=None, collections=None,
                      caching_device=None, partitioner=None, validate_shape=True,
-                     custom_getter=None, constraint=None, use_resource=None):
+                     custom_getter=None, constraint=None, use_resource=None,
+                     synchronization=None, aggregation=None):
+        from flowloom.variable_enums import validate_synchronization_aggregation_trainable
+
+        synchronization, aggregation, trainable = \
+            validate_synchronization_aggregation_trainable(synchronization, aggregation,
+                                                           trainable, name)
         if partitioner is not None:
             raise NotImplementedError("partitioned variables (get_variable with a partitioner)")
 
         def true_getter(name, shape=None, dtype=dtypes.float32, initializer=None,
                         regularizer=None, reuse=None, trainable=None, collections=None,
                         caching_device=None, partitioner=None, validate_shape=True,
-                        use_resource=None, constraint=None, **kwargs):
+                        use_resource=None, constraint=None, synchronization=None,
+                        aggregation=None, **kwargs):
             return self._get_single_variable(
                 name, shape, dtype, initializer, regularizer, reuse, trainable, collections,
-                caching_device, validate_shape, constraint, use_resource)
+                caching_device, validate_shape, constraint, use_resource, synchronization,
+                aggregation)
 
         if custom_getter is not None:
             return custom_getter(true_getter, name, shape=shape, dtype=dtype,
@@ -207,10 +217,12 @@ class _VariableStore:
                                  trainable=trainable, collections=collections,
                                  caching_device=caching_device, partitioner=partitioner,
                                  validate_shape=validate_shape, constraint=constraint,
-                                 use_resource=use_resource)
+                                 use_resource=use_resource, synchronization=synchronization,
+                                 aggregation=aggregation)
         return true_getter(name, shape, dtype, initializer, regularizer, reuse, trainable,
                            collections, caching_device, partitioner, validate_shape,
-                           use_resource=use_resource, constraint=constraint)
+                           use_resource=use_resource, constraint=constraint,
+                           synchronization=synchronization, aggregation=aggregation)
 
     def _get_single_variable(self, *args):
         with self._lock:
@@ -218,7 +230,8 @@ class _VariableStore:
 
     def _get_or_create_variable(self, name, shape, dtype, initializer, regularizer, reuse,
                                 trainable, collections, caching_device, validate_shape,
-                                constraint, use_resource=None):
+                                constraint, use_resource=None, synchronization=None,
+                                aggregation=None):
         initializing_from_value = initializer is not None and not callable(initializer) and \
             not isinstance(initializer, type)
         shape = tensor_shape.as_shape(shape) if shape is not None else \
@@ -249,7 +262,8 @@ class _VariableStore:
         if initializer is None:
             if dtype.is_floating:
                 initializer = init_ops.glorot_uniform_initializer()
-            elif dtype.is_integer or dtype.is_unsigned or dtype.is_bool:
+            elif dtype.is_integer or dtype.is_unsigned or dtype.is_bool or \
+                    dtype.base_dtype == dtypes.string:
                 initializer = init_ops.zeros_initializer()
             else:
                 raise ValueError(f"An initializer for variable {name} of {dtype.base_dtype!r} is "
@@ -260,17 +274,24 @@ class _VariableStore:
         else:
             if isinstance(initializer, type):
                 initializer = initializer(dtype=dtype)
-            if not shape.is_fully_defined():
-                raise ValueError(f"Shape of a new variable ({name}) must be fully defined, but "
-                                 f"instead was {shape}.")
-
-            def init_val():
-                return initializer(shape.as_list(), dtype=dtype, partition_info=None)
-            variable_dtype = dtype.base_dtype
+            if shape.is_fully_defined():
+                def init_val():
+                    return initializer(shape.as_list(), dtype=dtype, partition_info=None)
+                variable_dtype = dtype.base_dtype
+            elif _takes_no_required_args(initializer):
+                # As TF: a callable whose arguments all have defaults gives the value itself.
+                init_val = initializer
+                variable_dtype = None
+            else:
+                raise ValueError(
+                    "The initializer passed is not valid. It should be a callable with no "
+                    "arguments and the shape should not be provided or an instance of "
+                    "`tf.keras.initializers.*' and `shape` should be fully defined.")
         v = Variable(initial_value=init_val, name=name, trainable=trainable,
                      collections=collections, caching_device=caching_device,
                      dtype=variable_dtype, validate_shape=validate_shape, constraint=constraint,
-                     use_resource=use_resource)
+                     use_resource=use_resource, synchronization=synchronization,
+                     aggregation=aggregation)
         v._defined_at = "".join(traceback.format_stack(limit=8)[:-4])
         self._vars[name] = v
         if regularizer is not None:
@@ -281,6 +302,17 @@ class _VariableStore:
             if loss is not None:
                 get_default_graph().add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
         return v
+
+
+def _takes_no_required_args(fn):
+    import inspect
+
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+               for p in params)
 
 
 _STORE_KEY = ("__variable_store",)
@@ -334,7 +366,8 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
         _get_default_variable_store(), name, shape=shape, dtype=dtype, initializer=initializer,
         regularizer=regularizer, trainable=trainable, collections=collections,
         caching_device=caching_device, partitioner=partitioner, validate_shape=validate_shape,
-        use_resource=use_resource, custom_getter=custom_getter, constraint=constraint)
+        use_resource=use_resource, custom_getter=custom_getter, constraint=constraint,
+        synchronization=synchronization, aggregation=aggregation)
 
 
 def get_local_variable(name, shape=None, dtype=None, initializer=None, **kwargs):

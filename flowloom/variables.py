@@ -10,6 +10,8 @@ from flowloom.framework.ops import convert_to_tensor, register_tensor_conversion
 from flowloom.framework import tensor_shape
 from flowloom.ops.array import array_ops
 from flowloom.ops.state import state_ops
+from flowloom.variable_enums import (VariableAggregation, VariableAggregationV2,  # noqa: F401
+                                     VariableSynchronization)
 
 
 # tf.enable_resource_variables() / disable_resource_variables(): the default of use_resource.
@@ -66,8 +68,11 @@ class Variable:
             return
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
-        if trainable is None:
-            trainable = True
+        from flowloom.variable_enums import validate_synchronization_aggregation_trainable
+
+        self._synchronization, self._aggregation, trainable = \
+            validate_synchronization_aggregation_trainable(synchronization, aggregation,
+                                                           trainable, name)
         if collections is None:
             collections = [GraphKeys.GLOBAL_VARIABLES]
         if not isinstance(collections, (list, tuple, set)):
@@ -134,6 +139,10 @@ class Variable:
         iv = getattr(variable_def, "initial_value_name", "")
         self._initial_value = g.as_graph_element(scoped(iv)) if iv else None
         self._trainable = getattr(variable_def, "trainable", True)
+
+        self._synchronization = VariableSynchronization(
+            getattr(variable_def, "synchronization", 0))
+        self._aggregation = VariableAggregation(getattr(variable_def, "aggregation", 0))
         self._constraint = None
         self._caching_device = None
         self._save_slice_info = None
@@ -197,6 +206,18 @@ class Variable:
     @property
     def constraint(self):
         return self._constraint
+
+    @property
+    def synchronization(self):
+        """The variable's VariableSynchronization (AUTO unless given)."""
+
+        return getattr(self, "_synchronization", VariableSynchronization.AUTO)
+
+    @property
+    def aggregation(self):
+        """The variable's VariableAggregation (NONE unless given)."""
+
+        return getattr(self, "_aggregation", VariableAggregation.NONE)
 
     def initialized_value(self):
         """The variable's value, initializing it first if needed (for initial values of others)."""

@@ -18,7 +18,7 @@ import sys
 _OPS = "flowloom.ops."
 _ARRAY = ("flowloom", _OPS + "array.array_ops", _OPS + "array.manip_ops",
           _OPS + "array.slicing_ops", _OPS + "array.gather_ops", _OPS + "array.sequence_ops",
-          _OPS + "array.broadcast_ops", _OPS + "array.search_ops")
+          _OPS + "array.broadcast_ops", _OPS + "array.search_ops", _OPS + "state.scatter_nd_ops")
 _MATH = ("flowloom", "flowloom.math", _OPS + "math.math_ops", _OPS + "math.matmul_ops",
          _OPS + "math.reduction_ops", _OPS + "math.unary_ops", _OPS + "math.scan_ops",
          _OPS + "math.segment_ops", _OPS + "math.special_math_ops")
@@ -82,6 +82,12 @@ MODULES = {
         "flowloom.train.sync_replicas_optimizer",
     "tensorflow.contrib.training.python.training.device_setter":
         "flowloom.contrib.training.device_setter",
+    # Feature columns, lookup tables and canned estimators (featcol).
+    "tensorflow.python.feature_column.feature_column": "flowloom.feature_column",
+    "tensorflow.python.feature_column.feature_column_lib": "flowloom.feature_column",
+    "tensorflow.python.ops.lookup_ops": "flowloom.ops.lookup.tables",
+    **{f"tensorflow.python.estimator.canned.{m}": f"flowloom.estimator.canned.{m}"
+       for m in ("dnn", "linear", "dnn_linear_combined", "optimizers", "parsing_utils")},
 }
 
 VIEWS = {
@@ -110,13 +116,16 @@ VIEWS = {
     "tensorflow.python.ops.variable_scope": ("flowloom.variable_scope", "flowloom"),
     "tensorflow.python.ops.variables": ("flowloom.variables", "flowloom"),
     "tensorflow.python.compat.compat": ("flowloom.compat.forward_compat",),
+    "tensorflow.contrib.framework.python.ops.variables": ("flowloom.contrib.framework.variables",
+                                                          "flowloom.contrib.framework"),
     "tensorflow.python.ops.resource_variable_ops": ("flowloom.resource_variable",
                                                     _OPS + "state.resource_variable_ops"),
     "tensorflow.python.ops.rnn": ("flowloom.nn", _OPS + "rnn.rnn"),
     "tensorflow.python.ops.rnn_cell": _CELLS,
     "tensorflow.python.ops.rnn_cell_impl": _CELLS,
     "tensorflow.python.ops.control_flow_ops": _CONTROL,
-    "tensorflow.python.ops.state_ops": ("flowloom", _OPS + "state.state_ops"),
+    "tensorflow.python.ops.state_ops": ("flowloom", _OPS + "state.state_ops",
+                                        _OPS + "state.scatter_nd_ops"),
     "tensorflow.python.ops.clip_ops": ("flowloom", _OPS + "math.clip_ops"),
     "tensorflow.python.ops.embedding_ops": ("flowloom.nn", _OPS + "nn.embedding_ops"),
     "tensorflow.python.ops.random_ops": ("flowloom", "flowloom.random", _OPS + "random.random_ops",
@@ -136,7 +145,8 @@ VIEWS = {
     "tensorflow.python.ops.string_ops": ("flowloom", "flowloom.strings",
                                          _OPS + "strings.string_ops",
                                          _OPS + "checks.tensor_format"),
-    "tensorflow.python.ops.parsing_ops": ("flowloom", _OPS + "parsing.parsing_ops"),
+    "tensorflow.python.ops.parsing_ops": (_OPS + "parsing.serialized_ops", "flowloom",
+                                          _OPS + "parsing.parsing_ops"),
     "tensorflow.python.ops.special_math_ops": ("flowloom", _OPS + "math.special_math_ops"),
     "tensorflow.python.ops.standard_ops": ("flowloom",),
     "tensorflow.python.ops.partitioned_variables": ("flowloom",),
@@ -146,7 +156,7 @@ VIEWS = {
     "tensorflow.python.ops.summary_ops": ("flowloom.summary", _OPS + "summary.summary_ops"),
     "tensorflow.python.ops.losses": ("flowloom.losses",),
     "tensorflow.python.ops.losses.losses": ("flowloom.losses",),
-    "tensorflow.python.ops.image_ops": ("flowloom.image",),
+    "tensorflow.python.ops.image_ops": (_OPS + "image.resize_methods", "flowloom.image"),
     "tensorflow.python.ops.metrics": ("flowloom.metrics",),
     # Imported for their side effect (registering gradients): flowloom has them registered.
     "tensorflow.python.ops.array_grad": ("flowloom",),

@@ -166,26 +166,27 @@ class Dataset(structure.HasElementSpec):
         """Applies `map_func` to each element (traced once; `num_parallel_calls` run at once)."""
         fn = self._trace(map_func, "map")
         if num_parallel_calls is None:
-            return self._apply("MapDataset", (self._variant,), fn.output_spec, f=fn.attr())
+            return self._apply("MapDataset", (self._variant, fn.captured), fn.output_spec,
+                               f=fn.attr(), Targuments=_types(fn))
         n = convert_to_tensor(num_parallel_calls, dtype=dtypes.int32, name="num_parallel_calls")
-        return self._apply("ParallelMapDataset", (self._variant, n), fn.output_spec,
-                           f=fn.attr())
+        return self._apply("ParallelMapDataset", (self._variant, fn.captured, n),
+                           fn.output_spec, f=fn.attr(), Targuments=_types(fn))
 
     def flat_map(self, map_func):
         """Maps each element to a dataset and concatenates those datasets."""
         fn = self._trace(map_func, "flat_map")
-        return self._apply("FlatMapDataset", (self._variant,), _inner(fn, "flat_map"),
-                           f=fn.attr())
+        return self._apply("FlatMapDataset", (self._variant, fn.captured),
+                           _inner(fn, "flat_map"), f=fn.attr(), Targuments=_types(fn))
 
     def interleave(self, map_func, cycle_length=AUTOTUNE, block_length=1,
                    num_parallel_calls=None):
         """Maps each element to a dataset and interleaves `cycle_length` of them,
         `block_length` elements at a time."""
         fn = self._trace(map_func, "interleave")
-        return self._apply("InterleaveDataset", (self._variant, _i64(cycle_length,
-                                                                     "cycle_length"),
+        return self._apply("InterleaveDataset", (self._variant, fn.captured,
+                                                 _i64(cycle_length, "cycle_length"),
                                                  _i64(block_length, "block_length")),
-                           _inner(fn, "interleave"), f=fn.attr())
+                           _inner(fn, "interleave"), f=fn.attr(), Targuments=_types(fn))
 
     def filter(self, predicate):
         """The elements for which `predicate` returns True."""
@@ -194,8 +195,8 @@ class Dataset(structure.HasElementSpec):
         if len(out) != 1 or out[0].dtype != dtypes.bool_ or out[0].shape.ndims not in (0, None):
             raise ValueError("`predicate` return type must be convertible to a scalar boolean "
                              f"tensor. Was {fn.output_spec}.")
-        return self._apply("FilterDataset", (self._variant,), self.element_spec,
-                           predicate=fn.attr())
+        return self._apply("FilterDataset", (self._variant, fn.captured), self.element_spec,
+                           predicate=fn.attr(), Targuments=_types(fn))
 
     def batch(self, batch_size, drop_remainder=False):
         """Combines consecutive elements into batches (stacked along a new first axis)."""
@@ -235,10 +236,11 @@ class Dataset(structure.HasElementSpec):
         """Shuffles with a buffer of `buffer_size` elements (reshuffled each pass)."""
         from flowloom.ops.random.random_ops import get_seed
 
+        size = _i64(buffer_size, "buffer_size")  # made before the seeds, as TF makes it
         seed1, seed2 = get_seed(seed)
         if seed1 is None:
             seed1, seed2 = 0, 0
-        return self._apply("ShuffleDataset", (self._variant, _i64(buffer_size, "buffer_size"),
+        return self._apply("ShuffleDataset", (self._variant, size,
                                               _i64(seed1, "seed"), _i64(seed2, "seed2")),
                            self.element_spec,
                            reshuffle_each_iteration=True if reshuffle_each_iteration is None
@@ -275,7 +277,20 @@ class Dataset(structure.HasElementSpec):
         return self._apply("ConcatenateDataset", (self._variant, dataset._variant), spec)
 
     def cache(self, filename=""):
-        """Caches the elements in memory (the first pass computes them, later passes replay)."""
+        """Caches the elements: in memory (`filename` empty: the first pass computes them,
+        later passes replay them) or in a file (the first complete pass writes a tensor bundle
+        at `filename` in TF's layout; from then on every pass, in this or a later program,
+        reads it instead of the input).
+
+        Args:
+          filename: a string path prefix, or "" for memory.
+
+        Returns:
+          A `Dataset`.
+
+        Raises:
+          AlreadyExistsError (at run time): another iterator is writing the same file.
+        """
         return self._apply("CacheDataset", (self._variant, convert_to_tensor(
             filename, dtype=dtypes.string, name="filename")), self.element_spec)
 
@@ -334,6 +349,11 @@ class Dataset(structure.HasElementSpec):
 
         dataset_ops.register_function(get_default_graph(), fn_obj)
         return fn_obj
+
+
+def _types(fn):
+    """The Targuments attr: the dtypes of the tensors `fn` captured."""
+    return [t.dtype.base_dtype for t in fn.captured]
 
 
 def _inner(fn, what):

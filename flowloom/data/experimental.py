@@ -16,10 +16,24 @@ def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainde
 
 
 def shuffle_and_repeat(buffer_size, count=None, seed=None):
-    """`dataset.apply(shuffle_and_repeat(n))`: shuffled anew on every repetition."""
+    """`dataset.apply(shuffle_and_repeat(n, count, seed))`: following TF 1.15
+    (FLOWLOOM_SEED_RULES=1), op ShuffleAndRepeatDataset, one shuffle buffer across `count`
+    passes (None or -1: forever); following TF 2.x (the default), `shuffle` then `repeat`,
+    as TF 2.x builds it. Either way TF's order for a seed."""
     def apply(dataset):
-        return dataset.shuffle(buffer_size, seed=seed, reshuffle_each_iteration=True) \
-            .repeat(count)
+        from flowloom.data.dataset import _i64
+        from flowloom.ops.random.random_ops import get_seed, seed_rules
+
+        if seed_rules() != "1":
+            return dataset.shuffle(buffer_size, seed=seed).repeat(count)
+
+        size = _i64(buffer_size, "buffer_size")
+        seed1, seed2 = get_seed(seed)
+        if seed1 is None:
+            seed1, seed2 = 0, 0
+        return dataset._apply("ShuffleAndRepeatDataset", (
+            dataset._variant, size, _i64(seed1, "seed"), _i64(seed2, "seed2"),
+            _i64(-1 if count is None else count, "count")), dataset.element_spec)
     return apply
 
 

@@ -1,9 +1,11 @@
 """Dataset functions (`map`, `filter`, `flat_map`, ...): traced once into a graph of their own,
 then run per element, as TF traces them into a function.
 
-A traced function's graph has one Placeholder per component of the input element; calling
-it runs the graph in a private session (thread-safe, so `num_parallel_calls` calls run at
-once). The dataset op that uses it names it in a `func` attr.
+A traced function's graph has one Placeholder per component of the input element, and one per
+tensor of the outer graph that the function uses (captured, as TF captures them); calling it
+runs the graph in a private session (thread-safe, so `num_parallel_calls` calls run at once).
+The dataset op that uses it names it in a `func` attr and takes the captured tensors as its
+`other_arguments` input.
 """
 
 import itertools
@@ -18,6 +20,47 @@ from flowloom.proto import attr_value_pb2
 _counter = itertools.count()
 
 
+def _function_graph_class():
+    from flowloom.framework.graph import Graph
+
+    class FunctionGraph(Graph):
+        """The graph a dataset function is traced into. A tensor of a graph around it that an
+        op here uses is captured, as TF captures it: a Placeholder here stands for it, and the
+        dataset op that calls the function takes the outer tensor as an input
+        (`other_arguments`) and feeds its value at each call."""
+
+        def __init__(self, outer):
+            super().__init__()
+            self._outer_graph = outer
+            self.captured = []       # tensors of the outer graph, in capture order
+            self.placeholders = []   # the Placeholders standing for them here
+            self._by_tensor = {}
+
+        def _capture(self, tensor):
+            from flowloom.ops.array.array_ops import placeholder
+
+            hit = self._by_tensor.get(id(tensor))
+            if hit is not None and hit[0] is tensor:
+                return hit[1]
+            source = tensor
+            if tensor._op._graph is not self._outer_graph:
+                outer = self._outer_graph
+                if outer._outer_graph is None:
+                    return None  # a tensor of an unrelated graph
+                source = outer._capture(tensor)
+                if source is None:
+                    return None
+            with self.as_default(), self.control_dependencies(None):
+                inner = placeholder(source.dtype.base_dtype, source.get_shape(),
+                                    name="captured_" + tensor._op._name.replace("/", "_"))
+            self.captured.append(source)
+            self.placeholders.append(inner)
+            self._by_tensor[id(tensor)] = (tensor, inner)
+            return inner
+
+    return FunctionGraph
+
+
 class TracedFunction:
     """`fn` traced for elements of `input_spec`.
 
@@ -25,14 +68,16 @@ class TracedFunction:
       name: the function's name (the `func` attr of the op that calls it).
       output_spec: the structure of what `fn` returns.
       graph: the traced graph.
+      captured: the tensors of the graph around it that `fn` uses; the calling op takes them
+        as its `other_arguments` and passes their values to every call.
     """
 
     def __init__(self, fn, input_spec, what):
-        from flowloom.framework.graph import Graph
+        from flowloom.framework.graph import get_default_graph
         from flowloom.ops.array.array_ops import placeholder
 
         self.name = f"__flowloom_{what}_{next(_counter)}"
-        self.graph = Graph()
+        self.graph = _function_graph_class()(get_default_graph())
         self._session = None
         self._callable = None
         self._lock = threading.Lock()
@@ -47,23 +92,27 @@ class TracedFunction:
                 args.append(p)
             self._inputs = [a if not hasattr(a, "_variant") else a._variant for a in args]
             element = structure.pack(input_spec, args)
-            try:
-                if isinstance(element, tuple) and not hasattr(element, "_fields"):
-                    result = fn(*element)  # TF unpacks tuple elements into arguments
-                else:
-                    result = fn(element)
-            except ValueError as e:
-                if "must be from the same graph" in str(e):
-                    raise NotImplementedError(
-                        f"a tf.data function ({getattr(fn, '__name__', fn)}) that uses tensors "
-                        "of the graph outside it: flowloom does not capture them yet; create "
-                        "them inside the function") from e
-                raise
+            if isinstance(element, tuple) and not hasattr(element, "_fields"):
+                result = fn(*element)  # TF unpacks tuple elements into arguments
+            else:
+                result = fn(element)
             self.output_spec, self._outputs = _outputs(result)
+        self.captured = list(self.graph.captured)
+        self._inputs += [p for p in self.graph.placeholders]
 
     def attr(self):
         """The `func` AttrValue that names this function."""
         return attr_value_pb2.AttrValue(func=attr_value_pb2.NameAttrList(name=self.name))
+
+    def bind(self, captured_values):
+        """This function with the values of its captured tensors: a callable of elements."""
+        captured_values = tuple(captured_values)
+        if len(captured_values) != len(self.captured):
+            raise ValueError(f"{self.name} captures {len(self.captured)} tensors, "
+                             f"{len(captured_values)} values given")
+        if not captured_values:
+            return self
+        return lambda element: self(tuple(element) + captured_values)
 
     def __call__(self, element):
         run = self._callable

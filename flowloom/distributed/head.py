@@ -14,6 +14,9 @@ import sys
 import time
 
 IDLE_EXIT_S = 3.0
+# The address of a one-machine cluster: a loopback address that Ray does not replace by the
+# machine's network address, as it does 127.0.0.1 and localhost.
+LOOPBACK = "127.0.0.2"
 NOBODY_EXIT_S = 120.0
 
 
@@ -67,16 +70,16 @@ def main(argv=None):
     parser.add_argument("--dir", required=True)
     parser.add_argument("--token-path", required=True)
     parser.add_argument("--num-cpus", type=int, default=int(os.environ.get(
-        "FLOWLOOM_RAY_NUM_CPUS", "1")))
-    parser.add_argument("--resources", default="")
+        "FLOWLOOM_RAY_NUM_CPUS", "0")))
+    parser.add_argument("--resources", default=os.environ.get("FLOWLOOM_RAY_HEAD_RESOURCES", ""))
     args = parser.parse_args(argv)
-    env = dict(os.environ, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN_PATH=args.token_path,
-               RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0")
+    env = dict(os.environ, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN_PATH=args.token_path)
     env.pop("RAY_AUTH_TOKEN", None)
     env.pop("RAY_ADDRESS", None)
     store_mb = int(os.environ.get("FLOWLOOM_RAY_OBJECT_STORE_MB", "1024"))
     cmd = [sys.executable, "-m", "ray.scripts.scripts", "start", "--head", "--block",
-           f"--port={args.port}", "--node-ip-address=127.0.0.1", f"--num-cpus={args.num_cpus}", "--include-dashboard=false",
+           f"--port={args.port}", f"--node-ip-address={LOOPBACK}",
+           f"--num-cpus={args.num_cpus}", "--include-dashboard=false",
            "--disable-usage-stats", f"--object-store-memory={store_mb * 1024 * 1024}",
            f"--temp-dir={os.path.join(args.dir, 'ray')}"]
     if args.resources:
@@ -103,7 +106,7 @@ def main(argv=None):
                     if "--block" in f.read():
                         with open(ready, "w") as r:
                             r.write(str(os.getpid()))
-                        print(f"[flowloom] Ray head up at 127.0.0.1:{args.port}", flush=True)
+                        print(f"[flowloom] Ray head up at {LOOPBACK}:{args.port}", flush=True)
                 continue
             live = _live_tasks(args.dir)
             seen_task = seen_task or live > 0

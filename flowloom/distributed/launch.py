@@ -20,6 +20,7 @@ import time
 
 from flowloom.distributed import ray_backend
 from flowloom.distributed.cluster import SECRET_ENV, ClusterInfo
+from flowloom.distributed.head import LOOPBACK
 
 
 def free_ports(n):
@@ -120,10 +121,13 @@ class LocalCluster:
       env: extra environment of the tasks.
       via_flowloom_run: start the script with `python -m flowloom run` (TF1 scripts that
         `import tensorflow`).
+      two_nodes: run two Ray nodes on this machine (the head, and a second node with its own
+        resources) and pin the ps tasks' actors to the second node and the workers' to the
+        head: a stand-in for a cluster of two machines.
     """
 
     def __init__(self, script, script_args=(), num_ps=1, num_workers=2, echo=sys.stdout,
-                 env=None, python=sys.executable, via_flowloom_run=False):
+                 env=None, python=sys.executable, via_flowloom_run=False, two_nodes=False):
         ports = free_ports(num_ps + num_workers)
         self.ps_hosts = [f"localhost:{p}" for p in ports[:num_ps]]
         self.worker_hosts = [f"localhost:{p}" for p in ports[num_ps:]]
@@ -139,6 +143,8 @@ class LocalCluster:
         self.env.update(env or {})
         self.tasks = {}
         self._head_dir = None
+        self.two_nodes = two_nodes
+        self._node = None
 
     def cluster_dict(self):
         return {"ps": self.ps_hosts, "worker": self.worker_hosts}
@@ -147,27 +153,46 @@ class LocalCluster:
         """Starts the cluster's Ray head (it would otherwise start with the first task)."""
         saved = os.environ.get(SECRET_ENV)
         os.environ[SECRET_ENV] = self.env[SECRET_ENV]
+        if self.two_nodes:
+            os.environ["FLOWLOOM_RAY_HEAD_RESOURCES"] = '{"flowloom_node_0": 100}'
         try:
             info = ClusterInfo(self.cluster_dict())
             ray_backend.ensure_local_head(info)
             self._head_dir = ray_backend.state_dir(info.cluster_id)
-            for name in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN_PATH",
-                         "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"):
+            for name in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN_PATH"):
                 self.env[name] = os.environ[name]
         finally:
+            os.environ.pop("FLOWLOOM_RAY_HEAD_RESOURCES", None)
             if saved is None:
                 os.environ.pop(SECRET_ENV, None)
             else:
                 os.environ[SECRET_ENV] = saved
+        if self.two_nodes:
+            self._start_second_node(info.head_port())
 
+    def _start_second_node(self, port, timeout=90.0):
+        cmd = [self.command[0], "-m", "ray.scripts.scripts", "start",
+               f"--address={LOOPBACK}:{port}", f"--node-ip-address={LOOPBACK}", "--num-cpus=0",
+               '--resources={"flowloom_node_1": 100}', "--block", "--disable-usage-stats"]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, env=self.env, start_new_session=True,
+                                preexec_fn=_die_with_parent)
+        self._node = TaskProcess("node", 1, proc, None)
+        if self._node.wait_for(r"--block", timeout) is None:
+            raise RuntimeError("the second Ray node did not start:\n" +
+                               "\n".join(self._node.lines[-20:]))
     def start_task(self, job, index, extra_env=None):
         """Starts (or restarts) one task; returns its TaskProcess."""
         argv = self.command + [f"--job_name={job}", f"--task_index={index}",
                 f"--ps_hosts={','.join(self.ps_hosts)}",
                 f"--worker_hosts={','.join(self.worker_hosts)}"] + self.script_args
         env = dict(self.env, **(extra_env or {}))
+        if self.two_nodes:
+            env["FLOWLOOM_RAY_TASK_RESOURCE"] = "flowloom_node_1" if job == "ps" else \
+                "flowloom_node_0"
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, env=env, start_new_session=True)
+                                stdin=subprocess.DEVNULL, env=env, start_new_session=True,
+                                preexec_fn=_die_with_parent)
         task = TaskProcess(job, index, proc, self.echo)
         self.tasks[(job, index)] = task
         return task
@@ -198,6 +223,8 @@ class LocalCluster:
             t.kill(signal.SIGTERM)
         for t in self.tasks.values():
             t.stop()
+        if self._node is not None:
+            self._node.stop()
         stop_head(self._head_dir)
 
     def __enter__(self):
@@ -206,6 +233,17 @@ class LocalCluster:
     def __exit__(self, *exc):
         self.stop()
         return False
+
+
+def _die_with_parent():
+    """In a task's process before it starts: SIGTERM when the launcher dies (Linux), so a
+    killed launcher leaves no task behind."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 def stop_head(folder, timeout=30.0):
@@ -241,6 +279,13 @@ def launch(script, script_args, num_ps, num_workers):
     """`flowloom launch`: runs the cluster until its workers exit; returns the largest
     worker exit code (130 on Ctrl-C)."""
     cluster = LocalCluster(script, script_args, num_ps, num_workers, via_flowloom_run=True)
+
+    def interrupted(signum, frame):
+        raise KeyboardInterrupt
+
+    # `kill` and a closed terminal stop the cluster as Ctrl-C does.
+    signal.signal(signal.SIGTERM, interrupted)
+    signal.signal(signal.SIGHUP, interrupted)
     print(f"[launch] ps_hosts={','.join(cluster.ps_hosts)} "
           f"worker_hosts={','.join(cluster.worker_hosts)}", flush=True)
     try:

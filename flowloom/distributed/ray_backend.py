@@ -26,6 +26,7 @@ import sys
 import tempfile
 import time
 
+from flowloom.distributed.head import LOOPBACK
 from flowloom.framework import errors
 
 CONNECT_TIMEOUT_ENV = "FLOWLOOM_DISTRIBUTED_CONNECT_TIMEOUT"
@@ -79,7 +80,7 @@ def connect(info):
     if not address and info.is_local():
         # Before Ray is imported: it reads its token settings once.
         address = ensure_local_head(info)
-        node_ip = {"_node_ip_address": "127.0.0.1"}
+        node_ip = {"_node_ip_address": LOOPBACK}
     elif not address:
         address = "auto"
     ray = import_ray()
@@ -115,17 +116,10 @@ def ensure_local_head(info):
     token_path = os.path.join(folder, "auth_token")
     with _locked(os.path.join(folder, "lock"), HEAD_START_TIMEOUT_S):
         register_process(folder, os.getpid())
-        if not os.path.exists(os.path.join(folder, "ready")) or not port_open("127.0.0.1", port):
+        if not os.path.exists(os.path.join(folder, "ready")) or not port_open(LOOPBACK, port):
             _start_head(folder, port, token_path)
     use_token(token_path)
-    use_loopback()
-    return f"127.0.0.1:{port}"
-
-
-def use_loopback():
-    """Keeps a one-machine cluster on the loopback interface (Ray would otherwise replace
-    127.0.0.1 by the machine's network address)."""
-    os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+    return f"{LOOPBACK}:{port}"
 
 
 def use_token(token_path):
@@ -163,7 +157,7 @@ def _start_head(folder, port, token_path):
             with open(log_path) as f:
                 tail = f.read()[-2000:]
             raise errors.UnavailableError(
-                None, None, f"Could not start a local Ray head at 127.0.0.1:{port} for the "
+                None, None, f"Could not start a local Ray head at {LOOPBACK}:{port} for the "
                 f"cluster: {tail}")
         time.sleep(0.2)
 

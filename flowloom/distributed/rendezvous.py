@@ -111,6 +111,7 @@ class StepRendezvous:
         self.deadline = deadline
         self.pending = {}  # key -> ObjectRef of a `take` issued ahead (master only)
         self.bytes_sent = 0
+        self.bytes_received = 0  # what the master took from other tasks
         self._error = None
 
     def send(self, key, value, is_dead=False):
@@ -143,7 +144,9 @@ class StepRendezvous:
 
         ray = ray_backend.import_ray()
         try:
-            return ray.get(ref, timeout=max(self._left(), 0.001))
+            item = ray.get(ref, timeout=max(self._left(), 0.001))
+            self.bytes_received += getattr(item[0], "nbytes", 0)
+            return item
         except Exception as e:  # noqa: BLE001 - mapped to TF's error classes
             mapped = ray_backend.to_tf_error(e, f"Recv of {key} from {src}")
             if mapped is None:

@@ -196,6 +196,22 @@ class Server:
                 raise ray_backend.to_tf_error(e, f"Server {self._task}") or e from None
             time.sleep(2.0)
 
+    def _find_task(self, task):
+        """(actor handle, description) of `task` if its server runs now, else None."""
+        ray = ray_backend.import_ray()
+        try:
+            handle = ray.get_actor(task)
+            desc = ray.get(handle.describe.remote(self._info.token), timeout=10)
+        except ValueError:
+            return None
+        except Exception as e:  # noqa: BLE001 - mapped to TF's error classes
+            mapped = ray_backend.to_tf_error(e, f"CreateSession on {task}")
+            if isinstance(mapped, errors.PermissionDeniedError):
+                raise mapped from None
+            return None
+        self._handles[task] = handle
+        return handle, desc
+
     def _wait_for_task(self, task, what):
         """The actor handle and description of `task`, waiting (with a log line every ten
         seconds, as TF's sessions do) until its server has started.

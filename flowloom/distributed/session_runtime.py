@@ -85,9 +85,14 @@ class DistributedRuntime:
         remote = []
         self.handles = {}
         for task in _wanted_tasks(self.info, config, self.task):
-            handle, desc = server._wait_for_task(task, "CreateSession")
-            self.handles[task] = handle
-            for name, device_type, index in desc["devices"]:
+            # A task whose server is not up yet is taken to have one CPU; a step that needs
+            # it waits for it (a session never waits for tasks it does not use).
+            found = server._find_task(task)
+            if found is None:
+                remote.append(TaskDevice(task, "CPU", 0, remote=True))
+                continue
+            self.handles[task] = found[0]
+            for name, device_type, index in found[1]["devices"]:
                 remote.append(TaskDevice(task, device_type, index, remote=True))
         remote.sort(key=lambda d: (d.job, d.task_index, d.device_type, d.index))
         session._devices = own + remote
@@ -97,6 +102,8 @@ class DistributedRuntime:
             log_device_placement=bool(getattr(config, "log_device_placement", False)))
         self._graph_bytes = {}  # graph version -> serialized GraphDef
         self._graphs_sent = set()  # (task, (client id, graph version))
+        self._inflight = set()  # ids of the steps running now
+        self.last_step_bytes = (0, 0)
         self._lock = threading.Lock()
         env_timeout = float(os.environ.get(STEP_TIMEOUT_ENV, "600") or 600)
         self.default_timeout_s = env_timeout
@@ -146,7 +153,7 @@ class DistributedRuntime:
         plan_handle = f"{self.client_id}/{next(_plan_ids)}"
         calls = []
         for task, parts in by_task.items():
-            handle = self.handles[task]
+            handle = self._handle_of(task)
             descs = [describe_partition(p) for p in parts]
             sent = (task, graph_key) in self._graphs_sent
             calls.append((task, handle.register_plan.remote(
@@ -174,6 +181,7 @@ class DistributedRuntime:
             timeout_s = min(timeout_s, max(run_deadline - time.monotonic(), 0.001))
         deadline = time.monotonic() + timeout_s
         step_id = uuid.uuid4().hex
+        self._inflight.add(step_id)
         rdv = StepRendezvous(step_id, MAILBOX, {self.task}, self.task, True,
                              self._handle_of, self.token, deadline)
         vals = [None] * pplan.num_slots
@@ -210,8 +218,10 @@ class DistributedRuntime:
                 raise mapped from None
             raise
         finally:
+            self._inflight.discard(step_id)
             MAILBOX.finish(step_id)
-        self.last_step_bytes = rdv.bytes_sent
+        # Bytes this step moved between this process and other tasks (pushed, taken).
+        self.last_step_bytes = (rdv.bytes_sent, rdv.bytes_received)
         if run_metadata is not None and trace:
             tracing.fill_step_stats(run_metadata.step_stats, stats)
         return [vals[i] for i in pplan.fetch_slots]
@@ -219,7 +229,7 @@ class DistributedRuntime:
     def _handle_of(self, task):
         handle = self.handles.get(task)
         if handle is None:
-            handle, _ = self.server._wait_for_task(task, "Step")
+            handle, _ = self.server._wait_for_task(task, "CreateSession")
             self.handles[task] = handle
         return handle
 
@@ -234,7 +244,19 @@ class DistributedRuntime:
             raise mapped from None
 
     def close(self):
-        self.handles = {}
+        """Cancels this session's running steps on every task and drops its plans there."""
+        handles, self.handles = self.handles, {}
+        for step_id in list(self._inflight):
+            MAILBOX.abort(step_id, errors.CancelledError(None, None, "Session was closed"))
+        refs = []
+        for handle in handles.values():
+            try:
+                refs.append(handle.close_client.remote(self.token, self.client_id))
+            except Exception:  # noqa: BLE001 - a dead task has nothing to drop
+                pass
+        if refs:
+            ray = ray_backend.import_ray()
+            ray.wait(refs, num_returns=len(refs), timeout=5.0)
 
 
 def make_runtime(session, target, config):

@@ -82,6 +82,7 @@ class TaskService:
         self._resources = {}
         self._graphs = {}  # (client id, graph version) -> (Graph, _TaskSessionView)
         self._plans = {}  # plan handle -> RemotePlan
+        self._running = {}  # step id -> client id, of the steps running here
         self._lock = threading.Lock()
         self._mailbox = Mailbox()
         self._handles = {}
@@ -93,7 +94,10 @@ class TaskService:
     def describe(self, token):
         """This task's devices: [(name, type, index)], its incarnation and process id."""
         self._check(token, "describe")
+        import ray
+
         return {"task": self.task, "incarnation": self.incarnation, "pid": os.getpid(),
+                "node": ray.get_runtime_context().get_node_id(),
                 "devices": [(d.name, d.device_type, d.index) for d in self._devices.values()]}
 
     def ping(self):
@@ -118,6 +122,9 @@ class TaskService:
         graph = Graph()
         with graph.as_default():
             importer.import_graph_def(graph_pb2.GraphDef.FromString(graph_def), name="")
+        for op in graph.get_operations():
+            # The user's line is in the master's process; here it would name this import.
+            op._traceback = None
         with self._lock:
             # A client keeps only its newest graphs here.
             client = graph_key[0]
@@ -161,6 +168,7 @@ class TaskService:
             raise errors.AbortedError(None, None, f"Plan {plan_handle} is not registered on "
                                       f"{self.task} (the task restarted?)")
         deadline = time.monotonic() + timeout_s
+        self._running[step_id] = plan_handle.split("/", 1)[0]
         rdv = StepRendezvous(step_id, self._mailbox, {self.task}, master, False,
                              self._handle_of, token, deadline)
         vals = [None] * plan.num_slots
@@ -179,6 +187,7 @@ class TaskService:
             raise
         finally:
             blocking.reset_deadline(outer)
+            self._running.pop(step_id, None)
         return rdv.bytes_sent
 
     def deliver(self, token, step_id, key, value, is_dead):
@@ -198,6 +207,29 @@ class TaskService:
 
         self._mailbox.abort(step_id, errors.AbortedError(
             None, None, f"step aborted by its master: {message}"))
+
+    def close_client(self, token, client_id):
+        """A master session closed: its steps here are cancelled (their waits in queues and
+        accumulators end), and its graphs and plans are dropped."""
+        self._check(token, "close_client")
+        from flowloom.framework import errors
+
+        with self._lock:
+            views = [view for key, (_, view) in self._graphs.items() if key[0] == client_id]
+            for key in [k for k in self._graphs if k[0] == client_id]:
+                del self._graphs[key]
+            for handle in [h for h in self._plans if h.split("/", 1)[0] == client_id]:
+                del self._plans[handle]
+            steps = [s for s, c in self._running.items() if c == client_id]
+        for resource in list(self._resources.values()):
+            cancel = getattr(resource, "cancel_session", None)
+            if cancel is not None:
+                for view in views:
+                    cancel(view)
+        for step_id in steps:
+            self._mailbox.abort(step_id, errors.CancelledError(
+                None, None, f"Session {client_id} was closed"))
+        return len(steps)
 
     def _handle_of(self, task):
         handle = self._handles.get(task)

@@ -8,7 +8,7 @@
     estimator.export_saved_model("/tmp/export", serving_input_receiver_fn)
 """
 
-from flowloom.estimator import experimental, export, inputs  # noqa: F401
+from flowloom.estimator import experimental, export, inputs, tpu  # noqa: F401
 from flowloom.estimator.estimator import Estimator  # noqa: F401
 from flowloom.estimator.extenders import add_metrics  # noqa: F401
 from flowloom.estimator.mode_keys import ModeKeys  # noqa: F401

@@ -24,6 +24,9 @@ def apply_op(op_type, inputs=(), name=None, **attrs):
     for v in inputs:
         if isinstance(v, Tensor):
             graph = v._op._graph
+            default = get_default_graph()
+            if default is not graph and default._outer_graph is not None:
+                graph = default  # a function being built captures outer tensors
             break
     else:
         graph = _graph_of([x for v in inputs for x in (v if isinstance(v, (list, tuple)) else [v])]) \

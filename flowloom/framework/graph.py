@@ -83,6 +83,7 @@ class Graph:
         self._unfetchable = set()
         self._gradient_override_map = {}
         self._building_function = False
+        self._outer_graph = None  # set by graphs of functions that capture outer tensors
         self._graph_def_versions = None
         self._control_flow_context = None  # the CondContext/WhileContext ops are created in
 
@@ -241,11 +242,15 @@ class Graph:
             raise RuntimeError("Graph is finalized and cannot be modified.")
         if name in self._ops_by_name:
             raise ValueError(f"Duplicate node name in graph: '{name}'")
-        for t in inputs:
+        for i, t in enumerate(inputs):
             if t._op._graph is not self:
-                raise ValueError(
-                    f"Tensor {t!r} must be from the same graph as the op being created "
-                    f"({name}).")
+                # A function's graph (tf.data) captures tensors of the graphs around it.
+                captured = self._capture(t) if self._outer_graph is not None else None
+                if captured is None:
+                    raise ValueError(
+                        f"Tensor {t!r} must be from the same graph as the op being created "
+                        f"({name}).")
+                inputs[i] = captured
         control_stack = self._control_dependencies_stack
         control_inputs = self._current_control_inputs(inputs, control_stack)
         if self._attr_scope_map:
@@ -712,7 +717,12 @@ def get_name_scope():
 
 
 def _graph_of(values):
-    """The graph that `values` (Tensors, Operations, Variables...) belong to, or the default."""
+    """The graph that `values` (Tensors, Operations, Variables...) belong to, or the default.
+    While a function is built (its graph is the default), that graph, as in TF: it captures
+    the tensors of the graphs around it."""
+    default = get_default_graph()
+    if default._outer_graph is not None:
+        return default
     graph = None
     for v in values:
         g = None

@@ -272,6 +272,11 @@ def variable_to_proto(variable, export_scope=None):
     proto.initializer_name = strip_name_scope(variable.initializer.name, export_scope)
     if variable._snapshot is not None:
         proto.snapshot_name = strip_name_scope(variable._snapshot.name, export_scope)
+    sync, agg = getattr(variable, "synchronization", None), getattr(variable, "aggregation", None)
+    if sync is not None:
+        proto.synchronization = sync.value  # the enums' values are the proto's
+    if agg is not None:
+        proto.aggregation = agg.value
     return proto
 
 

@@ -203,6 +203,24 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
     return meta
 
 
+def create_meta_graph_def(meta_info_def=None, graph_def=None, saver_def=None,
+                          collection_list=None, graph=None, export_scope=None,
+                          exclude_nodes=None, clear_extraneous_savers=False,
+                          strip_default_attrs=False):
+    """Returns the MetaGraphDef of a graph (what `export_meta_graph` returns, no file).
+
+    Raises:
+      NotImplementedError: `exclude_nodes` is given.
+    """
+    if exclude_nodes:
+        raise NotImplementedError("create_meta_graph_def(exclude_nodes=...) is not implemented")
+    return export_meta_graph(meta_info_def=meta_info_def, graph_def=graph_def,
+                             saver_def=saver_def, collection_list=collection_list, graph=graph,
+                             export_scope=export_scope,
+                             clear_extraneous_savers=clear_extraneous_savers,
+                             strip_default_attrs=strip_default_attrs)
+
+
 def read_meta_graph_file(filename):
     """Reads a MetaGraphDef from a binary or text file.
 

@@ -13,6 +13,7 @@ import shutil
 from flowloom.framework.graph import GraphKeys, add_to_collection, get_collection
 from flowloom.framework.ops import Operation, Tensor
 from flowloom.io.atomic_file import write_atomic
+from flowloom.platform import tf_logging
 from flowloom.proto import meta_graph_pb2, saved_model_pb2, saver_pb2, types_pb2
 from flowloom.saved_model import constants
 
@@ -109,6 +110,7 @@ class SavedModelBuilder:
                 target = os.path.join(assets_dir, name)
                 if os.path.abspath(source) != os.path.abspath(target):
                     shutil.copyfile(source, target)
+            tf_logging.info("Assets written to: %s", assets_dir)
         if as_text:
             path = os.path.join(self._export_dir, constants.SAVED_MODEL_FILENAME_PBTXT)
             data = text_format.MessageToString(self._saved_model).encode("utf-8")
@@ -116,6 +118,7 @@ class SavedModelBuilder:
             path = os.path.join(self._export_dir, constants.SAVED_MODEL_FILENAME_PB)
             data = self._saved_model.SerializeToString()
         write_atomic(path, data)
+        tf_logging.info("SavedModel written to: %s", path)
         return path.encode("utf-8")
 
     # -- internals ---------------------------------------------------------------------------
@@ -127,6 +130,11 @@ class SavedModelBuilder:
             asset_defs.append(meta_graph_pb2.AssetFileDef(
                 tensor_info=meta_graph_pb2.TensorInfo(name=tensor.name), filename=name))
             self._assets[name] = source
+        # TF's log lines (its builder copies the assets here; this one at save()).
+        tf_logging.info("No assets to save." if assets_collection is None
+                        else "Assets added to graph.")
+        if not asset_defs:
+            tf_logging.info("No assets to write.")
         if main_op is not None:
             if not isinstance(main_op, Operation):
                 raise TypeError(f"main_op needs to be an Operation: {main_op!r}")

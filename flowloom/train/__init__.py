@@ -42,4 +42,5 @@ queue_runner = __import__("flowloom.train.queue_runner", fromlist=["_"])
 from flowloom.distributed.names import train_names as _distributed_train_names
 globals().update(_distributed_train_names())
 from flowloom.train.device_setter import replica_device_setter  # noqa: E402,F401
+from flowloom.train.progress import ProgressBarHook  # noqa: E402,F401
 from flowloom.train.sync_replicas_optimizer import SyncReplicasOptimizer  # noqa: E402,F401

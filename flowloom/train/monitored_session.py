@@ -132,6 +132,12 @@ class _WrappedSession:
     def run(self, *args, **kwargs):
         return self._sess.run(*args, **kwargs)
 
+    def run_step_fn(self, step_fn, raw_session, run_with_hooks):
+        """Calls `step_fn` with a StepContext whose run_with_hooks runs this session (or
+        `run_with_hooks`, when a wrapper above passes its own)."""
+        run_with_hooks = run_with_hooks or self.run
+        return step_fn(_MonitoredSession.StepContext(raw_session, run_with_hooks))
+
 
 class _RecoverableSession(_WrappedSession):
     """Re-creates its session when a run or a stop check fails with a preemption error."""
@@ -170,6 +176,20 @@ class _RecoverableSession(_WrappedSession):
                     self._sess = self._create_session()
                 return self._sess.run(fetches, feed_dict=feed_dict, options=options,
                                       run_metadata=run_metadata)
+            except _PREEMPTION_ERRORS as e:
+                _log.info("An error was raised. A new session will be created. Error: %s", e)
+                self.close()
+                self._sess = None
+
+    def run_step_fn(self, step_fn, raw_session, run_with_hooks):
+        """Runs `step_fn`, re-creating the session and calling it again after a preemption
+        error (raised inside it or by its hooked runs)."""
+        while True:
+            try:
+                if not self._sess:
+                    self._sess = self._create_session()
+                run_with_hooks = self._sess.run
+                return self._sess.run_step_fn(step_fn, raw_session, run_with_hooks)
             except _PREEMPTION_ERRORS as e:
                 _log.info("An error was raised. A new session will be created. Error: %s", e)
                 self.close()
@@ -317,9 +337,58 @@ class _MonitoredSession:
                               run_metadata=run_metadata)
 
     def run_step_fn(self, step_fn):
-        """Runs `step_fn(step_context)`; step_context.session is the raw session."""
-        raise NotImplementedError("MonitoredSession.run_step_fn is not implemented in "
-                                  "flowloom")
+        """Runs ops through a step function.
+
+        Args:
+          step_fn: A function of one argument `step_context` (a `StepContext`), or a method
+            of `self` and `step_context`. It may run the raw session
+            (`step_context.session`) or runs with the hooks (`step_context.run_with_hooks`),
+            and call `step_context.request_stop()` to end the loop.
+
+        Returns:
+          What `step_fn` returns.
+
+        Raises:
+          StopIteration: When `step_fn` called request_stop() (a `with MonitoredSession()`
+            block ends cleanly on it).
+          ValueError: When `step_fn` has other arguments.
+        """
+        import inspect
+
+        params = list(inspect.signature(step_fn).parameters)
+        if inspect.ismethod(step_fn):
+            params = ["self"] + params
+        if params not in (["step_context"], ["self", "step_context"]):
+            raise ValueError("`step_fn` may either have one `step_context` argument, or `self` "
+                             "and `step_context` arguments if it's an instance method. Got "
+                             f"{tuple(params)} instead.")
+        # The runs with hooks go through the coordinated (and, if recoverable, re-created)
+        # session, so preemption errors inside step_fn reach the recoverable session.
+        return self._sess.run_step_fn(step_fn, self._tf_sess(), run_with_hooks=None)
+
+    class StepContext:
+        """What `step_fn` of run_step_fn() gets: the raw session, runs with hooks, stop."""
+
+        def __init__(self, session, run_with_hooks_fn):
+            self._session = session
+            self._run_with_hooks_fn = run_with_hooks_fn
+
+        @property
+        def session(self):
+            """The raw `tf.Session` (runs without the hooks)."""
+            return self._session
+
+        def run_with_hooks(self, *args, **kwargs):
+            """Session.run with the hooks' before_run/after_run around it."""
+            return self._run_with_hooks_fn(*args, **kwargs)
+
+        def request_stop(self):
+            """Ends the loop: raises StopIteration, after which should_stop() is True.
+
+            Raises:
+              StopIteration: Always.
+            """
+            raise StopIteration("step_fn has requested the iterations to stop.")
 
     def should_stop(self):
         return self._sess is None or self._sess.should_stop()
@@ -474,5 +543,17 @@ def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None,  # n
                 save_secs=save_checkpoint_secs, scaffold=scaffold))
     if hooks:
         all_hooks.extend(hooks)
+    _add_progress_bar(all_hooks)
     return MonitoredSession(session_creator=session_creator, hooks=all_hooks,
                             stop_grace_period_secs=stop_grace_period_secs)
+
+
+def _add_progress_bar(hooks):
+    """A progress bar on a terminal when a StopAtStepHook gives the step budget."""
+    from flowloom.train import progress
+
+    stop = next((h for h in hooks if isinstance(h, hooks_lib.StopAtStepHook)), None)
+    if stop is None or any(isinstance(h, progress.ProgressBarHook) for h in hooks):
+        return
+    if progress.wanted():
+        hooks.append(progress.ProgressBarHook(stop_hook=stop))

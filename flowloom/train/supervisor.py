@@ -6,6 +6,8 @@ import logging
 import os
 import time
 
+import numpy as np
+
 from flowloom.framework import dtypes
 from flowloom.framework.graph import GraphKeys, add_to_collection, get_collection, \
     get_default_graph
@@ -16,7 +18,8 @@ _log = logging.getLogger("flowloom")
 
 
 def _global_step_value(sess, tensor):
-    return int(sess.run(tensor))
+    # TF reads a one-element step (shape [1]) too, as NumPy 1 allowed int() of it.
+    return int(np.asarray(sess.run(tensor)).item())
 
 
 class Supervisor:

@@ -2,6 +2,8 @@
 
 import logging
 
+import numpy as np
+
 from flowloom import variables
 from flowloom.framework import dtypes
 from flowloom.framework.graph import GraphKeys, get_default_graph
@@ -72,4 +74,5 @@ def get_or_create_global_step(graph=None):
 
 def global_step(sess, global_step_tensor):
     """The value of the global step in session `sess`, as an int."""
-    return int(sess.run(global_step_tensor))
+    # A one-element step (shape [1]) reads too, as int() of it did under NumPy 1.
+    return int(np.asarray(sess.run(global_step_tensor)).item())

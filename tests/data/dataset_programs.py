@@ -156,6 +156,80 @@ def string_handles(tf, d):
     return (it.get_next(), a.string_handle(), b.string_handle()), "handles", [b.initializer]
 
 
+# -- functions that capture tensors of the graph around them ---------------------------------
+
+def capture_constant(tf, d):
+    c = tf.constant([10, 20], tf.int64)
+    ds = tf.data.Dataset.range(4).map(lambda x: x + c[1]).filter(lambda x: x > c[0] + 10)
+    return ds.make_one_shot_iterator().get_next(), None, []
+
+
+def capture_placeholder_initializable(tf, d):
+    p = tf.placeholder(tf.int64, [], name="p")
+    ds = tf.data.Dataset.range(6).map(lambda x: x * p, num_parallel_calls=2)
+    ds = ds.filter(lambda x: tf.not_equal(x % 2, 0) | tf.equal(p, 2))
+    it = ds.make_initializable_iterator()
+    return it.get_next(), {"p:0": 3}, [it.initializer]
+
+
+def capture_nested_flat_map(tf, d):
+    n = tf.constant(2, tf.int64)
+    ds = tf.data.Dataset.range(3).flat_map(
+        lambda x: tf.data.Dataset.range(n).map(lambda y: y + x * 10 + n))
+    ds = ds.interleave(lambda v: tf.data.Dataset.from_tensors(v * n).repeat(n), cycle_length=2)
+    return ds.make_one_shot_iterator().get_next(), None, []
+
+
+def capture_variable_initializable(tf, d):
+    v = tf.Variable(5, dtype=tf.int64, name="v")
+    ds = tf.data.Dataset.range(3).map(lambda x: (x + v, tf.cast(x, tf.float32) * 0.5))
+    it = ds.make_initializable_iterator()
+    return it.get_next(), None, [v.initializer, it.initializer]
+
+
+# -- seeded shuffles ----------------------------------------------------------------------------
+
+def shuffle_op_seed(tf, d):
+    ds = tf.data.Dataset.range(20).shuffle(5, seed=7)
+    return ds.make_one_shot_iterator().get_next(), None, []
+
+
+def shuffle_graph_seed_buffer_larger(tf, d):
+    tf.set_random_seed(3)
+    ds = tf.data.Dataset.range(12).shuffle(100)
+    return ds.make_one_shot_iterator().get_next(), None, []
+
+
+def shuffle_reshuffle_each_epoch(tf, d):
+    ds = tf.data.Dataset.range(8).shuffle(4, seed=11).repeat(3)
+    return ds.make_one_shot_iterator().get_next(), None, []
+
+
+def shuffle_same_order_each_epoch(tf, d):
+    ds = tf.data.Dataset.range(8).shuffle(8, seed=5, reshuffle_each_iteration=False).repeat(2)
+    return ds.make_one_shot_iterator().get_next(), None, []
+
+
+def shuffle_batch_map(tf, d):
+    ds = tf.data.Dataset.range(30).map(lambda x: x * 3).shuffle(10, seed=123).batch(4)
+    return ds.make_one_shot_iterator().get_next(), None, []
+
+
+def shuffle_and_repeat_fused(tf, d):
+    ds = tf.data.Dataset.range(6).apply(
+        tf.data.experimental.shuffle_and_repeat(4, count=3, seed=9))
+    return ds.make_one_shot_iterator().get_next(), None, []
+
+
+# -- cache(filename) ----------------------------------------------------------------------------
+
+def cache_file(tf, d):
+    path = os.path.join(d, "cache")
+    ds = tf.data.Dataset.range(5).map(lambda x: (x * 2, tf.fill([2], tf.cast(x, tf.float32))))
+    ds = ds.cache(path).repeat(2)
+    return ds.make_one_shot_iterator().get_next(), None, []
+
+
 PROGRAMS = {name: fn for name, fn in list(globals().items())
             if callable(fn) and not name.startswith("_") and fn.__module__ == __name__}
 

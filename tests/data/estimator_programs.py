@@ -6,95 +6,25 @@ error classes and messages. The models start from constant initializers and read
 a fixed order, so losses and metrics are the same numbers on both (to float32 rounding).
 `record_estimator.py` runs them on TF 1.15 (FLOWLOOM_TF1_PYTHON) into estimator_tf.json;
 tests/estimator/test_against_tf.py runs them on flowloom. Written for Python 3.7 as well.
+
+The helpers are in estimator_program_common.py; the export and input programs in
+estimator_programs_io.py.
 """
 
 import functools
 import os
 import re
 import shutil
-import tempfile
 
 import numpy as np
 
-X = ((np.arange(48, dtype=np.float32).reshape(12, 4) * 5 % 11) - 5.2) / 4.0
-Y = (X[:, 0] + X[:, 1] > 0).astype(np.int32)
-
-
-def _tmp():
-    return tempfile.mkdtemp(prefix="est_")
-
-
-def _files(d):
-    """Names in `d`, event files' host and time replaced, sorted."""
-    out = []
-    for name in sorted(os.listdir(d)):
-        name = re.sub(r"events\.out\.tfevents\.[^/]*", "events.out.tfevents.*", name)
-        if os.path.isdir(os.path.join(d, name)):
-            name += "/"
-        out.append(name)
-    return sorted(out)
-
-
-def _events(tf, d):
-    """{step: sorted tags} of the summaries in the event files of `d`, plus the other
-    events' kinds."""
-    summaries, kinds = {}, set()
-    for name in sorted(os.listdir(d)):
-        if "tfevents" not in name:
-            continue
-        for ev in tf.train.summary_iterator(os.path.join(d, name)):
-            kind = ev.WhichOneof("what")
-            kinds.add(kind)
-            if kind == "summary":
-                tags = summaries.setdefault(str(ev.step), [])
-                tags.extend(v.tag for v in ev.summary.value)
-    return {"summaries": {k: sorted(v) for k, v in summaries.items()}, "kinds": sorted(kinds)}
-
-
-def _err(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the class and message are what is compared
-        return [type(e).__name__, str(e).split("\n")[0]]
-    return None
-
-
-def _r(x):
-    """A metric value as a rounded float (or int)."""
-    if isinstance(x, (np.integer, int)):
-        return int(x)
-    return round(float(x), 4)
-
-
-def _input_fn(tf, epochs=None, batch=4, labels=True):
-    def input_fn():
-        data = ({"x": X}, Y) if labels else {"x": X}
-        return tf.data.Dataset.from_tensor_slices(data).repeat(epochs).batch(batch)
-    return input_fn
-
-
-def _model_fn(tf):
-    def model_fn(features, labels, mode, params):
-        init = tf.constant_initializer(0.1)
-        net = tf.layers.dense(features["x"], params.get("units", 3), activation=tf.nn.relu,
-                              kernel_initializer=init)
-        logits = tf.layers.dense(net, 2, kernel_initializer=tf.constant_initializer(
-            [[0.2, -0.1]] * params.get("units", 3)))
-        classes = tf.argmax(logits, 1)
-        if mode == tf.estimator.ModeKeys.PREDICT:
-            return tf.estimator.EstimatorSpec(mode, predictions={
-                "class_ids": classes, "probabilities": tf.nn.softmax(logits),
-                "logits": logits})
-        loss = tf.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
-        metrics = {"accuracy": tf.metrics.accuracy(labels=labels, predictions=classes,
-                                                   name="acc_op")}
-        tf.summary.scalar("accuracy", metrics["accuracy"][1])
-        if mode == tf.estimator.ModeKeys.EVAL:
-            return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops=metrics)
-        train_op = tf.train.GradientDescentOptimizer(0.5).minimize(
-            loss, global_step=tf.train.get_global_step())
-        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
-    return model_fn
+from estimator_program_common import (X, Y, _drain, _err, _events, _files,  # noqa: F401
+                                      _input_fn, _Lines, _Listener, _model_fn, _r, _tmp,
+                                      export_model_fn, namespace_names,
+                                      resume_from_model_dir, serve, serving_receivers)
+from estimator_programs_io import (prog_export, prog_exporters_and_receivers,  # noqa: F401
+                                   prog_numpy_input_fn, prog_pandas_input_fn,
+                                   prog_train_and_evaluate)
 
 
 def prog_train_evaluate_resume(tf):
@@ -205,6 +135,18 @@ def prog_model_fn_forms(tf):
         est = tf.estimator.Estimator(fn, model_dir=d, params=params)
         est.train(_input_fn(tf), steps=2)
         out[name] = int(est.get_variable_value("global_step"))
+    seen = []
+
+    def input_fn_all(params, mode, config):
+        seen.append([sorted(params), mode, type(config).__name__])
+        return _input_fn(tf)()
+    est = tf.estimator.Estimator(forms["all"][0], model_dir=os.path.join(md, "inputs"),
+                                 params={"p": 1})
+    est.train(input_fn_all, steps=1)
+    est.evaluate(input_fn_all, steps=1)
+    out["input_fn_args"] = seen
+    out["params_copied"] = est.params is not est.params
+    out["public_model_fn_args"] = list(__import__("inspect").getfullargspec(est.model_fn).args)
     out["features_only_with_labels"] = _err(
         lambda: tf.estimator.Estimator(f_only, model_dir=os.path.join(md, "f")).train(
             _input_fn(tf), steps=1))
@@ -346,189 +288,6 @@ def prog_run_config(tf):
     return out
 
 
-def export_model_fn(tf):
-    """A linear model whose PREDICT graph exports predict, classify and regress outputs."""
-    def model_fn(features, labels, mode):
-        w = tf.get_variable("w", [4, 2], initializer=tf.constant_initializer(0.25))
-        logits = tf.matmul(features["x"], w)
-        probs = tf.nn.softmax(logits)
-        if mode == tf.estimator.ModeKeys.PREDICT:
-            classes = tf.gather(tf.constant(["neg", "pos"]), tf.argmax(logits, 1))
-            return tf.estimator.EstimatorSpec(mode, predictions={"probs": probs}, export_outputs={
-                "serving_default": tf.estimator.export.PredictOutput({"probs": probs}),
-                "classify": tf.estimator.export.ClassificationOutput(scores=probs,
-                                                                     classes=classes),
-                "regress": tf.estimator.export.RegressionOutput(probs[:, 0])})
-        loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
-        train_op = tf.train.GradientDescentOptimizer(0.1).minimize(
-            loss, global_step=tf.train.get_global_step())
-        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op,
-                                          eval_metric_ops={"mean_p": tf.metrics.mean(probs)})
-    return model_fn
-
-
-def serving_receivers(tf):
-    return {"raw": tf.estimator.export.build_raw_serving_input_receiver_fn(
-                {"x": tf.placeholder(tf.float32, [None, 4], name="x")}),
-            "parsing": tf.estimator.export.build_parsing_serving_input_receiver_fn(
-                {"x": tf.FixedLenFeature([4], tf.float32)})}
-
-
-def _examples(tf, rows):
-    return [tf.train.Example(features=tf.train.Features(feature={"x": tf.train.Feature(
-        float_list=tf.train.FloatList(value=row))})).SerializeToString() for row in rows]
-
-
-def serve(tf, path, kind):
-    """Loads the SavedModel at `path`; its signatures and what each serves for X[:3]."""
-    out = {}
-    with tf.Session(graph=tf.Graph()) as sess:
-        meta = tf.saved_model.loader.load(sess, ["serve"], path)
-        out["tags"] = list(meta.meta_info_def.tags)
-        sigs = {}
-        for key, sig in sorted(meta.signature_def.items()):
-            sigs[key] = {
-                "method": sig.method_name,
-                "inputs": {k: [v.name, v.dtype, [d.size for d in v.tensor_shape.dim]]
-                           for k, v in sig.inputs.items()},
-                "outputs": {k: [v.dtype, [d.size for d in v.tensor_shape.dim]]
-                            for k, v in sig.outputs.items()}}
-            if kind == "raw" and key != "serving_default":
-                continue  # classify/regress take Examples; the raw receiver has none
-            name = list(sig.inputs.values())[0].name
-            feed = {name: X[:3] if kind == "raw" else _examples(tf, X[:3])}
-            values = sess.run({k: v.name for k, v in sig.outputs.items()}, feed)
-            sigs[key]["values"] = {
-                k: (np.char.decode(v.astype(bytes)).tolist() if v.dtype.kind in "SO"
-                    else np.round(v, 4).tolist()) for k, v in sorted(values.items())}
-        out["signatures"] = sigs
-    return out
-
-
-def prog_export(tf):
-    md = _tmp()
-    base = os.path.join(md, "export")
-    est = tf.estimator.Estimator(export_model_fn(tf), model_dir=md)
-    out = {"no_checkpoint": _err(lambda: est.export_saved_model(
-        base, tf.estimator.export.build_raw_serving_input_receiver_fn(
-            {"x": tf.placeholder(tf.float32, [None, 4])})))}
-    est.train(_input_fn(tf), steps=4)
-    receivers = serving_receivers(tf)
-    raw = receivers["raw"]
-    out["no_receiver"] = _err(lambda: est.export_saved_model(base, None))
-    for name, fn in sorted(receivers.items()):
-        path = est.export_saved_model(os.path.join(base, name), fn, assets_extra=None)
-        out[name + "_path_type"] = type(path).__name__
-        out[name + "_files"] = _files(path.decode() if isinstance(path, bytes) else path)
-        out[name + "_dirs"] = [n.isdigit() for n in os.listdir(os.path.join(base, name))]
-        out[name] = serve(tf, path, name)
-    extra_src = os.path.join(md, "vocab.txt")
-    with open(extra_src, "w") as f:
-        f.write("a\nb\n")
-    old = est.export_savedmodel(os.path.join(base, "old"), raw, as_text=True,
-                                assets_extra={"sub/vocab.txt": extra_src})
-    old = old.decode() if isinstance(old, bytes) else old
-    out["old_files"] = _files(old)
-    out["old_extra"] = _files(os.path.join(old, "assets.extra", "sub"))
-    sup = tf.estimator.experimental.build_raw_supervised_input_receiver_fn(
-        {"x": tf.placeholder(tf.float32, [None, 4])}, tf.placeholder(tf.int32, [None]))
-    allm = est.experimental_export_all_saved_models(os.path.join(base, "all"), {
-        tf.estimator.ModeKeys.TRAIN: sup, tf.estimator.ModeKeys.EVAL: sup,
-        tf.estimator.ModeKeys.PREDICT: raw})
-    for tag in ("train", "eval"):
-        with tf.Session(graph=tf.Graph()) as sess:
-            meta = tf.saved_model.loader.load(sess, [tag], allm)
-            out[tag + "_sig"] = {k: [v.method_name, sorted(v.inputs), sorted(v.outputs)]
-                                 for k, v in meta.signature_def.items()}
-            out[tag + "_train_op"] = len(meta.collection_def["saved_model_train_op"]
-                                         .node_list.value)
-    shutil.rmtree(md)
-    return out
-
-
-def prog_train_and_evaluate(tf):
-    md = _tmp()
-    config = tf.estimator.RunConfig(model_dir=md, save_checkpoints_steps=5)
-    est = tf.estimator.Estimator(_model_fn(tf), config=config, params={"units": 3})
-    raw = tf.estimator.export.build_raw_serving_input_receiver_fn(
-        {"x": tf.placeholder(tf.float32, [None, 4], name="x")})
-    train_spec = tf.estimator.TrainSpec(_input_fn(tf), max_steps=12)
-    eval_spec = tf.estimator.EvalSpec(_input_fn(tf, epochs=1), steps=None, throttle_secs=0,
-                                      exporters=[tf.estimator.FinalExporter("final", raw),
-                                                 tf.estimator.LatestExporter("latest", raw,
-                                                                             exports_to_keep=2)])
-    metrics, exports = tf.estimator.train_and_evaluate(est, train_spec, eval_spec)
-    out = {"metrics": {k: _r(v) for k, v in metrics.items()},
-           "n_exports": len(exports), "final_is_none": [e is None for e in exports],
-           "export_dirs": _files(os.path.join(md, "export")),
-           "n_latest": len(os.listdir(os.path.join(md, "export", "latest"))),
-           "eval_steps": sorted(_events(tf, os.path.join(md, "eval"))["summaries"]),
-           "files": _files(md)}
-    out["bad_train_spec"] = _err(lambda: tf.estimator.TrainSpec(1))
-    out["bad_max_steps"] = _err(lambda: tf.estimator.TrainSpec(_input_fn(tf), max_steps=0))
-    out["bad_eval_steps"] = _err(lambda: tf.estimator.EvalSpec(_input_fn(tf), steps=0))
-    out["bad_throttle"] = _err(lambda: tf.estimator.EvalSpec(_input_fn(tf), throttle_secs=-1))
-    out["bad_exporters"] = _err(lambda: tf.estimator.EvalSpec(_input_fn(tf), exporters=[1]))
-    out["dup_exporters"] = _err(lambda: tf.estimator.EvalSpec(_input_fn(tf), exporters=[
-        tf.estimator.FinalExporter("a", raw), tf.estimator.FinalExporter("a", raw)]))
-    out["bad_estimator"] = _err(lambda: tf.estimator.train_and_evaluate(1, train_spec,
-                                                                        eval_spec))
-    out["eval_spec_defaults"] = [tf.estimator.EvalSpec(_input_fn(tf)).steps,
-                                 tf.estimator.EvalSpec(_input_fn(tf)).start_delay_secs,
-                                 tf.estimator.EvalSpec(_input_fn(tf)).throttle_secs]
-    shutil.rmtree(md)
-    return out
-
-
-def prog_exporters_and_receivers(tf):
-    md = _tmp()
-    est = tf.estimator.Estimator(export_model_fn(tf), model_dir=md)
-    raw = serving_receivers(tf)["raw"]
-    best = tf.estimator.BestExporter(serving_input_receiver_fn=raw, exports_to_keep=1)
-    out = {"best_name": best.name, "results": []}
-    for steps in (2, 2, 2):
-        est.train(_input_fn(tf), steps=steps)
-        metrics = est.evaluate(_input_fn(tf, epochs=1))
-        path = best.export(est, os.path.join(md, "export", "best"), est.latest_checkpoint(),
-                           metrics, False)
-        out["results"].append(path is not None)
-    out["best_kept"] = len(os.listdir(os.path.join(md, "export", "best")))
-    # A second exporter over the same model_dir starts from the best of the eval events.
-    again = tf.estimator.BestExporter(serving_input_receiver_fn=raw)
-    worse = dict(metrics, loss=metrics["loss"] + 1.0)
-    out["worse_exported"] = again.export(est, os.path.join(md, "export", "b2"),
-                                         est.latest_checkpoint(), worse, False) is not None
-
-    def tensor_receiver():
-        x = tf.placeholder(tf.float32, [None, 4], name="features")
-        return tf.estimator.export.TensorServingInputReceiver(x, {"inputs": x})
-
-    def tensor_model_fn(features, labels, mode):
-        return export_model_fn(tf)({"x": features}, labels, mode)
-    tensor_est = tf.estimator.Estimator(tensor_model_fn, model_dir=md)
-    path = tensor_est.export_saved_model(os.path.join(md, "export", "tensor"), tensor_receiver)
-    out["tensor"] = serve(tf, path, "raw")["signatures"]["serving_default"]
-
-    def alternatives():
-        x = tf.placeholder(tf.float32, [None, 4], name="x")
-        examples = tf.placeholder(tf.string, [None], name="examples")
-        return tf.estimator.export.ServingInputReceiver(
-            {"x": x}, {"x": x}, receiver_tensors_alternatives={"by_example": {
-                "examples": examples}, "other": x})
-    path = est.export_saved_model(os.path.join(md, "export", "alt"), alternatives)
-    with tf.Session(graph=tf.Graph()) as sess:
-        meta = tf.saved_model.loader.load(sess, ["serve"], path)
-        out["alt_signatures"] = {k: [v.method_name, sorted(v.inputs), sorted(v.outputs)]
-                                 for k, v in sorted(meta.signature_def.items())}
-    out["tensor_receiver_none"] = _err(
-        lambda: tf.estimator.export.TensorServingInputReceiver(None, {}))
-    out["alternatives_type"] = _err(lambda: tf.estimator.export.ServingInputReceiver(
-        {"x": tf.constant([1.0])}, tf.constant([1.0]), receiver_tensors_alternatives=[1]))
-    out["latest_keep"] = _err(lambda: tf.estimator.LatestExporter("l", raw, exports_to_keep=0))
-    shutil.rmtree(md)
-    return out
-
-
 def prog_early_stopping_and_extenders(tf):
     md = _tmp()
     est = tf.estimator.Estimator(_model_fn(tf), model_dir=md, params={"units": 3})
@@ -587,7 +346,15 @@ def prog_warm_start(tf):
     third = tf.estimator.Estimator(_model_fn(tf), model_dir=os.path.join(md, "c"),
                                    params={"units": 3}, warm_start_from=os.path.join(md, "a"))
     m = third.evaluate(_input_fn(tf, epochs=1))
+    export = first.export_saved_model(os.path.join(md, "export"), serving_receivers(tf)[
+        "raw"]).decode()
+    fourth = tf.estimator.Estimator(_model_fn(tf), model_dir=os.path.join(md, "d"),
+                                    params={"units": 3}, warm_start_from=export)
+    fourth.train(_input_fn(tf), steps=1)
     out = {
+        "from_saved_model": np.round(fourth.get_variable_value("dense/bias"), 4).tolist(),
+        "from_saved_model_step": int(fourth.get_variable_value("global_step")),
+        "a_bias": np.round(first.get_variable_value("dense/bias"), 4).tolist(),
         "a_kernel": np.round(first.get_variable_value("dense/kernel"), 4).tolist(),
         "b_kernel_step": int(second.get_variable_value("global_step")),
         "b_kernel": np.round(second.get_variable_value("dense/kernel"), 4).tolist(),
@@ -598,118 +365,6 @@ def prog_warm_start(tf):
     }
     shutil.rmtree(md)
     return out
-
-
-def _drain(tf, input_fn):
-    """Runs `input_fn`'s output with queue runners until the input ends."""
-    out = []
-    with tf.Graph().as_default():
-        result = input_fn()
-        with tf.train.MonitoredSession() as sess:
-            while not sess.should_stop():
-                out.append(sess.run(result))
-    return out
-
-
-def prog_numpy_input_fn(tf):
-    inputs = tf.estimator.inputs
-    ordered = _drain(tf, inputs.numpy_input_fn({"x": X, "b": X[:, :1]}, Y, batch_size=5,
-                                               num_epochs=2, shuffle=False))
-    out = {"ordered_sizes": [len(labels) for _, labels in ordered],
-           "ordered_labels": [labels.tolist() for _, labels in ordered],
-           "ordered_keys": sorted(ordered[0][0]),
-           "ordered_b": [f["b"][:, 0].round(3).tolist() for f, _ in ordered]}
-    shuffled = _drain(tf, inputs.numpy_input_fn({"x": X}, Y, batch_size=5, num_epochs=3,
-                                                shuffle=True))
-    out["shuffled_sizes"] = [len(labels) for _, labels in shuffled]
-    out["shuffled_rows"] = sorted(np.concatenate([f["x"][:, 0] for f, _ in shuffled])
-                                  .round(3).tolist())
-    array = _drain(tf, inputs.numpy_input_fn(X, batch_size=7, shuffle=False))
-    out["array_shapes"] = [list(a.shape) for a in array]
-    ydict = _drain(tf, inputs.numpy_input_fn({"x": X}, {"l1": Y, "l2": Y * 2}, batch_size=12,
-                                             shuffle=False))
-    out["y_dict"] = {k: v.tolist() for k, v in sorted(ydict[0][1].items())}
-    with tf.Graph().as_default():
-        fn = inputs.numpy_input_fn({"x": X}, Y, batch_size=4, num_epochs=None, shuffle=False)
-        features, labels = fn()
-        out["static_shapes"] = [features["x"].get_shape().as_list(),
-                                labels.get_shape().as_list()]
-        out["queue_runners"] = len(tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS))
-        out["summaries"] = sorted(s.op.name for s in tf.get_collection(tf.GraphKeys.SUMMARIES))
-        with tf.train.MonitoredSession() as sess:
-            out["forever"] = [sess.run(labels).tolist() for _ in range(4)]
-    out["no_shuffle"] = _err(lambda: inputs.numpy_input_fn({"x": X}))
-    out["empty"] = _err(lambda: inputs.numpy_input_fn({}, shuffle=False)())
-    out["bad_x"] = _err(lambda: inputs.numpy_input_fn([1], shuffle=False)())
-    out["dup"] = _err(lambda: inputs.numpy_input_fn({"x": X}, {"x": Y}, shuffle=False)())
-    out["lengths"] = _err(lambda: inputs.numpy_input_fn({"x": X}, Y[:3], shuffle=False)())
-    md = _tmp()
-    est = tf.estimator.Estimator(_model_fn(tf), model_dir=md, params={"units": 3})
-    est.train(inputs.numpy_input_fn({"x": X}, Y, batch_size=4, num_epochs=None,
-                                    shuffle=False), steps=9)
-    metrics = est.evaluate(inputs.numpy_input_fn({"x": X}, Y, batch_size=5, shuffle=False))
-    out["metrics"] = {k: _r(v) for k, v in metrics.items()}
-    preds = list(est.predict(inputs.numpy_input_fn({"x": X}, batch_size=5, shuffle=False)))
-    out["n_preds"] = len(preds)
-    out["until_end"] = int(est.train(inputs.numpy_input_fn(
-        {"x": X}, Y, batch_size=5, num_epochs=1, shuffle=False)).get_variable_value(
-            "global_step"))
-    shutil.rmtree(md)
-    return out
-
-
-class _Lines(object):
-    """Collects the messages logged on the "tensorflow" logger, numbers and paths masked."""
-
-    def __enter__(self):
-        import logging
-
-        self.lines = []
-        lines = self.lines
-
-        class Handler(logging.Handler):
-            def emit(self, record):
-                msg = record.getMessage()
-                msg = re.sub(r"/tmp\S*", "PATH", msg)
-                msg = re.sub(r"\d{4}-\d\d-\d\d[T-][\d:]+Z?", "TIME", msg)
-                msg = re.sub(r"-?\d+(\.\d+)?(e[-+]?\d+)?", "N", msg)
-                if "global_step/sec" in msg or "It seems that global step" in msg:
-                    return  # timing-dependent
-                if "deprecated" in msg:
-                    return  # TF's deprecation notices
-                if msg.startswith("Using config") or msg.startswith("Loss for final step"):
-                    msg = msg.split(":")[0]
-                lines.append("%s %s" % (record.levelname[0], msg))
-
-        self._handler = Handler()
-        self._logger = logging.getLogger("tensorflow")
-        self._level = self._logger.level
-        self._logger.setLevel(logging.INFO)
-        self._logger.addHandler(self._handler)
-        return self
-
-    def __exit__(self, *exc):
-        self._logger.removeHandler(self._handler)
-        self._logger.setLevel(self._level)
-
-
-class _Listener(object):
-    """Records the listener calls a CheckpointSaverHook makes."""
-
-    def __init__(self, tf, calls):
-        class Listener(tf.train.CheckpointSaverListener):
-            def begin(self):
-                calls.append("begin")
-
-            def before_save(self, session, global_step_value):
-                calls.append("before_save %d" % global_step_value)
-
-            def after_save(self, session, global_step_value):
-                calls.append("after_save %d" % global_step_value)
-
-            def end(self, session, global_step_value):
-                calls.append("end %d" % global_step_value)
-        self.listener = Listener()
 
 
 def prog_hooks_and_logs(tf):
@@ -747,11 +402,14 @@ def prog_hooks_and_logs(tf):
     with _Lines() as predict_log:
         n = len(list(est.predict(_input_fn(tf, epochs=1, labels=False),
                                  checkpoint_path=os.path.join(md, "model.ckpt-8"))))
+    with _Lines() as export_log:
+        est.export_saved_model(os.path.join(md, "export"), serving_receivers(tf)["raw"])
     no_saver = tf.estimator.Estimator(model_fn, model_dir=os.path.join(md, "n"), params={},
                                       config=tf.estimator.RunConfig(save_checkpoints_secs=None))
     out = {
         "calls": calls, "train_log": train_log.lines, "eval_log": eval_log.lines,
-        "predict_log": predict_log.lines, "old_checkpoint_step": int(first["global_step"]),
+        "predict_log": predict_log.lines, "export_log": export_log.lines,
+        "old_checkpoint_step": int(first["global_step"]),
         "n_predictions": n,
         "no_saver_listener": _err(lambda: no_saver.train(
             _input_fn(tf), steps=1, saving_listeners=[_Listener(tf, []).listener])),
@@ -769,45 +427,6 @@ def prog_hooks_and_logs(tf):
                 tf.train.get_global_step(), 1))
     bad = tf.estimator.Estimator(bad_metric, model_dir=os.path.join(md, "bad"))
     out["metric_global_step"] = _err(lambda: bad.evaluate(_input_fn(tf, epochs=1)))
-    shutil.rmtree(md)
-    return out
-
-
-def prog_pandas_input_fn(tf):
-    import pandas as pd
-
-    df = pd.DataFrame({"a": X[:, 0], "b": X[:, 1]}, index=np.arange(100, 112))
-    y = pd.Series(Y, index=df.index)
-    inputs = tf.estimator.inputs
-    batches = _drain(tf, inputs.pandas_input_fn(df, y, batch_size=5, num_epochs=1,
-                                                shuffle=False))
-    out = {"sizes": [len(labels) for _, labels in batches],
-           "keys": sorted(batches[0][0]),
-           "a": [f["a"].round(3).tolist() for f, _ in batches],
-           "labels": [labels.tolist() for _, labels in batches]}
-    frame_y = _drain(tf, inputs.pandas_input_fn(df, pd.DataFrame({"l": Y, "a": Y * 2},
-                                                                 index=df.index),
-                                                batch_size=12, shuffle=False))
-    out["frame_y"] = {k: v.tolist() for k, v in sorted(frame_y[0][1].items())}
-    out["frame_y_features"] = sorted(frame_y[0][0])
-    out["no_shuffle"] = _err(lambda: inputs.pandas_input_fn(df, y))
-    taken = _err(lambda: inputs.pandas_input_fn(df.assign(target=1), y, shuffle=False))
-    out["target_taken"] = [taken[0], taken[1].split(": Index")[0]]  # pandas prints dtypes
-    out["index_mismatch"] = _err(lambda: inputs.pandas_input_fn(
-        df, pd.Series(Y), shuffle=False))
-    md = _tmp()
-    est = tf.estimator.Estimator(_model_fn(tf), model_dir=md, params={"units": 3})
-    feats = pd.DataFrame({"x0": X[:, 0]})
-
-    def model_fn(features, labels, mode, params):
-        features = {"x": tf.stack([features["x0"]] * 4, axis=1)}
-        return _model_fn(tf)(features, labels, mode, params)
-    est = tf.estimator.Estimator(model_fn, model_dir=md, params={"units": 3})
-    est.train(inputs.pandas_input_fn(feats, pd.Series(Y), batch_size=4, num_epochs=None,
-                                     shuffle=False), steps=6)
-    metrics = est.evaluate(inputs.pandas_input_fn(feats, pd.Series(Y), batch_size=5,
-                                                  shuffle=False))
-    out["metrics"] = {k: _r(v) for k, v in metrics.items()}
     shutil.rmtree(md)
     return out
 

@@ -25,6 +25,8 @@ for prog in estimator_programs.PROGRAMS + estimator_programs.PANDAS_PROGRAMS:
         continue
     results[prog.__name__] = prog(tf)
     print(prog.__name__, file=sys.stderr)
+if not only or "namespace_names" in only:
+    results["namespace_names"] = estimator_programs.namespace_names(tf)
 with open(path, "w") as f:
     json.dump(results, f, indent=1, sort_keys=True, default=str)
 print("recorded", len(results), "programs")

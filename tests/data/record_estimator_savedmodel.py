@@ -1,7 +1,9 @@
-"""Writes SavedModels exported by TF 1.15's Estimator, and what they serve, as test data.
+"""Writes SavedModels exported by TF 1.15's Estimator, and what they serve, as test data; and
+the checkpoint of a TF 1.15 Estimator's model_dir with what TF evaluates from it and after
+training on from it.
 
 Run: $FLOWLOOM_TF1_PYTHON tests/data/record_estimator_savedmodel.py
-(writes tests/data/estimator_savedmodels/{raw,parsing}/ and outputs.json there;
+(writes tests/data/estimator_savedmodels/{raw,parsing,model_dir}/ and outputs.json there;
 tests/estimator/test_export_interop.py loads them in flowloom).
 """
 
@@ -32,6 +34,8 @@ def main():
         path = est.export_saved_model(os.path.join(md, "export"), fn).decode()
         shutil.copytree(path, os.path.join(OUT, name))
         outputs[name] = programs.serve(tf, path, name)
+    outputs["model_dir"] = programs.resume_from_model_dir(tf, md, copy_to=os.path.join(
+        OUT, "model_dir"))
     with open(os.path.join(OUT, "outputs.json"), "w") as f:
         json.dump(outputs, f, indent=1, sort_keys=True)
     shutil.rmtree(md)

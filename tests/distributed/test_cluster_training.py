@@ -1,7 +1,8 @@
-"""A local Ray cluster of 1 ps + 2 workers, each task its own process (mlp_task.py):
-asynchronous MLP training on variables that live on the ps, then a worker killed (the other
-goes on), then the ps killed (the worker's next step fails with UnavailableError or
-AbortedError within seconds)."""
+"""A local Ray cluster of 1 ps + 2 workers, each task its own process (mlp_task.py), on two
+Ray nodes of this machine (the ps's actor pinned to the second node, a stand-in for another
+machine): asynchronous MLP training on variables that live on the ps, then a worker killed
+(the other goes on), then the ps killed (the worker's next step fails with UnavailableError
+or AbortedError within seconds). test_launch.py runs `flowloom launch` on one node."""
 
 import os
 
@@ -30,7 +31,7 @@ def _final(task):
 
 def test_async_training_worker_kill_and_ps_kill():
     cluster = LocalCluster(SCRIPT, ["--steps=10"], num_ps=1, num_workers=2, echo=None,
-                           env=ENV)
+                           env=ENV, two_nodes=True)
     try:
         cluster.start()
         w0, w1 = cluster.workers()
@@ -42,6 +43,9 @@ def test_async_training_worker_kill_and_ps_kill():
         assert weights0 == pytest.approx(weights1, abs=1e-5)
         devices = w0.wait_for(r"^devices ", 1).split()
         assert devices[1:] == ["/job:ps/task:0", "/job:worker/task:0", "/job:ps/task:0"]
+        _, ps_node0, worker_node0 = w0.wait_for(r"^nodes ", 1).split()
+        _, ps_node1, worker_node1 = w1.wait_for(r"^nodes ", 1).split()
+        assert ps_node0 == ps_node1 and worker_node0 == worker_node1 != ps_node0
 
         # A killed worker does not stop the other (once both have read the final model).
         assert w0.wait_count(r"^alive", 1, 30), "\n".join(w0.lines[-20:])

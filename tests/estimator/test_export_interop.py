@@ -1,7 +1,8 @@
-"""SavedModels across frameworks: the ones TF 1.15's Estimator exported (tests/data/
+"""Estimator files across frameworks: the SavedModels TF 1.15's Estimator exported (tests/data/
 estimator_savedmodels, made by tests/data/record_estimator_savedmodel.py) serve in flowloom what
-they served in TF; one flowloom's Estimator exports serves in TF what it serves in flowloom
-(live, where FLOWLOOM_TF1_PYTHON names a TF 1.15 Python)."""
+they served in TF; a TF Estimator's model_dir evaluates and trains on in flowloom as in TF; one
+flowloom's Estimator exports serves in TF what it serves in flowloom (live, where
+FLOWLOOM_TF1_PYTHON names a TF 1.15 Python)."""
 
 import json
 import os
@@ -29,6 +30,12 @@ def test_tf_estimator_export_serves_the_same_in_flowloom(kind):
     _close(got, TF_OUTPUTS[kind])
 
 
+def test_tf_estimator_model_dir_evaluates_and_resumes_in_flowloom():
+    got = json.loads(json.dumps(programs.resume_from_model_dir(
+        tf, os.path.join(MODELS, "model_dir"))))
+    _close(got, TF_OUTPUTS["model_dir"])
+
+
 def test_flowloom_estimator_export_serves_the_same_in_tf(tmp_path):
     python = os.environ.get("FLOWLOOM_TF1_PYTHON")
     if not python:
@@ -50,4 +57,21 @@ def test_flowloom_estimator_export_serves_the_same_in_tf(tmp_path):
     theirs = json.loads(run.stdout.strip().splitlines()[-1])
     _close(theirs, ours)
     # And both match what TF's own Estimator exported.
-    _close(ours, TF_OUTPUTS)
+    _close(ours, {k: TF_OUTPUTS[k] for k in ours})
+
+
+def test_flowloom_estimator_model_dir_evaluates_and_resumes_in_tf(tmp_path):
+    python = os.environ.get("FLOWLOOM_TF1_PYTHON")
+    if not python:
+        pytest.skip("FLOWLOOM_TF1_PYTHON is not set (a TF 1.15 Python to resume in)")
+    md = str(tmp_path / "m")
+    est = tf.estimator.Estimator(programs.export_model_fn(tf), model_dir=md)
+    est.train(programs._input_fn(tf), steps=3)
+    ours = json.loads(json.dumps(programs.resume_from_model_dir(tf, md)))
+    script = ("import json, sys; sys.path.insert(0, %r); import tensorflow as tf; "
+              "import estimator_programs as p; "
+              "print(json.dumps(p.resume_from_model_dir(tf, sys.argv[1])))" % DATA)
+    run = subprocess.run([python, "-c", script, md], capture_output=True, text=True,
+                         env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"), timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    _close(json.loads(run.stdout.strip().splitlines()[-1]), ours)

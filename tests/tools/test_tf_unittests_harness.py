@@ -63,6 +63,25 @@ def test_gen_ops_build_registered_op_types(shim):
         gen_math_ops.no_such_op_type()
 
 
+def test_gen_ops_take_non_inferred_attrs_positionally(shim):
+    from tensorflow.python.ops import gen_control_flow_ops  # noqa: F401 - via the shim
+
+    with tf.Graph().as_default():
+        x = tf.constant([1.0])
+        entered = gen_control_flow_ops.enter(x, "frame", True)
+        assert entered.op.get_attr("frame_name") == "frame"
+        assert entered.op.get_attr("is_constant") is True
+        with pytest.raises(TypeError, match="multiple values"):
+            gen_control_flow_ops.enter(x, "frame", frame_name="other")
+
+
+def test_contrib_framework_variables_path(shim):
+    from tensorflow.contrib.framework.python.ops import variables as contrib_vars
+
+    with tf.Graph().as_default():
+        assert contrib_vars.get_or_create_global_step().op.name == "global_step"
+
+
 def test_summary_separates_excluded_from_failed():
     records = [
         {"event": "collected", "count": 5},

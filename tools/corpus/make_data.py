@@ -17,6 +17,10 @@ unchanged) and are made from data bundled with scikit-learn or generated here, d
   iris_training.csv, iris_test.csv  scikit-learn's iris table in TF's CSV layout (header
                     "120,4,setosa,versicolor,virginica", rows of 4 floats and a class id):
                     120 training and 30 test rows, shuffled with a fixed seed
+  adult.data, adult.test  a census-income-like table in the UCI "adult" layout as TF's
+                    wide & deep tutorial cleans it (15 comma-separated fields, no spaces, label
+                    ">50K"/"<=50K" drawn from a fixed rule of education, hours, marriage and
+                    capital gain plus noise): 2000 training and 500 test rows
 
 Usage: python tools/corpus/make_data.py [--out DIR]
 """
@@ -202,6 +206,55 @@ def write_iris(out):
             f.write("\n".join(lines) + "\n")
 
 
+_CENSUS_VOCAB = {
+    "workclass": ["Self-emp-not-inc", "Private", "State-gov", "Federal-gov", "Local-gov", "?",
+                  "Self-emp-inc", "Without-pay"],
+    "education": ["Bachelors", "HS-grad", "11th", "Masters", "9th", "Some-college",
+                  "Assoc-acdm", "Assoc-voc", "7th-8th", "Doctorate", "Prof-school", "5th-6th",
+                  "10th", "1st-4th", "Preschool", "12th"],
+    "marital_status": ["Married-civ-spouse", "Divorced", "Married-spouse-absent",
+                       "Never-married", "Separated", "Married-AF-spouse", "Widowed"],
+    "occupation": ["Tech-support", "Craft-repair", "Other-service", "Sales", "Exec-managerial",
+                   "Prof-specialty", "Handlers-cleaners", "Machine-op-inspct", "Adm-clerical"],
+    "relationship": ["Husband", "Not-in-family", "Wife", "Own-child", "Unmarried",
+                     "Other-relative"],
+    "race": ["White", "Asian-Pac-Islander", "Amer-Indian-Eskimo", "Other", "Black"],
+    "gender": ["Female", "Male"],
+    "native_country": ["United-States", "Cambodia", "England", "Canada", "Germany", "India"],
+}
+
+
+def _census_rows(rng, n):
+    v = _CENSUS_VOCAB
+    rows = []
+    for _ in range(n):
+        edu = int(rng.randint(len(v["education"])))
+        education_num = 16 - edu if edu < 16 else 9
+        married = int(rng.randint(len(v["marital_status"])))
+        hours = int(rng.randint(10, 80))
+        gain = int(rng.choice([0, 0, 0, 0, 2174, 5178, 15024]))
+        age = int(rng.randint(17, 80))
+        score = (education_num / 4.0 + hours / 25.0 + (married == 0) * 1.5 +
+                 (gain > 5000) * 2 + (age > 35) * 0.8 + rng.normal(0, 0.8))
+        rows.append(",".join(str(x) for x in (
+            age, v["workclass"][rng.randint(len(v["workclass"]))], int(rng.randint(20000, 400000)),
+            v["education"][edu], education_num, v["marital_status"][married],
+            v["occupation"][rng.randint(len(v["occupation"]))],
+            v["relationship"][rng.randint(len(v["relationship"]))],
+            v["race"][rng.randint(len(v["race"]))], v["gender"][rng.randint(2)], gain,
+            int(rng.choice([0, 0, 0, 1902])), hours,
+            v["native_country"][rng.randint(len(v["native_country"]))],
+            ">50K" if score > 6.2 else "<=50K")))
+    return rows
+
+
+def write_census(out):
+    rng = np.random.RandomState(1994)
+    for name, n in (("adult.data", 2000), ("adult.test", 500)):
+        with open(os.path.join(out, name), "w") as f:
+            f.write("\n".join(_census_rows(rng, n)) + "\n")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=None, help="folder (default: $FLOWLOOM_CORPUS_DIR/data)")
@@ -212,6 +265,7 @@ def main(argv=None):
     write_cifar(out)
     write_text(out)
     write_iris(out)
+    write_census(out)
     with open(os.path.join(out, "READY"), "w") as f:
         f.write("stand-in data v1\n")
     print("make_data: wrote %s" % out)

@@ -43,7 +43,8 @@ HARNESS_VERSION = "1"
 DATA_KINDS = {"mnist": "mnist", "mnist_raw": "mnist-raw", "cifar10_bin": "cifar-10-batches-bin",
               "cifar10_tgz": "cifar-10-binary.tar.gz", "text8_zip": "text8.zip",
               "text": "shakespeare.txt", "text_small": "shakespeare_small.txt",
-              "iris_train": "iris_training.csv", "iris_test": "iris_test.csv"}
+              "iris_train": "iris_training.csv", "iris_test": "iris_test.csv",
+              "census_train": "adult.data", "census_test": "adult.test"}
 
 
 def reference_tf():

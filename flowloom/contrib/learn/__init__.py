@@ -20,10 +20,31 @@ def _mnist():
     return mnist
 
 
+_DATASET_NAMES = ("iris", "boston", "mnist", "dbpedia", "synthetic_circles",
+                  "synthetic_spirals")
+
+
+def load_dataset(name, size="small", test_with_fake_data=False):
+    """`tf.contrib.learn.datasets.load_dataset`: "mnist" reads MNIST from `MNIST-data`
+    (flowloom.datasets.mnist.load_mnist); the other TF names raise NotImplementedError.
+
+    Raises:
+      ValueError: a name TF does not know.
+    """
+    if name not in _DATASET_NAMES:
+        raise ValueError("Name of dataset is not found: %s" % name)
+    if name != "mnist":
+        raise LearnNameNotProvided("tf.contrib.learn.datasets.load_dataset(%r) is not "
+                                   "provided by flowloom (only 'mnist')" % name)
+    return _mnist().load_mnist()
+
+
 class _Datasets(_types.ModuleType):
     def __getattr__(self, name):
         if name == "mnist":
             return _mnist()
+        if name == "load_dataset":
+            return load_dataset
         raise LearnNameNotProvided("tf.contrib.learn.datasets.%s is not provided by flowloom"
                                    % name)
 

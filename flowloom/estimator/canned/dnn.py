@@ -1,12 +1,14 @@
 """DNNClassifier and DNNRegressor: feed-forward networks over feature columns (TF 1.15's v1).
 
 Variables are TF's: `dnn/input_from_feature_columns/input_layer/...`,
-`dnn/hiddenlayer_<i>/kernel|bias`, `dnn/batchnorm_<i>/...`, `dnn/logits/kernel|bias`, so a
-checkpoint TF's canned estimator wrote restores here. The default optimizer is Adagrad with
-learning rate 0.05; hidden layers use a Glorot-uniform kernel initializer.
+`dnn/hiddenlayer_<i>/kernel|bias`, `dnn/hiddenlayer_<i>/batchnorm_<i>/...`,
+`dnn/logits/kernel|bias`, so a checkpoint TF's canned estimator wrote restores here. The
+default optimizer is Adagrad with learning rate 0.05; hidden layers use a Glorot-uniform
+kernel initializer.
 """
 
 from flowloom.estimator.canned import heads
+from flowloom.estimator.canned.checkpoint_names import with_tf_checkpoint_names
 from flowloom.estimator.canned.optimizers import get_optimizer_instance
 from flowloom.estimator.estimator import Estimator
 from flowloom.estimator.mode_keys import ModeKeys
@@ -59,9 +61,10 @@ def dnn_logits(features, mode, units, hidden_units, feature_columns, activation_
                                   name=scope)
             if dropout is not None and is_training:
                 net = tf.layers.dropout(net, rate=dropout, training=True)
-        if batch_norm:
-            net = tf.layers.batch_normalization(net, momentum=0.999, training=is_training,
-                                                name=f"batchnorm_{layer_id}")
+            if batch_norm:
+                # TF builds the batch norm inside the hidden layer's scope.
+                net = tf.layers.batch_normalization(net, momentum=0.999, training=is_training,
+                                                    name=f"batchnorm_{layer_id}")
         add_layer_summary(net, scope.name)
     with tf.variable_scope("logits", values=(net,)) as scope:
         logits = tf.layers.dense(net, units, activation=None,
@@ -81,8 +84,9 @@ def _dnn_model_fn(features, labels, mode, head, hidden_units, feature_columns,
     with tf.variable_scope("dnn", values=tuple(features.values())):
         logits = dnn_logits(features, mode, head.logits_dimension, hidden_units,
                             feature_columns, activation_fn or tf.nn.relu, dropout, batch_norm)
-        return head.create_estimator_spec(features=features, mode=mode, labels=labels,
+        spec = head.create_estimator_spec(features=features, mode=mode, labels=labels,
                                           optimizer=optimizer, logits=logits)
+    return with_tf_checkpoint_names(spec, [optimizer], config)
 
 
 class DNNClassifier(Estimator):

@@ -11,6 +11,7 @@ from flowloom.estimator.canned import heads
 from flowloom.estimator.canned.dnn import (add_layer_summary, check_features,
                                            check_partitioner, dnn_logits)
 from flowloom.estimator.canned.linear import linear_logits
+from flowloom.estimator.canned.checkpoint_names import with_tf_checkpoint_names
 from flowloom.estimator.canned.optimizers import get_optimizer_instance
 from flowloom.estimator.estimator import Estimator
 
@@ -81,8 +82,12 @@ def _combined_model_fn(features, labels, mode, head, linear_feature_columns=None
         with tf.control_dependencies([train_op]):
             return tf.assign_add(global_step, 1).op
 
-    return head.create_estimator_spec(features=features, mode=mode, labels=labels,
+    spec = head.create_estimator_spec(features=features, mode=mode, labels=labels,
                                       train_op_fn=_train_op_fn, logits=logits)
+    optimizers = [o for o, used in ((dnn_optimizer, logits_dnn), (linear_optimizer,
+                                                                   logits_linear))
+                  if used is not None]
+    return with_tf_checkpoint_names(spec, optimizers, config)
 
 
 class DNNLinearCombinedClassifier(Estimator):

@@ -9,6 +9,7 @@ import math
 
 from flowloom.estimator.canned import heads
 from flowloom.estimator.canned.dnn import check_features, check_partitioner
+from flowloom.estimator.canned.checkpoint_names import with_tf_checkpoint_names
 from flowloom.estimator.canned.optimizers import get_optimizer_instance
 from flowloom.estimator.estimator import Estimator
 
@@ -64,8 +65,9 @@ def _linear_model_fn(features, labels, mode, head, feature_columns, optimizer, p
                                sparse_combiner)
         optimizer = get_optimizer_instance(optimizer or _default_optimizer(feature_columns),
                                            learning_rate=_LEARNING_RATE)
-        return head.create_estimator_spec(features=features, mode=mode, labels=labels,
+        spec = head.create_estimator_spec(features=features, mode=mode, labels=labels,
                                           optimizer=optimizer, logits=logits)
+    return with_tf_checkpoint_names(spec, [optimizer], config)
 
 
 class LinearClassifier(Estimator):

@@ -122,7 +122,13 @@ def _(op):
             m._shape[0].value != len(dims):
         raise ValueError(f"Shape must be rank {len(dims)} but is rank {m._shape[0].value}")
     if mv is None:
-        return unknown_shape(len(dims))
+        # As TF: the multiples' partially known value (a Pack of a dynamic size and constants)
+        # still fixes the dims it knows.
+        known = constant_value_as_shape(m)
+        if known.ndims != len(dims):
+            return unknown_shape(len(dims))
+        return TensorShape([None if d is None or k.value is None else d * k.value
+                            for d, k in zip(dims, known.dims)])
     return TensorShape([None if d is None else d * int(k) for d, k in zip(dims, np.ravel(mv))])
 
 

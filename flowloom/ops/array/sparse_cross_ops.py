@@ -19,7 +19,7 @@ from flowloom.framework.apply_op import apply_op
 from flowloom.framework.op_def import defop
 from flowloom.framework.ops import convert_to_tensor
 from flowloom.framework.sparse_tensor import SparseTensor
-from flowloom.ops.strings.farmhash import fingerprint64, fingerprint_cat64
+from flowloom.ops.strings.farmhash import fingerprint64, fingerprint_cat64_array
 
 _DEFAULT_HASH_KEY = 0xDECAFCAFFE
 _INT64_MAX = 2**63 - 1
@@ -88,26 +88,31 @@ def _(xp, *args, N, hashed_output, num_buckets, hash_key, out_type):
     batch = batch or 0
     columns = [_rows_of_sparse(i, v, batch) for i, v in zip(indices, values)]
     columns += [[list(np.asarray(d, dtype=object)[r]) for r in range(batch)] for d in dense]
-    out_indices, out_values, width = [], [], 0
-    modulus = num_buckets if num_buckets > 0 else _INT64_MAX
+    out_indices, combos, width = [], [], 0
+    if hashed_output:
+        # Hash each feature once, then fold all combinations with NumPy's uint64 arithmetic.
+        columns = [[[_hash_value(v) for v in row] for row in col] for col in columns]
     for row in range(batch):
         features = [col[row] for col in columns]
         if not features or any(not f for f in features):
             continue
         n = 0
         for combo in itertools.product(*features):
-            if hashed_output:
-                h = hash_key % _U64
-                for value in combo:
-                    h = fingerprint_cat64(h, _hash_value(value))
-                out_values.append(h % modulus)
-            else:
-                out_values.append(b"_X_".join(_text_value(v) for v in combo))
+            combos.append(combo)
             out_indices.append((row, n))
             n += 1
         width = max(width, n)
+    if hashed_output:
+        table = np.array(combos, dtype=np.uint64).reshape(len(combos), len(columns))
+        h = np.full(len(combos), hash_key % _U64, dtype=np.uint64)
+        for k in range(table.shape[1]):
+            h = fingerprint_cat64_array(h, table[:, k])
+        modulus = np.uint64(num_buckets if num_buckets > 0 else _INT64_MAX)
+        out_values = (h % modulus).astype(np.int64)
+    else:
+        out_values = [b"_X_".join(_text_value(v) for v in combo) for combo in combos]
     idx = np.array(out_indices, dtype=np.int64).reshape(-1, 2)
-    vals = np.array(out_values, dtype=np.int64 if hashed_output else object)
+    vals = np.asarray(out_values, dtype=np.int64 if hashed_output else object)
     return [idx, vals.reshape(-1), np.array([batch, width], dtype=np.int64)]
 
 

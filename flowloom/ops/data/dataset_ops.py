@@ -102,58 +102,60 @@ def _(xp, first, second, *, output_types, output_shapes):
 
 _FN_ATTRS = {"f": None, "Targuments": [], "use_inter_op_parallelism": True,
              "preserve_cardinality": False}
-MapDataset = _dataset("MapDataset", ["input_dataset: variant"], _FN_ATTRS)
+_CAPTURED = "other_arguments: list(Targuments)"  # the values of the tensors `f` captured
+MapDataset = _dataset("MapDataset", ["input_dataset: variant", _CAPTURED], _FN_ATTRS)
 
 
 @MapDataset.kernel
-def _(xp, dataset, *, output_types, output_shapes, f, Targuments, use_inter_op_parallelism,
-      preserve_cardinality, ctx):
-    return dv.MapValue(dataset, _function(ctx, f))
+def _(xp, dataset, *captured, output_types, output_shapes, f, Targuments,
+      use_inter_op_parallelism, preserve_cardinality, ctx):
+    return dv.MapValue(dataset, _function(ctx, f).bind(captured))
 
 
-ParallelMapDataset = _dataset("ParallelMapDataset", ["input_dataset: variant",
+ParallelMapDataset = _dataset("ParallelMapDataset", ["input_dataset: variant", _CAPTURED,
                                                      "num_parallel_calls: int32"],
                               dict(_FN_ATTRS, sloppy=False))
 
 
 @ParallelMapDataset.kernel
-def _(xp, dataset, num_parallel_calls, *, output_types, output_shapes, f, Targuments,
+def _(xp, dataset, *rest, output_types, output_shapes, f, Targuments,
       use_inter_op_parallelism, preserve_cardinality, sloppy, ctx):
+    *captured, num_parallel_calls = rest
     n = _int(num_parallel_calls)
     if n <= 0 and n != -1:
         raise errors.InvalidArgumentError(None, ctx.op, "num_parallel_calls must be greater "
                                           "than zero.")
-    return dv.MapValue(dataset, _function(ctx, f), n)
+    return dv.MapValue(dataset, _function(ctx, f).bind(captured), n)
 
 
-FilterDataset = _dataset("FilterDataset", ["input_dataset: variant"],
+FilterDataset = _dataset("FilterDataset", ["input_dataset: variant", _CAPTURED],
                          {"predicate": None, "Targuments": []})
 
 
 @FilterDataset.kernel
-def _(xp, dataset, *, output_types, output_shapes, predicate, Targuments, ctx):
-    return dv.FilterValue(dataset, _function(ctx, predicate), ctx.op)
+def _(xp, dataset, *captured, output_types, output_shapes, predicate, Targuments, ctx):
+    return dv.FilterValue(dataset, _function(ctx, predicate).bind(captured), ctx.op)
 
 
-FlatMapDataset = _dataset("FlatMapDataset", ["input_dataset: variant"],
+FlatMapDataset = _dataset("FlatMapDataset", ["input_dataset: variant", _CAPTURED],
                           {"f": None, "Targuments": []})
 
 
 @FlatMapDataset.kernel
-def _(xp, dataset, *, output_types, output_shapes, f, Targuments, ctx):
-    return dv.FlatMapValue(dataset, _function(ctx, f), ctx.op)
+def _(xp, dataset, *captured, output_types, output_shapes, f, Targuments, ctx):
+    return dv.FlatMapValue(dataset, _function(ctx, f).bind(captured), ctx.op)
 
 
-InterleaveDataset = _dataset("InterleaveDataset", ["input_dataset: variant",
+InterleaveDataset = _dataset("InterleaveDataset", ["input_dataset: variant", _CAPTURED,
                                                    "cycle_length: int64",
                                                    "block_length: int64"],
                              {"f": None, "Targuments": []})
 
 
 @InterleaveDataset.kernel
-def _(xp, dataset, cycle_length, block_length, *, output_types, output_shapes, f, Targuments,
-      ctx):
-    return dv.InterleaveValue(dataset, _function(ctx, f), _int(cycle_length),
+def _(xp, dataset, *rest, output_types, output_shapes, f, Targuments, ctx):
+    *captured, cycle_length, block_length = rest
+    return dv.InterleaveValue(dataset, _function(ctx, f).bind(captured), _int(cycle_length),
                               _int(block_length), ctx.op)
 
 
@@ -193,11 +195,30 @@ def _(xp, dataset, buffer_size, seed, seed2, *, output_types, output_shapes,
                            reshuffle_each_iteration, ctx.op)
 
 
+ShuffleAndRepeatDataset = _dataset("ShuffleAndRepeatDataset", [
+    "input_dataset: variant", "buffer_size: int64", "seed: int64", "seed2: int64",
+    "count: int64"])
+
+
+@ShuffleAndRepeatDataset.kernel
+def _(xp, dataset, buffer_size, seed, seed2, count, *, output_types, output_shapes, ctx):
+    # one generator for every pass: the buffer carries elements of up to 3 passes at once
+    return dv.ShuffleValue(dataset, _int(buffer_size), _int(seed), _int(seed2), False,
+                           ctx.op, count=_int(count))
+
+
 RepeatDataset = _dataset("RepeatDataset", ["input_dataset: variant", "count: int64"])
 
 
 @RepeatDataset.kernel
 def _(xp, dataset, count, *, output_types, output_shapes):
+    from flowloom.ops.random.random_ops import seed_rules
+
+    if isinstance(dataset, dv.ShuffleValue) and seed_rules() == "1":
+        # TF 1.15's default tf.data optimizations fuse them; TF 2.x's do not
+        fused = dataset.fused_with_repeat(_int(count))
+        if fused is not None:
+            return fused
     return dv.RepeatValue(dataset, _int(count))
 
 
@@ -223,9 +244,12 @@ CacheDataset = _dataset("CacheDataset", ["input_dataset: variant", "filename: st
 @CacheDataset.kernel
 def _(xp, dataset, filename, *, output_types, output_shapes, ctx):
     name = np.asarray(filename).item()
+    if isinstance(name, bytes):
+        name = name.decode("utf-8")
     if name:
-        raise NotImplementedError("Dataset.cache(filename) (a cache on disk) is not in "
-                                  "flowloom yet; Dataset.cache() caches in memory")
+        from flowloom.ops.data.cache_file import CacheFileValue
+
+        return CacheFileValue(dataset, name, len(output_types), ctx.op)
     # Memory cache: the first full pass of an iterator is replayed by its later passes
     # (`ds.cache().repeat()`).
     return dv.CacheValue(dataset)

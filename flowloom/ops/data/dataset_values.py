@@ -49,7 +49,8 @@ class SlicesValue(DatasetValue):
     def iterate(self):
         comps = self.components
         for i in range(self.size):
-            yield tuple(c[i] for c in comps)
+            # `c[i, ...]` is an array even for strings (a 1-D object array's c[i] is bytes).
+            yield tuple(c[i, ...] for c in comps)
 
 
 class RangeValue(DatasetValue):
@@ -250,42 +251,101 @@ class UnbatchValue(DatasetValue):
 
 
 class ShuffleValue(DatasetValue):
-    """A buffer of `buffer_size` elements, each output drawn uniformly from it.
+    """TF's shuffle: a buffer of `buffer_size` elements, each output drawn from it with TF's
+    Philox stream, so a seeded pipeline yields TF's order.
 
-    Seeded orders are reproducible run to run (but are not TensorFlow's: its shuffle draws
-    from its own Philox stream, not reproduced here)."""
+    As in TF, the buffer is a ring holding one slice of elements per pass over the input
+    (`count` passes for shuffle_and_repeat, 1 otherwise); an output is drawn only from the
+    oldest slice (`next() % its size`), swapped with the slice's first element, and the
+    slice's start moves on. With `reshuffle` each pass over this dataset (a repeat after it)
+    draws its stream's seeds from a generator seeded (seed, seed2); without, every pass uses
+    (seed, seed2) itself (the same order). Seeds (0, 0) mean fresh random seeds.
+    """
 
-    def __init__(self, input_value, buffer_size, seed, seed2, reshuffle, op):
+    _MAX_PASSES_IN_BUFFER = 3  # TF's kMaxEpochsInBuffer
+
+    def __init__(self, input_value, buffer_size, seed, seed2, reshuffle, op, count=1):
         if buffer_size <= 0:
             raise errors.InvalidArgumentError(None, op, "buffer_size must be greater than zero.")
         if buffer_size > MAX_BUFFERED_ELEMENTS:
             raise errors.ResourceExhaustedError(
                 None, op, f"shuffle buffer_size {buffer_size} is over flowloom's limit of "
                 f"{MAX_BUFFERED_ELEMENTS} elements")
-        self.input, self.size = input_value, buffer_size
-        self.seed = None if seed == 0 and seed2 == 0 else (seed, seed2)
+        self.input, self.size, self.count = input_value, buffer_size, count
+        self.seeds = None if seed == 0 and seed2 == 0 else (seed, seed2)
         self.reshuffle = reshuffle
-        self.epoch = 0
+        self._seed_generator = None
+        self._lock = threading.Lock()
+
+    def _generator(self):
+        from flowloom.ops.data.shuffle_random import SingleSamplePhilox
+
+        if self.seeds is None:
+            seeds = np.random.SeedSequence().generate_state(2, np.uint64)
+            return SingleSamplePhilox(int(seeds[0]), int(seeds[1]))
+        if not self.reshuffle:
+            return SingleSamplePhilox(*self.seeds)
+        with self._lock:  # each pass: seeds drawn from one generator seeded (seed, seed2)
+            if self._seed_generator is None:
+                self._seed_generator = SingleSamplePhilox(*self.seeds)
+            return SingleSamplePhilox(self._seed_generator(), self._seed_generator())
+
+    def fused_with_repeat(self, count):
+        """What TF 1.15's default tf.data optimization makes of this shuffle directly followed
+        by `repeat(count)` (shuffle_and_repeat_fusion, for reshuffled shuffles; TF 2.x does
+        not fuse them): one buffer and one stream seeded (seed, seed2) across the passes.
+        None when it does not apply."""
+        if not self.reshuffle or self.count != 1:
+            return None
+        fused = ShuffleValue.__new__(ShuffleValue)
+        fused.__dict__.update(self.__dict__, count=count, reshuffle=False,
+                              _seed_generator=None, _lock=threading.Lock())
+        return fused
 
     def iterate(self):
-        epoch = self.epoch
-        self.epoch += 1
-        if self.seed is None:
-            rng = np.random.default_rng()
-        else:
-            rng = np.random.default_rng([self.seed[0], self.seed[1],
-                                         epoch if self.reshuffle else 0])
-        buf = []
-        for elem in self.input.iterate():
-            buf.append(elem)
-            if len(buf) == self.size:
-                k = int(rng.integers(len(buf)))
-                buf[k], buf[-1] = buf[-1], buf[k]
-                yield buf.pop()
-        while buf:
-            k = int(rng.integers(len(buf)))
-            buf[k], buf[-1] = buf[-1], buf[k]
-            yield buf.pop()
+        rng = self._generator()
+        size, count = self.size, self.count
+        buf = [None] * size
+        slices = collections.deque([[0, 0]])  # [start, end) of each pass's elements
+        held = 0
+        passes = 0
+        source = self.input.iterate()
+        first_call = True
+        while True:
+            while source is not None and held < size:
+                elem = None
+                while count == -1 or passes < count:
+                    elem = next(source, None)
+                    if elem is not None:
+                        first_call = False
+                        break
+                    if first_call and count == -1:
+                        return  # an empty input repeated forever is empty
+                    passes += 1
+                    end = slices[-1][1]
+                    slices.append([end, end])
+                    source = self.input.iterate()
+                if elem is None:
+                    source = None
+                    break
+                last = slices[-1]
+                buf[last[1] % size] = elem
+                last[1] += 1
+                held += 1
+                if len(slices) > self._MAX_PASSES_IN_BUFFER:
+                    break
+            if not held:
+                return
+            while slices[0][0] == slices[0][1]:
+                slices.popleft()
+            first = slices[0]
+            index = (first[0] + rng() % (first[1] - first[0])) % size
+            out = buf[index]
+            start = first[0] % size
+            buf[index], buf[start] = buf[start], None
+            first[0] += 1
+            held -= 1
+            yield out
 
 
 class RepeatValue(DatasetValue):

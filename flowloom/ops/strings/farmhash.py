@@ -7,7 +7,10 @@ TF hashes strings into buckets with `Fingerprint64(s) % num_buckets` (the
 machine, so flowloom's buckets are TF's buckets. All arithmetic is modulo 2**64.
 """
 
+import functools
 import struct
+
+import numpy as np
 
 _M = 0xFFFFFFFFFFFFFFFF
 _K0 = 0xC3A5C85C97CB3127
@@ -100,7 +103,13 @@ def _weak32(s, i, a, b):
 
 def fingerprint64(data):
     """FarmHash's Fingerprint64 of `data` (bytes; str is UTF-8 encoded) as an unsigned int."""
-    s = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    return _fingerprint64(data.encode("utf-8") if isinstance(data, str) else bytes(data))
+
+
+# Feature values repeat across batches (vocabulary words, ids): hashing each distinct value
+# once keeps the pure-Python hash off the per-step path.
+@functools.lru_cache(maxsize=1 << 17)
+def _fingerprint64(s):
     n = len(s)
     if n <= 16:
         return _len0to16(s)
@@ -153,3 +162,16 @@ def fingerprint_cat64(fp1, fp2):
     result = (result * _CAT_MUL) & _M
     result = (_shift_mix(result) * _CAT_MUL) & _M
     return _shift_mix(result)
+
+
+def fingerprint_cat64_array(fp1, fp2):
+    """`fingerprint_cat64` elementwise over uint64 arrays (NumPy wraps modulo 2**64)."""
+    mul = np.uint64(_CAT_MUL)
+    shift = np.uint64(47)
+    with np.errstate(over="ignore"):
+        result = fp1 ^ mul
+        t = fp2 * mul
+        result ^= (t ^ (t >> shift)) * mul
+        result = result * mul
+        result = (result ^ (result >> shift)) * mul
+        return result ^ (result >> shift)

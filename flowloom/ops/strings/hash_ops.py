@@ -21,11 +21,9 @@ StringToHashBucketFast.no_gradient()
 @StringToHashBucketFast.kernel
 def _(xp, values, *, num_buckets):
     values = np.asarray(values, dtype=object)
-    out = np.empty(values.shape, dtype=np.int64)
-    flat = out.reshape(-1)
-    for i, s in enumerate(values.reshape(-1)):
-        flat[i] = fingerprint64(s if isinstance(s, (bytes, str)) else str(s)) % num_buckets
-    return out
+    hashes = np.fromiter((fingerprint64(s if isinstance(s, (bytes, str)) else str(s))
+                          for s in values.reshape(-1)), dtype=np.uint64, count=values.size)
+    return (hashes % np.uint64(num_buckets)).astype(np.int64).reshape(values.shape)
 
 
 def string_to_hash_bucket_fast(input, num_buckets, name=None):  # noqa: A002 - TF's name

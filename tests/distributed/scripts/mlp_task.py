@@ -63,6 +63,9 @@ def main():
             return 2
         time.sleep(0.2)
     print(f"devices {w1.device} {loss.device} {global_step.device}", flush=True)
+    ps_node = server._find_task("/job:ps/replica:0/task:0")[1]["node"]
+    own_node = server._find_task(f"/job:worker/replica:0/task:{args.task_index}")[1]["node"]
+    print(f"nodes {ps_node} {own_node}", flush=True)
     for _ in range(args.steps):
         sess.run(train_op, feed)
     total = args.steps * num_workers

@@ -90,6 +90,23 @@ def case_wide_deep_classifier(tf, model_dir, config):
     return est, "label3_str"
 
 
+def case_dnn_batch_norm_dropout(tf, model_dir, config):
+    c = _columns(tf)
+    est = tf.estimator.DNNClassifier(
+        hidden_units=[4, 3], feature_columns=[c["hours"], c["city_ind"]], dropout=0.25,
+        batch_norm=True, weight_column="age", model_dir=model_dir, config=config)
+    return est, "label2"
+
+
+def case_wide_deep_regressor(tf, model_dir, config):
+    c = _columns(tf)
+    est = tf.estimator.DNNLinearCombinedRegressor(
+        linear_feature_columns=[c["job"], c["age_b"]], dnn_feature_columns=[c["edu_emb"]],
+        dnn_hidden_units=[3], linear_sparse_combiner="mean", model_dir=model_dir,
+        config=config, dnn_optimizer="RMSProp")
+    return est, "target"
+
+
 CASES = {name[len("case_"):]: fn for name, fn in sorted(globals().items())
          if name.startswith("case_")}
 

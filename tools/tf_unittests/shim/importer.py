@@ -166,13 +166,24 @@ def _op_wrapper(op_type, func_name):
     opdef = op_def.get(op_type)
     input_names = [a.name for a in opdef.input_args]
     output_names = [a.name for a in opdef.output_args]
+    # TF's generated wrappers take, after the inputs, the attrs not inferred from them, in
+    # their OpDef order (flowloom's registry keeps the attrs in definition order).
+    inferred = {n for a in opdef.input_args
+                for n in (a.type_attr, a.number_attr, a.type_list_attr) if n}
+    positional_attrs = [n for n in opdef.attr_defaults if n not in inferred]
     result_type = collections.namedtuple(op_type, output_names) if len(output_names) > 1 \
         else None
 
     def wrapper(*args, **kwargs):
         name = kwargs.pop("name", None)
-        if len(args) > len(input_names):
-            raise TypeError(f"{func_name}() takes {len(input_names)} inputs, got {len(args)}")
+        if len(args) > len(input_names) + len(positional_attrs):
+            raise TypeError(f"{func_name}() takes {len(input_names)} inputs and "
+                            f"{len(positional_attrs)} attrs, got {len(args)} arguments")
+        for attr_name, value in zip(positional_attrs, args[len(input_names):]):
+            if attr_name in kwargs:
+                raise TypeError(f"{func_name}() got multiple values for '{attr_name}'")
+            kwargs[attr_name] = value
+        args = args[:len(input_names)]
         inputs = list(args)
         for arg_name in input_names[len(args):]:
             if arg_name not in kwargs:
