@@ -38,6 +38,9 @@ from flowloom.ops.control_flow.cond import case, cond
 from flowloom.ops.control_flow.switch_case import switch_case  # noqa: E402
 from flowloom.ops.array.search_ops import searchsorted  # noqa: E402
 from flowloom.template import make_template  # noqa: E402
+from flowloom.ops.state.scatter_nd_ops import (scatter_nd_add, scatter_nd_sub,  # noqa: E402
+                                               scatter_nd_update, tensor_scatter_add,
+                                               tensor_scatter_sub, tensor_scatter_update)
 from flowloom.ops.control_flow.while_loop import while_loop
 from flowloom.ops.control_flow.tensor_array_ops import TensorArray
 from flowloom.ops.control_flow.functional_ops import foldl, foldr, map_fn, scan

@@ -18,7 +18,7 @@ import sys
 _OPS = "flowloom.ops."
 _ARRAY = ("flowloom", _OPS + "array.array_ops", _OPS + "array.manip_ops",
           _OPS + "array.slicing_ops", _OPS + "array.gather_ops", _OPS + "array.sequence_ops",
-          _OPS + "array.broadcast_ops", _OPS + "array.search_ops")
+          _OPS + "array.broadcast_ops", _OPS + "array.search_ops", _OPS + "state.scatter_nd_ops")
 _MATH = ("flowloom", "flowloom.math", _OPS + "math.math_ops", _OPS + "math.matmul_ops",
          _OPS + "math.reduction_ops", _OPS + "math.unary_ops", _OPS + "math.scan_ops",
          _OPS + "math.segment_ops", _OPS + "math.special_math_ops")
@@ -82,6 +82,12 @@ MODULES = {
         "flowloom.train.sync_replicas_optimizer",
     "tensorflow.contrib.training.python.training.device_setter":
         "flowloom.contrib.training.device_setter",
+    # Feature columns, lookup tables and canned estimators (featcol).
+    "tensorflow.python.feature_column.feature_column": "flowloom.feature_column",
+    "tensorflow.python.feature_column.feature_column_lib": "flowloom.feature_column",
+    "tensorflow.python.ops.lookup_ops": "flowloom.ops.lookup.tables",
+    **{f"tensorflow.python.estimator.canned.{m}": f"flowloom.estimator.canned.{m}"
+       for m in ("dnn", "linear", "dnn_linear_combined", "optimizers", "parsing_utils")},
 }
 
 VIEWS = {
@@ -118,7 +124,8 @@ VIEWS = {
     "tensorflow.python.ops.rnn_cell": _CELLS,
     "tensorflow.python.ops.rnn_cell_impl": _CELLS,
     "tensorflow.python.ops.control_flow_ops": _CONTROL,
-    "tensorflow.python.ops.state_ops": ("flowloom", _OPS + "state.state_ops"),
+    "tensorflow.python.ops.state_ops": ("flowloom", _OPS + "state.state_ops",
+                                        _OPS + "state.scatter_nd_ops"),
     "tensorflow.python.ops.clip_ops": ("flowloom", _OPS + "math.clip_ops"),
     "tensorflow.python.ops.embedding_ops": ("flowloom.nn", _OPS + "nn.embedding_ops"),
     "tensorflow.python.ops.random_ops": ("flowloom", "flowloom.random", _OPS + "random.random_ops",

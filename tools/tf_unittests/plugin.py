@@ -47,9 +47,28 @@ def pytest_configure(config):
     for name, value in _NUMPY_ALIASES.items():
         if name not in np.__dict__:
             setattr(np, name, value)
+    _numpy_reshape_newshape(np)
     _absl_id_as_in_tf_1_15()
     importer.install()
     importer.COLLECTING[0] = True
+
+
+def _numpy_reshape_newshape(np):
+    """NumPy 2.1 dropped np.reshape's `newshape=` keyword, which TF 1.15's tests use; the
+    test environment accepts it again (flowloom itself does not use it)."""
+    import inspect
+
+    original = np.reshape
+    if "newshape" in inspect.signature(original).parameters:
+        return
+
+    def reshape(a, *args, newshape=None, **kwargs):
+        if newshape is not None:
+            args = (newshape,) + args
+        return original(a, *args, **kwargs)
+
+    reshape.__doc__ = original.__doc__
+    np.reshape = reshape
 
 
 def _absl_id_as_in_tf_1_15():

@@ -74,7 +74,12 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
 
     Returns:
       A `Tensor` of op type `Const`.
+
+    Raises:
+      ValueError: If `value` is None (TF's "None values not supported.").
     """
+    if value is None:
+        raise ValueError("None values not supported.")
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype).base_dtype
     else:

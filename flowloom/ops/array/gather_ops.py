@@ -358,7 +358,11 @@ ScatterNd = defop("ScatterNd", inputs=["indices: Tindices", "updates: T", "shape
 
 @ScatterNd.shape
 def _(op):
-    return constant_value_as_shape(op._inputs[2])
+    from flowloom.ops.state.scatter_nd_ops import check_update_shapes
+
+    target = constant_value_as_shape(op._inputs[2])
+    check_update_shapes(target, op._inputs[0]._shape, op._inputs[1]._shape)
+    return target
 
 
 @ScatterNd.kernel
