@@ -83,6 +83,12 @@ MODULES = {
         "flowloom.train.sync_replicas_optimizer",
     "tensorflow.contrib.training.python.training.device_setter":
         "flowloom.contrib.training.device_setter",
+    # Feature columns, lookup tables and canned estimators (featcol).
+    "tensorflow.python.feature_column.feature_column": "flowloom.feature_column",
+    "tensorflow.python.feature_column.feature_column_lib": "flowloom.feature_column",
+    "tensorflow.python.ops.lookup_ops": "flowloom.ops.lookup.tables",
+    **{f"tensorflow.python.estimator.canned.{m}": f"flowloom.estimator.canned.{m}"
+       for m in ("dnn", "linear", "dnn_linear_combined", "optimizers", "parsing_utils")},
 }
 
 VIEWS = {

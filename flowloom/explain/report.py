@@ -17,13 +17,17 @@ def plan_ops(plan):
     pairs = []
     if plan.steps is not None:
         # Ops folded when the plan was compiled count as run: their values are used.
-        ops = list(getattr(plan, "folded_ops", ())) + [s.op for s in plan.steps]
+        ops = list(getattr(plan, "folded_ops", ()))
+        for s in plan.steps:  # an op a rewrite made ran the graph ops it replaces
+            ops.extend(getattr(s.op, "replaces", (s.op,)))
     elif plan.external is not None:
         ops = [n.op for n in plan.external.nodes]
     else:
         ops = []
         for part in plan.partitioned.partitions:
-            ops.extend(s.op for s in part.steps if getattr(s, "kind", None) not in _COMM_KINDS)
+            for s in part.steps:
+                if getattr(s, "kind", None) not in _COMM_KINDS:
+                    ops.extend(getattr(s.op, "replaces", (s.op,)))
         pairs = list(plan.partitioned.pairs)
     return ops, pairs
 
@@ -277,8 +281,13 @@ def explain_plan(session, plan, feed_tensors, fetch_tensors, target_ops, seconds
         except Exception:  # an explanation never breaks a run
             pairs = []
     placement = session._place()
-    return explain_ops(session.graph, ops, fetch_tensors, feed_tensors, target_ops,
-                       placement=placement, pairs=pairs, seconds=seconds)
+    ex = explain_ops(session.graph, ops, fetch_tensors, feed_tensors, target_ops,
+                     placement=placement, pairs=pairs, seconds=seconds)
+    rewritten = getattr(plan, "rewrites", None)
+    for op, twin in getattr(rewritten, "merged", {}).items():
+        ex.pruned[op._name] = (f"the same computation as {twin._name}, which ran "
+                               "(rewrite common_subgraph_elimination)")
+    return ex
 
 
 def format_explanation(ex, max_pruned=20):

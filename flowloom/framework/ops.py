@@ -349,7 +349,7 @@ def tensor_value_to_numpy(value, dtype):
         return arr
     if isinstance(value, np.ndarray) and value.dtype == npt:
         return value
-    arr = np.asarray(value)
+    arr = _dimensions_to_ints(np.asarray(value))
     if arr.size == 0 and arr.dtype.kind == "f" and not isinstance(value, np.ndarray):
         return arr.astype(npt)  # `[]` (NumPy: float64) is an empty tensor of any dtype, as in TF
     if arr.dtype.kind in "OUS":
@@ -369,11 +369,27 @@ def tensor_value_to_numpy(value, dtype):
     return arr.astype(npt)
 
 
+def _dimensions_to_ints(arr):
+    """An object array of known Dimensions and ints as ints (TF1 code builds shapes from
+    Dimensions: `[-1, x.shape[1] * x.shape[2]]`); any other array unchanged."""
+    if arr.dtype.kind == "O" and arr.size and all(_is_int_like(v) for v in arr.reshape(-1)):
+        return np.array([int(v) for v in arr.reshape(-1)]).reshape(arr.shape)
+    return arr
+
+
+def _is_int_like(v):
+    from flowloom.framework.tensor_shape import Dimension
+
+    if isinstance(v, Dimension):
+        return v.value is not None
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+
 def infer_dtype(value):
     """TF's dtype for a Python value: int → int32, float → float32, str → string."""
     if isinstance(value, np.ndarray) or isinstance(value, np.generic):
         return dtypes.as_dtype(value.dtype)
-    arr = np.asarray(value)
+    arr = _dimensions_to_ints(np.asarray(value))
     kind = arr.dtype.kind
     if kind == "b":
         return dtypes.bool_

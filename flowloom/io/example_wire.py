@@ -34,9 +34,12 @@ class _Reader:
         return self.pos >= self.end
 
     def varint(self, limit_bits=64):
+        data, pos, end = self.data, self.pos, self.end
+        if pos < end and data[pos] < 0x80:  # one byte: tags, short lengths, small values
+            self.pos = pos + 1
+            return data[pos]
         result = 0
         shift = 0
-        data, pos, end = self.data, self.pos, self.end
         while True:
             if pos >= end or shift >= 70:
                 raise WireError("truncated or overlong varint")
@@ -77,6 +80,21 @@ class _Reader:
             raise WireError(f"unsupported wire type {kind}")
 
 
+def _varint32(data, pos, end):
+    """(value, next position) of a varint at `pos` that must end before `end`, masked to 32
+    bits as TF reads tags and lengths."""
+    result = shift = 0
+    while True:
+        if pos >= end or shift >= 70:
+            raise WireError("truncated or overlong varint")
+        b = data[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return result & 0xFFFFFFFF, pos
+
+
 def parse_example(serialized):
     """Splits a serialized Example into its (key, raw Feature bytes) entries, in order.
 
@@ -89,33 +107,67 @@ def parse_example(serialized):
     Raises:
       WireError: if the bytes do not parse as an Example.
     """
+    # One loop with the one-byte varints (tags, short lengths) read inline: this runs once
+    # per Example of every parse_single_example.
     data = bytes(serialized)
-    r = _Reader(data)
+    end = len(data)
+    pos = 0
     entries = []
-    while not r.at_end():
-        tag = r.varint(32)
+    while pos < end:
+        b = data[pos]
+        if b < 0x80:
+            tag, pos = b, pos + 1
+        else:
+            tag, pos = _varint32(data, pos, end)
         if tag != 0x0A:
+            r = _Reader(data, pos, end)
             r.skip_field(tag)
+            pos = r.pos
             continue
-        features = r.sub()
-        while not features.at_end():
-            if features.varint(32) != 0x0A:
-                raise WireError("a Features message holds a field other than `feature`")
-            entry = features.sub()
+        n, pos = _varint32(data, pos, end)
+        if n > end - pos:
+            raise WireError(f"length {n} runs past the end of its message")
+        features_end = pos + n
+        while pos < features_end:
+            if data[pos] != 0x0A:
+                tag, _ = _varint32(data, pos, features_end)
+                if tag != 0x0A:
+                    raise WireError("a Features message holds a field other than `feature`")
+                _, pos = _varint32(data, pos, features_end)
+            else:
+                pos += 1
+            b = data[pos] if pos < features_end else 0x80
+            if b < 0x80:
+                n, pos = b, pos + 1
+            else:
+                n, pos = _varint32(data, pos, features_end)
+            if n > features_end - pos:
+                raise WireError(f"length {n} runs past the end of its message")
+            entry_end = pos + n
             key = value = b""
             for _ in range(2):
-                if entry.at_end():
+                if pos >= entry_end:
                     raise WireError("a feature map entry lacks its key or value")
-                field = entry.varint(32)
-                if field not in (0x0A, 0x12):
-                    raise WireError("a feature map entry holds an unknown field")
-                n = entry.varint(32)
-                start = entry.take(n)
-                if field == 0x0A:
-                    key = data[start:start + n]
+                b = data[pos]
+                if b < 0x80:
+                    field, pos = b, pos + 1
                 else:
-                    value = data[start:start + n]
-            if not entry.at_end():
+                    field, pos = _varint32(data, pos, entry_end)
+                if field != 0x0A and field != 0x12:
+                    raise WireError("a feature map entry holds an unknown field")
+                b = data[pos] if pos < entry_end else 0x80
+                if b < 0x80:
+                    n, pos = b, pos + 1
+                else:
+                    n, pos = _varint32(data, pos, entry_end)
+                if n > entry_end - pos:
+                    raise WireError(f"length {n} runs past the end of its message")
+                if field == 0x0A:
+                    key = data[pos:pos + n]
+                else:
+                    value = data[pos:pos + n]
+                pos += n
+            if pos < entry_end:
                 raise WireError("a feature map entry has trailing fields")
             entries.append((key, value))
     return entries

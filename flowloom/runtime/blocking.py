@@ -57,6 +57,11 @@ def set_semaphore(semaphore):
     return old
 
 
+def current_deadline():
+    """The calling thread's run deadline (a time.monotonic() value), or None."""
+    return _state.deadline
+
+
 def check_deadline(op=None):
     """Raises DeadlineExceededError when the calling thread's run is past its deadline.
 

@@ -33,6 +33,7 @@ import os
 import sys
 
 from flowloom.framework import errors
+from flowloom.runtime import blocking
 from flowloom.runtime.compiled_plan import CompiledRunner
 
 _DEBUG = int(os.environ.get("FLOWLOOM_DEBUG", "0") or 0)
@@ -54,17 +55,20 @@ _ORDERED_STATEFUL = ("TensorArray", "Stack")
 class CompiledLoop:
     """One compiled frame: `run(enter_values)` -> the Exit values, by `exits` order."""
 
-    def __init__(self, frame_name, enters, exits, runner):
+    def __init__(self, frame_name, enters, exits, runner, runner_with_deadline):
         self.frame_name = frame_name
         self.enters = enters  # the frame's Enter nodes, in the order `run` takes their values
         self.exits = exits    # the Exit nodes, in the order `run` returns their values
         self.runner = runner
+        self.runner_with_deadline = runner_with_deadline
 
     def run(self, enter_values, op_error):
+        runner = self.runner if blocking.current_deadline() is None else \
+            self.runner_with_deadline
         try:
-            return self.runner.fn(enter_values)
+            return runner.fn(enter_values)
         except Exception as e:  # noqa: BLE001 - every kernel failure becomes a TF error
-            found = self.runner.failed_step(e)
+            found = runner.failed_step(e)
             if found is None or found[2]:
                 raise
             node, args, _ = found
@@ -254,7 +258,7 @@ def _generate(frame_name, enters, exits, members, merges, switch_of, cond, input
         name[(m.idx, 0)] = f"m{i}"
     for sw_idx, m in switch_of.items():
         name[(sw_idx, 1)] = name[(m.idx, 0)]
-    cells = {"_pred": _pred, "_deref": deref}
+    cells = {"_pred": _pred, "_deref": deref, "_check_deadline": blocking.check_deadline}
     line_steps = {}
     pre_lines, post_lines = [], []
     first = 5  # `def _make`, cells, `def loop`, enters' unpacking, then the Merge lines
@@ -325,9 +329,14 @@ def _generate(frame_name, enters, exits, members, merges, switch_of, cond, input
     src += ["            " + line for line in post_lines]
     src.append("            (" + "".join(f"m{i}, " for i in range(len(merges))) + ") = (" +
                "".join(f"{v}, " for v in nexts) + ")")
-    src.append("    return loop")
-    namespace = {}
-    exec(compile("\n".join(src), f"<flowloom compiled loop {len(members)} nodes>", "exec"),
-         namespace)  # noqa: S102 - source built from generated identifiers only
-    fn = namespace["_make"]([cells[n] for n in names])
-    return CompiledLoop(frame_name, list(enters), list(exits), CompiledRunner(fn, line_steps))
+    runners = []
+    # Two variants, the second for runs with a deadline (RunOptions.timeout_in_ms): it checks
+    # the deadline once per iteration, on a last line, so both share their line numbers.
+    for extra in ([], ["            _check_deadline()"]):
+        namespace = {}
+        exec(compile("\n".join(src + extra + ["    return loop"]),
+                     f"<flowloom compiled loop {len(members)} nodes>", "exec"),
+             namespace)  # noqa: S102 - source built from generated identifiers only
+        fn = namespace["_make"]([cells[n] for n in names])
+        runners.append(CompiledRunner(fn, line_steps))
+    return CompiledLoop(frame_name, list(enters), list(exits), *runners)

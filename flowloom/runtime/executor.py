@@ -16,6 +16,7 @@ from flowloom.framework import errors
 from flowloom.framework.ops import Tensor
 from flowloom.runtime import compiled_plan
 from flowloom.runtime.op_errors import op_error  # noqa: F401 - the executors' error path
+from flowloom.runtime.pruning import fed_placeholder, prune  # noqa: F401 - used by others
 from flowloom.runtime import rewrites
 from flowloom.runtime.devices import to_host
 
@@ -100,6 +101,7 @@ class Plan:
         # ops that computed them.
         self.template = None
         self.folded_ops = ()
+        self.rewrites = None  # what the rewrites did (a runtime/rewrites.Rewritten)
         # The steps compiled to one function (runtime/compiled_plan.py) once the plan runs a
         # second time; False when it cannot be compiled.
         self.runner = None
@@ -109,61 +111,6 @@ class Plan:
         if self.partitioned is None:
             self.partitioned = self._build_partitioned()
         return self.partitioned
-
-
-def prune(fetch_ops, feed_tensors):
-    """The ops needed to compute `fetch_ops`, in an order where every op follows its inputs.
-
-    A loop's back edge (NextIteration -> Merge) is not followed in place: the NextIteration
-    is visited afterwards as a root of its own, so while loops are pruned without a cycle
-    (the dataflow executor orders their ops by readiness, not by this list).
-    """
-    fed = feed_tensors
-    order = []
-    state = {}  # op -> 1 visiting, 2 done
-    roots = list(fetch_ops)
-    k = 0
-    while k < len(roots):
-        root = roots[k]
-        k += 1
-        if root in state:
-            continue
-        stack = [(root, False)]
-        while stack:
-            op, expanded = stack.pop()
-            if expanded:
-                state[op] = 2
-                order.append(op)
-                continue
-            if op in state:
-                continue
-            state[op] = 1
-            stack.append((op, True))
-            for c in reversed(op._control_inputs):
-                if c not in state and not fed_placeholder(c, fed):
-                    stack.append((c, False))
-            for t in reversed(op._inputs):
-                if t in fed:
-                    continue
-                p = t._op
-                if _is_loop_back_edge(p):
-                    roots.append(p)
-                elif p not in state:
-                    stack.append((p, False))
-                elif state[p] == 1:
-                    raise errors.InvalidArgumentError(
-                        None, op, f"Graph has a cycle through '{op._name}'")
-    return order
-
-
-def fed_placeholder(op, fed):
-    """A fed Placeholder satisfies the control edges from it, as in TF (its feed replaces it)."""
-    return op._type in ("Placeholder", "PlaceholderV2") and bool(op._outputs) and \
-        all(t in fed for t in op._outputs)
-
-
-def _is_loop_back_edge(op):
-    return op._type in ("NextIteration", "RefNextIteration")
 
 
 # Op types whose partitions need the frame-aware dataflow executor (runtime/dataflow.py).
@@ -186,13 +133,17 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
     if any(op not in placement for op in order):
         # Ops another thread added (and wired in) after the graph was placed.
         placement = session._place()
+    rewritten = None
     if any(op._type in CONTROL_FLOW_TYPES for op in order):
         plan = _compile_control_flow(session, placement, order, feed_tensors, fetch_tensors,
                                      target_ops)
         if plan is not None:
             return plan
     else:
-        order = rewrites.apply(session._config, order, fetch_tensors, target_ops)
+        rewritten = rewrites.apply(session._config, order, fetch_tensors, target_ops, placement,
+                                   fed)
+        order = rewritten.order
+        placement = rewritten.placement(placement)
     for op in order:
         if op._opdef.kernel_fn is None:
             raise errors.UnimplementedError(
@@ -225,6 +176,11 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
             carries_ref.add(op._outputs[0])
         steps.append(Step(op, _bind_kernel(session, op, device.xp), tuple(ins), tuple(derefs),
                           out, nout, device))
+    for t, same in (rewritten.aliases if rewritten else {}).items():
+        if same in slot_of:  # a dropped op's outputs are read from its twin's slots
+            slot_of[t] = slot_of[same]
+            if same in carries_ref:
+                carries_ref.add(t)
     fetch_slots = [slot_of[t] for t in fetch_tensors]
     fetch_derefs = [t in carries_ref for t in fetch_tensors]
     feed_slots = list(range(len(feed_tensors)))
@@ -242,10 +198,13 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
     def build_partitioned():
         return partitioned_of(steps)
 
+    log = rewritten if rewritten is not None else rewrites.Rewritten(order)
     if fast:
         all_steps = steps  # traced runs partition every op (build_partitioned's closure)
         steps, constants, folded = rewrites.fold_constants(session._config, steps)
-        _plan_frees(steps, set(fetch_slots) | set(feed_slots) | set(constants))
+        keep = set(fetch_slots) | set(feed_slots) | set(constants)
+        _plan_frees(steps, keep)
+        steps = rewrites.reuse_buffers(session._config, steps, keep, log)
         plan = Plan(steps, n, feed_slots, fetch_slots, fetch_derefs, target_ops,
                     build_partitioned=lambda: partitioned_of(all_steps))
         if constants:
@@ -253,9 +212,12 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
             for slot, value in constants.items():
                 plan.template[slot] = value
             plan.folded_ops = folded
+        plan.rewrites = log
         return plan
-    return Plan(None, n, feed_slots, fetch_slots, fetch_derefs, target_ops,
+    plan = Plan(None, n, feed_slots, fetch_slots, fetch_derefs, target_ops,
                 partitioned=build_partitioned())
+    plan.rewrites = log
+    return plan
 
 
 def _compile_control_flow(session, placement, order, feed_tensors, fetch_tensors, target_ops):

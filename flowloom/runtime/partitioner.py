@@ -224,24 +224,26 @@ def _senders_first(steps, fetch_tensors, client):
     others need (a variable's read, a fed batch) before its own long computations, so the
     devices start together. Ancestor sets are closed upwards, so the order stays valid."""
     device_of = {s.op: s.device for s in steps}
+    # A tensor's producer in the plan: a rewrite may have made the op that computes it.
+    producer = {t: s.op for s in steps for t in s.op._outputs}
     wanted = []
     for s in steps:
         for t in s.op._inputs:
-            if device_of.get(t._op, s.device) is not s.device:
-                wanted.append(t._op)
+            if device_of.get(producer.get(t, t._op), s.device) is not s.device:
+                wanted.append(producer.get(t, t._op))
         for c in s.op._control_inputs:
             if device_of.get(c, s.device) is not s.device:
                 wanted.append(c)
     for t in fetch_tensors:
-        if device_of.get(t._op, client) is not client:
-            wanted.append(t._op)
+        if device_of.get(producer.get(t, t._op), client) is not client:
+            wanted.append(producer.get(t, t._op))
     closure = set()
     while wanted:
         op = wanted.pop()
         if op in closure or op not in device_of:
             continue
         closure.add(op)
-        wanted.extend(t._op for t in op._inputs)
+        wanted.extend(producer.get(t, t._op) for t in op._inputs)
         wanted.extend(op._control_inputs)
     if not closure:
         return steps

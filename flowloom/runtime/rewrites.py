@@ -9,6 +9,13 @@ switchable with TF's `RewriterConfig` fields and named by `FLOWLOOM_DEBUG=1` whe
                             edges (what `tf.group` of pure ops does) are not run: their
                             values reach nothing, and their whole fan-in is pure, so nothing
                             observable changes (as Grappler's dependency optimizer).
+  common_subgraph_elimination  stateless ops that repeat an earlier op's computation (same
+                            type, attrs, inputs, control inputs, device) are not run; their
+                            outputs are the earlier op's (runtime/rewrite_cse.py).
+  remapping                 MatMul/Conv2D + BiasAdd (+ Relu/Relu6/Elu) run as one fused op
+                            that writes in place (runtime/rewrite_remap.py).
+  memory_optimization       elementwise arithmetic writes into a large input's buffer when
+                            that input dies there (runtime/rewrite_memory.py).
 
     config = tf.ConfigProto()
     config.graph_options.rewrite_options.dependency_optimization = RewriterConfig.OFF
@@ -23,6 +30,7 @@ import sys
 _DEBUG = int(os.environ.get("FLOWLOOM_DEBUG", "0") or 0)
 _ALL_OFF = os.environ.get("FLOWLOOM_REWRITES", "1") == "0"
 _OFF = 2  # RewriterConfig.Toggle.OFF
+_NO_MEM_OPT = 1  # RewriterConfig.MemOptType.NO_MEM_OPT
 
 # Ops without TF's stateful flag whose running still matters: they can fail the run (an
 # unfed Placeholder does).
@@ -39,14 +47,85 @@ def enabled(config, name):
     rewrite = config.graph_options.rewrite_options
     if rewrite.disable_meta_optimizer:
         return False
+    if name == "memory_optimization":  # a MemOptType, not a Toggle
+        return rewrite.memory_optimization != _NO_MEM_OPT
     return getattr(rewrite, name) != _OFF
 
 
-def apply(config, order, fetch_tensors, target_ops):
-    """The plan's op list after the enabled rewrites (a new list; `order` is not changed)."""
+def reuse_buffers(config, steps, keep, rewritten):
+    """A fast-path plan's steps with in-place kernels where dead buffers can be reused."""
+    if not enabled(config, "memory_optimization"):
+        return steps
+    from flowloom.runtime import rewrite_memory
+
+    steps, changed = rewrite_memory.reuse_buffers(steps, keep)
+    if changed:
+        rewritten.note("memory_optimization", f"{changed} elementwise op(s) write into a dead "
+                       "input's buffer")
+    return steps
+
+
+class Rewritten:
+    """A plan's op list after the rewrites, with what the executor needs to compile it.
+
+    Attributes:
+      order: the ops to run, in order (graph ops and `RewrittenOp`s).
+      aliases: {tensor: tensor} — a dropped op's output is read from the op that replaced it.
+      placed_as: {RewrittenOp: graph op} — the op whose device a made op runs on.
+      merged: {dropped op: the op whose computation it repeats} (for `flowloom explain`).
+      log: [(rewrite, what it did)] — for FLOWLOOM_DEBUG and RunMetadata readers.
+    """
+
+    def __init__(self, order):
+        self.order = order
+        self.merged = {}
+        self.aliases = {}
+        self.placed_as = {}
+        self.log = []
+
+    def placement(self, placement):
+        """`placement` with the devices of the ops the rewrites made (a copy if any)."""
+        if not self.placed_as:
+            return placement
+        placement = dict(placement)
+        for op, like in self.placed_as.items():
+            placement[op] = placement[like]
+        return placement
+
+    def note(self, rewrite, what):
+        self.log.append((rewrite, what))
+        if _DEBUG:
+            print(f"[flowloom] rewrite {rewrite}: {what}", file=sys.stderr, flush=True)
+
+
+def apply(config, order, fetch_tensors, target_ops, placement=None, fed=()):
+    """The plan's op list after the enabled rewrites (`order` itself is not changed).
+
+    Returns a `Rewritten`: the new op list, the aliases of dropped ops' outputs and the
+    placement of the ops the rewrites made.
+    """
+    from flowloom.runtime import rewrite_cse, rewrite_remap
+
+    placement = placement if placement is not None else {}
+    result = Rewritten(order)
     if enabled(config, "dependency_optimization"):
-        order = prune_pure_control_only(order, fetch_tensors, target_ops)
-    return order
+        result.order = prune_pure_control_only(result.order, fetch_tensors, target_ops)
+    if enabled(config, "common_subgraph_elimination"):
+        result.order, result.aliases, result.placed_as, dropped = rewrite_cse.eliminate(
+            result.order, placement, _CHECKS, fed)
+        result.merged = dropped
+        if dropped:
+            result.note("common_subgraph_elimination", f"{len(dropped)} op(s) that repeat an "
+                        "earlier op's computation are not run")
+    if enabled(config, "remapping"):
+        result.order, fused = rewrite_remap.remap(
+            result.order, [result.aliases.get(t, t) for t in fetch_tensors], target_ops,
+            result.placement(placement))
+        for op, like in fused.items():
+            result.placed_as[op] = result.placed_as.get(like, like)
+            result.note("remapping", f"{' + '.join(o._type for o in op.replaces)} -> "
+                        f"{op._type} '{op._name}'")
+    return result
 
 
 def prune_pure_control_only(order, fetch_tensors, target_ops):

@@ -110,3 +110,10 @@ def test_embedding_gradients_flow_through_feature_columns():
         sess.run([tf.global_variables_initializer(), tf.tables_initializer()])
         g = sess.run(tf.convert_to_tensor(grad))
     np.testing.assert_allclose(g, [[0.5, 0.5], [1.5, 1.5]])
+
+
+def test_tile_keeps_the_dims_its_multiples_know():
+    # As TF: canned-estimator class lists tiled over a dynamic batch keep their width.
+    y = tf.placeholder(tf.float32, [None, 3])
+    tiled = tf.tile(tf.constant([[1, 2]]), tf.stack([tf.shape(y)[0], 1]))
+    assert tiled.shape.as_list() == [None, 2]

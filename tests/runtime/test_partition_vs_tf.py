@@ -27,6 +27,8 @@ def _traced_run(name, cpus=2):
     tf.reset_default_graph()
     fetches, feed = device_scenarios.SCENARIOS[name](tf)
     config = tf.ConfigProto(device_count={"CPU": cpus}, allow_soft_placement=True)
+    # As the recorder ran TF: no graph rewrites, so the partitions hold the user's graph.
+    config.graph_options.rewrite_options.disable_meta_optimizer = True
     with tf.Session(config=config) as sess:
         sess.run(tf.global_variables_initializer())
         opts = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE, output_partition_graphs=True)

@@ -7,6 +7,7 @@ unchanged) and are made from data bundled with scikit-learn or generated here, d
   mnist/            train-images-idx3-ubyte.gz, train-labels-idx1-ubyte.gz, t10k-*.gz
                     (idx format; scikit-learn's 8x8 digits upscaled to 20x20 in a 28x28 frame,
                     shifted and jittered: 6000 training and 1000 test images)
+  mnist-raw/        the same four files unzipped (programs with their own idx reader)
   cifar-10-batches-bin/  data_batch_1..5.bin, test_batch.bin, batches.meta.txt (CIFAR-10 binary
                     records: 1 label byte + 3072 bytes R,G,B planes; 200 images a batch)
   cifar-10-binary.tar.gz  the same folder as the archive CIFAR-10's site serves
@@ -99,6 +100,14 @@ def write_mnist(out):
     _gz(os.path.join(d, "train-labels-idx1-ubyte.gz"), _idx_labels(ty))
     _gz(os.path.join(d, "t10k-images-idx3-ubyte.gz"), _idx_images(vx))
     _gz(os.path.join(d, "t10k-labels-idx1-ubyte.gz"), _idx_labels(vy))
+    raw = os.path.join(out, "mnist-raw")
+    os.makedirs(raw, exist_ok=True)
+    for name, payload in (("train-images-idx3-ubyte", _idx_images(tx)),
+                          ("train-labels-idx1-ubyte", _idx_labels(ty)),
+                          ("t10k-images-idx3-ubyte", _idx_images(vx)),
+                          ("t10k-labels-idx1-ubyte", _idx_labels(vy))):
+        with open(os.path.join(raw, name), "wb") as f:
+            f.write(payload)
 
 
 CIFAR_CLASSES = ["airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship",

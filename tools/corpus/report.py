@@ -120,6 +120,7 @@ def markdown(meta, s, results):
                            " ", "%20"), r.get("category", ""), "S" if r["seeded"] else "",
                        tf["status"], tf["secs"], fl["status"], fl["secs"], _cell(err, 110), nums,
                        r["numbers"], r.get("time_ratio", "")))
+    out += ["", "## Programs over 1.5x TF's CPU time", ""] + _slow_lines(results)
     out += ["", "## What stops programs on flowloom", ""] + _blocker_lines(results)
     return "\n".join(out) + "\n"
 
@@ -147,6 +148,25 @@ def blockers(results):
         if "tf" in r and r["tf"]["status"] == "ok" and r.get("blocker"):
             groups[r["blocker"]].append(r["id"])
     return sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+
+
+def _slow_lines(results):
+    """One row per program over 1.5x TF's CPU time, with the reason the manifest records
+    (`speed_note`, from a profile of the flowloom run)."""
+    from common import load_manifest
+
+    notes = {e["id"]: e.get("speed_note") for e in load_manifest()["programs"]}
+    slow = sorted((r for r in results if r.get("time_ratio", 0) > 1.5 and
+                   r.get("tf", {}).get("cpu") and r.get("flowloom", {}).get("cpu")),
+                  key=lambda r: -r["time_ratio"])
+    if not slow:
+        return ["None (CPU time, over the programs measured in CPU seconds)."]
+    rows = ["| program | CPU flowloom / TF | seconds (CPU) | why |", "|---|---|---|---|"]
+    for r in slow:
+        rows.append("| %s | %s | %.1f / %.1f | %s |" % (
+            r["id"], r["time_ratio"], r["flowloom"]["cpu"], r["tf"]["cpu"],
+            _cell(notes.get(r["id"]) or "not profiled yet", 200)))
+    return rows
 
 
 def _blocker_lines(results):

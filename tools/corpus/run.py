@@ -40,7 +40,7 @@ RUNNERS = os.path.join(HERE, "runners")
 # set up could change what TF prints (or rerun the programs concerned with --rerun-tf).
 HARNESS_VERSION = "1"
 # Stand-in data kinds (make_data.py) -> what is placed at the manifest's destination.
-DATA_KINDS = {"mnist": "mnist", "cifar10_bin": "cifar-10-batches-bin",
+DATA_KINDS = {"mnist": "mnist", "mnist_raw": "mnist-raw", "cifar10_bin": "cifar-10-batches-bin",
               "cifar10_tgz": "cifar-10-binary.tar.gz", "text8_zip": "text8.zip",
               "text": "shakespeare.txt", "text_small": "shakespeare_small.txt",
               "iris_train": "iris_training.csv", "iris_test": "iris_test.csv",

@@ -122,7 +122,13 @@ def _(op):
             m._shape[0].value != len(dims):
         raise ValueError(f"Shape must be rank {len(dims)} but is rank {m._shape[0].value}")
     if mv is None:
-        return unknown_shape(len(dims))
+        # As TF: the multiples' partially known value (a Pack of a dynamic size and constants)
+        # still fixes the dims it knows.
+        known = constant_value_as_shape(m)
+        if known.ndims != len(dims):
+            return unknown_shape(len(dims))
+        return TensorShape([None if d is None or k.value is None else d * k.value
+                            for d, k in zip(dims, known.dims)])
     return TensorShape([None if d is None else d * int(k) for d, k in zip(dims, np.ravel(mv))])
 
 
@@ -180,7 +186,12 @@ def smart_broadcast_gradient_args(x, y):
     """((x_shape, x_axes, x_must_reduce), (y_shape, y_axes, y_must_reduce)), as TF builds them."""
     x_shape = array_ops.shape(x)
     y_shape = array_ops.shape(y)
-    x_axes, y_axes = _infer_reduction_axes(x._shape, y._shape)
+    from flowloom.ops.random.random_ops import seed_rules
+
+    # TF 1.15 always reduced by a BroadcastGradientArgs op (its ops count in its default
+    # op seeds); TF 2.x takes static axes when the shapes tell them.
+    x_axes, y_axes = _infer_reduction_axes(x._shape, y._shape) if seed_rules() != "1" \
+        else (None, None)
     if x_axes is None or y_axes is None:
         x_axes, y_axes = broadcast_gradient_args(x_shape, y_shape)
         return (x_shape, x_axes, True), (y_shape, y_axes, True)

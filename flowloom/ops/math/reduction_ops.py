@@ -134,6 +134,12 @@ def _sum_grad(op, grad):
 REDUCTION_OPS["Sum"].gradient(_sum_grad)
 
 
+def _tf1_graphs():
+    from flowloom.ops.random.random_ops import seed_rules
+
+    return seed_rules() == "1"
+
+
 @REDUCTION_OPS["Mean"].gradient
 def _(op, grad):
     sum_grad = _sum_grad(op, grad)[0]
@@ -142,6 +148,12 @@ def _(op, grad):
         factor = int(np.prod(in_shape.as_list())) // builtins.max(
             int(np.prod(out_shape.as_list())), 1)
         factor = array_ops.constant(factor, dtype=sum_grad.dtype.base_dtype)
+    elif _tf1_graphs():
+        # TF 1.15's ops (they count in its default op seeds): prod(shape(x)) //
+        # max(prod(shape(y)), 1)
+        in_size = reduce_prod(array_ops.shape(op._inputs[0]))
+        out_size = reduce_prod(array_ops.shape(op._outputs[0]))
+        factor = in_size // maximum(out_size, 1)
     else:
         shape = array_ops.shape(op._inputs[0])
         rank = array_ops.size(shape)

@@ -172,23 +172,16 @@ def _(xp, serialized, names, sparse_keys, dense_keys, ragged_keys, *dense_defaul
         raise errors.InvalidArgumentError(
             None, None, f"Expected len(names) == len(serialized), but got: {names.size} vs. "
                         f"{batch.size}")
-    sparse_keys = [bytes(k) for k in np.asarray(sparse_keys, dtype=object).reshape(-1)]
-    dense_keys = [bytes(k) for k in np.asarray(dense_keys, dtype=object).reshape(-1)]
     plan = _plan(sparse_keys, dense_keys, sparse_types, Tdense, dense_shapes)
+    sparse_keys, dense_keys = plan.sparse_keys, plan.dense_keys
     sparse_dtypes, dense_dtypes, dense_info = plan.sparse_dtypes, plan.dense_dtypes, plan.info
-    defaults = [np.asarray(d) for d in dense_defaults]
-    for i, (k, d) in enumerate(zip(dense_keys, defaults)):
-        shape, variable = dense_info[k]
-        if not variable and d.size and list(d.shape) != shape:
-            raise errors.InvalidArgumentError(
-                None, None, f"dense_defaults[{i}].shape() == {_dims_str(d.shape)} != "
-                            f"dense_shapes[{i}] == {_dims_str(shape)}")
-        if variable and d.size != 1:
-            raise errors.InvalidArgumentError(
-                None, None, f"For key '{_text(k)}' the default value of a sequence feature "
-                            f"must be a scalar, got shape {_dims_str(d.shape)}")
-    required = [k for k, d in zip(dense_keys, defaults)
-                if not dense_info[k][1] and d.size == 0]
+    checked = plan.checked_defaults
+    if checked is not None and len(checked[0]) == len(dense_defaults) and all(
+            a is b for a, b in zip(checked[0], dense_defaults)):
+        defaults, required = checked[1], checked[2]  # the same constants as last run
+    else:
+        defaults, required = _check_defaults(dense_defaults, dense_keys, dense_info)
+        plan.checked_defaults = (tuple(dense_defaults), defaults, required)
     scalar_input = serialized.ndim == 0
     if batch.size == 1 and SINGLE_FAST:
         outputs = _parse_single(bytes(batch[0]), plan, defaults, required, scalar_input)
@@ -213,6 +206,25 @@ def _(xp, serialized, names, sparse_keys, dense_keys, ragged_keys, *dense_defaul
     return outputs
 
 
+def _check_defaults(dense_defaults, dense_keys, dense_info):
+    """The defaults as arrays and the keys without one (required); TF's errors for defaults
+    that do not fit their feature."""
+    defaults = [np.asarray(d) for d in dense_defaults]
+    for i, (k, d) in enumerate(zip(dense_keys, defaults)):
+        shape, variable = dense_info[k]
+        if not variable and d.size and list(d.shape) != shape:
+            raise errors.InvalidArgumentError(
+                None, None, f"dense_defaults[{i}].shape() == {_dims_str(d.shape)} != "
+                            f"dense_shapes[{i}] == {_dims_str(shape)}")
+        if variable and d.size != 1:
+            raise errors.InvalidArgumentError(
+                None, None, f"For key '{_text(k)}' the default value of a sequence feature "
+                            f"must be a scalar, got shape {_dims_str(d.shape)}")
+    required = [k for k, d in zip(dense_keys, defaults)
+                if not dense_info[k][1] and d.size == 0]
+    return defaults, required
+
+
 class _Plan:
     """What a ParseExampleV2 kernel derives from its keys and attrs, once per op."""
 
@@ -231,23 +243,33 @@ class _Plan:
         self.columns.update({k: (len(sparse_keys) + j, _WIRE_KIND[t], True)
                              for j, (k, t) in enumerate(zip(dense_keys, self.dense_dtypes))})
         self.kinds = [_WIRE_KIND[t] for t in self.sparse_dtypes + self.dense_dtypes]
+        self.checked_defaults = None  # (the default inputs, as arrays, required keys)
 
 
 _PLANS = {}
 
 
 def _plan(sparse_keys, dense_keys, sparse_types, Tdense, dense_shapes):
-    # The attr values are the op's own objects, the same each run: cached by identity (the
-    # entry holds them, so their ids stay theirs).
-    key = (tuple(sparse_keys), tuple(dense_keys), id(sparse_types), id(Tdense), id(dense_shapes))
-    hit = _PLANS.get(key)
-    if hit is not None and hit[0] is sparse_types and hit[1] is Tdense and \
-            hit[2] is dense_shapes:
-        return hit[3]
-    plan = _Plan(sparse_keys, dense_keys, sparse_types, Tdense, dense_shapes)
+    # The attr values are the op's own objects, the same each run, and so usually are the
+    # key arrays (constants): cached by identity (the entry holds them, so their ids stay
+    # theirs), else by the keys' values.
+    by_id = (id(sparse_keys), id(dense_keys), id(sparse_types), id(Tdense), id(dense_shapes))
+    hit = _PLANS.get(by_id)
+    objects = (sparse_keys, dense_keys, sparse_types, Tdense, dense_shapes)
+    if hit is not None and all(a is b for a, b in zip(hit[0], objects)):
+        return hit[1]
+    sparse = [bytes(k) for k in np.asarray(sparse_keys, dtype=object).reshape(-1)]
+    dense = [bytes(k) for k in np.asarray(dense_keys, dtype=object).reshape(-1)]
+    by_value = (tuple(sparse), tuple(dense), id(sparse_types), id(Tdense), id(dense_shapes))
+    hit = _PLANS.get(by_value)
+    if hit is not None and all(a is b for a, b in zip(hit[0][2:], objects[2:])):
+        plan = hit[1]
+    else:
+        plan = _Plan(sparse, dense, sparse_types, Tdense, dense_shapes)
     if len(_PLANS) > 4096:
         _PLANS.clear()
-    _PLANS[key] = (sparse_types, Tdense, dense_shapes, plan)
+    _PLANS[by_value] = (objects, plan)
+    _PLANS[by_id] = (objects, plan)
     return plan
 
 

@@ -1,0 +1,105 @@
+"""Fused kernels that the `remapping` rewrite puts in a plan (runtime/rewrites/remapping.py):
+`_FusedMatMul` and `_FusedConv2D`, with TF's names, inputs and attrs.
+
+A fused op computes MatMul or Conv2D, then adds the bias and applies the activation named by
+`fused_ops` (`["BiasAdd"]`, `["BiasAdd", "Relu"]`, `"Relu6"`, `"Elu"`) in place, in the
+product's own buffer, row block by row block: one pass over memory instead of three, and no
+intermediate arrays. The values are those of the separate ops: the same NumPy operations in
+the same order, written into the product instead of new arrays.
+"""
+
+import numpy as np
+
+from flowloom.framework import errors
+from flowloom.framework.op_def import defop, get
+from flowloom.ops.nn import kernel_threads
+
+_ACTIVATIONS = ("Relu", "Relu6", "Elu")
+
+
+def _names(fused_ops):
+    return [f.decode() if isinstance(f, bytes) else f for f in fused_ops]
+
+
+def _bias_activation(xp, out, args, fused_ops):
+    """`out + bias`, then the activation, in `out` when it is a host buffer of its own."""
+    ops = _names(fused_ops)
+    if not ops or ops[0] != "BiasAdd" or len(args) != 1 or \
+            (len(ops) > 1 and ops[1] not in _ACTIVATIONS) or len(ops) > 2:
+        raise errors.UnimplementedError(
+            None, None, f"fused ops {ops} are not implemented (BiasAdd, then optionally one "
+            f"of {', '.join(_ACTIVATIONS)})")
+    bias = args[0]
+    act = ops[1] if len(ops) > 1 else None
+    if xp is not np or not isinstance(out, np.ndarray) or not out.ndim or \
+            not out.flags.writeable or out.dtype != np.result_type(out, bias):
+        out = out + bias
+        if act == "Relu":
+            return xp.maximum(out, 0).astype(out.dtype, copy=False)
+        if act == "Relu6":
+            return xp.clip(out, 0, 6)
+        if act == "Elu":
+            return xp.where(out < 0, xp.expm1(xp.minimum(out, 0)), out)
+        return out
+
+    def rows(s):
+        block = out[s]
+        np.add(block, bias, out=block)
+        if act == "Relu":
+            np.maximum(block, 0, out=block)
+        elif act == "Relu6":
+            np.clip(block, 0, 6, out=block)
+        elif act == "Elu":
+            np.copyto(block, np.expm1(np.minimum(block, 0)), where=block < 0)
+
+    kernel_threads.over_batch(rows, out.shape[0], out.nbytes)
+    return out
+
+
+def _own(out, inputs):
+    # The product is written in place only when it shares no memory with an input.
+    if isinstance(out, np.ndarray) and any(
+            isinstance(x, np.ndarray) and np.may_share_memory(out, x) for x in inputs):
+        return out.copy()
+    return out
+
+
+_FusedMatMul = defop("_FusedMatMul", inputs=["a: T", "b: T", "args: num_args * T"],
+                     outputs=["product: T"],
+                     attrs={"transpose_a": False, "transpose_b": False, "fused_ops": [],
+                            "epsilon": 0.0001, "leakyrelu_alpha": 0.2})
+
+
+@_FusedMatMul.shape
+def _(op):
+    return get("MatMul").shape_fn(op)
+
+
+@_FusedMatMul.kernel
+def _(xp, a, b, *args, transpose_a, transpose_b, fused_ops):
+    out = get("MatMul").kernel_fn(xp, a, b, transpose_a=transpose_a, transpose_b=transpose_b)
+    return _bias_activation(xp, _own(out, (a, b)), args, fused_ops)
+
+
+_FusedConv2D = defop("_FusedConv2D", inputs=["input: T", "filter: T", "args: num_args * T"],
+                     outputs=["output: T"],
+                     attrs={"strides": None, "padding": None, "use_cudnn_on_gpu": True,
+                            "explicit_paddings": [], "data_format": "NHWC",
+                            "dilations": [1, 1, 1, 1], "fused_ops": [], "epsilon": 0.0001,
+                            "leakyrelu_alpha": 0.2})
+
+
+@_FusedConv2D.shape
+def _(op):
+    return get("Conv2D").shape_fn(op)
+
+
+@_FusedConv2D.kernel
+def _(xp, x, w, *args, strides, padding, data_format, dilations, explicit_paddings,
+      fused_ops):
+    if data_format != "NHWC":
+        raise errors.UnimplementedError(None, None, "_FusedConv2D runs NHWC only")
+    out = get("Conv2D").kernel_fn(xp, x, w, strides=strides, padding=padding,
+                                  data_format=data_format, dilations=dilations,
+                                  explicit_paddings=explicit_paddings)
+    return _bias_activation(xp, _own(out, (x, w)), args, fused_ops)

@@ -1,0 +1,149 @@
+"""common_subgraph_elimination and remapping, each switched alone: the same values as the
+plan without them, and the rewritten graph visible in RunMetadata.partition_graphs."""
+
+import numpy as np
+import pytest
+
+import flowloom as tf
+from flowloom.proto.rewriter_config_pb2 import RewriterConfig
+
+OFF = RewriterConfig.OFF
+
+
+def _config(**toggles):
+    return tf.ConfigProto(graph_options=tf.GraphOptions(
+        rewrite_options=RewriterConfig(**toggles)))
+
+
+def _run(config, fetches, feed=None, init=False):
+    with tf.Session(config=config) as sess:
+        if init:
+            sess.run(tf.global_variables_initializer())
+        md = tf.RunMetadata()
+        values = sess.run(fetches, feed, options=tf.RunOptions(output_partition_graphs=True),
+                          run_metadata=md)
+        again = sess.run(fetches, feed)  # the compiled plan, too
+        nodes = {n.name: n.op for g in md.partition_graphs for n in g.node}
+        plan = list(sess._plan_cache.values())[-1]
+    return values, again, nodes, plan
+
+
+def _same(a, b):
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(x, y)
+
+
+def test_cse_runs_a_repeated_computation_once():
+    x = tf.placeholder(tf.float32, [3])
+    a = tf.sin(x, name="first") * 2.0
+    b = tf.sin(x, name="second") * 2.0  # the same computation
+    r1 = tf.random_uniform([3])
+    r2 = tf.random_uniform([3])  # stateful: two draws
+    fetches = [a + b, b, r1, r2]
+    feed = {x: np.array([0.1, 0.2, 0.3], np.float32)}
+    on, again, nodes, plan = _run(None, fetches, feed)
+    assert "first" in nodes and "second" not in nodes
+    merged = {op.name for op in plan.rewrites.merged}
+    assert {"second", "mul_1"} <= merged
+    assert "RandomUniform" not in {op.type for op in plan.rewrites.merged}
+    assert not np.array_equal(on[2], on[3])
+    off, _, nodes_off, _ = _run(_config(common_subgraph_elimination=OFF), fetches, feed)
+    assert "second" in nodes_off
+    _same(on[:2], off[:2])
+    _same(on[:2], again[:2])
+
+
+def test_cse_keeps_ops_that_are_fed_or_waited_for():
+    x = tf.placeholder(tf.float32, [])
+    a = tf.identity(x * 3.0, name="a")
+    b = tf.identity(x * 3.0, name="b")
+    with tf.control_dependencies([b]):
+        c = tf.identity(x, name="c")
+    # (dependency_optimization off: it would drop `b`, which only feeds a control edge)
+    _, _, nodes, _ = _run(_config(dependency_optimization=OFF), [a, c], {x: 1.0})
+    assert "b" in nodes  # waited for through a control edge
+    values, _, _, _ = _run(None, [a, b], {x: 1.0, b: 7.0})
+    assert values == [3.0, 7.0]  # a fed twin is not replaced
+
+
+@pytest.mark.parametrize("activation", [None, tf.nn.relu, tf.nn.relu6, tf.nn.elu])
+def test_matmul_bias_activation_is_one_fused_op(activation):
+    rng = np.random.RandomState(1)
+    x = tf.placeholder(tf.float32, [None, 6])
+    w = tf.Variable(rng.randn(6, 5).astype(np.float32) * 3)
+    b = tf.Variable(rng.randn(5).astype(np.float32))
+    h = tf.nn.bias_add(tf.matmul(x, w), b, name="biased")
+    if activation is not None:
+        h = activation(h, name="act")
+    loss = tf.reduce_sum(h * h)
+    grads = tf.gradients(loss, [w, b])
+    fetches = [h] + grads
+    feed = {x: rng.randn(4, 6).astype(np.float32)}
+    on, again, nodes, plan = _run(None, fetches, feed, init=True)
+    # Relu6's gradient reads its input, so there only MatMul + BiasAdd can be fused.
+    fused = "act" if activation in (tf.nn.relu, tf.nn.elu) else "biased"
+    assert nodes[fused] == "_FusedMatMul" and "MatMul" not in nodes
+    off, _, nodes_off, _ = _run(_config(remapping=OFF), fetches, feed, init=True)
+    assert nodes_off.get("MatMul") == "MatMul"
+    _same(on, off)
+    _same(on, again)
+
+
+def test_conv_bias_relu_is_fused_and_a_fetched_intermediate_is_not():
+    rng = np.random.RandomState(2)
+    x = tf.constant(rng.randn(2, 6, 6, 3).astype(np.float32))
+    w = tf.constant(rng.randn(3, 3, 3, 4).astype(np.float32))
+    bias = tf.placeholder(tf.float32, [4])
+    conv = tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME")
+    pre = tf.nn.bias_add(conv, bias)
+    out = tf.nn.relu(pre, name="out")
+    feed = {bias: rng.randn(4).astype(np.float32)}
+    on, again, nodes, _ = _run(None, [out], feed)
+    assert nodes["out"] == "_FusedConv2D"
+    off, _, _, _ = _run(_config(remapping=OFF), [out], feed)
+    _same(on, off)
+    _same(on, again)
+    both, _, nodes, _ = _run(None, [out, pre], feed)
+    assert nodes["out"] == "Relu"  # `pre` is fetched: only Conv2D + BiasAdd are fused
+    assert nodes[pre.op.name] == "_FusedConv2D"
+    _same([both[0]], on)
+
+
+def test_disable_meta_optimizer_turns_both_off():
+    x = tf.placeholder(tf.float32, [2, 2])
+    h = tf.nn.relu(tf.nn.bias_add(tf.matmul(x, x), [1.0, 2.0]))
+    h2 = tf.nn.relu(tf.nn.bias_add(tf.matmul(x, x), [1.0, 2.0]))
+    _, _, nodes, plan = _run(_config(disable_meta_optimizer=True), h + h2,
+                             {x: np.eye(2, dtype=np.float32)})
+    assert "_FusedMatMul" not in nodes.values() and "MatMul_1" in nodes
+    assert plan.rewrites.log == []
+
+
+def test_elementwise_chain_reuses_dead_buffers_with_the_same_values():
+    from flowloom.runtime import rewrite_memory
+
+    rng = np.random.RandomState(3)
+    x = tf.placeholder(tf.float32, [64, 128])
+    y = tf.placeholder(tf.float32, [64, 128])
+    v = tf.Variable(np.ones([64, 128], np.float32))
+    chain = ((x + y) * y - x) / (y + 2.0)  # x + y and its successors die at each next op
+    prod = x * y
+    stored = tf.assign(v, prod)  # Assign keeps its input: that buffer is never reused
+    with tf.control_dependencies([stored]):
+        after = tf.add(prod, y, name="after")  # prod's last reader, after the Assign
+    feed = {x: rng.randn(64, 128).astype(np.float32), y: rng.randn(64, 128).astype(np.float32)}
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        on = [sess.run([chain, after], feed) for _ in range(3)]
+        plan = list(sess._plan_cache.values())[-1]
+        in_place = [s for s in plan.steps if getattr(s.fn, "func", None) in (
+            rewrite_memory._into_first, rewrite_memory._into_second)]
+        assert len(in_place) >= 2
+        assert "after" not in {s.op.name for s in in_place}
+        np.testing.assert_array_equal(sess.run(v), feed[x] * feed[y])
+    config = _config(memory_optimization=RewriterConfig.NO_MEM_OPT)
+    with tf.Session(config=config) as sess:
+        sess.run(v.initializer)
+        off = sess.run([chain, after], feed)
+    for got in on:
+        _same(got, off)
