@@ -13,6 +13,8 @@ import signal
 import sys
 import types
 
+import numpy as np
+
 from flowloom.compat.importer import install_as_tensorflow
 
 
@@ -37,6 +39,13 @@ def _main_module(script):
     return main
 
 
+def _print_numpy_scalars_as_tf1_did():
+    """NumPy 2 shows a scalar inside a list or dict as `np.float32(0.5)`; the NumPy that TF 1.x
+    ran on showed `0.5`, and TF1 scripts print `sess.run` results and metric dicts that way."""
+    if int(np.__version__.split(".")[0]) >= 2:
+        np.set_printoptions(legacy="1.25")
+
+
 def run_script(path, args):
     """Runs the Python file `path` as `__main__` with `sys.argv == [path] + args`.
 
@@ -51,6 +60,7 @@ def run_script(path, args):
     sys.argv = [path] + list(args)
     sys.path[0] = os.path.dirname(os.path.realpath(path))
     install_as_tensorflow()
+    _print_numpy_scalars_as_tf1_did()
     main = _main_module(script)
     try:
         with open(script, "rb") as f:
