@@ -291,6 +291,12 @@ class Variable:
     def __hash__(self):
         return id(self)
 
+    def experimental_ref(self):
+        """A hashable reference to this variable (object identity); `.deref()` returns it."""
+        from flowloom.framework.object_identity import Reference
+
+        return Reference(self)
+
     def __iter__(self):
         raise TypeError("'Variable' object is not iterable.")
 

@@ -58,6 +58,7 @@ MODULES = {
     "tensorflow.python.training.checkpoint_management": "flowloom.train.checkpoint_management",
     "tensorflow.python.util.nest": "flowloom.framework.nest",
     "tensorflow.python.util.compat": "flowloom.compat",
+    "tensorflow.python.util.object_identity": "flowloom.framework.object_identity",
     "tensorflow.python.util.deprecation": "flowloom.compat.deprecation",
     "tensorflow.python.tools.inspect_checkpoint": "flowloom.compat.inspect_checkpoint",
     "tensorflow.examples.tutorials.mnist.input_data": _MNIST,
@@ -93,7 +94,8 @@ MODULES = {
 VIEWS = {
     # tensorflow.python.framework
     "tensorflow.python.framework.ops": ("flowloom", "flowloom.framework.graph",
-                                        "flowloom.framework.ops"),
+                                        "flowloom.framework.ops",
+                                        "flowloom.framework.gradients_impl"),
     "tensorflow.python.framework.constant_op": ("flowloom", _OPS + "array.array_ops"),
     "tensorflow.python.framework.tensor_util": (
         ("flowloom.framework.tensor_util", "flowloom"),

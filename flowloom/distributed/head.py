@@ -3,11 +3,13 @@
 Runs `ray start --head --block` in its own process group, writes `<dir>/ready` once the head
 is up, and stops the head (the whole group: GCS, raylet, Ray workers) when none of the
 processes registered in `<dir>/tasks/` has been alive for a few seconds, when none registered
-within the first two minutes, or when it is sent SIGTERM/SIGINT.
+within the first two minutes, or when it is sent SIGTERM/SIGINT; then it removes Ray's
+session folder (unless FLOWLOOM_RAY_KEEP_LOGS is set).
 """
 
 import argparse
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -122,6 +124,9 @@ def main(argv=None):
         if os.path.exists(ready):
             os.remove(ready)
         _stop(proc)
+        if not os.environ.get("FLOWLOOM_RAY_KEEP_LOGS"):
+            # Ray's session folders (logs, sockets) of a stopped head are of no further use.
+            shutil.rmtree(os.path.join(args.dir, "ray"), ignore_errors=True)
     return 0
 
 

@@ -233,6 +233,12 @@ class Tensor:
     def __str__(self):
         return 'Tensor("%s", shape=%s, dtype=%s)' % (self.name, self._shape, self._dtype.name)
 
+    def experimental_ref(self):
+        """A hashable reference to this tensor (object identity); `.deref()` returns it."""
+        from flowloom.framework.object_identity import Reference
+
+        return Reference(self)
+
     def __hash__(self):
         return id(self)
 

@@ -58,8 +58,14 @@ def assert_broadcastable(weights, values):
       ValueError: when the static shapes show the weights cannot be broadcast.
     """
     with name_scope(None, "assert_broadcastable", (weights, values)) as scope:
+        # As TF: the shapes and ranks are made first (static shapes make them Consts); they
+        # count in TF 1.15's default op seeds.
         weights = convert_to_tensor(weights, name="weights")
+        weights_shape = array_ops.shape(weights, name="weights/shape")
+        weights_rank = array_ops.rank(weights, name="weights/rank")
         values = convert_to_tensor(values, name="values")
+        values_shape = array_ops.shape(values, name="values/shape")
+        values_rank = array_ops.rank(values, name="values/rank")
         ws, vs = weights._shape, values._shape
         if ws.ndims is not None and vs.ndims is not None:
             if ws.ndims == 0:
@@ -77,10 +83,6 @@ def assert_broadcastable(weights, values):
         from flowloom.ops.checks.logging_ops import Assert_
         from flowloom.ops.control_flow.cond import cond
 
-        weights_shape = array_ops.shape(weights, name="weights_shape")
-        values_shape = array_ops.shape(values, name="values_shape")
-        weights_rank = array_ops.rank(weights)
-        values_rank = array_ops.rank(values)
         is_scalar = math_ops.equal(0, weights_rank, name="is_scalar")
 
         def valid_dims():

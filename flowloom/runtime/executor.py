@@ -202,7 +202,9 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
     if fast:
         all_steps = steps  # traced runs partition every op (build_partitioned's closure)
         steps, constants, folded = rewrites.fold_constants(session._config, steps)
-        _plan_frees(steps, set(fetch_slots) | set(feed_slots) | set(constants))
+        keep = set(fetch_slots) | set(feed_slots) | set(constants)
+        _plan_frees(steps, keep)
+        steps = rewrites.reuse_buffers(session._config, steps, keep, log)
         plan = Plan(steps, n, feed_slots, fetch_slots, fetch_derefs, target_ops,
                     build_partitioned=lambda: partitioned_of(all_steps))
         if constants:

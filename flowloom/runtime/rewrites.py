@@ -14,6 +14,8 @@ switchable with TF's `RewriterConfig` fields and named by `FLOWLOOM_DEBUG=1` whe
                             outputs are the earlier op's (runtime/rewrite_cse.py).
   remapping                 MatMul/Conv2D + BiasAdd (+ Relu/Relu6/Elu) run as one fused op
                             that writes in place (runtime/rewrite_remap.py).
+  memory_optimization       elementwise arithmetic writes into a large input's buffer when
+                            that input dies there (runtime/rewrite_memory.py).
 
     config = tf.ConfigProto()
     config.graph_options.rewrite_options.dependency_optimization = RewriterConfig.OFF
@@ -28,6 +30,7 @@ import sys
 _DEBUG = int(os.environ.get("FLOWLOOM_DEBUG", "0") or 0)
 _ALL_OFF = os.environ.get("FLOWLOOM_REWRITES", "1") == "0"
 _OFF = 2  # RewriterConfig.Toggle.OFF
+_NO_MEM_OPT = 1  # RewriterConfig.MemOptType.NO_MEM_OPT
 
 # Ops without TF's stateful flag whose running still matters: they can fail the run (an
 # unfed Placeholder does).
@@ -44,7 +47,22 @@ def enabled(config, name):
     rewrite = config.graph_options.rewrite_options
     if rewrite.disable_meta_optimizer:
         return False
+    if name == "memory_optimization":  # a MemOptType, not a Toggle
+        return rewrite.memory_optimization != _NO_MEM_OPT
     return getattr(rewrite, name) != _OFF
+
+
+def reuse_buffers(config, steps, keep, rewritten):
+    """A fast-path plan's steps with in-place kernels where dead buffers can be reused."""
+    if not enabled(config, "memory_optimization"):
+        return steps
+    from flowloom.runtime import rewrite_memory
+
+    steps, changed = rewrite_memory.reuse_buffers(steps, keep)
+    if changed:
+        rewritten.note("memory_optimization", f"{changed} elementwise op(s) write into a dead "
+                       "input's buffer")
+    return steps
 
 
 class Rewritten:

@@ -34,6 +34,15 @@ def _scatter_nd(rng):
     return [(u, uv)], tf.scatter_nd([[1], [0], [1]], u, [4, 2])
 
 
+def _tensor_scatter(op_type):
+    # Distinct indices: an update's gradient is only defined where no two rows collide.
+    def build(rng):
+        t, tv = ph(rng, (4, 2))
+        u, uv = ph(rng, (2, 2))
+        return [(t, tv), (u, uv)], _op(op_type, t, tf.constant([[2], [0]]), u)
+    return build
+
+
 def _pad(mode, **kw):
     def build(rng):
         x, xv = ph(rng, (3, 4))
@@ -150,6 +159,10 @@ CASES = {
     "SegmentMean": _segment(tf.segment_mean),
     "GatherNd": _gather_nd,
     "ScatterNd": _scatter_nd,
+    "ScatterNdNonAliasingAdd": _tensor_scatter("ScatterNdNonAliasingAdd"),
+    "TensorScatterAdd": _tensor_scatter("TensorScatterAdd"),
+    "TensorScatterSub": _tensor_scatter("TensorScatterSub"),
+    "TensorScatterUpdate": _tensor_scatter("TensorScatterUpdate"),
     "Pad": _pad("CONSTANT"),
     "PadV2": _pad("CONSTANT", constant_values=2.0),
     "MirrorPad": [_pad("REFLECT"), _pad("SYMMETRIC")],

@@ -117,3 +117,33 @@ def test_disable_meta_optimizer_turns_both_off():
                              {x: np.eye(2, dtype=np.float32)})
     assert "_FusedMatMul" not in nodes.values() and "MatMul_1" in nodes
     assert plan.rewrites.log == []
+
+
+def test_elementwise_chain_reuses_dead_buffers_with_the_same_values():
+    from flowloom.runtime import rewrite_memory
+
+    rng = np.random.RandomState(3)
+    x = tf.placeholder(tf.float32, [64, 128])
+    y = tf.placeholder(tf.float32, [64, 128])
+    v = tf.Variable(np.ones([64, 128], np.float32))
+    chain = ((x + y) * y - x) / (y + 2.0)  # x + y and its successors die at each next op
+    prod = x * y
+    stored = tf.assign(v, prod)  # Assign keeps its input: that buffer is never reused
+    with tf.control_dependencies([stored]):
+        after = tf.add(prod, y, name="after")  # prod's last reader, after the Assign
+    feed = {x: rng.randn(64, 128).astype(np.float32), y: rng.randn(64, 128).astype(np.float32)}
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        on = [sess.run([chain, after], feed) for _ in range(3)]
+        plan = list(sess._plan_cache.values())[-1]
+        in_place = [s for s in plan.steps if getattr(s.fn, "func", None) in (
+            rewrite_memory._into_first, rewrite_memory._into_second)]
+        assert len(in_place) >= 2
+        assert "after" not in {s.op.name for s in in_place}
+        np.testing.assert_array_equal(sess.run(v), feed[x] * feed[y])
+    config = _config(memory_optimization=RewriterConfig.NO_MEM_OPT)
+    with tf.Session(config=config) as sess:
+        sess.run(v.initializer)
+        off = sess.run([chain, after], feed)
+    for got in on:
+        _same(got, off)

@@ -169,6 +169,14 @@ def main():
     write(load(out_dir)["files"], fetch.load_manifest(), out_dir)
 
 
+def _group_totals(files):
+    groups = []
+    for s in files:
+        if s["group"] not in groups:
+            groups.append(s["group"])
+    return [(g, totals([s for s in files if s["group"] == g])) for g in groups]
+
+
 def _pct(rate):
     return "—" if rate is None else f"{rate:.1f}%"
 
@@ -187,6 +195,10 @@ def markdown(data):
         f"**Overall: {t['passed']} of {t['fair']} fair tests pass ({t['rate']:.1f}%) in "
         f"{t['files']} files**; {t['files_at_95']} files at ≥ 95%. Collected {t['collected']}, "
         f"failed {t['failed']}, errored {t['errored']}, excluded {t['excluded']}.",
+        "",
+        "By group: " + "; ".join(
+            f"{g} {gt['passed']}/{gt['fair']} ({gt['rate']:.1f}%, {gt['files']} files)"
+            for g, gt in _group_totals(data["files"])) + ".",
         "",
         "Fair = collected − excluded. Excluded: tests TF itself skips here (GPU-only), "
         "`run_v2_only` and control-flow-v2 tests, tests skipped by name in the manifest (with "

@@ -622,6 +622,10 @@ def _(op):
     *xs, a = op._inputs
     av = constant_value(a)
     ranks = [x._shape.ndims for x in xs if x._shape.ndims is not None]
+    if 0 in ranks:
+        raise ValueError("Can't concatenate scalars (use tf.stack instead)")
+    if a._shape.ndims not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {a._shape.ndims}")
     if av is None or not ranks:
         return unknown_shape(ranks[0] if ranks else None)
     nd = ranks[0]
@@ -859,6 +863,10 @@ def _(op):
     dims, value = op._inputs
     if value._shape.ndims not in (None, 0):
         raise ValueError(f"Shape must be rank 0 but is rank {value._shape.ndims}")
+    known = constant_value(dims)
+    if known is not None and np.any(np.asarray(known) < 0):
+        # TF's Fill shape function: a negative static dimension is a build-time error.
+        raise ValueError(f"Fill dimensions must be >= 0, got {np.asarray(known).tolist()}")
     return constant_value_as_shape(dims)
 
 

@@ -426,9 +426,14 @@ def _(op):
     av = constant_value(a)
     if av is not None and x._shape.ndims is not None:
         nd = x._shape.ndims
+        seen = set()
         for v in np.ravel(av):
             if v < -nd or v >= nd:
                 raise ValueError(f"'axis'[0] = {int(v)} is out of valid range [0, {nd - 1}")
+            canonical = int(v) % nd
+            if canonical in seen:
+                raise ValueError(f"axis {canonical} specified more than once.")
+            seen.add(canonical)
     return x._shape
 
 

@@ -56,7 +56,12 @@ for _type, _fn in _UNARY:
     _bool_out = _type in ("IsNan", "IsInf", "IsFinite")
     _in = "x: bool" if _type == "LogicalNot" else "x: T"
     _out = "y: bool" if _bool_out or _type == "LogicalNot" else "y: T"
-    _od = defop(_type, inputs=[_in], outputs=[_out])
+    _allowed = None
+    if _type in ("Softplus", "Softsign"):
+        # TF's signature: `features`, float types only (ints are a TypeError at build).
+        _in, _out = "features: T", "activations: T"
+        _allowed = {"T": (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)}
+    _od = defop(_type, inputs=[_in], outputs=[_out], allowed_types=_allowed)
     _od.shape(common_shapes.unchanged)
     _od.kernel(_unary_kernel(_fn, not (_bool_out or _type == "LogicalNot")))
     UNARY_OPS[_type] = _od
