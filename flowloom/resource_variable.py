@@ -15,7 +15,7 @@ Example:
 """
 
 from flowloom.framework import dtypes, tensor_shape
-from flowloom.framework.graph import (GraphKeys, control_dependencies, get_default_graph,
+from flowloom.framework.graph import (control_dependencies, get_default_graph,
                                       init_scope, name_scope)
 from flowloom.framework.ops import Tensor, convert_to_tensor, register_tensor_conversion_function
 from flowloom.ops.array import array_ops
@@ -50,24 +50,8 @@ class ResourceVariable(Variable):
         if variable_def is not None:
             self._init_from_def(variable_def, import_scope)
             return
-        if initial_value is None:
-            raise ValueError("initial_value must be specified.")
-        from flowloom.variable_enums import validate_synchronization_aggregation_trainable
-
-        self._synchronization, self._aggregation, trainable = \
-            validate_synchronization_aggregation_trainable(synchronization, aggregation,
-                                                           trainable, name)
-        if collections is None:
-            collections = [GraphKeys.GLOBAL_VARIABLES]
-        if not isinstance(collections, (list, tuple, set)):
-            raise ValueError(f"collections argument to Variable constructor must be a list, "
-                             f"tuple, or set. Got {collections} of type {type(collections)}")
-        collections = list(collections)
-        if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
-            collections.append(GraphKeys.TRAINABLE_VARIABLES)
-        self._trainable = trainable
-        self._constraint = constraint
-        self._save_slice_info = None
+        collections = self._init_common(initial_value, trainable, collections, constraint,
+                                        synchronization, aggregation, name)
         self._caching_device = caching_device
         init_from_fn = callable(initial_value)
         with init_scope():

@@ -59,13 +59,10 @@ class Variable:
                 return super().__new__(ResourceVariable)
         return super().__new__(cls)
 
-    def __init__(self, initial_value=None, trainable=None, collections=None, validate_shape=True,
-                 caching_device=None, name=None, variable_def=None, dtype=None,
-                 expected_shape=None, import_scope=None, constraint=None, use_resource=None,
-                 synchronization=None, aggregation=None, shape=None):
-        if variable_def is not None:
-            self._init_from_graph(variable_def, import_scope)
-            return
+    def _init_common(self, initial_value, trainable, collections, constraint,
+                     synchronization, aggregation, name):
+        """Checks the constructor arguments both variable kinds share and sets the attributes
+        they share; returns the collections the new variable joins."""
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         from flowloom.variable_enums import validate_synchronization_aggregation_trainable
@@ -84,6 +81,17 @@ class Variable:
         self._trainable = trainable
         self._constraint = constraint
         self._save_slice_info = None
+        return collections
+
+    def __init__(self, initial_value=None, trainable=None, collections=None, validate_shape=True,
+                 caching_device=None, name=None, variable_def=None, dtype=None,
+                 expected_shape=None, import_scope=None, constraint=None, use_resource=None,
+                 synchronization=None, aggregation=None, shape=None):
+        if variable_def is not None:
+            self._init_from_graph(variable_def, import_scope)
+            return
+        collections = self._init_common(initial_value, trainable, collections, constraint,
+                                        synchronization, aggregation, name)
         init_from_fn = callable(initial_value)
         with init_scope():
             g = get_default_graph()
