@@ -104,10 +104,14 @@ class QueueRunner:
         """The name of the queue's handle op."""
         return self._queue.name
 
+    def _enqueue_fn(self, sess, enqueue_op):
+        """What one thread calls, again and again, to run `enqueue_op` in `sess`."""
+        return sess.make_callable(enqueue_op)
+
     def _run(self, sess, enqueue_op, coord=None):
         decremented = False
         try:
-            run_enqueue = sess.make_callable(enqueue_op)
+            run_enqueue = self._enqueue_fn(sess, enqueue_op)
             while True:
                 if coord and coord.should_stop():
                     break

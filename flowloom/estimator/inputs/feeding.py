@@ -81,35 +81,11 @@ class FeedingQueueRunner(QueueRunner):
                              "enqueue_ops.")
         self._feed_fns = feed_fns
 
-    def _run(self, sess, enqueue_op, coord=None):
+    def _enqueue_fn(self, sess, enqueue_op):
         feed_fn = self._feed_fns[self._enqueue_ops.index(enqueue_op)]
-        decremented = False
-        try:
-            while not (coord and coord.should_stop()):
-                try:
-                    sess.run(enqueue_op, feed_dict=None if feed_fn is None else feed_fn())
-                except self._queue_closed_exception_types:
-                    with self._lock:
-                        self._runs_per_session[sess] -= 1
-                        decremented = True
-                        if self._runs_per_session[sess] == 0:
-                            try:
-                                sess.run(self._close_op)
-                            except Exception as e:  # noqa: BLE001 - TF ignores close errors
-                                logging.vlog(1, "Ignored exception: %s", str(e))
-                    return
-        except Exception as e:  # noqa: BLE001 - reported to the coordinator or kept
-            if coord:
-                coord.request_stop(e)
-            else:
-                logging.error("Exception in QueueRunner: %s", str(e))
-                with self._lock:
-                    self._exceptions_raised.append(e)
-                raise
-        finally:
-            if not decremented:
-                with self._lock:
-                    self._runs_per_session[sess] -= 1
+        if feed_fn is None:
+            return sess.make_callable(enqueue_op)
+        return lambda: sess.run(enqueue_op, feed_dict=feed_fn())
 
     def to_proto(self, export_scope=None):
         """None: a runner fed from Python cannot be stored (TF leaves it out of exports)."""
