@@ -20,7 +20,7 @@ from flowloom.framework.graph import (control_dependencies, get_default_graph,
 from flowloom.framework.ops import Tensor, convert_to_tensor, register_tensor_conversion_function
 from flowloom.ops.array import array_ops
 from flowloom.ops.state import resource_variable_ops as rvo
-from flowloom.variables import Variable
+from flowloom.variables import OPERATOR_NAMES, Variable
 
 
 class ResourceVariable(Variable):
@@ -282,11 +282,7 @@ def _read_forwarder(name):
     return op
 
 
-for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
-              "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__",
-              "__rmod__", "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__neg__",
-              "__abs__", "__lt__", "__le__", "__gt__", "__ge__", "__and__", "__rand__",
-              "__or__", "__ror__", "__xor__", "__invert__"):
+for _name in OPERATOR_NAMES:
     setattr(ResourceVariable, _name, _read_forwarder(_name))
 ResourceVariable.__getitem__ = lambda self, key: array_ops._slice_helper(self.value(), key)
 

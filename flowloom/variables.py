@@ -326,11 +326,13 @@ def _operator_forwarder(name):
     return op
 
 
-for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
-              "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__",
-              "__rmod__", "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__neg__",
-              "__abs__", "__lt__", "__le__", "__gt__", "__ge__", "__and__", "__rand__",
-              "__or__", "__ror__", "__xor__", "__invert__"):
+# The Python operators a variable answers with the tensor it reads (both variable kinds).
+OPERATOR_NAMES = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
+                  "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__",
+                  "__rmod__", "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__neg__",
+                  "__abs__", "__lt__", "__le__", "__gt__", "__ge__", "__and__", "__rand__",
+                  "__or__", "__ror__", "__xor__", "__invert__")
+for _name in OPERATOR_NAMES:
     setattr(Variable, _name, _operator_forwarder(_name))
 
 RefVariable = Variable
