@@ -119,7 +119,7 @@ def test_assign_reads_and_control_dependencies():
             before = set(g.get_operations())
             whole = v.as_tensor()  # a read: no control inputs
             read_ops = set(g.get_operations()) - before
-            concat = v._concat()
+            v._concat()
             concat_ops = set(g.get_operations()) - before - read_ops
         assert read_ops and all(not op.control_inputs for op in read_ops)
         assert any(c.op in op.control_inputs for op in concat_ops)
