@@ -60,6 +60,8 @@ def main(argv):
         # `distributed` (Ray) lets tests/distributed start real multi-process clusters.
         ensure_venv(["test", "demo", "distributed"])
         env = dict(os.environ)
+        # Programs the tests start in subprocesses import this checkout's flowloom.
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (ROOT, env.get("PYTHONPATH")) if p)
         if "--rewrites" in rest:
             k = rest.index("--rewrites")
             mode = rest[k + 1] if k + 1 < len(rest) else ""

@@ -16,7 +16,7 @@ import functools
 import numpy as np
 
 MIN_ELEMENTS = 4096
-_FRESH_TYPES = frozenset(["_FusedMatMul", "_FusedConv2D"])
+_FRESH_TYPES = frozenset(["_FusedMatMul", "_FusedConv2D", "_FusedElementwise"])
 
 
 def _into_first(ufunc, x, y):

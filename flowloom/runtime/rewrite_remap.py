@@ -61,6 +61,14 @@ class RewrittenOp:
                f"{', '.join(op._name for op in self.replaces)}>"
 
 
+def stands_for(op):
+    """The graph ops whose values `op` computes: itself, or what a `RewrittenOp` replaces."""
+    replaces = getattr(op, "replaces", None)
+    if replaces is None:
+        return [op]
+    return [g for r in replaces for g in stands_for(r)]
+
+
 def remap(order, fetch_tensors, target_ops, placement):
     """The plan's op list with fusable chains replaced by fused ops (a new list)."""
     from flowloom.ops.nn import fused_ops  # noqa: F401 - registers the fused op types

@@ -149,7 +149,20 @@ def apply(config, order, fetch_tensors, target_ops, placement=None, fed=()):
             result.placed_as[op] = result.placed_as.get(like, like)
             result.note("remapping", f"{' + '.join(o._type for o in op.replaces)} -> "
                         f"{op._type} '{op._name}'")
+        _fuse_elementwise(result, fetch_tensors, target_ops, placement, fed)
     return result
+
+
+def _fuse_elementwise(result, fetch_tensors, target_ops, placement, fed):
+    from flowloom.ops.math import fused_elementwise  # noqa: F401 - registers the op type
+    from flowloom.runtime import rewrite_fuse
+
+    fetches = [result.aliases.get(t, t) for t in fetch_tensors]
+    result.order, result.placed_as, chains = rewrite_fuse.fuse(
+        result.order, fetches, target_ops, placement, fed, result.placed_as)
+    for op, members in chains.items():
+        result.note("remapping", f"{' + '.join(o._type for o in members)} -> "
+                    f"{op._type} '{op._name}' (one kernel, one buffer)")
 
 
 def _must_run(op):

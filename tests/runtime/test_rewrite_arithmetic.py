@@ -46,10 +46,9 @@ def _rng_feed(*placeholders, seed=0, dtype=np.float32):
 def _stage_alone(monkeypatch, stage, fetches, feed):
     """(runs with only `stage` on, runs with arithmetic_optimization off, their nodes)."""
     monkeypatch.setattr(rewrite_arithmetic, "STAGES", (stage,))
-    only = _config(dependency_optimization=OFF, common_subgraph_elimination=OFF,
-                   remapping=OFF)
-    on, nodes_on = _run(only, fetches, feed)
-    off, nodes_off = _run(_config(arithmetic_optimization=OFF), fetches, feed)
+    others = dict(dependency_optimization=OFF, common_subgraph_elimination=OFF, remapping=OFF)
+    on, nodes_on = _run(_config(**others), fetches, feed)
+    off, nodes_off = _run(_config(arithmetic_optimization=OFF, **others), fetches, feed)
     _same(on, off[0])
     return nodes_on, nodes_off
 

@@ -47,13 +47,15 @@ def test_cse_runs_a_repeated_computation_once():
     r2 = tf.random_uniform([3])  # stateful: two draws
     fetches = [a + b, b, r1, r2]
     feed = {x: np.array([0.1, 0.2, 0.3], np.float32)}
-    on, again, nodes, plan = _run(None, fetches, feed)
+    # (remapping off: it would fuse each chain of elementwise ops into one op)
+    on, again, nodes, plan = _run(_config(remapping=OFF), fetches, feed)
     assert "first" in nodes and "second" not in nodes
     merged = {op.name for op in plan.rewrites.merged}
     assert {"second", "mul_1"} <= merged
     assert "RandomUniform" not in {op.type for op in plan.rewrites.merged}
     assert not np.array_equal(on[2], on[3])
-    off, _, nodes_off, _ = _run(_config(common_subgraph_elimination=OFF), fetches, feed)
+    off, _, nodes_off, _ = _run(_config(common_subgraph_elimination=OFF, remapping=OFF),
+                                fetches, feed)
     assert "second" in nodes_off
     _same(on[:2], off[:2])
     _same(on[:2], again[:2])
@@ -141,7 +143,8 @@ def test_elementwise_chain_reuses_dead_buffers_with_the_same_values():
     with tf.control_dependencies([stored]):
         after = tf.add(prod, y, name="after")  # prod's last reader, after the Assign
     feed = {x: rng.randn(64, 128).astype(np.float32), y: rng.randn(64, 128).astype(np.float32)}
-    with tf.Session() as sess:
+    # (remapping off: it would run the chain as one fused op)
+    with tf.Session(config=_config(remapping=OFF)) as sess:
         sess.run(v.initializer)
         on = [sess.run([chain, after], feed) for _ in range(3)]
         plan = list(sess._plan_cache.values())[-1]
