@@ -159,3 +159,22 @@ def test_elementwise_chain_reuses_dead_buffers_with_the_same_values():
         off = sess.run([chain, after], feed)
     for got in on:
         _same(got, off)
+
+
+@acts
+def test_an_add_of_a_bias_vector_fuses_as_bias_add():
+    rng = np.random.RandomState(6)
+    x = tf.placeholder(tf.float32, [None, 6])
+    w = tf.constant(rng.randn(6, 5).astype(np.float32))
+    b = tf.constant(rng.randn(5).astype(np.float32))
+    row = tf.constant(rng.randn(1, 5).astype(np.float32))
+    h = tf.nn.relu(tf.matmul(x, w) + b, name="h")
+    g = tf.add(b, tf.matmul(x, w * 2.0), name="g")  # the bias first
+    k = tf.nn.relu(tf.matmul(x, w * 3.0) + row, name="k")  # a [1, 5] operand: not a bias
+    feed = {x: rng.randn(4, 6).astype(np.float32)}
+    on, again, nodes, _ = _run(None, [h, g, k], feed)
+    assert nodes["h"] == "_FusedMatMul" and nodes["g"] == "_FusedMatMul"
+    assert "MatMul_2" in nodes
+    off, _, _, _ = _run(_config(remapping=OFF), [h, g, k], feed)
+    _same(on, off)
+    _same(again, off)
