@@ -233,11 +233,12 @@ class Graph:
         return self._create_op_internal(opdef, list(inputs), list(dtypes or []), dict(attrs or {}),
                                         name)
 
-    def _create_op_internal(self, opdef, inputs, output_dtypes, attrs, name):
+    def _create_op_internal(self, opdef, inputs, output_dtypes, attrs, name, op=None, bare=False):
         with self._lock:
-            return self._create_op_locked(opdef, inputs, output_dtypes, attrs, name)
+            return self._create_op_locked(opdef, inputs, output_dtypes, attrs, name, op, bare)
 
-    def _create_op_locked(self, opdef, inputs, output_dtypes, attrs, name):
+    def _create_op_locked(self, opdef, inputs, output_dtypes, attrs, name, op=None, bare=False):
+        # bare: TF's Operation(node_def, g) ignores the graph's stacks (only control flow stays).
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
         if name in self._ops_by_name:
@@ -251,20 +252,21 @@ class Graph:
                         f"Tensor {t!r} must be from the same graph as the op being created "
                         f"({name}).")
                 inputs[i] = captured
-        control_stack = self._control_dependencies_stack
+        control_stack = self._control_dependencies_stack if not bare else ()
         control_inputs = self._current_control_inputs(inputs, control_stack)
-        if self._attr_scope_map:
+        if self._attr_scope_map and not bare:
             for k, v in self._attr_scope_map.items():
                 attrs.setdefault(k, v)
-        colocation_stack = self._colocation_stack
+        colocation_stack = self._colocation_stack if not bare else ()
         if colocation_stack:
             # TF: the union of the groups of every op on the colocation stack, sorted.
             attrs["_class"] = sorted({g.decode() for c in colocation_stack
                                       for g in c.colocation_groups()})
-        if self._gradient_override_map and opdef.type in self._gradient_override_map:
+        if self._gradient_override_map and opdef.type in self._gradient_override_map and not bare:
             # TF records the override on the op; tf.gradients reads it back.
             attrs["_gradient_op_type"] = self._gradient_override_map[opdef.type].encode()
-        op = Operation(self, name, opdef, inputs, output_dtypes, attrs, control_inputs, "")
+        op = Operation.__new__(Operation) if op is None else op  # an Operation(node_def, g)
+        op._init(self, name, opdef, inputs, output_dtypes, attrs, control_inputs, "")
         for t in inputs:
             t._consumers.append(op)
         for c in control_inputs:
@@ -282,7 +284,7 @@ class Graph:
                 raise
         # Device functions see the op with its output shapes set, as in TF (a ps strategy
         # such as byte_size_load_fn reads them).
-        if self._device_function_stack:
+        if self._device_function_stack and not bare:
             op._device = self._apply_device_functions(op)
         for colocated in reversed(colocation_stack):
             # The innermost colocation op that has a device gives it (after device scopes).

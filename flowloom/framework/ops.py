@@ -27,10 +27,18 @@ class Operation:
 
     __slots__ = ("_graph", "_name", "_type", "_opdef", "_inputs", "_control_inputs", "_outputs",
                  "_attrs", "_device", "_traceback", "_id", "_control_outputs",
-                 "_control_flow_context", "__weakref__")
+                 "_control_flow_context", "_original_op", "__weakref__")
 
-    def __init__(self, graph, name, opdef, inputs, output_dtypes, attrs, control_inputs, device):
+    def __init__(self, node_def, g, inputs=None, output_types=None, control_inputs=None,
+                 input_types=None, original_op=None, op_def=None):
+        """TF's constructor: adds the op a NodeDef describes to graph `g` (op_construction)."""
+        from flowloom.framework.op_construction import init_from_node_def
+
+        init_from_node_def(self, node_def, g, inputs, control_inputs, input_types, original_op)
+
+    def _init(self, graph, name, opdef, inputs, output_dtypes, attrs, control_inputs, device):
         self._graph = graph
+        self._original_op = None
         self._name = name
         self._type = opdef.type
         self._opdef = opdef
@@ -74,13 +82,14 @@ class Operation:
 
     @property
     def op_def(self):
-        return self._opdef
+        from flowloom.framework.meta_graph import op_def_proto
+
+        return op_def_proto(self._opdef)
 
     @property
     def traceback(self):
         return [self._traceback] if self._traceback else []
 
-    @property
     def values(self):
         return tuple(self._outputs)
 
@@ -100,11 +109,15 @@ class Operation:
         return dict(self._attrs)
 
     def _set_attr(self, name, value):
+        if hasattr(value, "WhichOneof"):  # TF's form: an AttrValue proto
+            from flowloom.framework.graph_def import attr_value_to_python
+
+            value = attr_value_to_python(value)
         self._attrs[name] = value
         self._graph._version += 1
 
     def _set_device(self, device):
-        self._device = device
+        self._device = device.to_string() if hasattr(device, "to_string") else device
         self._graph._version += 1
 
     def _add_control_input(self, op):
@@ -246,7 +259,7 @@ class Tensor:
         from flowloom.framework.errors import OperatorNotAllowedInGraphError
 
         raise OperatorNotAllowedInGraphError(
-            "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed. Use "
+            "using a `tf.Tensor` as a Python `bool` is not allowed in Graph execution. Use "
             "`if t is not None:` instead of `if t:` to test if a tensor is defined, and use "
             "TensorFlow ops such as tf.cond to execute subgraphs conditioned on the value of a "
             "tensor.")
@@ -257,7 +270,7 @@ class Tensor:
         from flowloom.framework.errors import OperatorNotAllowedInGraphError
 
         raise OperatorNotAllowedInGraphError(
-            f"Iterating over a symbolic `tf.Tensor` ({self.name}) is not allowed in graph mode; "
+            f"iterating over `tf.Tensor` ({self.name}) is not allowed in Graph execution; "
             "use tf.unstack(t) to split it into a list of tensors.")
 
     def __len__(self):
@@ -332,7 +345,10 @@ def convert_to_tensor_or_indexed_slices(value, dtype=None, name=None):
 
 
 def is_dense_tensor_like(t):
-    return isinstance(t, Tensor)
+    return isinstance(t, _DENSE_TENSOR_LIKE_TYPES)  # op_construction.register_dense_tensor_like_type
+
+
+_DENSE_TENSOR_LIKE_TYPES = (Tensor,)
 
 
 def tensor_value_to_numpy(value, dtype):
