@@ -550,7 +550,7 @@ class Graph:
     def graph_def_versions(self):
         from flowloom.framework.graph_def import versions_def
 
-        return versions_def()
+        return versions_def(self)
 
     def __repr__(self):
         return f"<flowloom.Graph object at {id(self):#x}>"

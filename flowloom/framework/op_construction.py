@@ -242,6 +242,22 @@ def _operation_to_tensor(value, dtype=None, name=None, as_ref=False):
                     f"name={name}, as_ref={as_ref})")
 
 
+def _input_types(self):
+    """The types the op takes its inputs as: a reference where its op type takes one."""
+    types, i = [], 0
+    for arg in self._opdef.input_args:
+        if arg.number_attr is not None:
+            n = self._attrs.get(arg.number_attr, 0)
+        elif arg.type_list_attr is not None:
+            n = len(self._attrs.get(arg.type_list_attr) or ())
+        else:
+            n = 1
+        for t in self._inputs[i:i + n]:
+            types.append(t.dtype if arg.is_ref else t.dtype.base_dtype)
+        i += n
+    return types
+
+
 def _shape_tuple(self):
     """The static shape as a tuple of ints and None, or None when the rank is unknown."""
     dims = self._shape.dims
@@ -254,3 +270,4 @@ Graph.collections = property(lambda self: list(self._collections),
 register_tensor_conversion_function(Operation, _operation_to_tensor, 0)
 Graph._add_new_tf_operations = _add_new_tf_operations
 Tensor._shape_tuple = _shape_tuple
+Operation._input_types = property(_input_types)
