@@ -329,3 +329,6 @@ from flowloom import feature_column  # noqa: E402 - tf.feature_column
 
 # tf.estimator: Estimator, specs, RunConfig, exports, input functions (flowloom/estimator).
 from flowloom import estimator  # noqa: E402
+
+# Graph functions (flowloom/graph_function): function.Defun, FunctionDef libraries, If/While/For.
+import flowloom.graph_function  # noqa: E402,F401

@@ -43,6 +43,8 @@ def apply_op(op_type, inputs=(), name=None, **attrs):
     for k, v in opdef.attr_defaults.items():
         if k not in attrs:
             attrs[k] = v
+    if opdef.attr_hook is not None:
+        opdef.attr_hook(attrs)
     _check_allowed(opdef, attrs)
     out_dtypes = _output_dtypes(opdef, attrs, flat)
     if opdef.ref_input_indices:
@@ -100,6 +102,8 @@ def _apply_fast(opdef, fast, inputs, name, attrs):
     for k, v in defaults:
         if k not in attrs:
             attrs[k] = v
+    if opdef.attr_hook is not None:
+        opdef.attr_hook(attrs)
     for k, types in allowed:
         if k in attrs and attrs[k] not in types:
             _check_allowed(opdef, attrs)
