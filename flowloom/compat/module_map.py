@@ -154,7 +154,7 @@ VIEWS = {
                                           _OPS + "parsing.parsing_ops"),
     "tensorflow.python.ops.special_math_ops": ("flowloom", _OPS + "math.special_math_ops"),
     "tensorflow.python.ops.standard_ops": ("flowloom",),
-    "tensorflow.python.ops.partitioned_variables": ("flowloom",),
+    "tensorflow.python.ops.partitioned_variables": ("flowloom.partitioned_variables", "flowloom"),
     "tensorflow.python.ops.template": ("flowloom.template", "flowloom"),
     "tensorflow.python.ops.gradients": ("flowloom", "flowloom.framework.gradients_impl"),
     "tensorflow.python.ops.gradients_impl": ("flowloom", "flowloom.framework.gradients_impl"),

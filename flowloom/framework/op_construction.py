@@ -12,9 +12,10 @@ flow behave as for ops built by `tf.*` functions:
   until it is wrapped; wrapping applies the graph's stacks as `Graph.create_op` does).
 - `_NodeDef(op_type, name, device=None, attrs=None)`: the NodeDef proto those take.
 
-Importing this module attaches `Graph._create_op_from_tf_operation`,
-`Graph._add_new_tf_operations` and a few TF-internal Tensor/Operation helpers to the core
-classes (TF's internal API, which TF code calls).
+Importing this module (flowloom's package import does) attaches TF's public constructor
+`Operation.__init__`, `Graph._create_op_from_tf_operation`, `Graph._add_new_tf_operations`
+and a few TF-internal Tensor/Operation helpers to the core classes, which stay small: graphs
+create their ops through `Operation._init`.
 """
 
 import threading
@@ -153,12 +154,17 @@ def _create(g, node_def, name, opdef, attrs, inputs, control_ops, op=None, bare=
     return op
 
 
-def init_from_node_def(op, node_def, g, inputs, control_inputs, input_types, original_op):
-    """`Operation(node_def, g, ...)`: initialises `op` and adds it to `g` (see module doc)."""
+def _operation_init(self, node_def, g, inputs=None, output_types=None, control_inputs=None,
+                    input_types=None, original_op=None, op_def=None):
+    """TF's `Operation(node_def, g, ...)`: the op `node_def` describes, added to graph `g`.
+
+    Output types come from the op type, as in TF (`output_types` and `op_def` are not needed).
+    """
+    del output_types, op_def
     name, opdef, attrs, inputs, control_ops = _checked(node_def, g, inputs, control_inputs,
                                                        input_types)
-    _create(g, node_def, name, opdef, attrs, inputs, control_ops, op=op, bare=True)
-    op._original_op = original_op
+    _create(g, node_def, name, opdef, attrs, inputs, control_ops, op=self, bare=True)
+    self._original_op = original_op
 
 
 class _PendingOp:
@@ -222,19 +228,26 @@ def has_default_graph():
     return len(_default_graph_stack.stack) >= 1
 
 
+_DENSE_TENSOR_LIKE_TYPES = (Tensor,)
+
+
+def is_dense_tensor_like(t):
+    """True for a Tensor and instances of types `register_dense_tensor_like_type` added."""
+    return isinstance(t, _DENSE_TENSOR_LIKE_TYPES)
+
+
 def register_dense_tensor_like_type(tensor_type):
     """Makes `is_dense_tensor_like` accept instances of `tensor_type` (TF's API).
 
     Raises:
       TypeError: when the type has no `name` or no `dtype` property.
     """
-    from flowloom.framework import ops
-
+    global _DENSE_TENSOR_LIKE_TYPES
     if not (hasattr(tensor_type, "name") and isinstance(tensor_type.name, property)):
         raise TypeError("Type %s does not define a `name` property" % tensor_type.__name__)
     if not (hasattr(tensor_type, "dtype") and isinstance(tensor_type.dtype, property)):
         raise TypeError("Type %s does not define a `dtype` property" % tensor_type.__name__)
-    ops._DENSE_TENSOR_LIKE_TYPES = tuple(ops._DENSE_TENSOR_LIKE_TYPES) + (tensor_type,)
+    _DENSE_TENSOR_LIKE_TYPES = _DENSE_TENSOR_LIKE_TYPES + (tensor_type,)
 
 
 def _operation_to_tensor(value, dtype=None, name=None, as_ref=False):
@@ -264,6 +277,7 @@ def _shape_tuple(self):
     return None if dims is None else tuple(d.value for d in dims)
 
 
+Operation.__init__ = _operation_init
 Graph._create_op_from_tf_operation = _create_op_from_tf_operation
 Graph.collections = property(lambda self: list(self._collections),
                              doc="The names of the graph's collections (TF's API).")

@@ -1,41 +1,22 @@
 """Operation and Tensor: the nodes and edges of a graph."""
 
-import os
-import sys
-
 import numpy as np
 
 from flowloom.framework import dtypes
 from flowloom.framework import tensor_shape
+from flowloom.framework.user_stack import site_frame, user_site
 
 _UNKNOWN_SHAPE = tensor_shape.unknown_shape()
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-
-
-def _user_frame():
-    """The (file, line, function) of the first caller frame outside flowloom."""
-    f = sys._getframe(2)
-    while f is not None and f.f_code.co_filename.startswith(_PACKAGE_DIR):
-        f = f.f_back
-    if f is None:
-        return None
-    return (f.f_code.co_filename, f.f_lineno, f.f_code.co_name)
 
 
 class Operation:
     """A node in the graph: an instance of an op type with inputs, attrs and a device."""
 
     __slots__ = ("_graph", "_name", "_type", "_opdef", "_inputs", "_control_inputs", "_outputs",
-                 "_attrs", "_device", "_traceback", "_id", "_control_outputs",
+                 "_attrs", "_device", "_site", "_id", "_control_outputs",
                  "_control_flow_context", "_original_op", "__weakref__")
 
-    def __init__(self, node_def, g, inputs=None, output_types=None, control_inputs=None,
-                 input_types=None, original_op=None, op_def=None):
-        """TF's constructor: adds the op a NodeDef describes to graph `g` (op_construction)."""
-        from flowloom.framework.op_construction import init_from_node_def
-
-        init_from_node_def(self, node_def, g, inputs, control_inputs, input_types, original_op)
-
+    # TF's constructor `Operation(node_def, g, ...)` is in op_construction; graphs use _init.
     def _init(self, graph, name, opdef, inputs, output_dtypes, attrs, control_inputs, device):
         self._graph = graph
         self._original_op = None
@@ -46,10 +27,13 @@ class Operation:
         self._control_inputs = control_inputs
         self._attrs = attrs
         self._device = device
-        self._traceback = _user_frame()
+        self._site = user_site()  # the user's line, resolved when asked for
         self._control_outputs = []
         self._control_flow_context = None
-        self._outputs = [Tensor(self, i, dt) for i, dt in enumerate(output_dtypes)]
+        if len(output_dtypes) == 1:
+            self._outputs = [Tensor(self, 0, output_dtypes[0])]
+        else:
+            self._outputs = [Tensor(self, i, dt) for i, dt in enumerate(output_dtypes)]
 
     # -- the public TF1 API -------------------------------------------------
     @property
@@ -85,6 +69,18 @@ class Operation:
         from flowloom.framework.meta_graph import op_def_proto
 
         return op_def_proto(self._opdef)
+
+    @property
+    def _traceback(self):
+        """(file, line, function) of the user's line that created the op, or None."""
+        site = self._site
+        if site is not None and type(site[0]) is not str:
+            site = self._site = site_frame(site)
+        return site
+
+    @_traceback.setter
+    def _traceback(self, frame):
+        self._site = frame
 
     @property
     def traceback(self):
@@ -342,13 +338,6 @@ def convert_to_tensor_or_indexed_slices(value, dtype=None, name=None):
     if hasattr(value, "indices") and hasattr(value, "values") and hasattr(value, "dense_shape"):
         return value
     return convert_to_tensor(value, dtype=dtype, name=name)
-
-
-def is_dense_tensor_like(t):
-    return isinstance(t, _DENSE_TENSOR_LIKE_TYPES)  # op_construction.register_dense_tensor_like_type
-
-
-_DENSE_TENSOR_LIKE_TYPES = (Tensor,)
 
 
 def tensor_value_to_numpy(value, dtype):

@@ -120,7 +120,8 @@ def test_set_attr_takes_attr_value_and_shape_tuple():
 
 def test_ops_module_extras_as_tf():
     from flowloom.framework import op_construction as ops_extras
-    from flowloom.framework.ops import convert_to_tensor, is_dense_tensor_like
+    from flowloom.framework.op_construction import is_dense_tensor_like
+    from flowloom.framework.ops import convert_to_tensor
 
     assert not ops_extras.has_default_graph()
     with tf.Graph().as_default():
