@@ -7,11 +7,11 @@ scope also opens a name scope of the same name for the ops created inside it.
 import contextlib
 import enum
 import threading
-import traceback
 
 from flowloom.framework import dtypes
 from flowloom.framework import tensor_shape
 from flowloom.framework.graph import (GraphKeys, get_default_graph, name_scope)
+from flowloom.framework.user_stack import format_sites, user_sites
 from flowloom.ops.state import init_ops
 from flowloom.partitioned_variables import _PartitionInfo, get_partitioned_variable  # noqa: F401
 from flowloom.variables import Variable
@@ -263,7 +263,7 @@ class _VariableStore:
         if name in self._vars:
             if reuse is False:
                 var = self._vars[name]
-                where = getattr(var, "_defined_at", "")
+                where = format_sites(getattr(var, "_defined_at", ()))
                 raise ValueError(
                     f"Variable {name} already exists, disallowed. Did you mean to set "
                     f"reuse=True or reuse=tf.AUTO_REUSE in VarScope? Originally defined at:"
@@ -314,7 +314,8 @@ class _VariableStore:
                      dtype=variable_dtype, validate_shape=validate_shape, constraint=constraint,
                      use_resource=use_resource, synchronization=synchronization,
                      aggregation=aggregation)
-        v._defined_at = "".join(traceback.format_stack(limit=8)[:-4])
+        # As TF: the first 5 frames outside the library, formatted only if an error needs them.
+        v._defined_at = user_sites(5)
         self._vars[name] = v
         if regularizer is not None:
             from flowloom.framework.graph import name_scope as _ns
