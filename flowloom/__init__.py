@@ -200,6 +200,7 @@ debugging.assert_shapes = _assert_shapes
 
 # -- GraphDef, import/export, checkpoints (flowloom/framework/graph_def.py and friends) --------
 from flowloom.framework.importer import import_graph_def  # noqa: E402
+from flowloom.framework import op_construction as _op_construction  # noqa: E402,F401
 from flowloom.framework.tensor_proto import from_numpy as make_tensor_proto  # noqa: E402
 from flowloom.framework.tensor_proto import to_numpy as make_ndarray  # noqa: E402
 from flowloom.proto.attr_value_pb2 import AttrValue, NameAttrList  # noqa: E402,F811

@@ -95,6 +95,7 @@ VIEWS = {
     # tensorflow.python.framework
     "tensorflow.python.framework.ops": ("flowloom", "flowloom.framework.graph",
                                         "flowloom.framework.ops",
+                                        "flowloom.framework.op_construction",
                                         "flowloom.framework.gradients_impl"),
     "tensorflow.python.framework.constant_op": ("flowloom", _OPS + "array.array_ops"),
     "tensorflow.python.framework.tensor_util": (
@@ -141,6 +142,7 @@ VIEWS = {
     "tensorflow.python.ops.functional_ops": ("flowloom", _OPS + "control_flow.functional_ops",
                                              "flowloom.graph_function.functional_call_ops"),
     "tensorflow.python.framework.function": ("flowloom.graph_function.defun",),
+    "tensorflow.python.data.ops.iterator_ops": ("flowloom.data.iterator", "flowloom.data"),
     "tensorflow.python.ops.logging_ops": ("flowloom", _OPS + "checks.logging_ops"),
     "tensorflow.python.ops.check_ops": ("flowloom", "flowloom.debugging",
                                         _OPS + "checks.check_ops"),
