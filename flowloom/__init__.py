@@ -274,6 +274,7 @@ from flowloom.ops.array.array_ops import identity_n, invert_permutation, setdiff
 from flowloom.ops.checks.shape_checks import ensure_shape  # noqa: E402
 from flowloom.ops.state.state_ops import count_up_to  # noqa: E402
 from flowloom.ops.state.init_ops import identity_initializer, orthogonal_initializer  # noqa
+from flowloom.ops.state.init_ops import uniform_unit_scaling_initializer  # noqa: E402
 from flowloom.ops.script.script_ops import numpy_function, py_func, py_function  # noqa: E402
 
 from flowloom import metrics  # noqa: E402
