@@ -19,7 +19,7 @@ class Operation:
     # TF's constructor `Operation(node_def, g, ...)` is in op_construction; graphs use _init.
     def _init(self, graph, name, opdef, inputs, output_dtypes, attrs, control_inputs, device):
         self._graph = graph
-        self._original_op = None
+        self._original_op = graph._default_original_op
         self._name = name
         self._type = opdef.type
         self._opdef = opdef
