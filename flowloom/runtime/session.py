@@ -23,6 +23,9 @@ from flowloom.runtime import host_memory
 from flowloom.runtime import parallel
 from flowloom.runtime import placer
 from flowloom.runtime import tracing
+from flowloom.runtime.session_hooks import (_custom_feed, _custom_fetch,  # noqa: F401
+                                            register_session_run_conversion_functions,
+                                            register_target_hook, target_hook)
 
 
 
@@ -33,16 +36,6 @@ class _DefaultSessionStack(threading.local):
 
 
 _default_session_stack = _DefaultSessionStack()
-
-# fn(session, target, config) -> the cluster runtime of a session with a `grpc://` target
-# (flowloom/distributed/server.py registers it).
-_target_hook = []
-
-
-def register_target_hook(fn):
-    """Makes `fn` give sessions with a `grpc://` target their cluster runtime."""
-    _target_hook[:] = [fn]
-
 
 def get_default_session():
     """Returns the innermost default session of this thread, or None."""
@@ -119,30 +112,6 @@ def _flatten_fetch(fetch, graph, flat):
                     " into a Tensor or Operation.)")
 
 
-_custom_fetch_fns = []  # (type, fn(fetch) -> (parts, combine))
-
-
-def register_session_run_conversion_functions(tensor_type, fetch_function, feed_function=None,
-                                              feed_function_for_partial_run=None):
-    """Lets `Session.run` fetch and feed composite types (SparseTensor, IndexedSlices...)."""
-    _custom_fetch_fns.append((tensor_type, fetch_function, feed_function))
-
-
-def _custom_fetch(fetch):
-    for cls, fetch_fn, _ in _custom_fetch_fns:
-        if isinstance(fetch, cls):
-            parts, combine = fetch_fn(fetch)
-            return parts, combine
-    return None
-
-
-def _custom_feed(key, value):
-    for cls, _, feed_fn in _custom_fetch_fns:
-        if isinstance(key, cls) and feed_fn is not None:
-            return feed_fn(key, value)
-    return None
-
-
 # ---------------------------------------------------------------------------
 
 class BaseSession:
@@ -180,9 +149,8 @@ class BaseSession:
         # A cluster target (`grpc://host:port` of a tf.train.Server): the hook that
         # flowloom/distributed registers gives the session the cluster's devices and runs
         # the steps that span tasks.
-        self._remote = None
-        if target and str(target).startswith("grpc://") and _target_hook:
-            self._remote = _target_hook[0](self, str(target), config)
+        hook = target_hook(target)
+        self._remote = hook(self, str(target), config) if hook is not None else None
 
     # -- properties --------------------------------------------------------------
     @property
