@@ -164,8 +164,8 @@ _SUBMODULES = (
     "bitwise compat contrib data estimator feature_column gfile image io layers lookup losses "
     "metrics nn saved_model summary test train version "
     # flowloom's own packages, attributes of the module as for any imported subpackage
-    "distributed framework namespaces ops platform proto resource_variable runtime template "
-    "variable_enums variables").split()
+    "distributed framework graph_function namespaces ops platform proto resource_variable "
+    "runtime template variable_enums variables").split()
 
 
 def _python_io(module):

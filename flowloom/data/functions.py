@@ -9,15 +9,18 @@ The dataset op that uses it names it in a `func` attr and takes the captured ten
 """
 
 import itertools
+import os
 import threading
 
 import numpy as np
 
-from flowloom.data import structure
+from flowloom.data import structure, vectorize
 from flowloom.framework import nest
 from flowloom.proto import attr_value_pb2
 
 _counter = itertools.count()
+# FLOWLOOM_VECTORIZE_MAP=0 runs every map function element by element.
+VECTORIZE = os.environ.get("FLOWLOOM_VECTORIZE_MAP", "1") != "0"
 
 
 def _function_graph_class():
@@ -98,21 +101,22 @@ class TracedFunction:
                 result = fn(element)
             self.output_spec, self._outputs = _outputs(result)
         self.captured = list(self.graph.captured)
+        num_args = len(self._inputs)
         self._inputs += [p for p in self.graph.placeholders]
+        self._vectorized = vectorize.LazyVectorized(lambda: vectorize.vectorize(
+            self.graph, self._inputs[:num_args], self._inputs[num_args:], self._outputs))
 
     def attr(self):
         """The `func` AttrValue that names this function."""
         return attr_value_pb2.AttrValue(func=attr_value_pb2.NameAttrList(name=self.name))
 
     def bind(self, captured_values):
-        """This function with the values of its captured tensors: a callable of elements."""
+        """This function with the values of its captured tensors: a `BoundFunction`."""
         captured_values = tuple(captured_values)
         if len(captured_values) != len(self.captured):
             raise ValueError(f"{self.name} captures {len(self.captured)} tensors, "
                              f"{len(captured_values)} values given")
-        if not captured_values:
-            return self
-        return lambda element: self(tuple(element) + captured_values)
+        return BoundFunction(self, captured_values)
 
     def __call__(self, element):
         run = self._callable
@@ -127,6 +131,31 @@ class TracedFunction:
                 run = self._callable
         values = run(*element)
         return tuple(np.asarray(v) if not _is_dataset_value(v) else v for v in values)
+
+
+class BoundFunction:
+    """A traced function with its captured values: `bound(element)` runs it on one element;
+    `bound.batched()` is a callable of a list of elements running them at once
+    (flowloom/data/vectorize.py), or None where the function is not batch-safe."""
+
+    __slots__ = ("fn", "captured")
+
+    def __init__(self, fn, captured):
+        self.fn, self.captured = fn, captured
+
+    def __call__(self, element):
+        if self.captured:
+            element = tuple(element) + self.captured
+        return self.fn(element)
+
+    def batched(self):
+        if not VECTORIZE:
+            return None
+        runner = self.fn._vectorized.get()
+        if runner is None:
+            return None
+        captured = self.captured
+        return lambda chunk: runner(chunk, captured)
 
 
 def _is_dataset_value(v):

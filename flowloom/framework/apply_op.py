@@ -48,6 +48,8 @@ def apply_op(op_type, inputs=(), name=None, **attrs):
     for k, v in opdef.attr_defaults.items():
         if k not in attrs:
             attrs[k] = v
+    if opdef.attr_hook is not None:
+        opdef.attr_hook(attrs)
     allowed = opdef.allowed_types
     if allowed:
         for k, types in allowed.items():

@@ -292,6 +292,9 @@ def read_records(path, options=None):
     except FileNotFoundError:
         raise errors.NotFoundError(None, None, f"{path}: No such file or directory") from None
     with file:
+        if not TFRecordOptions.get_compression_type_string(options):
+            yield from _plain_records(file, path)
+            return
         source = _open_source(file, path, options)
         offset = 0
         while True:
@@ -316,6 +319,56 @@ def read_records(path, options=None):
                 )
             yield offset, data
             offset += _HEADER.size + length + _FOOTER.size
+
+
+_BLOCK = 1 << 20
+
+
+def _truncated(path, offset, what, n, remaining):
+    return errors.DataLossError(None, None, f"{path}: truncated record at offset {offset}: "
+                                f"{what} needs {n} bytes, {remaining} left in file")
+
+
+def _plain_records(file, path):
+    """`read_records` of an uncompressed file: the framing read from 1 MiB blocks (the same
+    checks and messages as the stream reader)."""
+    size = os.fstat(file.fileno()).st_size - file.tell()
+    crc, unmask = crc32c.value, crc32c.unmask
+    header, footer = _HEADER.unpack_from, _FOOTER.unpack_from
+    buf, pos, offset = b"", 0, 0  # offset: the stream offset of buf[pos]
+    while True:
+        if len(buf) - pos < _HEADER.size:
+            buf = buf[pos:] + file.read(_BLOCK)
+            pos = 0
+            if not buf:
+                return
+            if len(buf) < _HEADER.size:
+                raise _truncated(path, offset, "header", _HEADER.size - 1, size - offset - 1)
+        length, length_crc = header(buf, pos)
+        if crc(buf[pos:pos + 8]) != unmask(length_crc):
+            raise errors.DataLossError(
+                None, None, f"{path}: corrupted record at offset {offset}: length checksum "
+                "mismatch")
+        total = _HEADER.size + length + _FOOTER.size
+        if pos + total > len(buf):
+            remaining = size - offset - _HEADER.size
+            if length > remaining:
+                raise _truncated(path, offset, "data", length, remaining)
+            if length + _FOOTER.size > remaining:
+                raise _truncated(path, offset, "footer", _FOOTER.size, remaining - length)
+            buf = buf[pos:] + file.read(max(_BLOCK, total - (len(buf) - pos)))
+            pos = 0
+            if len(buf) < total:
+                raise _truncated(path, offset, "data", length, len(buf) - _HEADER.size)
+        start = pos + _HEADER.size
+        data = buf[start:start + length]
+        if crc(data) != unmask(footer(buf, start + length)[0]):
+            raise errors.DataLossError(
+                None, None, f"{path}: corrupted record at offset {offset}: data checksum "
+                "mismatch")
+        yield offset, data
+        offset += total
+        pos += total
 
 
 def tf_record_iterator(path, options=None):
