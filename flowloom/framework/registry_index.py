@@ -10,7 +10,14 @@ INDEX = {
         'flowloom.gradients':
             'flowloom.framework.indexed_slices.IndexedSlices',
     },
+    'graph_library': {
+        'flowloom.graph_function':
+            'function_library',
+    },
     'op': {
+        'flowloom.graph_function.functional_call_ops':
+            'Case For If PartitionedCall RemoteCall StatefulPartitionedCall SymbolicGradient '
+            'While',
         'flowloom.ops.array.array_ops':
             'ConcatOffset ConcatV2 Const ExpandDims Fill Identity IdentityN InvertPermutation '
             'ListDiff OnesLike Pack Placeholder PlaceholderWithDefault Rank Reshape Shape '
