@@ -23,12 +23,14 @@ _TABLE = _lazy_names.parse({
         "quint16 qint32"),
     "flowloom.framework.common_shapes": "RegisterShape",
     "flowloom.framework.device": "DeviceSpec",
+    # op_construction attaches TF's NodeDef constructors and helpers to these classes
+    "flowloom.framework.op_construction": "Graph Operation Tensor",
     "flowloom.framework.graph": (
-        "Graph GraphKeys add_to_collection add_to_collections colocate_with "
+        "GraphKeys add_to_collection add_to_collections colocate_with "
         "control_dependencies device get_collection get_collection_ref get_default_graph "
         "get_name_scope init_scope name_scope reset_default_graph"),
     "flowloom.framework.ops": (
-        "Operation Tensor convert_to_tensor convert_to_tensor_or_indexed_slices "
+        "convert_to_tensor convert_to_tensor_or_indexed_slices "
         "register_tensor_conversion_function"),
     "flowloom.framework.tensor_shape": "Dimension TensorShape dimension_value",
     "flowloom.ops.array.array_ops": (
@@ -145,6 +147,10 @@ _TABLE = _lazy_names.parse({
     "flowloom.ops.strings.hash_ops": "as_string string_to_hash_bucket_fast",
     "flowloom.ops.array.sparse_cross_ops": "sparse_cross sparse_cross_hashed",
     "flowloom.ops.array.sparse_reshape_ops": "sparse_fill_empty_rows sparse_reshape sparse_retain",
+    "flowloom.ops.array.data_flow_ops": "dynamic_partition dynamic_stitch",
+    "flowloom.partitioned_variables": (
+        "create_partitioned_variables fixed_size_partitioner min_max_variable_partitioner "
+        "variable_axis_size_partitioner"),
     # aliases TF1 programs use, and the TF 1.13+ spellings
     "flowloom.ops.math.math_ops#aliases": "mul=multiply sub=subtract neg=negative",
     "flowloom.ops.array.grid_ops#aliases": "linspace=lin_space",
@@ -164,8 +170,8 @@ _SUBMODULES = (
     "bitwise compat contrib data estimator feature_column gfile image io layers lookup losses "
     "metrics nn saved_model summary test train version "
     # flowloom's own packages, attributes of the module as for any imported subpackage
-    "distributed framework graph_function namespaces ops platform proto resource_variable "
-    "runtime template variable_enums variables").split()
+    "distributed framework graph_function namespaces ops partitioned_variables platform proto "
+    "resource_variable runtime template variable_enums variables").split()
 
 
 def _python_io(module):

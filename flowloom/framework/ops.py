@@ -1,37 +1,26 @@
 """Operation and Tensor: the nodes and edges of a graph."""
 
-import os
-import sys
-
 import numpy as np
 
 from flowloom.framework import dtypes
 from flowloom.framework import lazy_registry
 from flowloom.framework import tensor_shape
+from flowloom.framework.user_stack import site_frame, user_site
 
 _UNKNOWN_SHAPE = tensor_shape.unknown_shape()
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-
-
-def _user_frame():
-    """The (file, line, function) of the first caller frame outside flowloom."""
-    f = sys._getframe(2)
-    while f is not None and f.f_code.co_filename.startswith(_PACKAGE_DIR):
-        f = f.f_back
-    if f is None:
-        return None
-    return (f.f_code.co_filename, f.f_lineno, f.f_code.co_name)
 
 
 class Operation:
     """A node in the graph: an instance of an op type with inputs, attrs and a device."""
 
     __slots__ = ("_graph", "_name", "_type", "_opdef", "_inputs", "_control_inputs", "_outputs",
-                 "_attrs", "_device", "_traceback", "_id", "_control_outputs",
-                 "_control_flow_context", "__weakref__")
+                 "_attrs", "_device", "_site", "_id", "_control_outputs",
+                 "_control_flow_context", "_original_op", "__weakref__")
 
-    def __init__(self, graph, name, opdef, inputs, output_dtypes, attrs, control_inputs, device):
+    # TF's constructor `Operation(node_def, g, ...)` is in op_construction; graphs use _init.
+    def _init(self, graph, name, opdef, inputs, output_dtypes, attrs, control_inputs, device):
         self._graph = graph
+        self._original_op = None
         self._name = name
         self._type = opdef.type
         self._opdef = opdef
@@ -39,10 +28,13 @@ class Operation:
         self._control_inputs = control_inputs
         self._attrs = attrs
         self._device = device
-        self._traceback = _user_frame()
+        self._site = user_site()  # the user's line, resolved when asked for
         self._control_outputs = []
         self._control_flow_context = None
-        self._outputs = [Tensor(self, i, dt) for i, dt in enumerate(output_dtypes)]
+        if len(output_dtypes) == 1:
+            self._outputs = [Tensor(self, 0, output_dtypes[0])]
+        else:
+            self._outputs = [Tensor(self, i, dt) for i, dt in enumerate(output_dtypes)]
 
     # -- the public TF1 API -------------------------------------------------
     @property
@@ -75,13 +67,26 @@ class Operation:
 
     @property
     def op_def(self):
-        return self._opdef
+        from flowloom.framework.meta_graph import op_def_proto
+
+        return op_def_proto(self._opdef)
+
+    @property
+    def _traceback(self):
+        """(file, line, function) of the user's line that created the op, or None."""
+        site = self._site
+        if site is not None and type(site[0]) is not str:
+            site = self._site = site_frame(site)
+        return site
+
+    @_traceback.setter
+    def _traceback(self, frame):
+        self._site = frame
 
     @property
     def traceback(self):
         return [self._traceback] if self._traceback else []
 
-    @property
     def values(self):
         return tuple(self._outputs)
 
@@ -101,11 +106,15 @@ class Operation:
         return dict(self._attrs)
 
     def _set_attr(self, name, value):
+        if hasattr(value, "WhichOneof"):  # TF's form: an AttrValue proto
+            from flowloom.framework.graph_def import attr_value_to_python
+
+            value = attr_value_to_python(value)
         self._attrs[name] = value
         self._graph._version += 1
 
     def _set_device(self, device):
-        self._device = device
+        self._device = device.to_string() if hasattr(device, "to_string") else device
         self._graph._version += 1
 
     def _add_control_input(self, op):
@@ -247,7 +256,7 @@ class Tensor:
         from flowloom.framework.errors import OperatorNotAllowedInGraphError
 
         raise OperatorNotAllowedInGraphError(
-            "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed. Use "
+            "using a `tf.Tensor` as a Python `bool` is not allowed in Graph execution. Use "
             "`if t is not None:` instead of `if t:` to test if a tensor is defined, and use "
             "TensorFlow ops such as tf.cond to execute subgraphs conditioned on the value of a "
             "tensor.")
@@ -258,7 +267,7 @@ class Tensor:
         from flowloom.framework.errors import OperatorNotAllowedInGraphError
 
         raise OperatorNotAllowedInGraphError(
-            f"Iterating over a symbolic `tf.Tensor` ({self.name}) is not allowed in graph mode; "
+            f"iterating over `tf.Tensor` ({self.name}) is not allowed in Graph execution; "
             "use tf.unstack(t) to split it into a list of tensors.")
 
     def __len__(self):
@@ -337,10 +346,6 @@ def convert_to_tensor_or_indexed_slices(value, dtype=None, name=None):
     if hasattr(value, "indices") and hasattr(value, "values") and hasattr(value, "dense_shape"):
         return value
     return convert_to_tensor(value, dtype=dtype, name=name)
-
-
-def is_dense_tensor_like(t):
-    return isinstance(t, Tensor)
 
 
 def tensor_value_to_numpy(value, dtype):

@@ -25,7 +25,7 @@ INDEX = {
         'flowloom.ops.array.broadcast_ops':
             'BroadcastGradientArgs BroadcastTo Tile',
         'flowloom.ops.array.data_flow_ops':
-            'DynamicStitch',
+            'DynamicPartition DynamicStitch',
         'flowloom.ops.array.edit_distance_ops':
             'EditDistance',
         'flowloom.ops.array.gather_ops':
@@ -42,6 +42,8 @@ INDEX = {
             'Slice StridedSlice StridedSliceGrad',
         'flowloom.ops.array.sparse_cross_ops':
             'SparseCross',
+        'flowloom.ops.array.sparse_map_ops':
+            'AddManySparseToTensorsMap AddSparseToTensorsMap TakeManySparseFromTensorsMap',
         'flowloom.ops.array.sparse_ops':
             'SparseToDense',
         'flowloom.ops.array.sparse_reshape_ops':
@@ -112,6 +114,8 @@ INDEX = {
             'Bucketize',
         'flowloom.ops.math.einsum_ops':
             'Einsum',
+        'flowloom.ops.math.fused_elementwise':
+            '_FusedElementwise',
         'flowloom.ops.math.histogram_ops':
             'Bincount HistogramFixedWidth',
         'flowloom.ops.math.linalg_ops':
@@ -226,8 +230,12 @@ INDEX = {
     'tensor_conversion': {
         'flowloom.framework.indexed_slices':
             'flowloom.framework.indexed_slices.IndexedSlices',
+        'flowloom.framework.op_construction':
+            'flowloom.framework.ops.Operation',
         'flowloom.ops.array.array_ops':
             'builtins.list builtins.tuple',
+        'flowloom.partitioned_variables':
+            'flowloom.partitioned_variables.PartitionedVariable',
         'flowloom.resource_variable':
             'flowloom.resource_variable.ResourceVariable',
         'flowloom.variables':
