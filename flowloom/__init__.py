@@ -60,7 +60,7 @@ _TABLE = _lazy_names.parse({
         "constant_initializer glorot_normal_initializer glorot_uniform_initializer "
         "ones_initializer random_normal_initializer random_uniform_initializer "
         "truncated_normal_initializer variance_scaling_initializer zeros_initializer "
-        "identity_initializer orthogonal_initializer"),
+        "identity_initializer orthogonal_initializer uniform_unit_scaling_initializer"),
     "flowloom.ops.checks.logging_ops": "Assert=Assert_ Print=Print_ check_numerics print=print_v2",
     "flowloom.ops.math.math_ops": (
         "abs acos add add_n asin atan atan2 cast ceil cos cosh count_nonzero div div_no_nan "

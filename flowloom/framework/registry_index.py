@@ -25,7 +25,7 @@ INDEX = {
         'flowloom.ops.array.broadcast_ops':
             'BroadcastGradientArgs BroadcastTo Tile',
         'flowloom.ops.array.data_flow_ops':
-            'DynamicPartition DynamicStitch',
+            'DynamicPartition DynamicStitch ParallelDynamicStitch',
         'flowloom.ops.array.edit_distance_ops':
             'EditDistance',
         'flowloom.ops.array.gather_ops':
