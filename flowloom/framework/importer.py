@@ -435,7 +435,12 @@ class _Importer:
 
     def _check_colocation(self, node, attrs):
         """As TF: every `loc:@x` names a node of the GraphDef or of the graph."""
-        for text in attrs.get("_class") or ():
+        classes = attrs.get("_class") or ()
+        if not isinstance(classes, (list, tuple)) or \
+                not all(isinstance(c, (str, bytes)) for c in classes):
+            raise ValueError(f"Node '{node.name}' has a _class attr that is not a list of "
+                             f"strings: {classes!r}")
+        for text in classes:
             text = text.decode() if isinstance(text, bytes) else text
             if text.startswith("loc:@") and text[5:] not in self.node_names and \
                     text[5:] not in self.graph._ops_by_name:
