@@ -432,7 +432,11 @@ class _Importer:
 
     def _check_colocation(self, node, attrs):
         """As TF: every `loc:@x` names a node of the GraphDef or of the graph."""
-        for text in attrs.get("_class") or ():
+        classes = attrs.get("_class") or ()
+        if not isinstance(classes, (list, tuple)) or \
+                not all(isinstance(t, (str, bytes)) for t in classes):
+            raise ValueError(f"Node '{node.name}': attr '_class' must be a list of strings")
+        for text in classes:
             text = text.decode() if isinstance(text, bytes) else text
             if text.startswith("loc:@") and text[5:] not in self.node_names and \
                     text[5:] not in self.graph._ops_by_name:
