@@ -437,9 +437,8 @@ class _Importer:
         """As TF: every `loc:@x` names a node of the GraphDef or of the graph."""
         classes = attrs.get("_class") or ()
         if not isinstance(classes, (list, tuple)) or \
-                not all(isinstance(c, (str, bytes)) for c in classes):
-            raise ValueError(f"Node '{node.name}' has a _class attr that is not a list of "
-                             f"strings: {classes!r}")
+                not all(isinstance(t, (str, bytes)) for t in classes):
+            raise ValueError(f"Node '{node.name}': attr '_class' must be a list of strings")
         for text in classes:
             text = text.decode() if isinstance(text, bytes) else text
             if text.startswith("loc:@") and text[5:] not in self.node_names and \

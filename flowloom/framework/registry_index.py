@@ -30,6 +30,8 @@ INDEX = {
             'EditDistance',
         'flowloom.ops.array.gather_ops':
             'GatherNd GatherV2 ScatterNd Select SelectV2 Where',
+        'flowloom.ops.array.gradient_ops':
+            'PreventGradient',
         'flowloom.ops.array.grid_ops':
             'LinSpace Roll',
         'flowloom.ops.array.manip_ops':
