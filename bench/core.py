@@ -1,74 +1,116 @@
-"""Core benchmarks (issue 2): Session.run overhead and graph-construction speed.
+"""Core benchmarks (issue 13): Session.run overhead and graph-construction speed.
 
-Runs the same TF1 program on flowloom and, when a TensorFlow install is available
-(`--tf-python PATH`, default $FLOWLOOM_TF_PYTHON), on
-real TensorFlow in a subprocess, and prints the figures and their ratios.
+Three figures, each from the same TF1 program run on flowloom and on real TensorFlow:
 
-    python3 bench/core.py [--tf-python /path/to/python]
+- `run_us`: `sess.run` of the seed graph (assign_add + identity under control_dependencies);
+- `build_us_per_op`: a chain of 20,000 `tf.add`, per op;
+- `layer_us`: scoped dense layers (`variable_scope` + 2 `get_variable` + matmul + add + relu),
+  per layer (the layer's initializer ops included, as `get_variable` makes them).
+
+flowloom and TensorFlow cannot share a process, so they run in alternating subprocesses,
+`--rounds` times; each figure is the median over rounds of each process's best of a few
+repeats, and the ratio flowloom / TF is the ratio of the medians (lower is better; the
+construction goal is <= 0.05x). TensorFlow is the one named by `--tf-python`, else
+$FLOWLOOM_TF1_PYTHON (TF 1.15), else $FLOWLOOM_TF_PYTHON (TF 2.x compat.v1); with none,
+flowloom's figures are printed alone.
+
+    python3 bench/core.py [--rounds 5] [--tf-python /path/to/python] [--only build,layer]
 """
 
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 
+# Runs on TF 1.15's Python 3.7 too: keep the syntax plain.
 PROGRAM = r'''
 import json, sys, time
-which = sys.argv[1]
+which, only = sys.argv[1], sys.argv[2].split(",")
 if which == "tf":
     import os
     os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
     import tensorflow.compat.v1 as tf
     tf.disable_v2_behavior()
+    tf.logging.set_verbosity(tf.logging.ERROR)
 else:
     import flowloom as tf
 
 def best_of(fn, repeat):
-    best = float("inf")
-    for _ in range(repeat):
-        best = min(best, fn())
-    return best
+    return min(fn() for _ in range(repeat))
 
-# 1. sess.run of the seed graph: assign_add + identity under control_dependencies.
-x = tf.Variable(0.0)
-x_plus_1 = tf.assign_add(x, 1)
-with tf.control_dependencies([x_plus_1]):
-    y = tf.identity(x)
-sess = tf.Session()
-sess.run(tf.global_variables_initializer())
-for _ in range(200):
-    sess.run(y)
-def run_calls(n=2000):
-    t0 = time.perf_counter()
-    for _ in range(n):
-        sess.run(y)
-    return (time.perf_counter() - t0) / n
-run_us = best_of(run_calls, 5) * 1e6
-
-# 2. graph construction: a chain of 20,000 tf.add.
-def build(n=20000):
+out = {}
+if "run" in only:
+    # 1. sess.run of the seed graph: assign_add + identity under control_dependencies.
     g = tf.Graph()
     with g.as_default():
-        t = tf.constant(0.0)
-        one = tf.constant(1.0)
-        t0 = time.perf_counter()
-        for _ in range(n):
-            t = tf.add(t, one)
-        return (time.perf_counter() - t0) / n
-build_us = best_of(build, 2) * 1e6
-print(json.dumps({"run_us": run_us, "build_us_per_op": build_us}))
+        x = tf.Variable(0.0)
+        x_plus_1 = tf.assign_add(x, 1)
+        with tf.control_dependencies([x_plus_1]):
+            y = tf.identity(x)
+        sess = tf.Session()
+        sess.run(tf.global_variables_initializer())
+        for _ in range(200):
+            sess.run(y)
+        def run_calls(n=2000):
+            t0 = time.perf_counter()
+            for _ in range(n):
+                sess.run(y)
+            return (time.perf_counter() - t0) / n
+        out["run_us"] = best_of(run_calls, 5) * 1e6
+        sess.close()
+
+if "build" in only:
+    # 2. graph construction: a chain of 20,000 tf.add.
+    def build(n=20000):
+        g = tf.Graph()
+        with g.as_default():
+            t = tf.constant(0.0)
+            one = tf.constant(1.0)
+            t0 = time.perf_counter()
+            for _ in range(n):
+                t = tf.add(t, one)
+            return (time.perf_counter() - t0) / n
+    out["build_us_per_op"] = best_of(build, 3) * 1e6
+
+if "layer" in only:
+    # 3. graph construction: scoped dense layers, the way TF1 models build them.
+    def layers(n=300, width=64):
+        g = tf.Graph()
+        with g.as_default():
+            h = tf.placeholder(tf.float32, [None, width])
+            t0 = time.perf_counter()
+            for i in range(n):
+                with tf.variable_scope("layer%d" % i):
+                    w = tf.get_variable("weights", [width, width])
+                    b = tf.get_variable("biases", [width],
+                                        initializer=tf.zeros_initializer())
+                    h = tf.nn.relu(tf.matmul(h, w) + b)
+            return (time.perf_counter() - t0) / n
+    out["layer_us"] = best_of(layers, 3) * 1e6
+print(json.dumps(out))
 '''
 
+ROWS = (("run", "run_us", "sess.run(seed graph), us/call", 0.5),
+        ("build", "build_us_per_op", "construction, 20,000-op add chain, us/op", 0.05),
+        ("layer", "layer_us", "construction, scoped dense layer, us/layer", 0.05))
 
-def measure(python, which):
-    out = subprocess.run([python, "-c", PROGRAM, which], capture_output=True, text=True,
-                         check=True, env=dict(os.environ, PYTHONPATH=os.getcwd()))
+
+def measure(python, which, only):
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    out = subprocess.run([python, "-c", PROGRAM, which, ",".join(only)], capture_output=True,
+                         text=True, env=env)
+    if out.returncode:
+        raise SystemExit(f"{which} failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def find_tf_python(explicit):
-    for cand in [explicit or os.environ.get("FLOWLOOM_TF_PYTHON")]:
+    for cand in (explicit, os.environ.get("FLOWLOOM_TF1_PYTHON"),
+                 os.environ.get("FLOWLOOM_TF_PYTHON")):
         if cand and os.path.exists(cand):
             ok = subprocess.run([cand, "-c", "import tensorflow"], capture_output=True)
             if ok.returncode == 0:
@@ -76,23 +118,44 @@ def find_tf_python(explicit):
     return None
 
 
+def tf_version(python):
+    out = subprocess.run([python, "-c", "import tensorflow as tf; print(tf.__version__)"],
+                         capture_output=True, text=True,
+                         env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
+    return out.stdout.strip().splitlines()[-1] if out.returncode == 0 else "?"
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__)
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tf-python")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--only", default="run,build,layer",
+                    help="comma-separated subset of run,build,layer")
     args = ap.parse_args()
-    fl = measure(sys.executable, "flowloom")
+    only = [k for k in args.only.split(",") if k]
     tfp = find_tf_python(args.tf_python)
-    tf = measure(tfp, "tf") if tfp else None
-    print(f"{'benchmark':<34}{'flowloom':>12}{'TensorFlow':>12}{'ratio':>8}")
-    for key, label in (("run_us", "sess.run(seed graph), us/call"),
-                       ("build_us_per_op", "graph construction, us/op")):
-        t = f"{tf[key]:12.1f}" if tf else f"{'n/a':>12}"
-        r = f"{fl[key] / tf[key]:8.3f}" if tf else f"{'':>8}"
-        print(f"{label:<34}{fl[key]:12.1f}{t}{r}")
-    if tf:
-        print(f"\nsess.run: flowloom takes {fl['run_us'] / tf['run_us']:.2f}x TensorFlow's time "
-              f"(target <= 0.5x); graph construction is {tf['build_us_per_op'] / fl['build_us_per_op']:.1f}x "
-              "faster (target >= 20x)")
+    fls, tfs = [], []
+    for _ in range(args.rounds):
+        fls.append(measure(sys.executable, "flowloom", only))
+        if tfp:
+            tfs.append(measure(tfp, "tf", only))
+    where = f"TensorFlow {tf_version(tfp)}" if tfp else "no TensorFlow (set FLOWLOOM_TF1_PYTHON)"
+    print(f"median of {args.rounds} alternating rounds; {where}")
+    print(f"{'benchmark':<44}{'flowloom':>10}{'TF':>10}{'fl/TF':>8}{'target':>8}")
+    for key, field, label, target in ROWS:
+        if key not in only:
+            continue
+        fl = statistics.median(r[field] for r in fls)
+        if tfs:
+            tf = statistics.median(r[field] for r in tfs)
+            print(f"{label:<44}{fl:10.2f}{tf:10.2f}{fl / tf:8.3f}{target:8.2f}")
+        else:
+            print(f"{label:<44}{fl:10.2f}{'n/a':>10}")
+    if tfs:
+        per_round = {f: [a[f] / b[f] for a, b in zip(fls, tfs)] for _, f, _, _ in ROWS
+                     if f in fls[0]}
+        print("per-round ratios: " + "; ".join(
+            f"{f} " + " ".join(f"{r:.3f}" for r in rs) for f, rs in per_round.items()))
 
 
 if __name__ == "__main__":

@@ -87,6 +87,9 @@ from flowloom.variable_enums import VariableAggregation, VariableSynchronization
 from flowloom.variables import (disable_resource_variables,  # noqa: E402
                                 enable_resource_variables, resource_variables_enabled)
 import flowloom.resource_variable  # noqa: E402,F401  (registers ResourceVariable conversion)
+from flowloom.partitioned_variables import (  # noqa: E402
+    create_partitioned_variables, fixed_size_partitioner, min_max_variable_partitioner,
+    variable_axis_size_partitioner)
 
 from flowloom import layers, nn
 from flowloom.gradients import (AggregationMethod, IndexedSlices, NotDifferentiable,
@@ -329,3 +332,6 @@ from flowloom import feature_column  # noqa: E402 - tf.feature_column
 
 # tf.estimator: Estimator, specs, RunConfig, exports, input functions (flowloom/estimator).
 from flowloom import estimator  # noqa: E402
+
+# Graph functions (flowloom/graph_function): function.Defun, FunctionDef libraries, If/While/For.
+import flowloom.graph_function  # noqa: E402,F401

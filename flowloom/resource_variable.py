@@ -111,7 +111,9 @@ class ResourceVariable(Variable):
         self._aggregation = VariableAggregation(getattr(variable_def, "aggregation", 0))
         self._constraint = None
         self._caching_device = None
-        self._save_slice_info = None
+        from flowloom.variables import _slice_info_of
+
+        self._save_slice_info = _slice_info_of(variable_def, import_scope)
 
     # -- graph elements ------------------------------------------------------------------
     @property

@@ -7,12 +7,13 @@ scope also opens a name scope of the same name for the ops created inside it.
 import contextlib
 import enum
 import threading
-import traceback
 
 from flowloom.framework import dtypes
 from flowloom.framework import tensor_shape
 from flowloom.framework.graph import (GraphKeys, get_default_graph, name_scope)
+from flowloom.framework.user_stack import format_sites, user_sites
 from flowloom.ops.state import init_ops
+from flowloom.partitioned_variables import _PartitionInfo, get_partitioned_variable  # noqa: F401
 from flowloom.variables import Variable
 
 
@@ -124,6 +125,11 @@ class VariableScope:
     def set_use_resource(self, use_resource):
         self._use_resource = use_resource
 
+    def _get_partitioned_variable(self, var_store, name, **kwargs):
+        from flowloom.partitioned_variables import scope_get_partitioned_variable
+
+        return scope_get_partitioned_variable(self, var_store, name, **kwargs)
+
     def get_variable(self, var_store, name, shape=None, dtype=None, initializer=None,
                      regularizer=None, reuse=None, trainable=None, collections=None,
                      caching_device=None, partitioner=None, validate_shape=True,
@@ -186,6 +192,7 @@ class _VariableStore:
 
     def __init__(self):
         self._vars = {}
+        self._partitioned_vars = {}
         self._lock = threading.RLock()
 
     def get_variable(self, name, shape=None, dtype=dtypes.float32, initializer=None,
@@ -198,14 +205,28 @@ class _VariableStore:
         synchronization, aggregation, trainable = \
             validate_synchronization_aggregation_trainable(synchronization, aggregation,
                                                            trainable, name)
-        if partitioner is not None:
-            raise NotImplementedError("partitioned variables (get_variable with a partitioner)")
 
         def true_getter(name, shape=None, dtype=dtypes.float32, initializer=None,
                         regularizer=None, reuse=None, trainable=None, collections=None,
                         caching_device=None, partitioner=None, validate_shape=True,
                         use_resource=None, constraint=None, synchronization=None,
                         aggregation=None, **kwargs):
+            is_scalar = shape is not None and isinstance(shape, (list, tuple)) and not shape
+            partitioned = partitioner is not None and not is_scalar
+            if partitioned and not callable(partitioner):
+                raise ValueError(f"Partitioner must be callable, but received: {partitioner}")
+            # Reusing a partitioned variable needs no partitioner.
+            if partitioned or (reuse is True and name in self._partitioned_vars):
+                with name_scope(None):
+                    return get_partitioned_variable(
+                        self, name, partitioner if partitioned else None, shape, dtype,
+                        initializer, regularizer, reuse, trainable, collections,
+                        caching_device, validate_shape, use_resource, constraint,
+                        synchronization, aggregation)
+            if "%s/part_0" % name in self._vars:
+                raise ValueError("No partitioner was provided, but a partitioned version of "
+                                 f"the variable was found: {name}/part_0. Perhaps a variable "
+                                 "of the same name was already created with partitioning?")
             return self._get_single_variable(
                 name, shape, dtype, initializer, regularizer, reuse, trainable, collections,
                 caching_device, validate_shape, constraint, use_resource, synchronization,
@@ -231,7 +252,7 @@ class _VariableStore:
     def _get_or_create_variable(self, name, shape, dtype, initializer, regularizer, reuse,
                                 trainable, collections, caching_device, validate_shape,
                                 constraint, use_resource=None, synchronization=None,
-                                aggregation=None):
+                                aggregation=None, partition_info=None):
         initializing_from_value = initializer is not None and not callable(initializer) and \
             not isinstance(initializer, type)
         shape = tensor_shape.as_shape(shape) if shape is not None else \
@@ -242,7 +263,7 @@ class _VariableStore:
         if name in self._vars:
             if reuse is False:
                 var = self._vars[name]
-                where = getattr(var, "_defined_at", "")
+                where = format_sites(getattr(var, "_defined_at", ()))
                 raise ValueError(
                     f"Variable {name} already exists, disallowed. Did you mean to set "
                     f"reuse=True or reuse=tf.AUTO_REUSE in VarScope? Originally defined at:"
@@ -276,7 +297,8 @@ class _VariableStore:
                 initializer = initializer(dtype=dtype)
             if shape.is_fully_defined():
                 def init_val():
-                    return initializer(shape.as_list(), dtype=dtype, partition_info=None)
+                    return initializer(shape.as_list(), dtype=dtype,
+                                       partition_info=partition_info)
                 variable_dtype = dtype.base_dtype
             elif _takes_no_required_args(initializer):
                 # As TF: a callable whose arguments all have defaults gives the value itself.
@@ -292,7 +314,8 @@ class _VariableStore:
                      dtype=variable_dtype, validate_shape=validate_shape, constraint=constraint,
                      use_resource=use_resource, synchronization=synchronization,
                      aggregation=aggregation)
-        v._defined_at = "".join(traceback.format_stack(limit=8)[:-4])
+        # As TF: the first 5 frames outside the library, formatted only if an error needs them.
+        v._defined_at = user_sites(5)
         self._vars[name] = v
         if regularizer is not None:
             from flowloom.framework.graph import name_scope as _ns
@@ -368,6 +391,13 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
         caching_device=caching_device, partitioner=partitioner, validate_shape=validate_shape,
         use_resource=use_resource, custom_getter=custom_getter, constraint=constraint,
         synchronization=synchronization, aggregation=aggregation)
+
+
+def _get_partitioned_variable(name, shape=None, dtype=None, initializer=None, **kwargs):
+    """The PartitionedVariable `name` of the current scope (`create_partitioned_variables`)."""
+    return get_variable_scope()._get_partitioned_variable(
+        _get_default_variable_store(), name, shape=shape, dtype=dtype, initializer=initializer,
+        **kwargs)
 
 
 def get_local_variable(name, shape=None, dtype=None, initializer=None, **kwargs):

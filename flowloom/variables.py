@@ -10,6 +10,7 @@ from flowloom.framework.ops import convert_to_tensor, register_tensor_conversion
 from flowloom.framework import tensor_shape
 from flowloom.ops.array import array_ops
 from flowloom.ops.state import state_ops
+from flowloom.partitioned_variables import PartitionedVariable, SaveSliceInfo  # noqa: F401
 from flowloom.variable_enums import (VariableAggregation, VariableAggregationV2,  # noqa: F401
                                      VariableSynchronization)
 
@@ -153,7 +154,7 @@ class Variable:
         self._aggregation = VariableAggregation(getattr(variable_def, "aggregation", 0))
         self._constraint = None
         self._caching_device = None
-        self._save_slice_info = None
+        self._save_slice_info = _slice_info_of(variable_def, import_scope)
 
     # -- graph elements ------------------------------------------------------------
     def _as_graph_element(self):
@@ -292,6 +293,14 @@ class Variable:
 
         return variable_to_proto(self, export_scope)
 
+    # -- partitions ---------------------------------------------------------------------
+    def _set_save_slice_info(self, save_slice_info):
+        """Marks this variable as the slice `save_slice_info` of a partitioned variable."""
+        self._save_slice_info = save_slice_info
+
+    def _get_save_slice_info(self):
+        return self._save_slice_info
+
     # -- Python ------------------------------------------------------------------------
     def __repr__(self):
         return "<tf.Variable '%s' shape=%s dtype=%s>" % (self.name, self.shape, self.dtype.name)
@@ -319,6 +328,14 @@ class Variable:
                                   "array.")
 
 
+def _slice_info_of(variable_def, import_scope):
+    """The SaveSliceInfo a VariableDef records, or None."""
+    if variable_def.HasField("save_slice_info_def"):
+        return SaveSliceInfo(save_slice_info_def=variable_def.save_slice_info_def,
+                             import_scope=import_scope)
+    return None
+
+
 def _operator_forwarder(name):
     def op(self, *args):
         return getattr(self._snapshot, name)(*args)
@@ -337,6 +354,7 @@ for _name in OPERATOR_NAMES:
 
 RefVariable = Variable
 VariableV1 = Variable
+Variable.SaveSliceInfo = SaveSliceInfo
 
 
 def _variable_to_tensor(v, dtype=None, name=None, as_ref=False):

@@ -16,46 +16,36 @@ def apply_op(op_type, inputs=(), name=None, **attrs):
     opdef = op_registry._REGISTRY.get(op_type)
     if opdef is None:
         raise ValueError(f"Op type not registered '{op_type}'")
+    fast = opdef._fast
+    if fast is None:
+        fast = opdef._fast = _fast_spec(opdef)
+    if fast:
+        op = _apply_fast(opdef, fast, inputs, name, attrs)
+        if op is not None:
+            return op
     args = opdef.input_args
     if len(inputs) != len(args):
         raise TypeError(f"{op_type} takes {len(args)} inputs, got {len(inputs)}")
-    # Fast path: every input is already a tensor of one graph (most calls).
-    graph = None
-    for v in inputs:
-        if isinstance(v, Tensor):
-            graph = v._op._graph
-            default = get_default_graph()
-            if default is not graph and default._outer_graph is not None:
-                graph = default  # a function being built captures outer tensors
-            break
-    else:
-        graph = _graph_of([x for v in inputs for x in (v if isinstance(v, (list, tuple)) else [v])]) \
-            if inputs else get_default_graph()
+    graph = _graph_of([x for v in inputs for x in (v if isinstance(v, (list, tuple)) else [v])]) \
+        if inputs else get_default_graph()
     if name and name[-1] == "/":
         op_name = name[:-1]
     else:
         op_name = graph.unique_name(name or op_type)
-    flat = _tensor_inputs_fast(opdef, inputs, attrs)
-    if flat is None:
-        # Python values become Const ops named after their argument, inside the op's scope
-        # (`add/y`), as TF names them.
-        saved_stack = graph._name_stack
-        graph._name_stack = op_name
-        try:
-            flat = _convert_inputs(op_type, opdef, args, inputs, attrs)
-        finally:
-            graph._name_stack = saved_stack
+    # Python values become Const ops named after their argument, inside the op's scope
+    # (`add/y`), as TF names them.
+    saved_stack = graph._name_stack
+    graph._name_stack = op_name
+    try:
+        flat = _convert_inputs(op_type, opdef, args, inputs, attrs)
+    finally:
+        graph._name_stack = saved_stack
     for k, v in opdef.attr_defaults.items():
         if k not in attrs:
             attrs[k] = v
-    allowed = opdef.allowed_types
-    if allowed:
-        for k, types in allowed.items():
-            if k in attrs and attrs[k] not in types:
-                raise TypeError(
-                    f"Value passed to parameter '{_arg_of_attr(opdef, k)}' has DataType "
-                    f"{attrs[k].name} not in list of allowed values: "
-                    f"{', '.join(t.name for t in types)}")
+    if opdef.attr_hook is not None:
+        opdef.attr_hook(attrs)
+    _check_allowed(opdef, attrs)
     out_dtypes = _output_dtypes(opdef, attrs, flat)
     if opdef.ref_input_indices:
         # TF creates an op that writes through a reference colocated with the variable.
@@ -66,28 +56,25 @@ def apply_op(op_type, inputs=(), name=None, **attrs):
     return graph._create_op_internal(opdef, flat, out_dtypes, attrs, op_name)
 
 
-def _simple_signature(opdef):
-    """(type_attr, fixed_dtype) per input when every input is one non-ref tensor, else False."""
-    sig = []
-    for arg in opdef.input_args:
-        if arg.is_list or arg.is_ref:
-            return False
-        sig.append((arg.type_attr, arg.fixed_dtype))
-    return tuple(sig)
+def _fast_spec(opdef):
+    """What the fast path needs of an op type whose inputs are single non-reference tensors
+    and whose outputs are single tensors, worked out once per type; False for other types."""
+    if any(a.is_list or a.is_ref for a in opdef.input_args) or \
+            any(a.is_list for a in opdef.output_args):
+        return False
+    sig = tuple((a.type_attr, a.fixed_dtype) for a in opdef.input_args)
+    outs = tuple((a.type_attr, a.fixed_dtype, a.is_ref) for a in opdef.output_args)
+    allowed = tuple((k, tuple(v)) for k, v in opdef.allowed_types.items())
+    return sig, tuple(opdef.attr_defaults.items()), allowed, outs
 
 
-def _tensor_inputs_fast(opdef, inputs, attrs):
-    """The inputs, when they are all Tensors of the right types for a simple signature.
-
-    Returns None to send the call down the general path (conversions, lists, references and
-    every error message live there).
-    """
-    sig = opdef.__dict__.get("_simple_signature")
-    if sig is None:
-        sig = opdef._simple_signature = _simple_signature(opdef)
-    if not sig:
+def _apply_fast(opdef, fast, inputs, name, attrs):
+    """The op, when every input is already a Tensor of the right type (most calls); None
+    sends the call down the general path (conversions and every error message live there)."""
+    sig, defaults, allowed, outs = fast
+    if len(inputs) != len(sig):
         return None
-    bound = {}
+    graph = bound = None
     for (type_attr, fixed), t in zip(sig, inputs):
         if type(t) is not Tensor:
             return None
@@ -96,14 +83,52 @@ def _tensor_inputs_fast(opdef, inputs, attrs):
             if base is not fixed:
                 return None
         else:
-            want = attrs.get(type_attr, bound.get(type_attr))
+            want = attrs.get(type_attr)
+            if want is None and bound is not None:
+                want = bound.get(type_attr)
             if want is None:
+                if bound is None:
+                    bound = {}
                 bound[type_attr] = base
             elif want is not base:
                 return None
-    for k, v in bound.items():
-        attrs.setdefault(k, v)
-    return list(inputs)
+        if graph is None:
+            graph = t._op._graph
+    if bound:
+        attrs.update(bound)
+    default = get_default_graph()
+    if graph is None or (default is not graph and default._outer_graph is not None):
+        graph = default  # no inputs, or a function being built captures outer tensors
+    for k, v in defaults:
+        if k not in attrs:
+            attrs[k] = v
+    if opdef.attr_hook is not None:
+        opdef.attr_hook(attrs)
+    for k, types in allowed:
+        if k in attrs and attrs[k] not in types:
+            _check_allowed(opdef, attrs)
+    out_dtypes = []
+    for type_attr, fixed, is_ref in outs:
+        dt = fixed if fixed is not None else attrs.get(type_attr)
+        if dt is None:
+            return None
+        if type(dt) is not dtypes.DType:
+            dt = dtypes.as_dtype(dt)
+        out_dtypes.append(dt._as_ref if is_ref else dt)
+    if name and name[-1] == "/":
+        op_name = name[:-1]
+    else:
+        op_name = graph.unique_name(name or opdef.type)
+    return graph._create_op_internal(opdef, list(inputs), out_dtypes, attrs, op_name)
+
+
+def _check_allowed(opdef, attrs):
+    for k, types in opdef.allowed_types.items():
+        if k in attrs and attrs[k] not in types:
+            raise TypeError(
+                f"Value passed to parameter '{_arg_of_attr(opdef, k)}' has DataType "
+                f"{attrs[k].name} not in list of allowed values: "
+                f"{', '.join(t.name for t in types)}")
 
 
 def _create_colocated(graph, tensors, opdef, flat, out_dtypes, attrs, op_name):

@@ -103,6 +103,8 @@ def get_gradient_function(op):
     if op_type in _NAMED_GRADIENTS:
         return _NAMED_GRADIENTS[op_type]
     opdef = op_registry.get(op_type)
+    if opdef is None and op_type == op._type:
+        opdef = op._opdef  # a call of a function of the graph's library
     if opdef is not None:
         if opdef.grad_none:
             return None

@@ -8,49 +8,12 @@ from flowloom.framework import dtypes
 from flowloom.framework import errors
 from flowloom.framework import observers
 from flowloom.framework import op_def as op_registry
+from flowloom.framework.graph_keys import GraphKeys  # noqa: F401 - tf.GraphKeys lives here too
 from flowloom.framework.ops import Operation, Tensor
 from flowloom.framework.tensor_shape import TensorShape, as_shape
 
 _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
 _VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
-
-
-class GraphKeys:
-    """Standard names for graph collections (`tf.GraphKeys`)."""
-
-    GLOBAL_VARIABLES = "variables"
-    LOCAL_VARIABLES = "local_variables"
-    METRIC_VARIABLES = "metric_variables"
-    MODEL_VARIABLES = "model_variables"
-    TRAINABLE_VARIABLES = "trainable_variables"
-    SUMMARIES = "summaries"
-    QUEUE_RUNNERS = "queue_runners"
-    TABLE_INITIALIZERS = "table_initializer"
-    ASSET_FILEPATHS = "asset_filepaths"
-    MOVING_AVERAGE_VARIABLES = "moving_average_variables"
-    REGULARIZATION_LOSSES = "regularization_losses"
-    CONCATENATED_VARIABLES = "concatenated_variables"
-    SAVERS = "savers"
-    WEIGHTS = "weights"
-    BIASES = "biases"
-    ACTIVATIONS = "activations"
-    UPDATE_OPS = "update_ops"
-    LOSSES = "losses"
-    SAVEABLE_OBJECTS = "saveable_objects"
-    RESOURCES = "resources"
-    LOCAL_RESOURCES = "local_resources"
-    TRAINABLE_RESOURCE_VARIABLES = "trainable_resource_variables"
-    INIT_OP = "init_op"
-    LOCAL_INIT_OP = "local_init_op"
-    READY_OP = "ready_op"
-    READY_FOR_LOCAL_INIT_OP = "ready_for_local_init_op"
-    SUMMARY_OP = "summary_op"
-    GLOBAL_STEP = "global_step"
-    EVAL_STEP = "eval_step"
-    TRAIN_OP = "train_op"
-    COND_CONTEXT = "cond_context"
-    WHILE_CONTEXT = "while_context"
-    VARIABLES = GLOBAL_VARIABLES
 
 
 class Graph:
@@ -66,7 +29,7 @@ class Graph:
         self._names_in_use = {}
         # As TF: the name scope is per thread; the control-dependency, device and colocation
         # stacks are shared until `switch_to_thread_local()`, then per thread.
-        self._thread_local = threading.local()
+        self._thread_local = _ThreadState()
         self._stack_state_is_thread_local = False
         self._graph_control_dependencies_stack = []  # list of _ControlDependenciesController
         self._graph_device_function_stack = []  # callables op -> device string
@@ -90,7 +53,7 @@ class Graph:
     # -- per-thread construction state ----------------------------------------
     @property
     def _name_stack(self):
-        return getattr(self._thread_local, "name_stack", "")
+        return self._thread_local.name_stack
 
     @_name_stack.setter
     def _name_stack(self, value):
@@ -169,7 +132,7 @@ class Graph:
 
     def unique_name(self, name, mark_as_used=True):
         """Returns `name` under the current name scope, made unique as TF does (`x_1`)."""
-        stack = self._name_stack
+        stack = self._thread_local.name_stack
         if stack:
             name = stack + "/" + name
         with self._lock:
@@ -177,17 +140,19 @@ class Graph:
 
     def _unique_name_locked(self, name, mark_as_used):
         key = name.lower()
-        i = self._names_in_use.get(key, 0)
+        in_use = self._names_in_use
+        i = in_use.get(key, 0)
         if mark_as_used:
-            self._names_in_use[key] = i + 1
+            in_use[key] = i + 1
         if i > 0:
             base_key = key
-            while key in self._names_in_use:
-                key = "%s_%d" % (base_key, i)
+            key = "%s_%d" % (base_key, i)
+            while key in in_use:
                 i += 1
+                key = "%s_%d" % (base_key, i)
             if mark_as_used:
-                self._names_in_use[key] = 1
-            name = "%s_%d" % (name, i - 1)
+                in_use[key] = 1
+            name = "%s_%d" % (name, i)
         return name
 
     @contextlib.contextmanager
@@ -251,12 +216,19 @@ class Graph:
                         f"Tensor {t!r} must be from the same graph as the op being created "
                         f"({name}).")
                 inputs[i] = captured
-        control_stack = self._control_dependencies_stack
-        control_inputs = self._current_control_inputs(inputs, control_stack)
+        if self._stack_state_is_thread_local:
+            control_stack = self._control_dependencies_stack
+            colocation_stack = self._colocation_stack
+            device_stack = self._device_function_stack
+        else:
+            control_stack = self._graph_control_dependencies_stack
+            colocation_stack = self._graph_colocation_stack
+            device_stack = self._graph_device_function_stack
+        control_inputs = self._current_control_inputs(inputs, control_stack) \
+            if control_stack else []
         if self._attr_scope_map:
             for k, v in self._attr_scope_map.items():
                 attrs.setdefault(k, v)
-        colocation_stack = self._colocation_stack
         if colocation_stack:
             # TF: the union of the groups of every op on the colocation stack, sorted.
             attrs["_class"] = sorted({g.decode() for c in colocation_stack
@@ -267,13 +239,15 @@ class Graph:
         op = Operation(self, name, opdef, inputs, output_dtypes, attrs, control_inputs, "")
         for t in inputs:
             t._consumers.append(op)
-        for c in control_inputs:
-            c._control_outputs.append(op)
-        for controller in control_stack:
-            controller.ops_created.add(op)
+        if control_stack:
+            for c in control_inputs:
+                c._control_outputs.append(op)
+            for controller in control_stack:
+                controller.ops_created.add(op)
         self._ops_by_name[name] = op
-        self._ops.append(op)
-        op._id = len(self._ops)
+        ops = self._ops
+        ops.append(op)
+        op._id = len(ops)
         if opdef.shape_fn is not None:
             try:
                 _set_shapes(op, opdef)
@@ -282,13 +256,14 @@ class Graph:
                 raise
         # Device functions see the op with its output shapes set, as in TF (a ps strategy
         # such as byte_size_load_fn reads them).
-        if self._device_function_stack:
+        if device_stack:
             op._device = self._apply_device_functions(op)
-        for colocated in reversed(colocation_stack):
-            # The innermost colocation op that has a device gives it (after device scopes).
-            if colocated._device:
-                op._device = colocated._device
-                break
+        if colocation_stack:
+            for colocated in reversed(colocation_stack):
+                # The innermost colocation op with a device gives it (after device scopes).
+                if colocated._device:
+                    op._device = colocated._device
+                    break
         if self._control_flow_context is not None:
             # cond/while_loop: the context rewires inputs (Switch, Enter) inside the op's own
             # name scope (`cond/add/Switch`), as TF does.
@@ -646,6 +621,10 @@ class _ControlDependenciesController:
             g._control_dependencies_stack = self._old_stack
             g._control_flow_context = self._old_context
         return False
+
+
+class _ThreadState(threading.local):
+    name_stack = ""  # each thread starts at the root name scope
 
 
 class _StackPush:

@@ -277,6 +277,10 @@ def variable_to_proto(variable, export_scope=None):
         proto.synchronization = sync.value  # the enums' values are the proto's
     if agg is not None:
         proto.aggregation = agg.value
+    info = getattr(variable, "_save_slice_info", None)
+    slice_def = info.to_proto(export_scope) if info is not None else None
+    if slice_def is not None:
+        proto.save_slice_info_def.MergeFrom(slice_def)
     return proto
 
 

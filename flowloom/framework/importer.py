@@ -68,13 +68,27 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     mapped_values = [v for v in input_map.values() if isinstance(v, Tensor)]
     with name_scope(name, "import", mapped_values or None) as scope:
         prefix = scope[:-1] if scope else ""
+        if graph_def.library.function or graph_def.library.gradient:
+            if not _library_hooks:
+                raise errors.UnimplementedError(None, None, "function libraries need "
+                                                "flowloom.function (import flowloom)")
+            _library_hooks[0](graph, graph_def.library)
         importer = _Importer(graph, graph_def, input_map, prefix, producer_op_list)
         results = importer.run(return_elements)
-        if graph_def.library.function or graph_def.library.gradient:
-            library = getattr(graph, "_function_library", None) or type(graph_def.library)()
-            library.MergeFrom(graph_def.library)
-            graph._function_library = library
     return results
+
+
+# The function package registers how a GraphDef's function library is added to a graph.
+_library_hooks = []
+
+
+def _opdef_of(graph, op_type):
+    """The OpDef of `op_type`: registered, or a function of the graph's library."""
+    opdef = op_registry.get(op_type)
+    if opdef is None:
+        body = getattr(graph, "_functions", {}).get(op_type)
+        opdef = body.opdef if body is not None else None
+    return opdef
 
 
 def _check_input_map(input_map):
@@ -241,7 +255,7 @@ class _Importer:
             nodes[node.name] = node
         parsed = {}
         for node in nodes.values():
-            if op_registry.get(node.op) is None:
+            if _opdef_of(self.graph, node.op) is None:
                 raise errors.NotFoundError(
                     None, None, f"Op type not registered '{node.op}' in binary running on "
                     "flowloom. Make sure the Op and Kernel are registered in the binary running "
@@ -407,7 +421,7 @@ class _Importer:
     def _create(self, node, inputs):
         graph = self.graph
         full = self.full_name(node.name)
-        opdef = op_registry.get(node.op)
+        opdef = _opdef_of(graph, node.op)
         attrs = self._attrs(node, opdef, full)
         data, control = [], []
         for source, index in inputs:

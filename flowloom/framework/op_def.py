@@ -87,6 +87,8 @@ class OpDef:
         self.kernel_wants_ctx = False
         self.grad_fn = None
         self.grad_none = False
+        self._fast = None  # apply_op's per-type fast-path spec, worked out on first use
+        self.attr_hook = None  # attrs -> None: converts attr values (func attrs) at build time
 
     def shape(self, fn):
         self.shape_fn = fn

@@ -1,32 +1,19 @@
 """Operation and Tensor: the nodes and edges of a graph."""
 
-import os
-import sys
-
 import numpy as np
 
 from flowloom.framework import dtypes
 from flowloom.framework import tensor_shape
+from flowloom.framework.user_stack import site_frame, user_site
 
 _UNKNOWN_SHAPE = tensor_shape.unknown_shape()
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-
-
-def _user_frame():
-    """The (file, line, function) of the first caller frame outside flowloom."""
-    f = sys._getframe(2)
-    while f is not None and f.f_code.co_filename.startswith(_PACKAGE_DIR):
-        f = f.f_back
-    if f is None:
-        return None
-    return (f.f_code.co_filename, f.f_lineno, f.f_code.co_name)
 
 
 class Operation:
     """A node in the graph: an instance of an op type with inputs, attrs and a device."""
 
     __slots__ = ("_graph", "_name", "_type", "_opdef", "_inputs", "_control_inputs", "_outputs",
-                 "_attrs", "_device", "_traceback", "_id", "_control_outputs",
+                 "_attrs", "_device", "_site", "_id", "_control_outputs",
                  "_control_flow_context", "__weakref__")
 
     def __init__(self, graph, name, opdef, inputs, output_dtypes, attrs, control_inputs, device):
@@ -38,10 +25,13 @@ class Operation:
         self._control_inputs = control_inputs
         self._attrs = attrs
         self._device = device
-        self._traceback = _user_frame()
+        self._site = user_site()  # the user's line, resolved when asked for
         self._control_outputs = []
         self._control_flow_context = None
-        self._outputs = [Tensor(self, i, dt) for i, dt in enumerate(output_dtypes)]
+        if len(output_dtypes) == 1:
+            self._outputs = [Tensor(self, 0, output_dtypes[0])]
+        else:
+            self._outputs = [Tensor(self, i, dt) for i, dt in enumerate(output_dtypes)]
 
     # -- the public TF1 API -------------------------------------------------
     @property
@@ -75,6 +65,18 @@ class Operation:
     @property
     def op_def(self):
         return self._opdef
+
+    @property
+    def _traceback(self):
+        """(file, line, function) of the user's line that created the op, or None."""
+        site = self._site
+        if site is not None and type(site[0]) is not str:
+            site = self._site = site_frame(site)
+        return site
+
+    @_traceback.setter
+    def _traceback(self, frame):
+        self._site = frame
 
     @property
     def traceback(self):

@@ -109,19 +109,53 @@ def write_bundle(prefix, tensors):
     Example:
       write_bundle("/tmp/ckpt", {"w": np.ones([2, 3], np.float32)})
     """
+    write_bundle_items(prefix, [(name, "", tensors[name]) for name in
+                                sorted(tensors, key=lambda n: n.encode("utf-8"))])
+
+
+def write_bundle_items(prefix, items):
+    """Writes a V2 checkpoint of `items`, [(name, shape_and_slice spec or "", array)], storing
+    the data in the order given (as TF's SaveV2 does) and the index in key order. An item
+    with a spec is one slice of the tensor `name` (see bundle_slices.py).
+
+    Raises:
+      InvalidArgumentError: for an empty or repeated name, a malformed spec, or an array
+        whose shape is not its spec's slice shape.
+    """
+    from flowloom.io import bundle_slices
+
     prefix = os.fspath(prefix)
     directory = os.path.dirname(prefix)
     if directory:
         os.makedirs(directory, exist_ok=True)
-    named = sorted((name.encode("utf-8"), name) for name in tensors)
-    entries = []
+    entries = {}
     data_file = AtomicFile(data_filename(prefix))
     try:
         offset = 0
-        for key, name in named:
+        for name, spec, value in items:
+            key = name.encode("utf-8")
             if not key:
                 raise errors.InvalidArgumentError(None, None, "tensor name must not be empty")
-            array = np.asarray(tensors[name])
+            array = np.asarray(value)
+            if spec:
+                full_shape, starts, lengths = bundle_slices.parse_shape_and_slice(spec)
+                if list(array.shape) != lengths:
+                    raise errors.InvalidArgumentError(
+                        None, None, "Slice in shape_and_slice specification does not match "
+                        f"the shape of the tensor to  save: {spec}, tensor: "
+                        f"{bundle_slices.shape_debug(array.shape)}")
+                if not bundle_slices.is_full(starts, lengths, full_shape):
+                    full = entries.setdefault(key, tensor_bundle_pb2.BundleEntryProto())
+                    full.dtype = enum_for_array(array)
+                    full.shape.SetInParent()
+                    del full.shape.dim[:]
+                    for dim in full_shape:
+                        full.shape.dim.add(size=dim)
+                    full.slices.add().CopyFrom(bundle_slices.to_proto(starts, lengths,
+                                                                      full_shape))
+                    key = bundle_slices.slice_key(key, starts, lengths)
+            if key in entries and not entries[key].slices:
+                raise errors.InvalidArgumentError(None, None, f"Adding duplicate key: {name}")
             dtype_enum, data, checksum = _encode_tensor(array)
             entry = tensor_bundle_pb2.BundleEntryProto(
                 dtype=dtype_enum, offset=offset, size=len(data), crc32c=checksum
@@ -131,15 +165,14 @@ def write_bundle(prefix, tensors):
                 entry.shape.dim.add(size=dim)
             data_file.write(data)
             offset += len(data)
-            entries.append((key, entry.SerializeToString()))
-    except errors.OpError:
+            entries[key] = entry
+    except BaseException:
         data_file.abort()  # a second abort is harmless
         raise
-    except BaseException:
-        data_file.abort()
-        raise
     data_file.commit()
-    write_atomic(index_filename(prefix), build_table([(HEADER_KEY, _header_bytes())] + entries))
+    write_atomic(index_filename(prefix), build_table(
+        [(HEADER_KEY, _header_bytes())] +
+        [(key, entries[key].SerializeToString()) for key in sorted(entries)]))
 
 
 class BundleReader:
@@ -164,10 +197,14 @@ class BundleReader:
         self._index_path = index_filename(self._prefix)
         table = Table.open(self._index_path)
         self._entries = {}
+        self._slice_entries = {}  # slice key (bytes) -> entry; see bundle_slices.py
         header = None
         for key, value in table.items():
             if key == HEADER_KEY:
                 header = self._parse(tensor_bundle_pb2.BundleHeaderProto, key, value)
+            elif key[:1] == b"\x00":
+                self._slice_entries[key] = self._parse(tensor_bundle_pb2.BundleEntryProto, key,
+                                                       value)
             else:
                 self._entries[key.decode("utf-8", "replace")] = self._parse(
                     tensor_bundle_pb2.BundleEntryProto, key, value
@@ -241,9 +278,49 @@ class BundleReader:
         """
         entry = self.entry(name)
         if entry.slices:
+            shape = [dim.size for dim in entry.shape.dim]
+            return self.get_slice(name, [0] * len(shape), [-1] * len(shape))
+        return self._value(name, entry)
+
+    def raw_entries(self):
+        """[(key bytes, BundleEntryProto)] of every entry but the header, slices included."""
+        items = [(name.encode("utf-8"), e) for name, e in self._entries.items()]
+        return sorted(items + list(self._slice_entries.items()), key=lambda kv: kv[0])
+
+    def get_slice(self, name, starts, lengths):
+        """The slice (starts, lengths; length -1: the whole dimension) of tensor `name`,
+        copied from the slices stored (or from the whole tensor when it was saved whole).
+
+        Raises:
+          NotFoundError: if there is no such tensor or a stored slice is missing.
+          InvalidArgumentError: if the stored slices do not cover the slice asked for.
+        """
+        from flowloom.io import bundle_slices
+
+        entry = self.entry(name)
+        full_shape = [dim.size for dim in entry.shape.dim]
+        if not entry.slices:
+            stored = [([0] * len(full_shape), [-1] * len(full_shape), (name, entry))]
+        else:
+            stored = []
+            for proto in entry.slices:
+                s_starts, s_lengths = bundle_slices.from_proto(proto)
+                key = bundle_slices.slice_key(name, s_starts, s_lengths)
+                if key not in self._slice_entries:
+                    spec = bundle_slices.debug_string(s_starts, s_lengths)
+                    raise errors.NotFoundError(
+                        None, None, f"Key {name} (slice {spec}) not found in checkpoint "
+                        f"{self._prefix}")
+                stored.append((s_starts, s_lengths, (name, self._slice_entries[key])))
+        dtype = object if entry.dtype == types_pb2.DT_STRING else \
+            NUMPY_DTYPE_OF_ENUM.get(entry.dtype)
+        if dtype is None:
             raise errors.UnimplementedError(
-                None, None, f"{name}: reading partitioned (sliced) tensors is not supported"
-            )
+                None, None, f"{name}: reading {dtype_name(entry.dtype)} tensors is not supported")
+        return bundle_slices.assemble(full_shape, starts, lengths, stored,
+                                      lambda h: self._value(*h), dtype, name)
+
+    def _value(self, name, entry):
         shape = tuple(dim.size for dim in entry.shape.dim)
         if any(d < 0 for d in shape):
             raise self._corrupt(f"{name}: bad shape {shape}")

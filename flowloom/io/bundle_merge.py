@@ -60,15 +60,29 @@ def merge_bundles(prefixes, merged_prefix, allow_missing_files=False, delete_old
         for shard in range(source_header.num_shards):
             renames.append((data_filename(prefix, shard, source_header.num_shards),
                             first + shard))
-        for name in reader.list():
-            if name in entries:
+        for key, source in reader.raw_entries():
+            name = key.decode("utf-8", "replace")
+            found = entries.get(key)
+            if found is not None and not found.slices:
                 raise errors.InvalidArgumentError(
                     None, None, f"Duplicate tensor keyed by {name} encountered, when merging "
                     f"prefix: {prefix}")
+            if found is not None:
+                # Slices of one tensor saved in several shards: one entry lists them all.
+                if not source.slices:
+                    raise errors.InternalError(
+                        None, None, f"Duplicate tensor keyed by {name}; attempting to merge in "
+                        "a non-slice bundle entry")
+                if source.dtype != found.dtype or source.shape != found.shape:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"Slices of {name} differ in dtype or shape between "
+                        f"checkpoints being merged ({prefix})")
+                found.slices.extend(source.slices)
+                continue
             entry = tensor_bundle_pb2.BundleEntryProto()
-            entry.CopyFrom(reader.entry(name))
+            entry.CopyFrom(source)
             entry.shard_id = first + entry.shard_id
-            entries[name] = entry
+            entries[key] = entry
     num_shards = len(renames)
     for source, shard in renames:
         if os.path.exists(source):
@@ -78,8 +92,7 @@ def merge_bundles(prefixes, merged_prefix, allow_missing_files=False, delete_old
     merged.CopyFrom(header)
     merged.num_shards = num_shards
     items = [(HEADER_KEY, merged.SerializeToString())]
-    items += [(name.encode("utf-8"), entries[name].SerializeToString())
-              for name in sorted(entries, key=lambda n: n.encode("utf-8"))]
+    items += [(key, entries[key].SerializeToString()) for key in sorted(entries)]
     write_atomic(index_filename(merged_prefix), build_table(items))
     for prefix in present:  # best effort, as TF
         try:

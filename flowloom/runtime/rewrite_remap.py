@@ -30,7 +30,9 @@ class RewrittenOp:
         last = replaces[-1]
         self._type = type_name
         self._name = name
-        self._opdef = op_def.get(type_name)
+        # A copy of a call of a library function has the function's OpDef (not registered).
+        self._opdef = op_def.get(type_name) or \
+            (last._opdef if last._type == type_name else None)
         self._inputs = list(inputs)
         self._outputs = list(last._outputs)
         self._attrs = dict(attrs)

@@ -20,99 +20,16 @@ from flowloom.framework import device as device_lib
 from flowloom.framework import errors
 from flowloom.framework.graph import GraphKeys, get_default_graph, name_scope
 from flowloom.framework.graph_def import prepend_name_scope, strip_name_scope
-from flowloom.framework.ops import Tensor
 from flowloom.ops.array import array_ops
 from flowloom.ops.control_flow import control_flow_ops
-from flowloom.ops.state import save_restore_ops, state_ops
+from flowloom.ops.state import save_restore_ops
 from flowloom.ops.strings import string_ops
 from flowloom.proto import saver_pb2
 from flowloom.train import checkpoint_management
+from flowloom.train.saveables import make_concat_for_collections, saveables as _saveables
 
 SaverDef = saver_pb2.SaverDef
 _log = logging.getLogger("tensorflow")  # TF logs these lines on its logger
-
-
-class _Saveable:
-    """One variable as a checkpoint sees it: a name, a tensor to save, a ref to assign."""
-
-    def __init__(self, name, variable):
-        from flowloom.variables import Variable
-
-        from flowloom.resource_variable import is_resource_target, resource_handle
-
-        self.name = name
-        self.resource = is_resource_target(variable)
-        if self.resource:
-            # A resource variable (or its handle): saved through a read, restored through
-            # AssignVariableOp on the handle.
-            self.ref = resource_handle(variable)
-        elif isinstance(variable, Variable):
-            self.ref = variable._variable
-        elif isinstance(variable, Tensor) and variable._dtype.is_ref_dtype or isinstance(variable, Tensor) and variable._op._type in ("VariableV2", "Identity"):
-            self.ref = variable
-        else:
-            raise TypeError(f"Variable to save is not a Variable: {variable!r}")
-        self.op = self.ref._op
-
-    @property
-    def device(self):
-        return self.ref._op._device
-
-    @property
-    def dtype(self):
-        if self.resource:
-            from flowloom.ops.state.resource_variable_ops import handle_dtype
-
-            return handle_dtype(self.ref)
-        return self.ref._dtype.base_dtype
-
-    def tensor(self):
-        """What SaveV2 writes: the reference, or a read of the resource variable."""
-        if self.resource:
-            from flowloom.ops.state.resource_variable_ops import read_variable_op
-
-            with get_default_graph().device(self.device or None):
-                return array_ops.identity(read_variable_op(self.ref, self.dtype))
-        return self.ref
-
-    def restore(self, tensor):
-        """The op that stores the restored `tensor` into the variable."""
-        if self.resource:
-            from flowloom.ops.state.resource_variable_ops import assign_variable_op
-
-            return assign_variable_op(self.ref, array_ops.identity(tensor))
-        return state_ops.assign(self.ref, tensor,
-                                validate_shape=self.ref._shape.is_fully_defined()).op
-
-
-def _saveables(var_list):
-    """`var_list` (list or dict) -> [_Saveable] sorted by checkpoint name, as TF orders them."""
-    from flowloom.variables import Variable
-
-    by_name = {}
-    if isinstance(var_list, dict):
-        for name, var in var_list.items():
-            if not isinstance(name, str):
-                raise TypeError(f"var_list keys must be strings, got {name!r}")
-            by_name[name] = _Saveable(name, var)
-    else:
-        if not isinstance(var_list, (list, tuple, set)):
-            raise TypeError(f"Variables to save should be passed in a dict or a list: {var_list}")
-        seen = set()
-        for var in var_list:
-            if isinstance(var, (list, tuple)):
-                raise NotImplementedError("Saver: partitioned variables are not supported")
-            if not isinstance(var, (Variable, Tensor)):
-                raise TypeError(f"Variable to save is not a Variable: {var!r}")
-            if id(var) in seen:
-                continue
-            seen.add(id(var))
-            ref = var._variable if isinstance(var, Variable) else var
-            name = ref._op._name
-            if name in by_name:
-                raise ValueError(f"At least two variables have the same name: {name}")
-            by_name[name] = _Saveable(name, var)
-    return [by_name[n] for n in sorted(by_name)]
 
 
 def _group_by_device(saveables):
@@ -215,6 +132,7 @@ class Saver:
         saveables = _saveables(var_list)
         self.saver_def = self._build_ops(saveables)
         self._check_saver_def()
+        make_concat_for_collections(get_default_graph())
 
     def _build_ops(self, saveables):
         with name_scope(self._name, "save", [s.ref for s in saveables]):
@@ -235,18 +153,18 @@ class Saver:
 
     @staticmethod
     def _add_save_ops(filename, saveables):
-        names = [s.name for s in saveables]
-        save = save_restore_ops.save_v2(filename, names, [""] * len(names),
+        save = save_restore_ops.save_v2(filename, [s.name for s in saveables],
+                                        [s.spec for s in saveables],
                                         [s.tensor() for s in saveables])
         return control_flow_ops.with_dependencies([save], filename)
 
     @staticmethod
     def _add_restore_ops(filename, saveables, name):
         graph = get_default_graph()
-        names = [s.name for s in saveables]
         with graph.device("/device:CPU:0"):
             restored = save_restore_ops.restore_v2(
-                filename, names, [""] * len(names), [s.dtype for s in saveables])
+                filename, [s.name for s in saveables], [s.spec for s in saveables],
+                [s.dtype for s in saveables])
         assigns = []
         for saveable, tensor in zip(saveables, restored):
             with graph.device(saveable.device or None):

@@ -292,7 +292,7 @@ for _type in ("Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual
 
 def _binary(op_type, default_name):
     def fn(x, y, name=None):
-        return apply_op(op_type, (x, y), name=name or default_name).outputs[0]
+        return apply_op(op_type, (x, y), name=name or default_name)._outputs[0]
     fn.__name__ = default_name
     fn.__doc__ = f"Elementwise {op_type} with broadcasting (op type `{op_type}`)."
     return fn

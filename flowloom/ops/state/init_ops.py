@@ -107,7 +107,9 @@ class VarianceScaling(Initializer):
 
     def __call__(self, shape, dtype=None, partition_info=None):
         dtype = dtype or self.dtype
-        fan_in, fan_out = _fans([int(d) for d in shape])
+        # A part of a partitioned variable is scaled by the full variable's fans, as in TF.
+        scale_shape = shape if partition_info is None else partition_info.full_shape
+        fan_in, fan_out = _fans([int(d) for d in scale_shape])
         n = {"fan_in": fan_in, "fan_out": fan_out,
              "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
         scale = self.scale / max(1.0, n)

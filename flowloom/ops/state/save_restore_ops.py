@@ -2,7 +2,8 @@
 
 The bytes are TF's (see flowloom/io/bundle.py); saving is crash-safe (the data file and then
 the index appear complete or not at all); a sharded save writes one bundle per device and
-MergeV2Checkpoints joins them. Slices (partitioned variables) are not supported.
+MergeV2Checkpoints joins them. A non-empty `shape_and_slices` entry ("10 3 0,4:0,3") saves or
+restores one slice of a tensor (partitioned variables; see flowloom/io/bundle_slices.py).
 """
 
 import numpy as np
@@ -11,7 +12,7 @@ from flowloom.framework import dtypes, errors
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.op_def import NotDifferentiable, defop
 from flowloom.framework.tensor_shape import TensorShape, unknown_shape
-from flowloom.io import bundle, bundle_merge
+from flowloom.io import bundle, bundle_merge, bundle_slices
 from flowloom.io.bundle_dtypes import dtype_name
 
 
@@ -27,11 +28,7 @@ def _names_and_slices(op_type, tensor_names, shape_and_slices, count):
         raise errors.InvalidArgumentError(
             None, None, f"{op_type}: tensor_names ({len(names)}), shape_and_slices "
             f"({len(slices)}) and the number of tensors ({count}) must match")
-    if any(slices):
-        raise errors.UnimplementedError(
-            None, None, f"{op_type}: partitioned variables (shape_and_slices "
-            f"{next(s for s in slices if s)!r}) are not supported by flowloom")
-    return names
+    return names, slices
 
 
 SaveV2 = defop("SaveV2", inputs=["prefix: string", "tensor_names: string",
@@ -42,10 +39,8 @@ SaveV2.shape(lambda op: [])
 
 @SaveV2.kernel
 def _(xp, prefix, tensor_names, shape_and_slices, *tensors):
-    names = _names_and_slices("SaveV2", tensor_names, shape_and_slices, len(tensors))
-    if len(set(names)) != len(names):
-        raise errors.InvalidArgumentError(None, None, "SaveV2: duplicate tensor names")
-    bundle.write_bundle(_text(prefix), dict(zip(names, tensors)))
+    names, slices = _names_and_slices("SaveV2", tensor_names, shape_and_slices, len(tensors))
+    bundle.write_bundle_items(_text(prefix), list(zip(names, slices, tensors)))
 
 
 RestoreV2 = defop("RestoreV2", inputs=["prefix: string", "tensor_names: string",
@@ -60,7 +55,8 @@ def _(op):
 
 @RestoreV2.kernel
 def _(xp, prefix, tensor_names, shape_and_slices, *, dtypes):
-    names = _names_and_slices("RestoreV2", tensor_names, shape_and_slices, len(dtypes))
+    names, slices = _names_and_slices("RestoreV2", tensor_names, shape_and_slices,
+                                      len(dtypes))
     path = _text(prefix)
     try:
         reader = bundle.BundleReader(path)
@@ -69,13 +65,23 @@ def _(xp, prefix, tensor_names, shape_and_slices, *, dtypes):
             None, None, f"Unsuccessful TensorSliceReader constructor: Failed to find any "
             f"matching files for {path}") from None
     out = []
-    for name, dtype in zip(names, dtypes):
+    for name, spec, dtype in zip(names, slices, dtypes):
         entry = reader.entry(name)
         if entry.dtype != dtype.as_datatype_enum:
             raise errors.InvalidArgumentError(
                 None, None, f"tensor_name = {name}; expected dtype {_dtype_string(dtype)} does "
                 f"not equal original dtype {dtype_name(entry.dtype)[3:].lower()}")
-        out.append(reader.get(name))
+        if not spec:
+            out.append(reader.get(name))
+            continue
+        full_shape, starts, lengths = bundle_slices.parse_shape_and_slice(spec)
+        stored = [d.size for d in entry.shape.dim]
+        if full_shape != stored:
+            raise errors.InvalidArgumentError(
+                None, None, f"tensor_name = {name}; shape in shape_and_slice spec "
+                f"{bundle_slices.shape_debug(full_shape)} does not match the shape stored in "
+                f"checkpoint: {bundle_slices.shape_debug(stored)}")
+        out.append(reader.get_slice(name, starts, lengths))
     return out
 
 

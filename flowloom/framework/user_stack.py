@@ -1,0 +1,56 @@
+"""The user's lines: where in the user's code an op or a variable was made.
+
+Capturing them is on the path of every op, so it stays cheap: a walk up the frame pointers
+to the first frame outside flowloom, keeping its code object and instruction offset; the
+line number and the source line are worked out only when a message needs them.
+"""
+
+import os
+import sys
+import traceback
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def user_site(depth=2):
+    """Where the first frame outside flowloom above the caller's `depth`-th frame is: its
+    (code, instruction offset), or None. `site_frame` turns it into (file, line, function);
+    the line is worked out only then, since finding it walks the code's line table (costly
+    for long module-level scripts)."""
+    f = sys._getframe(depth)
+    while f is not None and f.f_code.co_filename.startswith(_PACKAGE_DIR):
+        f = f.f_back
+    if f is None:
+        return None
+    return (f.f_code, f.f_lasti)
+
+
+def site_frame(site):
+    """The (file, line, function) of a `user_site`."""
+    code, lasti = site
+    line = code.co_firstlineno
+    for start, end, ln in code.co_lines():
+        if start <= lasti < end:
+            if ln is not None:
+                line = ln
+            break
+    return (code.co_filename, line, code.co_name)
+
+
+def user_sites(limit=5, depth=2):
+    """The `user_site`s of up to `limit` frames outside flowloom, innermost first (the frames
+    TF's "Originally defined at" message shows)."""
+    out = []
+    f = sys._getframe(depth)
+    while f is not None and len(out) < limit:
+        if not f.f_code.co_filename.startswith(_PACKAGE_DIR):
+            out.append((f.f_code, f.f_lasti))
+        f = f.f_back
+    return out
+
+
+def format_sites(sites):
+    """`File "x.py", line 3, in f` lines (with their source) for `user_sites`, in their order
+    (innermost first, as TF's message lists them)."""
+    summaries = [traceback.FrameSummary(*site_frame(s)) for s in sites]
+    return "".join(traceback.format_list(summaries))
