@@ -18,10 +18,12 @@ import sys
 _OPS = "flowloom.ops."
 _ARRAY = ("flowloom", _OPS + "array.array_ops", _OPS + "array.manip_ops",
           _OPS + "array.slicing_ops", _OPS + "array.gather_ops", _OPS + "array.sequence_ops",
-          _OPS + "array.broadcast_ops", _OPS + "array.search_ops", _OPS + "state.scatter_nd_ops")
+          _OPS + "array.broadcast_ops", _OPS + "array.search_ops", _OPS + "state.scatter_nd_ops",
+          _OPS + "array.gradient_ops")
 _MATH = ("flowloom", "flowloom.math", _OPS + "math.math_ops", _OPS + "math.matmul_ops",
          _OPS + "math.reduction_ops", _OPS + "math.unary_ops", _OPS + "math.scan_ops",
-         _OPS + "math.segment_ops", _OPS + "math.special_math_ops")
+         _OPS + "math.segment_ops", _OPS + "math.special_math_ops",
+         _OPS + "math.indexed_slices_ops")
 _NN = ("flowloom.nn", _OPS + "nn.nn_ops", _OPS + "nn.nn_impl", _OPS + "nn.activation_ops",
        _OPS + "nn.batch_norm_ops", _OPS + "nn.nn_loss_ops", _OPS + "nn.embedding_ops",
        _OPS + "nn.conv_grad_ops")
@@ -47,7 +49,6 @@ MODULES = {
     "tensorflow.python.framework.indexed_slices": "flowloom.framework.indexed_slices",
     "tensorflow.python.framework.test_util": "flowloom.test.test_util",
     "tensorflow.python.ops.gradient_checker": "flowloom.test.gradient_checker",
-    "tensorflow.python.ops.custom_gradient": "flowloom.framework.custom_gradient",
     "tensorflow.python.platform.gfile": "flowloom.gfile",
     "tensorflow.python.platform.tf_logging": "flowloom.platform.tf_logging",
     "tensorflow.python.platform.flags": "flowloom.platform.flags",
@@ -95,6 +96,7 @@ VIEWS = {
     # tensorflow.python.framework
     "tensorflow.python.framework.ops": ("flowloom", "flowloom.framework.graph",
                                         "flowloom.framework.ops",
+                                        "flowloom.framework.op_construction",
                                         "flowloom.framework.gradients_impl"),
     "tensorflow.python.framework.constant_op": ("flowloom", _OPS + "array.array_ops"),
     "tensorflow.python.framework.tensor_util": (
@@ -141,6 +143,7 @@ VIEWS = {
     "tensorflow.python.ops.functional_ops": ("flowloom", _OPS + "control_flow.functional_ops",
                                              "flowloom.graph_function.functional_call_ops"),
     "tensorflow.python.framework.function": ("flowloom.graph_function.defun",),
+    "tensorflow.python.data.ops.iterator_ops": ("flowloom.data.iterator", "flowloom.data"),
     "tensorflow.python.ops.logging_ops": ("flowloom", _OPS + "checks.logging_ops"),
     "tensorflow.python.ops.check_ops": ("flowloom", "flowloom.debugging",
                                         _OPS + "checks.check_ops"),
@@ -156,7 +159,10 @@ VIEWS = {
     "tensorflow.python.ops.partitioned_variables": ("flowloom.partitioned_variables", "flowloom"),
     "tensorflow.python.ops.template": ("flowloom.template", "flowloom"),
     "tensorflow.python.ops.gradients": ("flowloom", "flowloom.framework.gradients_impl"),
-    "tensorflow.python.ops.gradients_impl": ("flowloom", "flowloom.framework.gradients_impl"),
+    "tensorflow.python.ops.gradients_impl": ("flowloom", "flowloom.framework.gradients_impl",
+                                             "flowloom.framework.gradient_helpers"),
+    "tensorflow.python.ops.custom_gradient": ("flowloom.framework.custom_gradient",
+                                              "flowloom.framework.gradient_helpers"),
     "tensorflow.python.ops.summary_ops": ("flowloom.summary", _OPS + "summary.summary_ops"),
     "tensorflow.python.ops.losses": ("flowloom.losses",),
     "tensorflow.python.ops.losses.losses": ("flowloom.losses",),
@@ -178,12 +184,13 @@ VIEWS = {
     "tensorflow.python.training.training_util": ("flowloom.train.training_util",) + _TRAIN,
     "tensorflow.python.training.learning_rate_decay": (
         "flowloom.train.learning_rate_decay",) + _TRAIN,
+    "tensorflow.python.training.input": ("flowloom.data.input",) + _TRAIN,
     "tensorflow.python.training.adam": ("flowloom.train.adam",) + _TRAIN,
     "tensorflow.python.training.gradient_descent": ("flowloom.train.gradient_descent",) + _TRAIN,
     **{f"tensorflow.python.training.{m}": _TRAIN for m in (
         "momentum", "adagrad", "adadelta", "rmsprop", "ftrl", "session_run_hook",
         "basic_session_run_hooks", "monitored_session", "queue_runner", "queue_runner_impl",
-        "coordinator", "input", "slot_creator", "summary_io", "server_lib",
+        "coordinator", "slot_creator", "summary_io", "server_lib",
         "sync_replicas_optimizer", "supervisor")},
     "tensorflow.python.layers.layers": ("flowloom.layers",),
     "tensorflow.python.layers.core": ("flowloom.layers.core", "flowloom.layers"),

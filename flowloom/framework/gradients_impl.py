@@ -201,8 +201,8 @@ def _default_grad_ys(grad_ys, ys, colocate):
         with _maybe_colocate(y.op, colocate):
             if grad_y is None:
                 if y.dtype.is_complex:
-                    raise TypeError(f"Gradients of complex tensors ({y}) must set grad_ys "
-                                    f"(y.dtype = {y.dtype.name})")
+                    raise TypeError("Gradients of complex tensors must set grad_ys "
+                                    f"(y.dtype = {y.dtype!r})")
                 shape = array_ops.shape(y)
                 one = array_ops.constant(1, dtype=y.dtype.base_dtype, name=f"grad_ys_{i}/Const")
                 out.append(array_ops.fill(shape, one, name=f"grad_ys_{i}"))

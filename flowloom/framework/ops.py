@@ -14,10 +14,12 @@ class Operation:
 
     __slots__ = ("_graph", "_name", "_type", "_opdef", "_inputs", "_control_inputs", "_outputs",
                  "_attrs", "_device", "_site", "_id", "_control_outputs",
-                 "_control_flow_context", "__weakref__")
+                 "_control_flow_context", "_original_op", "__weakref__")
 
-    def __init__(self, graph, name, opdef, inputs, output_dtypes, attrs, control_inputs, device):
+    # TF's constructor `Operation(node_def, g, ...)` is in op_construction; graphs use _init.
+    def _init(self, graph, name, opdef, inputs, output_dtypes, attrs, control_inputs, device):
         self._graph = graph
+        self._original_op = None
         self._name = name
         self._type = opdef.type
         self._opdef = opdef
@@ -64,7 +66,9 @@ class Operation:
 
     @property
     def op_def(self):
-        return self._opdef
+        from flowloom.framework.meta_graph import op_def_proto
+
+        return op_def_proto(self._opdef)
 
     @property
     def _traceback(self):
@@ -82,7 +86,6 @@ class Operation:
     def traceback(self):
         return [self._traceback] if self._traceback else []
 
-    @property
     def values(self):
         return tuple(self._outputs)
 
@@ -102,11 +105,15 @@ class Operation:
         return dict(self._attrs)
 
     def _set_attr(self, name, value):
+        if hasattr(value, "WhichOneof"):  # TF's form: an AttrValue proto
+            from flowloom.framework.graph_def import attr_value_to_python
+
+            value = attr_value_to_python(value)
         self._attrs[name] = value
         self._graph._version += 1
 
     def _set_device(self, device):
-        self._device = device
+        self._device = device.to_string() if hasattr(device, "to_string") else device
         self._graph._version += 1
 
     def _add_control_input(self, op):
@@ -248,7 +255,7 @@ class Tensor:
         from flowloom.framework.errors import OperatorNotAllowedInGraphError
 
         raise OperatorNotAllowedInGraphError(
-            "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed. Use "
+            "using a `tf.Tensor` as a Python `bool` is not allowed in Graph execution. Use "
             "`if t is not None:` instead of `if t:` to test if a tensor is defined, and use "
             "TensorFlow ops such as tf.cond to execute subgraphs conditioned on the value of a "
             "tensor.")
@@ -259,7 +266,7 @@ class Tensor:
         from flowloom.framework.errors import OperatorNotAllowedInGraphError
 
         raise OperatorNotAllowedInGraphError(
-            f"Iterating over a symbolic `tf.Tensor` ({self.name}) is not allowed in graph mode; "
+            f"iterating over `tf.Tensor` ({self.name}) is not allowed in Graph execution; "
             "use tf.unstack(t) to split it into a list of tensors.")
 
     def __len__(self):
@@ -331,10 +338,6 @@ def convert_to_tensor_or_indexed_slices(value, dtype=None, name=None):
     if hasattr(value, "indices") and hasattr(value, "values") and hasattr(value, "dense_shape"):
         return value
     return convert_to_tensor(value, dtype=dtype, name=name)
-
-
-def is_dense_tensor_like(t):
-    return isinstance(t, Tensor)
 
 
 def tensor_value_to_numpy(value, dtype):
