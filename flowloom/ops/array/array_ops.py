@@ -94,10 +94,18 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
                 arr = np.full(shape, arr.reshape(()), dtype=arr.dtype)
             elif arr.size == int(np.prod(shape)):
                 arr = arr.reshape(shape)
+            elif arr.size > int(np.prod(shape)):
+                raise ValueError(f"Too many elements provided. Needed at most "
+                                 f"{int(np.prod(shape))}, but received {arr.size}")
             else:
-                raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor "
-                                f"{value!r} (converted from {value!r}) has {arr.size} elements, "
-                                f"but got `shape` {shape} with {int(np.prod(shape))} elements).")
+                # Fewer values than the shape holds: the last one fills the rest (TF 1.x's
+                # tf.constant; no values at all give zeros).
+                flat = (np.full(int(np.prod(shape)), b"", dtype=object) if arr.dtype == object
+                        else np.zeros(int(np.prod(shape)), dtype=arr.dtype))
+                if arr.size:
+                    flat[:arr.size] = arr.reshape(-1)
+                    flat[arr.size:] = arr.reshape(-1)[-1]
+                arr = flat.reshape(shape)
     if arr is value or (isinstance(value, np.ndarray) and np.shares_memory(arr, value)):
         arr = arr.copy()
     arr.flags.writeable = False
