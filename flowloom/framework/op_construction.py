@@ -12,10 +12,11 @@ flow behave as for ops built by `tf.*` functions:
   until it is wrapped; wrapping applies the graph's stacks as `Graph.create_op` does).
 - `_NodeDef(op_type, name, device=None, attrs=None)`: the NodeDef proto those take.
 
-Importing this module (flowloom's package import does) attaches TF's public constructor
-`Operation.__init__`, `Graph._create_op_from_tf_operation`, `Graph._add_new_tf_operations`
-and a few TF-internal Tensor/Operation helpers to the core classes, which stay small: graphs
-create their ops through `Operation._init`.
+`Operation.__init__` (TF's public constructor) calls `_operation_init` here; graphs create
+their ops through `Operation._init`. Importing this module (touching `tf.Graph`, `tf.Operation`
+or `tf.Tensor` does) attaches `Graph._create_op_from_tf_operation`,
+`Graph._add_new_tf_operations` and a few TF-internal Tensor/Operation helpers to the core
+classes, which stay small.
 """
 
 import contextlib
@@ -290,7 +291,6 @@ def _shape_tuple(self):
     return None if dims is None else tuple(d.value for d in dims)
 
 
-Operation.__init__ = _operation_init
 Graph._create_op_from_tf_operation = _create_op_from_tf_operation
 Graph._original_op = _original_op
 Graph.collections = property(lambda self: list(self._collections),
