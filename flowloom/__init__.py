@@ -340,3 +340,4 @@ from flowloom import estimator  # noqa: E402
 # Graph functions (flowloom/graph_function): function.Defun, FunctionDef libraries, If/While/For.
 import flowloom.graph_function  # noqa: E402,F401
 import flowloom.ops.array.gradient_ops  # noqa: E402,F401 - registers PreventGradient
+import flowloom.ops.control_flow.control_flow_primitives  # noqa: E402,F401 - RefIdentity, RefSelect
