@@ -331,6 +331,7 @@ from flowloom.ops.array.sparse_reshape_ops import (sparse_fill_empty_rows,  # no
                                                    sparse_reshape, sparse_retain)
 from flowloom.ops.array import sparse_map_ops  # noqa: E402,F401 - SparseTensorsMap op types
 from flowloom.ops.array.data_flow_ops import dynamic_partition, dynamic_stitch  # noqa: E402
+from flowloom.ops.array.array_extra_ops import guarantee_const, repeat  # noqa: E402
 initialize_all_tables = tables_initializer
 from flowloom import feature_column  # noqa: E402 - tf.feature_column
 
