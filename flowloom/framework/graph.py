@@ -9,6 +9,7 @@ from flowloom.framework import errors
 from flowloom.framework import observers
 from flowloom.framework import op_def as op_registry
 from flowloom.framework.graph_keys import GraphKeys  # noqa: F401 - tf.GraphKeys lives here too
+from flowloom.framework.indexed_slices import IndexedSlices
 from flowloom.framework.ops import Operation, Tensor
 from flowloom.framework.tensor_shape import TensorShape, as_shape
 
@@ -342,7 +343,7 @@ class Graph:
             if callable(c) and not isinstance(c, (Tensor, Operation)) and \
                     not hasattr(c, "_as_graph_element"):
                 c = c()
-            c = self.as_graph_element(c)
+            c = self.as_graph_element(c.op if isinstance(c, IndexedSlices) else c)  # as TF
             if isinstance(c, Tensor):
                 c = c._op
             if c not in ops:

@@ -19,6 +19,7 @@ from flowloom.runtime import host_memory
 from flowloom.runtime import parallel
 from flowloom.runtime import placer
 from flowloom.runtime import tracing
+from flowloom.runtime.session_hooks import register_target_hook, target_hook  # noqa: F401
 from flowloom.runtime.session_io import (  # noqa: F401 - fetch/feed mapping, kept out of the core
     _custom_feed, _feed_array, _fetched, _flatten_fetch, register_session_run_conversion_functions)
 
@@ -30,15 +31,6 @@ class _DefaultSessionStack(threading.local):
 
 
 _default_session_stack = _DefaultSessionStack()
-
-# fn(session, target, config) -> the cluster runtime of a session with a `grpc://` target
-# (flowloom/distributed/server.py registers it).
-_target_hook = []
-
-
-def register_target_hook(fn):
-    """Makes `fn` give sessions with a `grpc://` target their cluster runtime."""
-    _target_hook[:] = [fn]
 
 
 def get_default_session():
@@ -97,9 +89,8 @@ class BaseSession:
         # A cluster target (`grpc://host:port` of a tf.train.Server): the hook that
         # flowloom/distributed registers gives the session the cluster's devices and runs
         # the steps that span tasks.
-        self._remote = None
-        if target and str(target).startswith("grpc://") and _target_hook:
-            self._remote = _target_hook[0](self, str(target), config)
+        hook = target_hook(target)
+        self._remote = hook(self, str(target), config) if hook is not None else None
 
     # -- properties --------------------------------------------------------------
     @property

@@ -8,6 +8,7 @@ import numpy as np
 
 from flowloom.framework import dtypes
 from flowloom.framework import errors
+from flowloom.framework import lazy_registry
 from flowloom.framework.ops import Operation, Tensor, tensor_value_to_numpy
 from flowloom.runtime import executor
 
@@ -67,29 +68,38 @@ def _flatten_fetch(fetch, graph, flat):
                     " into a Tensor or Operation.)")
 
 
-_custom_fetch_fns = []  # (type, fn(fetch) -> (parts, combine))
+# (type, fn(fetch) -> (parts, combine), feed fn). Registrations are indexed
+# (flowloom/framework/lazy_registry.py): a fetched SparseTensor finds its conversion even
+# before the module that registers it is imported.
+_custom_fetch_fns = []
 
 
 def register_session_run_conversion_functions(tensor_type, fetch_function, feed_function=None,
                                               feed_function_for_partial_run=None):
     """Lets `Session.run` fetch and feed composite types (SparseTensor, IndexedSlices...)."""
+    lazy_registry.note_types("fetch_type", tensor_type)
     _custom_fetch_fns.append((tensor_type, fetch_function, feed_function))
 
 
+def _find_conversion(value, want_feed):
+    for retry in (False, True):
+        for cls, fetch_fn, feed_fn in _custom_fetch_fns:
+            if isinstance(value, cls) and (feed_fn is not None or not want_feed):
+                return fetch_fn, feed_fn
+        if retry or not lazy_registry.load_type("fetch_type", type(value)):
+            return None
+
+
 def _custom_fetch(fetch):
-    for cls, fetch_fn, _ in _custom_fetch_fns:
-        if isinstance(fetch, cls):
-            parts, combine = fetch_fn(fetch)
-            return parts, combine
-    return None
+    found = _find_conversion(fetch, False)
+    return found[0](fetch) if found else None
 
 
 def _custom_feed(key, value):
-    for cls, _, feed_fn in _custom_fetch_fns:
-        if isinstance(key, cls) and feed_fn is not None:
-            return feed_fn(key, value)
-    return None
-
+    if isinstance(key, (str, bytes)):
+        return None
+    found = _find_conversion(key, True)
+    return found[1](key, value) if found else None
 
 
 # -- fed values ---------------------------------------------------------------------------

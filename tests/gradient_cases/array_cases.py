@@ -135,6 +135,13 @@ def _dynamic_stitch(rng):
         [tf.constant([0, 2]), tf.constant([1, 3])], [a, b])
 
 
+def _parallel_dynamic_stitch(rng):
+    a, av = ph(rng, (2, 3))
+    b, bv = ph(rng, (2, 3))
+    return [(a, av), (b, bv)], data_flow_ops.parallel_dynamic_stitch(
+        [tf.constant([0, 2]), tf.constant([1, 3])], [a, b])
+
+
 def _dynamic_partition(rng):
     x, xv = ph(rng, (4, 3))
     parts = data_flow_ops.dynamic_partition(x, tf.constant([1, 0, 1, 2]), 3)
@@ -170,6 +177,7 @@ CASES = {
     "Tile": _tile,
     "UnsortedSegmentSum": _unsorted_segment_sum,
     "DynamicStitch": _dynamic_stitch,
+    "ParallelDynamicStitch": _parallel_dynamic_stitch,
     "DynamicPartition": _dynamic_partition,
     "ConjugateTranspose": _conjugate_transpose,
 }
