@@ -97,6 +97,7 @@ VIEWS = {
     "tensorflow.python.framework.ops": ("flowloom", "flowloom.framework.graph",
                                         "flowloom.framework.ops",
                                         "flowloom.framework.op_construction",
+                                        "flowloom.framework.indexed_slices",
                                         "flowloom.framework.gradients_impl"),
     "tensorflow.python.framework.constant_op": ("flowloom", _OPS + "array.array_ops"),
     "tensorflow.python.framework.tensor_util": (

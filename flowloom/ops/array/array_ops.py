@@ -109,6 +109,8 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     if arr is value or (isinstance(value, np.ndarray) and np.shares_memory(arr, value)):
         arr = arr.copy()
     arr.flags.writeable = False
+    if isinstance(name, bytes):
+        name = name.decode("utf-8")
     return _const(get_default_graph(), arr, dtype, name or "Const")
 
 
