@@ -14,6 +14,7 @@ have none.
 import collections
 
 from flowloom.framework import dtypes
+from flowloom.framework import lazy_registry
 from flowloom.framework import op_def as op_registry
 from flowloom.framework.graph import _graph_of, name_scope
 from flowloom.framework.indexed_slices import IndexedSlices
@@ -55,7 +56,7 @@ class RegisterGradient:
 
     def __call__(self, fn):
         name = self._op_type
-        opdef = op_registry.get(name)
+        opdef = op_registry.get(name, load_all=False)
         if name in _NAMED_GRADIENTS or (opdef is not None and (opdef.grad_fn or
                                                                 opdef.grad_none)):
             raise KeyError(f"Registering two gradient with name '{name}'! (Previous "
@@ -63,6 +64,7 @@ class RegisterGradient:
         if opdef is not None:
             opdef.gradient(fn)
         else:
+            lazy_registry.note("op", name)
             _NAMED_GRADIENTS[name] = fn
         return fn
 
@@ -77,7 +79,7 @@ def no_gradient(op_type):
     """
     if not isinstance(op_type, str):
         raise TypeError("op_type must be a string")
-    opdef = op_registry.get(op_type)
+    opdef = op_registry.get(op_type, load_all=False)
     if op_type in _NAMED_GRADIENTS or (opdef is not None and (opdef.grad_fn or
                                                               opdef.grad_none)):
         raise KeyError(f"Registering two gradient with name '{op_type}'! (Previous "
@@ -85,6 +87,7 @@ def no_gradient(op_type):
     if opdef is not None:
         opdef.no_gradient()
     else:
+        lazy_registry.note("op", op_type)
         _NAMED_GRADIENTS[op_type] = None
 
 
@@ -100,9 +103,9 @@ def get_gradient_function(op):
         op_type = op._type
     elif isinstance(op_type, bytes):
         op_type = op_type.decode()
+    opdef = op_registry.get(op_type, load_all=False)  # imports its gradient's module
     if op_type in _NAMED_GRADIENTS:
         return _NAMED_GRADIENTS[op_type]
-    opdef = op_registry.get(op_type)
     if opdef is None and op_type == op._type:
         opdef = op._opdef  # a call of a function of the graph's library
     if opdef is not None:

@@ -24,6 +24,8 @@ class Graph:
     makes `g` the default for the block.
     """
 
+    _default_original_op = None  # set in a `Graph._original_op(op)` block (op_construction)
+
     def __init__(self):
         self._ops_by_name = {}
         self._ops = []
@@ -133,6 +135,8 @@ class Graph:
 
     def unique_name(self, name, mark_as_used=True):
         """Returns `name` under the current name scope, made unique as TF does (`x_1`)."""
+        if isinstance(name, bytes):
+            name = name.decode("utf-8")
         stack = self._thread_local.name_stack
         if stack:
             name = stack + "/" + name

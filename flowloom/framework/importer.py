@@ -9,6 +9,7 @@ are connected once the loop body exists. An import that fails leaves the graph a
 
 import heapq
 
+from flowloom.framework import lazy_registry
 from flowloom.framework import errors
 from flowloom.framework import op_def as op_registry
 from flowloom.framework.apply_op import _output_dtypes
@@ -80,6 +81,8 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         prefix = scope[:-1] if scope else ""
         if graph_def.library.function or graph_def.library.gradient:
             if not _library_hooks:
+                lazy_registry.load("graph_library", "function_library")
+            if not _library_hooks:
                 raise errors.UnimplementedError(None, None, "function libraries need "
                                                 "flowloom.function (import flowloom)")
             _library_hooks[0](graph, graph_def.library)
@@ -95,10 +98,10 @@ _library_hooks = []
 
 def _opdef_of(graph, op_type):
     """The OpDef of `op_type`: registered, or a function of the graph's library."""
-    opdef = op_registry.get(op_type)
+    opdef = op_registry.get(op_type, load_all=False)
     if opdef is None:
         body = getattr(graph, "_functions", {}).get(op_type)
-        opdef = body.opdef if body is not None else None
+        opdef = body.opdef if body is not None else op_registry.get(op_type)
     return opdef
 
 

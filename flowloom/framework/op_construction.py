@@ -12,12 +12,14 @@ flow behave as for ops built by `tf.*` functions:
   until it is wrapped; wrapping applies the graph's stacks as `Graph.create_op` does).
 - `_NodeDef(op_type, name, device=None, attrs=None)`: the NodeDef proto those take.
 
-Importing this module (flowloom's package import does) attaches TF's public constructor
-`Operation.__init__`, `Graph._create_op_from_tf_operation`, `Graph._add_new_tf_operations`
-and a few TF-internal Tensor/Operation helpers to the core classes, which stay small: graphs
-create their ops through `Operation._init`.
+`Operation.__init__` (TF's public constructor) calls `_operation_init` here; graphs create
+their ops through `Operation._init`. Importing this module (touching `tf.Graph`, `tf.Operation`
+or `tf.Tensor` does) attaches `Graph._create_op_from_tf_operation`,
+`Graph._add_new_tf_operations` and a few TF-internal Tensor/Operation helpers to the core
+classes, which stay small.
 """
 
+import contextlib
 import threading
 
 from flowloom.framework import device as device_lib
@@ -26,6 +28,7 @@ from flowloom.framework import op_def as op_registry
 from flowloom.framework.graph import _VALID_OP_NAME, Graph
 from flowloom.framework.graph_def import prepend_name_scope, strip_name_scope  # noqa: F401
 from flowloom.framework.ops import Operation, Tensor, register_tensor_conversion_function
+from flowloom.framework.session_stack import _default_session_stack  # noqa: F401 - TF's ops
 from flowloom.proto import attr_value_pb2, node_def_pb2
 
 
@@ -271,14 +274,25 @@ def _input_types(self):
     return types
 
 
+@contextlib.contextmanager
+def _original_op(self, op):
+    """Ops created in the block get `op` as their `_original_op` (TF's Graph API)."""
+    old = self.__dict__.get("_default_original_op")
+    self._default_original_op = op
+    try:
+        yield
+    finally:
+        self._default_original_op = old
+
+
 def _shape_tuple(self):
     """The static shape as a tuple of ints and None, or None when the rank is unknown."""
     dims = self._shape.dims
     return None if dims is None else tuple(d.value for d in dims)
 
 
-Operation.__init__ = _operation_init
 Graph._create_op_from_tf_operation = _create_op_from_tf_operation
+Graph._original_op = _original_op
 Graph.collections = property(lambda self: list(self._collections),
                              doc="The names of the graph's collections (TF's API).")
 register_tensor_conversion_function(Operation, _operation_to_tensor, 0)
