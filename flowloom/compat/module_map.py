@@ -99,6 +99,7 @@ VIEWS = {
                                         "flowloom.framework.ops",
                                         "flowloom.framework.op_construction",
                                         "flowloom.framework.indexed_slices",
+                                        "flowloom.framework.op_stats",
                                         "flowloom.framework.gradients_impl"),
     "tensorflow.python.framework.constant_op": ("flowloom", _OPS + "array.array_ops"),
     "tensorflow.python.framework.tensor_util": (

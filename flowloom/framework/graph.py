@@ -394,8 +394,15 @@ class Graph:
 
     @contextlib.contextmanager
     def _attr_scope(self, attr_map):
+        from flowloom.framework.graph_def import attr_value_to_python
+
         saved = dict(self._attr_scope_map)
-        self._attr_scope_map.update(attr_map)
+        for key, value in attr_map.items():  # as TF: AttrValue protos; None clears an attr
+            if value is None:
+                self._attr_scope_map.pop(key, None)
+            else:
+                self._attr_scope_map[key] = attr_value_to_python(value) \
+                    if hasattr(value, "WhichOneof") else value
         try:
             yield
         finally:
@@ -646,6 +653,8 @@ class _StackPush:
         self._stack.append(self._item)
 
     def __exit__(self, *exc):
+        if not self._stack or self._stack[-1] is not self._item:
+            raise RuntimeError("Exiting device scope without proper scope nesting")
         self._stack.pop()
         return False
 
