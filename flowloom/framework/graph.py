@@ -670,6 +670,11 @@ class _DefaultGraphStack(threading.local):
             _global_default_graph[0] = Graph()
         return _global_default_graph[0]
 
+    def get_global_default(self):
+        if _global_default_graph[0] is None:
+            _global_default_graph[0] = Graph()
+        return _global_default_graph[0]
+
     @contextlib.contextmanager
     def get_controller(self, graph):
         self.stack.append(graph)
@@ -804,17 +809,9 @@ def get_collection_ref(key):
     return get_default_graph().get_collection_ref(key)
 
 
-@contextlib.contextmanager
 def init_scope():
-    """Lifts op creation out of control-dependency blocks (TF's `init_scope`)."""
-    g = get_default_graph()
-    saved = g._control_dependencies_stack
-    g._control_dependencies_stack = []
-    # ...and out of cond/while_loop contexts (TF enters control_dependencies(None)).
-    saved_context = g._control_flow_context
-    g._control_flow_context = None
-    try:
-        yield
-    finally:
-        g._control_dependencies_stack = saved
-        g._control_flow_context = saved_context
+    """Lifts op creation out of function graphs and control-dependency blocks (TF's
+    `init_scope`; op_construction has it)."""
+    from flowloom.framework.op_construction import init_scope as lifted
+
+    return lifted()
