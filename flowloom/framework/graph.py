@@ -272,6 +272,8 @@ class Graph:
                 if colocated._device:
                     op._device = colocated._device
                     break
+        if _input_context_checks and any(t._op._control_flow_context for t in inputs):
+            _input_context_checks[0](op, self._control_flow_context)  # TF's context rule
         if self._control_flow_context is not None:
             # cond/while_loop: the context rewires inputs (Switch, Enter) inside the op's own
             # name scope (`cond/add/Switch`), as TF does.
@@ -711,6 +713,10 @@ def reset_default_graph():
         raise AssertionError("Do not use tf.reset_default_graph() to clear nested graphs. If "
                              "you need a cleared graph, exit the nesting and create a new graph.")
     _default_graph_stack.reset()
+
+
+# control_flow_util registers TF's check that an op may read values of the loops around it.
+_input_context_checks = []
 
 
 def get_name_scope():
