@@ -654,7 +654,7 @@ class _StackPush:
 
     def __exit__(self, *exc):
         if not self._stack or self._stack[-1] is not self._item:
-            raise RuntimeError("Exiting device scope without proper scope nesting")
+            raise RuntimeError("Exiting device scope without proper scope nesting.")
         self._stack.pop()
         return False
 
