@@ -345,6 +345,47 @@ class name_scope_v2:  # noqa: N801 - TF's spelling
         return self._exits.pop()(*exc)
 
 
+@contextlib.contextmanager
+def init_scope():
+    """TF's `init_scope` in graph mode: ops created in the block go to the innermost graph on
+    the default-graph stack that is not building a function (the global default graph when
+    all are), under the current name scope, outside every control-dependency block and
+    cond/while context, with the innermost non-empty device stack.
+
+    Raises:
+      RuntimeError: the stack is empty and the default graph is building a function.
+    """
+    from flowloom.framework import graph as graph_lib
+
+    default = graph_lib.get_default_graph()
+    scope = default.get_name_scope()
+    if scope and scope[-1] != "/":
+        scope += "/"
+    devices = default._device_function_stack
+    stack = graph_lib._default_graph_stack.stack
+    outer = None
+    if not stack:
+        if default._building_function:
+            raise RuntimeError("The global graph is building a function.")
+        outer = default
+    else:
+        for g in reversed(stack):
+            if not devices:
+                devices = g._device_function_stack
+            if not g._building_function:
+                outer = g
+                break
+        if outer is None:
+            outer = graph_lib._default_graph_stack.get_global_default()
+    saved_devices = outer._device_function_stack
+    with outer.as_default(), outer.name_scope(scope), outer.control_dependencies(None):
+        outer._device_function_stack = devices
+        try:
+            yield
+        finally:
+            outer._device_function_stack = saved_devices
+
+
 def _shape_tuple(self):
     """The static shape as a tuple of ints and None, or None when the rank is unknown."""
     dims = self._shape.dims

@@ -174,7 +174,7 @@ def test_update_input_checks_cycles_device_nesting_attr_scope():
     scope = g1.device("/device:GPU:8")
     scope.__enter__()
     with g1.device("/device:GPU:9"):
-        with pytest.raises(RuntimeError, match="without proper scope nesting"):
+        with pytest.raises(RuntimeError, match="without proper scope nesting."):
             scope.__exit__(None, None, None)
     with g1.as_default():
         with g1._attr_scope({"_A": attr_value_pb2.AttrValue(s=b"foo")}):
@@ -204,3 +204,26 @@ def test_op_statistics():
     assert total.value == 3
     with pytest.raises(KeyError):
         RegisterStatistics("FxStatOp", "flops")(_flops)
+
+
+def test_init_scope_lifts_out_of_function_graphs():
+    g0, g1, g2 = tf.Graph(), tf.Graph(), tf.Graph()
+    g1._building_function = g2._building_function = True
+    with g0.as_default(), tf.device("/device:CPU:0"):
+        with g1.as_default(), g2.as_default():
+            with tf.device("/device:GPU:0"), tf.name_scope("outer"):
+                with tf.init_scope():
+                    lifted = tf.constant(1.0, name="c")
+                    assert tf.get_default_graph() is g0
+            with tf.init_scope():
+                cpu = tf.constant(1.0)
+    assert lifted.graph is g0 and lifted.op.name == "outer/c"
+    assert lifted.device == "/device:GPU:0"  # the innermost non-empty device stack
+    assert cpu.device == "/device:CPU:0"
+    assert not g1.get_operations() and not g2.get_operations()
+    with tf.Graph().as_default() as g:
+        x = tf.constant(1.0)
+        with tf.control_dependencies([x]):
+            with tf.init_scope():
+                free = tf.constant(2.0)
+        assert free.op.control_inputs == [] and free.graph is g
