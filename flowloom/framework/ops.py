@@ -17,10 +17,15 @@ class Operation:
                  "_attrs", "_device", "_site", "_id", "_control_outputs",
                  "_control_flow_context", "_original_op", "__weakref__")
 
-    # TF's constructor `Operation(node_def, g, ...)` is in op_construction; graphs use _init.
+    def __init__(self, node_def, g, *args, **kwargs):
+        """TF's `Operation(node_def, g, inputs, ...)` (op_construction); graphs use _init."""
+        from flowloom.framework.op_construction import _operation_init
+
+        _operation_init(self, node_def, g, *args, **kwargs)
+
     def _init(self, graph, name, opdef, inputs, output_dtypes, attrs, control_inputs, device):
         self._graph = graph
-        self._original_op = None
+        self._original_op = graph._default_original_op
         self._name = name
         self._type = opdef.type
         self._opdef = opdef
@@ -125,6 +130,9 @@ class Operation:
 
     def _update_input(self, index, tensor):
         """Replaces input `index` by `tensor` (control flow rewires inputs after creation)."""
+        from flowloom.framework.op_construction import check_update_input
+
+        check_update_input(self, index, tensor)
         old = self._inputs[index]
         self._inputs[index] = tensor
         old._consumers.remove(self)

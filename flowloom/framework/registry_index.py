@@ -18,6 +18,8 @@ INDEX = {
         'flowloom.graph_function.functional_call_ops':
             'Case For If PartitionedCall RemoteCall StatefulPartitionedCall SymbolicGradient '
             'While',
+        'flowloom.ops.array.array_extra_ops':
+            'ConjugateTranspose GuaranteeConst Snapshot',
         'flowloom.ops.array.array_ops':
             'ConcatOffset ConcatV2 Const ExpandDims Fill Identity IdentityN InvertPermutation '
             'ListDiff OnesLike Pack Placeholder PlaceholderWithDefault Rank Reshape Shape '
@@ -62,6 +64,8 @@ INDEX = {
         'flowloom.ops.control_flow.control_flow_ops':
             'ControlTrigger Enter Exit LoopCond Merge NextIteration NoOp RefEnter RefExit '
             'RefMerge RefNextIteration RefSwitch Switch',
+        'flowloom.ops.control_flow.control_flow_primitives':
+            'RefIdentity RefSelect',
         'flowloom.ops.control_flow.stack_ops':
             'StackCloseV2 StackPopV2 StackPushV2 StackV2',
         'flowloom.ops.control_flow.tensor_array_ops':
@@ -131,7 +135,8 @@ INDEX = {
         'flowloom.ops.math.matmul_ops':
             'BatchMatMulV2 MatMul',
         'flowloom.ops.math.reduction_ops':
-            'All Any ArgMax ArgMin Max Mean Min Prod SegmentMean SegmentSum Sum TopKV2',
+            'All Any ArgMax ArgMin EuclideanNorm Max Mean Min Prod SegmentMean SegmentSum Sum '
+            'TopKV2',
         'flowloom.ops.math.scan_ops':
             'Cumprod Cumsum',
         'flowloom.ops.math.segment_ops':

@@ -148,6 +148,15 @@ def _dynamic_partition(rng):
     return [(x, xv)], tf.concat([parts[0] * 2.0, parts[1], parts[2] * 3.0], 0)
 
 
+def _conjugate_transpose(rng):
+    from flowloom.ops.array import array_extra_ops
+
+    # A real input (the checker differentiates real functions; flowloom has no tf.complex):
+    # checks the permutation of the gradient.
+    x, xv = ph(rng, (2, 3, 4))
+    return [(x, xv)], array_extra_ops.conjugate_transpose(x, [2, 0, 1])
+
+
 CASES = {
     "Identity": _identity,
     "PlaceholderWithDefault": _placeholder_with_default,
@@ -170,4 +179,5 @@ CASES = {
     "DynamicStitch": _dynamic_stitch,
     "ParallelDynamicStitch": _parallel_dynamic_stitch,
     "DynamicPartition": _dynamic_partition,
+    "ConjugateTranspose": _conjugate_transpose,
 }
