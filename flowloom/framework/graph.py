@@ -155,32 +155,21 @@ class Graph:
             name = "%s_%d" % (name, i)
         return name
 
-    @contextlib.contextmanager
     def name_scope(self, name):
         """Opens a name scope; yields its name with a trailing '/' ("" at the root)."""
         if name:
             if isinstance(name, Tensor) or not isinstance(name, str):
                 raise TypeError(f"name for name_scope must be a string, got {name!r}")
-            if self._name_stack:
-                if not _VALID_SCOPE_NAME.match(name):
+            if name not in _valid_scope_names:
+                if self._thread_local.name_stack:
+                    if not _VALID_SCOPE_NAME.match(name):
+                        raise ValueError(f"'{name}' is not a valid scope name")
+                elif not _VALID_OP_NAME.match(name):
                     raise ValueError(f"'{name}' is not a valid scope name")
-            elif not _VALID_OP_NAME.match(name):
-                raise ValueError(f"'{name}' is not a valid scope name")
-        old_stack = self._name_stack
-        if not name:
-            new_stack = ""
-            returned = ""
-        elif name[-1] == "/":
-            new_stack = name[:-1]
-            returned = name
-        else:
-            new_stack = self.unique_name(name)
-            returned = new_stack + "/"
-        self._name_stack = new_stack
-        try:
-            yield returned
-        finally:
-            self._name_stack = old_stack
+                elif len(_valid_scope_names) < 65536:
+                    # Valid as a root scope, so valid as any scope: not checked again.
+                    _valid_scope_names.add(name)
+        return _NameScope(self, name)
 
     # -- op creation ----------------------------------------------------------
     def _check_not_finalized(self):
@@ -256,7 +245,7 @@ class Graph:
                 raise
         # Device functions see the op with its output shapes set, as in TF (a ps strategy
         # such as byte_size_load_fn reads them).
-        if device_stack:
+        if device_stack and device_stack[-1] is not None:  # None: no device scope applies
             op._device = self._apply_device_functions(op)
         if colocation_stack:
             for colocated in reversed(colocation_stack):
@@ -358,29 +347,11 @@ class Graph:
         return _StackPush(self._device_function_stack,
                           device_lib.device_function_for(device_name_or_function))
 
-    @contextlib.contextmanager
     def colocate_with(self, op, ignore_existing=False):
         """Places ops created in the block with `op` (a Tensor, Operation or Variable)."""
-        if op is None:
-            saved = self._colocation_stack
-            self._colocation_stack = []
-            try:
-                yield
-            finally:
-                self._colocation_stack = saved
-            return
-        op = _as_operation(self.as_graph_element(op))
-        saved_devices = self._device_function_stack
-        self._device_function_stack = []
-        saved_coloc = self._colocation_stack
-        if ignore_existing:
-            self._colocation_stack = []
-        self._colocation_stack = self._colocation_stack + [_colocation_root(op)]
-        try:
-            yield
-        finally:
-            self._device_function_stack = saved_devices
-            self._colocation_stack = saved_coloc
+        if op is not None:
+            op = _colocation_root(_as_operation(self.as_graph_element(op)))
+        return _Colocation(self, op, ignore_existing)
 
     @contextlib.contextmanager
     def _attr_scope(self, attr_map):
@@ -623,6 +594,64 @@ class _ControlDependenciesController:
         return False
 
 
+_valid_scope_names = set()  # names that passed the (stricter) root-scope check
+
+
+class _NameScope:
+    """The context of `Graph.name_scope` (a class: it is entered for most ops made)."""
+
+    __slots__ = ("_graph", "_name", "_old")
+
+    def __init__(self, graph, name):
+        self._graph = graph
+        self._name = name
+
+    def __enter__(self):
+        state = self._graph._thread_local
+        name = self._name
+        self._old = state.name_stack
+        if not name:
+            state.name_stack = ""
+            return ""
+        if name[-1] == "/":
+            state.name_stack = name[:-1]
+            return name
+        state.name_stack = new = self._graph.unique_name(name)
+        return new + "/"
+
+    def __exit__(self, *exc):
+        self._graph._thread_local.name_stack = self._old
+        return False
+
+
+class _Colocation:
+    """The context of `Graph.colocate_with`: no device scopes inside, `op` on the stack."""
+
+    __slots__ = ("_graph", "_op", "_ignore", "_saved")
+
+    def __init__(self, graph, op, ignore_existing):
+        self._graph, self._op, self._ignore = graph, op, ignore_existing
+
+    def __enter__(self):
+        g = self._graph
+        saved_coloc = g._colocation_stack
+        if self._op is None:
+            self._saved = (None, saved_coloc)
+            g._colocation_stack = []
+            return None
+        self._saved = (g._device_function_stack, saved_coloc)
+        g._device_function_stack = []
+        g._colocation_stack = ([] if self._ignore else saved_coloc) + [self._op]
+        return None
+
+    def __exit__(self, *exc):
+        devices, coloc = self._saved
+        if devices is not None:
+            self._graph._device_function_stack = devices
+        self._graph._colocation_stack = coloc
+        return False
+
+
 class _ThreadState(threading.local):
     name_stack = ""  # each thread starts at the root name scope
 
@@ -787,17 +816,18 @@ def get_collection_ref(key):
     return get_default_graph().get_collection_ref(key)
 
 
-@contextlib.contextmanager
-def init_scope():
-    """Lifts op creation out of control-dependency blocks (TF's `init_scope`)."""
-    g = get_default_graph()
-    saved = g._control_dependencies_stack
-    g._control_dependencies_stack = []
-    # ...and out of cond/while_loop contexts (TF enters control_dependencies(None)).
-    saved_context = g._control_flow_context
-    g._control_flow_context = None
-    try:
-        yield
-    finally:
-        g._control_dependencies_stack = saved
-        g._control_flow_context = saved_context
+class init_scope:  # noqa: N801 - TF's spelling
+    """Lifts op creation out of control-dependency blocks and cond/while_loop contexts (TF's
+    `init_scope`, which enters control_dependencies(None))."""
+
+    __slots__ = ("_g", "_saved")
+
+    def __enter__(self):
+        g = self._g = get_default_graph()
+        self._saved = (g._control_dependencies_stack, g._control_flow_context)
+        g._control_dependencies_stack = []
+        g._control_flow_context = None
+
+    def __exit__(self, *exc):
+        self._g._control_dependencies_stack, self._g._control_flow_context = self._saved
+        return False
