@@ -5,6 +5,11 @@
 writes their stand-in data into $FLOWLOOM_CORPUS_DIR; `python3 dev.py corpus [--only ID]` runs
 them under TF and flowloom (tools/corpus/run.py).
 
+`python3 dev.py test --rewrites off` runs the tests with every graph rewrite off
+(FLOWLOOM_REWRITES=0); `--rewrites on` runs them with every rewrite on and its size thresholds
+lowered so the rewrites act on the tests' small graphs too (FLOWLOOM_REWRITES=all). Both runs
+must pass: a rewrite never changes a result.
+
 `python3 dev.py tf-tests [--only SUBSTRING ...]` runs TensorFlow 1.15's own unit tests against
 flowloom (tools/tf_unittests: fetch them first with tools/tf_unittests/fetch.py) and writes
 docs/tf_unittests.md.
@@ -23,6 +28,8 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 VENV = os.path.join(ROOT, ".venv")
 PY = os.path.join(VENV, "bin", "python")
 STAMP = os.path.join(VENV, ".flowloom-installed")
+# `dev.py test --rewrites MODE`: the FLOWLOOM_REWRITES value the tests run under.
+REWRITE_MODES = {"off": "0", "on": "all"}
 
 
 def _want(extras):
@@ -52,12 +59,23 @@ def main(argv):
     if cmd == "test":
         # `distributed` (Ray) lets tests/distributed start real multi-process clusters.
         ensure_venv(["test", "demo", "distributed"])
+        env = dict(os.environ)
+        # Programs the tests start in subprocesses import this checkout's flowloom.
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (ROOT, env.get("PYTHONPATH")) if p)
+        if "--rewrites" in rest:
+            k = rest.index("--rewrites")
+            mode = rest[k + 1] if k + 1 < len(rest) else ""
+            if mode not in REWRITE_MODES:
+                print("[dev] --rewrites takes 'off' or 'on'", flush=True)
+                return 2
+            env["FLOWLOOM_REWRITES"] = REWRITE_MODES[mode]
+            rest = rest[:k] + rest[k + 2:]
         lint = subprocess.call([PY, "-m", "ruff", "check", "flowloom", "tests", "bench"],
                                cwd=ROOT)
         if lint:
             print("[dev] ruff found problems (see above)", flush=True)
             return lint
-        return subprocess.call([PY, "-m", "pytest"] + rest, cwd=ROOT)
+        return subprocess.call([PY, "-m", "pytest"] + rest, cwd=ROOT, env=env)
     if cmd == "demo":
         ensure_venv(["demo"])
         return subprocess.call([PY, "-m", "flowloom.cli.main", "demo"] + rest, cwd=ROOT)

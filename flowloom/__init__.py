@@ -200,6 +200,7 @@ debugging.assert_shapes = _assert_shapes
 
 # -- GraphDef, import/export, checkpoints (flowloom/framework/graph_def.py and friends) --------
 from flowloom.framework.importer import import_graph_def  # noqa: E402
+from flowloom.framework import op_construction as _op_construction  # noqa: E402,F401
 from flowloom.framework.tensor_proto import from_numpy as make_tensor_proto  # noqa: E402
 from flowloom.framework.tensor_proto import to_numpy as make_ndarray  # noqa: E402
 from flowloom.proto.attr_value_pb2 import AttrValue, NameAttrList  # noqa: E402,F811
@@ -327,6 +328,8 @@ from flowloom.ops.strings.hash_ops import as_string, string_to_hash_bucket_fast 
 from flowloom.ops.array.sparse_cross_ops import sparse_cross, sparse_cross_hashed  # noqa: E402,F401
 from flowloom.ops.array.sparse_reshape_ops import (sparse_fill_empty_rows,  # noqa: E402
                                                    sparse_reshape, sparse_retain)
+from flowloom.ops.array import sparse_map_ops  # noqa: E402,F401 - SparseTensorsMap op types
+from flowloom.ops.array.data_flow_ops import dynamic_partition, dynamic_stitch  # noqa: E402
 initialize_all_tables = tables_initializer
 from flowloom import feature_column  # noqa: E402 - tf.feature_column
 

@@ -6,6 +6,7 @@ import numpy as np
 
 from flowloom.framework import dtypes
 from flowloom.framework.graph import (GraphKeys, get_default_graph, init_scope, name_scope)
+from flowloom.framework.op_construction import register_dense_tensor_like_type
 from flowloom.framework.ops import convert_to_tensor, register_tensor_conversion_function
 from flowloom.framework import tensor_shape
 from flowloom.ops.array import array_ops
@@ -365,6 +366,7 @@ def _variable_to_tensor(v, dtype=None, name=None, as_ref=False):
 
 
 register_tensor_conversion_function(Variable, _variable_to_tensor)
+register_dense_tensor_like_type(Variable)
 
 
 # -- collections and initializers ----------------------------------------------------------

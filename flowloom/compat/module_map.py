@@ -95,6 +95,7 @@ VIEWS = {
     # tensorflow.python.framework
     "tensorflow.python.framework.ops": ("flowloom", "flowloom.framework.graph",
                                         "flowloom.framework.ops",
+                                        "flowloom.framework.op_construction",
                                         "flowloom.framework.gradients_impl"),
     "tensorflow.python.framework.constant_op": ("flowloom", _OPS + "array.array_ops"),
     "tensorflow.python.framework.tensor_util": (
@@ -141,6 +142,7 @@ VIEWS = {
     "tensorflow.python.ops.functional_ops": ("flowloom", _OPS + "control_flow.functional_ops",
                                              "flowloom.graph_function.functional_call_ops"),
     "tensorflow.python.framework.function": ("flowloom.graph_function.defun",),
+    "tensorflow.python.data.ops.iterator_ops": ("flowloom.data.iterator", "flowloom.data"),
     "tensorflow.python.ops.logging_ops": ("flowloom", _OPS + "checks.logging_ops"),
     "tensorflow.python.ops.check_ops": ("flowloom", "flowloom.debugging",
                                         _OPS + "checks.check_ops"),
@@ -178,12 +180,13 @@ VIEWS = {
     "tensorflow.python.training.training_util": ("flowloom.train.training_util",) + _TRAIN,
     "tensorflow.python.training.learning_rate_decay": (
         "flowloom.train.learning_rate_decay",) + _TRAIN,
+    "tensorflow.python.training.input": ("flowloom.data.input",) + _TRAIN,
     "tensorflow.python.training.adam": ("flowloom.train.adam",) + _TRAIN,
     "tensorflow.python.training.gradient_descent": ("flowloom.train.gradient_descent",) + _TRAIN,
     **{f"tensorflow.python.training.{m}": _TRAIN for m in (
         "momentum", "adagrad", "adadelta", "rmsprop", "ftrl", "session_run_hook",
         "basic_session_run_hooks", "monitored_session", "queue_runner", "queue_runner_impl",
-        "coordinator", "input", "slot_creator", "summary_io", "server_lib",
+        "coordinator", "slot_creator", "summary_io", "server_lib",
         "sync_replicas_optimizer", "supervisor")},
     "tensorflow.python.layers.layers": ("flowloom.layers",),
     "tensorflow.python.layers.core": ("flowloom.layers.core", "flowloom.layers"),

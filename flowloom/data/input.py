@@ -8,6 +8,7 @@ from flowloom.framework.graph import GraphKeys, name_scope
 from flowloom.framework.ops import Tensor, convert_n_to_tensor, convert_to_tensor
 from flowloom.framework.sparse_tensor import SparseTensor
 from flowloom.framework.tensor_util import constant_value
+from flowloom.data import input_sparse
 from flowloom.data.queues import FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue
 from flowloom.ops.data.file_ops import matching_files
 from flowloom.ops.state.state_ops import count_up_to
@@ -142,9 +143,7 @@ def slice_input_producer(tensor_list, num_epochs=None, shuffle=True, seed=None, 
 def _as_tensor_list(tensors):
     if isinstance(tensors, dict):
         return [tensors[k] for k in sorted(tensors, key=str)]
-    if isinstance(tensors, (Tensor, SparseTensor)):
-        return [tensors]
-    return list(tensors)
+    return tensors
 
 
 def _as_tensor_list_list(tensors_list):
@@ -169,10 +168,8 @@ def _as_original_type(original, tensor_list):
 
 
 def _validate(tensor_list):
-    if any(isinstance(t, SparseTensor) for t in tensor_list):
-        raise NotImplementedError("Batching SparseTensors (tf.train.batch of a SparseTensor) "
-                                  "is not implemented in flowloom")
-    tensor_list = convert_n_to_tensor(tensor_list)
+    tensor_list = [t if isinstance(t, SparseTensor) else convert_to_tensor(t)
+                   for t in tensor_list]
     if not tensor_list:
         raise ValueError("Expected at least one tensor in batch().")
     return tensor_list
@@ -230,8 +227,11 @@ def _shapes(tensor_list_list, shapes, enqueue_many):
 
 
 def _select_which_to_enqueue(tensor_list, keep_input):
-    array_ops, _, _, _, _, _ = _ops()
-    return [array_ops.boolean_mask(t, keep_input) for t in tensor_list]
+    from flowloom.ops.array.data_flow_ops import dynamic_partition
+
+    _, _, _, math_ops, _, _ = _ops()
+    select_i = math_ops.cast(keep_input, dtypes.int32)
+    return [dynamic_partition(t, select_i, num_partitions=2)[1] for t in tensor_list]
 
 
 def _smart_enqueue(enqueue_fn, tensor_list, keep_input):
@@ -281,6 +281,8 @@ def _batch(tensors, batch_size, keep_input, num_threads=1, capacity=32, enqueue_
     with name_scope(name, "batch", list(tensor_list) + [keep_input]) as name:
         tensor_list = _validate(tensor_list)
         keep_input = _validate_keep_input(keep_input, enqueue_many)
+        tensor_list, sparse_info = input_sparse.store_sparse_tensors(
+            tensor_list, enqueue_many, keep_input)
         types = _dtypes([tensor_list])
         shapes = _shapes([tensor_list], shapes, enqueue_many)
         queue = _which_queue(dynamic_pad)(capacity=capacity, dtypes=types, shapes=shapes,
@@ -288,6 +290,7 @@ def _batch(tensors, batch_size, keep_input, num_threads=1, capacity=32, enqueue_
         _enqueue(queue, tensor_list, num_threads, enqueue_many, keep_input)
         _fraction_full(queue, capacity)
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
+        dequeued = input_sparse.restore_sparse_tensors(dequeued, sparse_info)
         return _as_original_type(tensors, dequeued)
 
 
@@ -299,6 +302,8 @@ def _batch_join(tensors_list, batch_size, keep_input, capacity=32, enqueue_many=
     with name_scope(name, "batch_join", flat + [keep_input]) as name:
         tensor_list_list = _validate_join(tensor_list_list)
         keep_input = _validate_keep_input(keep_input, enqueue_many)
+        tensor_list_list, sparse_info = input_sparse.store_sparse_tensors_join(
+            tensor_list_list, enqueue_many, keep_input)
         types = _dtypes(tensor_list_list)
         shapes = _shapes(tensor_list_list, shapes, enqueue_many)
         queue = _which_queue(dynamic_pad)(capacity=capacity, dtypes=types, shapes=shapes,
@@ -306,6 +311,7 @@ def _batch_join(tensors_list, batch_size, keep_input, capacity=32, enqueue_many=
         _enqueue_join(queue, tensor_list_list, enqueue_many, keep_input)
         _fraction_full(queue, capacity)
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
+        dequeued = input_sparse.restore_sparse_tensors(dequeued, sparse_info)
         return _as_original_type(tensors_list[0], dequeued)
 
 
@@ -335,12 +341,15 @@ def _shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input,
                              f"{min_after_dequeue}.")
         tensor_list = _validate(tensor_list)
         keep_input = _validate_keep_input(keep_input, enqueue_many)
+        tensor_list, sparse_info = input_sparse.store_sparse_tensors(
+            tensor_list, enqueue_many, keep_input)
         types = _dtypes([tensor_list])
         shapes = _shapes([tensor_list], shapes, enqueue_many)
         queue = _shuffle_queue(capacity, min_after_dequeue, seed, types, shapes, shared_name)
         _enqueue(queue, tensor_list, num_threads, enqueue_many, keep_input)
         _fraction_over(queue, capacity, min_after_dequeue)
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
+        dequeued = input_sparse.restore_sparse_tensors(dequeued, sparse_info)
         return _as_original_type(tensors, dequeued)
 
 
@@ -352,12 +361,15 @@ def _shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, k
     with name_scope(name, "shuffle_batch_join", flat + [keep_input]) as name:
         tensor_list_list = _validate_join(tensor_list_list)
         keep_input = _validate_keep_input(keep_input, enqueue_many)
+        tensor_list_list, sparse_info = input_sparse.store_sparse_tensors_join(
+            tensor_list_list, enqueue_many, keep_input)
         types = _dtypes(tensor_list_list)
         shapes = _shapes(tensor_list_list, shapes, enqueue_many)
         queue = _shuffle_queue(capacity, min_after_dequeue, seed, types, shapes, shared_name)
         _enqueue_join(queue, tensor_list_list, enqueue_many, keep_input)
         _fraction_over(queue, capacity, min_after_dequeue)
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
+        dequeued = input_sparse.restore_sparse_tensors(dequeued, sparse_info)
         return _as_original_type(tensors_list[0], dequeued)
 
 

@@ -49,37 +49,35 @@ class DeviceSpec:
                 lk = key.lower()
             if key and (explicit or lk in ("cpu", "gpu")):
                 if "device_type" in fields:
-                    raise ValueError("Multiple device types are not allowed while parsing the "
-                                     f"device spec: {spec}.")
+                    raise ValueError(f"Cannot specify multiple device types: {spec}")
                 fields["device_type"] = key
                 fields["device_index"] = None if val in ("", "*") else int(val)
                 continue
-            raise ValueError(f"Unknown attribute '{key}' is encountered while parsing the device "
-                             f"spec: '{spec}'.")
+            raise ValueError(f"Unknown attribute: '{key}' in '{spec}'")
         return cls(**fields)
 
     def parse_from_string(self, spec):
         """Sets this spec's fields from `spec`; returns self (TF1's mutable DeviceSpec)."""
         parsed = DeviceSpec.from_string(spec)
-        for f in self.__slots__:
+        for f in DeviceSpec.__slots__:
             setattr(self, f, getattr(parsed, f))
         return self
 
     def make_merged_spec(self, dev):
         """Returns a new spec: this one with every field that `dev` sets overriding it."""
         dev = DeviceSpec.from_string(dev)
-        return DeviceSpec(*[getattr(dev, f) if getattr(dev, f) is not None else getattr(self, f)
-                            for f in self.__slots__])
+        return type(self)(*[getattr(dev, f) if getattr(dev, f) is not None else getattr(self, f)
+                            for f in DeviceSpec.__slots__])
 
     def merge_from(self, dev):
         merged = self.make_merged_spec(dev)
-        for f in self.__slots__:
+        for f in DeviceSpec.__slots__:
             setattr(self, f, getattr(merged, f))
 
     def replace(self, **kwargs):
-        fields = {f: getattr(self, f) for f in self.__slots__}
+        fields = {f: getattr(self, f) for f in DeviceSpec.__slots__}
         fields.update(kwargs)
-        return DeviceSpec(**fields)
+        return type(self)(**fields)
 
     def to_string(self):
         s = ""
@@ -96,7 +94,7 @@ class DeviceSpec:
 
     @property
     def is_empty(self):
-        return all(getattr(self, f) is None for f in self.__slots__)
+        return all(getattr(self, f) is None for f in DeviceSpec.__slots__)
 
     def __str__(self):
         return self.to_string()
@@ -112,6 +110,31 @@ class DeviceSpec:
 
 
 DeviceSpecV1 = DeviceSpec
+
+
+class DeviceSpecV2(DeviceSpec):
+    """TF2's DeviceSpec: immutable; `replace` and `make_merged_spec` return new specs."""
+
+    __slots__ = ()
+
+    def __init__(self, job=None, replica=None, task=None, device_type=None, device_index=None):
+        spec = DeviceSpec(job, replica, task, device_type, device_index)
+        for f in DeviceSpec.__slots__:
+            object.__setattr__(self, f, getattr(spec, f))
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"DeviceSpecV2 is immutable: cannot set '{name}'")
+
+    def parse_from_string(self, spec):
+        raise AttributeError("DeviceSpecV2 is immutable: use DeviceSpecV2.from_string")
+
+    def merge_from(self, dev):
+        raise AttributeError("DeviceSpecV2 is immutable: use make_merged_spec")
+
+
+def check_valid(spec):
+    """Raises ValueError when `spec` is not a valid device name (TF's `device.check_valid`)."""
+    DeviceSpec.from_string(spec)
 
 
 def canonical_name(device):
@@ -147,7 +170,9 @@ class MergeDevice:
     def is_null_merge(self):
         return self.spec.is_empty
 
-    def __call__(self, op, current):
+    def __call__(self, op, current=None):
+        if current is None:  # TF's one-argument form: merge into the op's (or NodeDef's) device
+            current = op.device or ""
         result = self._cache.get(current)
         if result is None:
             result = self.spec.make_merged_spec(DeviceSpec.from_string(current)).to_string()
@@ -181,6 +206,8 @@ def device_function_for(device_name_or_function):
         return None
     if isinstance(device_name_or_function, (str, DeviceSpec)):
         return MergeDevice(device_name_or_function)
+    if isinstance(device_name_or_function, MergeDevice):  # `tf.device(merge_device(...))`
+        return device_name_or_function
     if callable(device_name_or_function):
         return UserDeviceFunction(device_name_or_function)
     raise TypeError(f"tf.device expects a device name, DeviceSpec or function, not "

@@ -187,11 +187,11 @@ class Graph:
         return self._create_op_internal(opdef, list(inputs), list(dtypes or []), dict(attrs or {}),
                                         name)
 
-    def _create_op_internal(self, opdef, inputs, output_dtypes, attrs, name):
+    def _create_op_internal(self, opdef, inputs, output_dtypes, attrs, name, op=None, bare=False):
         with self._lock:
-            return self._create_op_locked(opdef, inputs, output_dtypes, attrs, name)
+            return self._create_op_locked(opdef, inputs, output_dtypes, attrs, name, op, bare)
 
-    def _create_op_locked(self, opdef, inputs, output_dtypes, attrs, name):
+    def _create_op_locked(self, opdef, inputs, output_dtypes, attrs, name, op=None, bare=False):
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
         if name in self._ops_by_name:
@@ -213,19 +213,22 @@ class Graph:
             control_stack = self._graph_control_dependencies_stack
             colocation_stack = self._graph_colocation_stack
             device_stack = self._graph_device_function_stack
+        if bare:  # TF's Operation(node_def, g): no stack applies, only the control-flow context
+            control_stack = colocation_stack = device_stack = ()
         control_inputs = self._current_control_inputs(inputs, control_stack) \
             if control_stack else []
-        if self._attr_scope_map:
+        if self._attr_scope_map and not bare:
             for k, v in self._attr_scope_map.items():
                 attrs.setdefault(k, v)
         if colocation_stack:
             # TF: the union of the groups of every op on the colocation stack, sorted.
             attrs["_class"] = sorted({g.decode() for c in colocation_stack
                                       for g in c.colocation_groups()})
-        if self._gradient_override_map and opdef.type in self._gradient_override_map:
+        if self._gradient_override_map and opdef.type in self._gradient_override_map and not bare:
             # TF records the override on the op; tf.gradients reads it back.
             attrs["_gradient_op_type"] = self._gradient_override_map[opdef.type].encode()
-        op = Operation(self, name, opdef, inputs, output_dtypes, attrs, control_inputs, "")
+        op = Operation.__new__(Operation) if op is None else op  # an Operation(node_def, g)
+        op._init(self, name, opdef, inputs, output_dtypes, attrs, control_inputs, "")
         for t in inputs:
             t._consumers.append(op)
         if control_stack:
@@ -494,7 +497,7 @@ class Graph:
     def graph_def_versions(self):
         from flowloom.framework.graph_def import versions_def
 
-        return versions_def()
+        return versions_def(self)
 
     def __repr__(self):
         return f"<flowloom.Graph object at {id(self):#x}>"

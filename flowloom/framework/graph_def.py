@@ -26,8 +26,10 @@ KIND_NAMES = {"s": "string", "i": "int", "f": "float", "b": "bool", "type": "typ
 _LIST_FIELDS = ("s", "i", "f", "b", "type", "shape", "tensor", "func")
 
 
-def versions_def():
-    """The VersionDef flowloom writes into every GraphDef."""
+def versions_def(graph=None):
+    """The VersionDef of `graph` (a copy): flowloom's own unless imports changed it."""
+    if graph is not None and graph._graph_def_versions is not None:
+        return versions_pb2.VersionDef.FromString(graph._graph_def_versions.SerializeToString())
     return versions_pb2.VersionDef(producer=GRAPH_DEF_VERSION,
                                    min_consumer=GRAPH_DEF_VERSION_MIN_CONSUMER)
 
@@ -166,7 +168,7 @@ def graph_to_graph_def(graph, add_shapes=False):
     Nodes come in creation order; the function library of an imported graph is kept.
     """
     graph_def = graph_pb2.GraphDef()
-    graph_def.versions.CopyFrom(versions_def())
+    graph_def.versions.CopyFrom(versions_def(graph))
     graph_def.node.extend(node_def_from_op(op, add_shapes, sort_control_inputs=True)
                           for op in graph._ops)
     library = getattr(graph, "_function_library", None)

@@ -15,6 +15,7 @@ from flowloom.framework.apply_op import _output_dtypes
 from flowloom.framework.graph import _VALID_OP_NAME, get_default_graph, name_scope
 from flowloom.framework.graph_def import (
     GRAPH_DEF_VERSION,
+    GRAPH_DEF_VERSION_MIN_PRODUCER,
     attr_kind_name,
     attr_value_to_python,
     prepend_name_scope,
@@ -56,13 +57,22 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     """
     del op_dict
     if not isinstance(graph_def, graph_pb2.GraphDef):
-        raise TypeError(f"graph_def must be a GraphDef proto, got {type(graph_def).__name__}.")
+        raise TypeError("graph_def must be a GraphDef proto.")
+    if name == "" and input_map and not all(isinstance(v, (Tensor, Operation))
+                                            for v in input_map.values()):
+        raise ValueError("tf.import_graph_def() requires a non-empty `name` if `input_map` "
+                         "contains non-Tensor values. Try calling tf.convert_to_tensor() on "
+                         "`input_map` values before calling tf.import_graph_def().")
     input_map = _check_input_map(input_map)
     if return_elements is not None:
         if isinstance(return_elements, (str, bytes)) or not all(
-                isinstance(x, str) for x in return_elements):
+                isinstance(x, (str, bytes)) for x in return_elements):
             raise TypeError("return_elements must be a list of strings.")
-        return_elements = list(return_elements)
+        return_elements = [x.decode("utf-8") if isinstance(x, bytes) else x
+                           for x in return_elements]
+        for x in return_elements:
+            if x.count(":") > 1 or (":" in x and not x.rpartition(":")[2].isdigit()):
+                raise ValueError(f"Cannot convert {x!r} to a tensor name.")
     _check_versions(graph_def)
     graph = get_default_graph()
     mapped_values = [v for v in input_map.values() if isinstance(v, Tensor)]
@@ -75,6 +85,7 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
             _library_hooks[0](graph, graph_def.library)
         importer = _Importer(graph, graph_def, input_map, prefix, producer_op_list)
         results = importer.run(return_elements)
+        _merge_versions(graph, graph_def.versions)
     return results
 
 
@@ -98,6 +109,8 @@ def _check_input_map(input_map):
         raise TypeError("input_map must be a dictionary mapping strings to Tensor objects.")
     out = {}
     for key, value in input_map.items():
+        if isinstance(key, bytes):
+            key = key.decode("utf-8")
         if not isinstance(key, str):
             raise TypeError("input_map must be a dictionary mapping strings to Tensor objects.")
         if hasattr(value, "_as_graph_element") and not isinstance(value, (Tensor, Operation)):
@@ -120,14 +133,33 @@ def _canonical_tensor_name(name):
 
 
 def _check_versions(graph_def):
+    from flowloom.version import VERSION
+
     versions = graph_def.versions
+    if versions.producer < GRAPH_DEF_VERSION_MIN_PRODUCER:
+        raise ValueError(f"GraphDef producer version {versions.producer} below min producer "
+                         f"{GRAPH_DEF_VERSION_MIN_PRODUCER} supported by TensorFlow {VERSION}.  "
+                         "Please regenerate your graph.")
     if versions.min_consumer > GRAPH_DEF_VERSION:
         raise ValueError(f"GraphDef min consumer version {versions.min_consumer} above current "
-                         f"version {GRAPH_DEF_VERSION} for TensorFlow. Please upgrade "
+                         f"version {GRAPH_DEF_VERSION} for TensorFlow {VERSION}.  Please upgrade "
                          "TensorFlow.")
     if GRAPH_DEF_VERSION in versions.bad_consumers:
-        raise ValueError(f"GraphDef disallows consumer version {GRAPH_DEF_VERSION}. Please "
+        raise ValueError(f"GraphDef disallows consumer version {GRAPH_DEF_VERSION}.  Please "
                          "upgrade TensorFlow: this version is likely buggy.")
+
+
+def _merge_versions(graph, versions):
+    """TF's rule for the importing graph's versions: the older producer, the newer
+    min_consumer, and every bad consumer of both."""
+    from flowloom.framework.graph_def import versions_def
+
+    merged = versions_def(graph)
+    merged.producer = min(merged.producer, versions.producer)
+    merged.min_consumer = max(merged.min_consumer, versions.min_consumer)
+    merged.bad_consumers.extend(b for b in versions.bad_consumers
+                                if b not in merged.bad_consumers)
+    graph._graph_def_versions = merged
 
 
 def _map_key(source, index):
@@ -152,11 +184,10 @@ def _parse_input(node_name, text):
         if not source or ":" in source:
             raise ValueError(f"Node '{node_name}': malformed control input '{text}'")
         return source, -1
-    source, sep, index = text.partition(":")
-    if sep:
-        if not index.isdigit():
-            raise ValueError(f"Node '{node_name}': malformed input '{text}'")
+    source, sep, index = text.rpartition(":")
+    if sep and index.isdigit():
         return source, int(index)
+    source = text  # as TF: a name with no index (then no node has it: names have no ':')
     if not source:
         raise ValueError(f"Node '{node_name}': empty input name")
     return source, 0
@@ -185,7 +216,7 @@ def _check_counts(opdef, attrs, num_inputs, full):
                 total += len(attrs.get(arg.type_list_attr) or ())
             else:
                 total += 1
-        if what == "inputs" and total != num_inputs:
+        if what == "inputs" and total != num_inputs and total > MAX_NODE_OUTPUTS:
             raise ValueError(f"NodeDef expects {total} inputs, {num_inputs} specified; "
                              f"Op<name={opdef.type}>; NodeDef: {{{{node {full}}}}}")
         if what == "outputs" and total > MAX_NODE_OUTPUTS:
@@ -236,11 +267,36 @@ class _Importer:
         self.node_names = {node.name for node in graph_def.node}
         self.back_edges = []  # (consumer's full name, input position, source, output index)
         self.producer_ops = {}
+        self.renames = {}  # node name in graph_def -> its uniquified full name
+        self.used_keys = set()  # input_map keys that replaced an input
         if producer_op_list is not None:
             self.producer_ops = {op.name: op for op in producer_op_list.op}
 
     def full_name(self, node_name):
-        return prepend_name_scope(node_name, self.prefix)
+        renamed = self.renames.get(node_name)
+        return renamed if renamed is not None else prepend_name_scope(node_name, self.prefix)
+
+    def _uniquify_names(self):
+        """TF's rule: an imported node whose (prefixed) name the graph already has, as an op
+        or a scope, becomes the first `name_N` free in the graph and the GraphDef; its
+        consumers and colocation attrs follow it."""
+        existing = self.graph._ops_by_name
+        if not existing:
+            return
+        scopes = {op_name[:i] for op_name in existing for i, ch in enumerate(op_name)
+                  if ch == "/"}
+        wanted = {n: prepend_name_scope(n, self.prefix) for n in self.node_names}
+        if not any(f in existing or f in scopes for f in wanted.values()):
+            return
+        imported = set(wanted.values())
+        for node in self.graph_def.node:
+            base = name = wanted[node.name]
+            count = 0
+            while name in existing or name in scopes or (count and name in imported):
+                count += 1
+                name = f"{base}_{count}"
+            if count:
+                self.renames[node.name] = name
 
     # -- validation and ordering ------------------------------------------------------------
     def _nodes_in_order(self):
@@ -265,11 +321,6 @@ class _Importer:
                 if _map_key(source, index) not in self.input_map and source not in nodes:
                     raise ValueError(f"Node '{node.name}': Unknown input node '{text}'")
             parsed[node.name] = inputs
-        # As TF: a mapping is an error only when its node is not in the GraphDef at all.
-        missing = sorted(k for k in self.input_map if _source_of_key(k) not in nodes)
-        if missing:
-            raise ValueError("Attempted to map inputs that were not found in graph_def: "
-                             f"[{', '.join(missing)}]")
         return self._topological(nodes, parsed), parsed
 
     def _topological(self, nodes, parsed):
@@ -307,11 +358,13 @@ class _Importer:
         """Creates the ops; returns the requested elements (None if none were asked for)."""
         order, parsed = self._nodes_in_order()
         graph = self.graph
+        self._uniquify_names()
         saved = (len(graph._ops), dict(graph._names_in_use), graph._version)
         try:
             for node in order:
                 self._create(node, parsed[node.name])
             self._connect_back_edges()
+            self._check_unused_input_map()
             if return_elements is None:
                 return None
             return [self.return_element(n) for n in return_elements]
@@ -366,18 +419,46 @@ class _Importer:
                     f"Value for attr '{key}' of {attrs[key].name} is not in the list of "
                     f"allowed values: {', '.join(t.name for t in allowed)}\n\t; NodeDef: "
                     f"{{{{node {full}}}}}; Op<name={opdef.type}>")
-        if "_class" in attrs and self.prefix:
-            attrs["_class"] = [self._colocation(c) for c in attrs["_class"]]
+        if "_class" in attrs:
+            self._check_colocation(node, attrs)
+            if self.prefix or self.renames:  # names of this GraphDef's nodes follow them
+                attrs["_class"] = [self._colocation(c) for c in attrs["_class"]]
         return attrs
 
     def _colocation(self, text):
         if isinstance(text, str) and text.startswith("loc:@") and text[5:] in self.node_names:
-            return prepend_name_scope(text, self.prefix)
+            return "loc:@" + self.full_name(text[5:])
         return text
+
+    def _check_colocation(self, node, attrs):
+        """As TF: every `loc:@x` names a node of the GraphDef or of the graph."""
+        for text in attrs.get("_class") or ():
+            text = text.decode() if isinstance(text, bytes) else text
+            if text.startswith("loc:@") and text[5:] not in self.node_names and \
+                    text[5:] not in self.graph._ops_by_name:
+                raise ValueError(f"Node '{node.name}' expects to be colocated with unknown node "
+                                 f"'{text[5:]}'")
+
+    def _check_unused_input_map(self):
+        """As TF: an input_map key that replaced nothing is an error when its node is not in
+        the GraphDef or has no such output."""
+        missing = []
+        for key in self.input_map:
+            if key in self.used_keys:
+                continue
+            source = _source_of_key(key)
+            op = self.created.get(source)
+            if op is None or (not key.startswith("^")
+                              and int(key.rpartition(":")[2]) >= len(op._outputs)):
+                missing.append(key)
+        if missing:
+            raise ValueError("Attempted to map inputs that were not found in graph_def: "
+                             f"[{', '.join(sorted(missing))}]")
 
     def _input_tensor(self, full, source, index):
         mapped = self.input_map.get(_map_key(source, index))
         if mapped is not None:
+            self.used_keys.add(_map_key(source, index))
             return mapped
         op = self.created[source]
         if index >= len(op._outputs):
@@ -415,8 +496,9 @@ class _Importer:
             want = dtype._as_ref if is_ref else dtype
             got = tensor._dtype if is_ref else tensor._dtype.base_dtype
             if got != want:
-                raise ValueError(f"Input {i} of node {full} was passed {got.name} from "
-                                 f"{tensor.name} incompatible with expected {want.name}.")
+                raise ValueError(f"Input {i} of node {full} was passed {_type_name(got)} from "
+                                 f"{tensor.name} incompatible with expected "
+                                 f"{_type_name(want)}.")
 
     def _create(self, node, inputs):
         graph = self.graph
@@ -427,13 +509,15 @@ class _Importer:
         for source, index in inputs:
             if index < 0:
                 mapped = self.input_map.get(_map_key(source, index))
+                if mapped is not None:
+                    self.used_keys.add(_map_key(source, index))
                 control.append(mapped if mapped is not None else self.created[source])
             elif source not in self.created and _map_key(source, index) not in self.input_map:
                 # A loop's back edge: stands in for now, connected once its source exists.
                 self.back_edges.append((full, len(data), source, index))
                 data.append(None)
             else:
-                data.append(self._input_tensor(full, source, index))
+                data.append(self._input_tensor(node.name, source, index))
         if None in data:
             stand_in = next((t for t in data if t is not None), None)
             if stand_in is None:
@@ -500,6 +584,12 @@ class _Importer:
         if op is None:
             raise ValueError(f"Requested return node '{name}' not found in graph def")
         return op
+
+
+def _type_name(dtype):
+    from flowloom.ops.array.array_ops import dtype_string
+
+    return dtype_string(dtype.base_dtype) + ("_ref" if dtype.is_ref_dtype else "")
 
 
 def _type_list(expected):

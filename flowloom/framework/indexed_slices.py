@@ -71,6 +71,15 @@ class IndexedSlices:
     def consumers(self):
         return self._values.consumers()
 
+    def _to_components(self):
+        """The component tensors (`nest.flatten(..., expand_composites=True)`)."""
+        parts = [self._values, self._indices]
+        return parts if self._dense_shape is None else parts + [self._dense_shape]
+
+    def _from_components(self, components):
+        """An IndexedSlices like this one made of `components`."""
+        return IndexedSlices(*components)
+
     def __str__(self):
         return "IndexedSlices(indices=%s, values=%s%s)" % (
             self._indices, self._values,

@@ -21,6 +21,12 @@ def is_nested(structure):
 is_sequence = is_nested
 
 
+def _is_composite(x):
+    """A composite tensor (SparseTensor, IndexedSlices): with `expand_composites` its
+    component tensors are its children."""
+    return hasattr(x, "_to_components") and hasattr(x, "_from_components")
+
+
 def _sorted_keys(d):
     try:
         return sorted(d)
@@ -68,6 +74,8 @@ def flatten(structure, expand_composites=False):
         s = stack.pop()
         if is_nested(s):
             stack.extend(reversed(_children(s)))
+        elif expand_composites and _is_composite(s):
+            stack.extend(reversed(s._to_components()))
         else:
             out.append(s)
     return out
@@ -80,10 +88,18 @@ def _structure_repr(s):
 def assert_same_structure(nest1, nest2, check_types=True, expand_composites=False):
     """Raises ValueError if the two structures nest differently, TypeError if their sequence
     types differ (when `check_types`)."""
-    _assert_same(nest1, nest2, check_types, nest1, nest2)
+    _assert_same(nest1, nest2, check_types, nest1, nest2, expand_composites)
 
 
-def _assert_same(a, b, check_types, top1, top2):
+def _assert_same(a, b, check_types, top1, top2, composites=False):
+    if composites and (_is_composite(a) or _is_composite(b)):
+        if type(a) is not type(b):
+            raise TypeError(f"The two structures don't have the same sequence type: {a!r} "
+                            f"and {b!r}.")
+        a, b = a._to_components(), b._to_components()
+        if len(a) != len(b):
+            raise ValueError(f"The two structures don't have the same nested structure: "
+                             f"{top1!r} and {top2!r}.")
     a_seq, b_seq = is_nested(a), is_nested(b)
     if a_seq != b_seq:
         raise ValueError(
@@ -110,7 +126,7 @@ def _assert_same(a, b, check_types, top1, top2):
             f"More specifically: The two structures don't have the same number of elements. "
             f"First structure: {a!r}. Second structure: {b!r}.")
     for x, y in zip(ca, cb):
-        _assert_same(x, y, check_types, top1, top2)
+        _assert_same(x, y, check_types, top1, top2, composites)
 
 
 def pack_sequence_as(structure, flat_sequence, expand_composites=False):
@@ -120,12 +136,12 @@ def pack_sequence_as(structure, flat_sequence, expand_composites=False):
       ValueError: the number of leaves differs.
     """
     flat_sequence = list(flat_sequence)
-    if not is_nested(structure):
+    if not is_nested(structure) and not (expand_composites and _is_composite(structure)):
         if len(flat_sequence) != 1:
             raise ValueError(
                 f"Structure is a scalar but len(flat_sequence) == {len(flat_sequence)} > 1")
         return flat_sequence[0]
-    n = len(flatten(structure))
+    n = len(flatten(structure, expand_composites))
     if n != len(flat_sequence):
         raise ValueError(
             f"Could not pack sequence. Structure had {n} atoms, but flat_sequence had "
@@ -136,6 +152,8 @@ def pack_sequence_as(structure, flat_sequence, expand_composites=False):
     def build(s):
         if is_nested(s):
             return _rebuild(s, [build(c) for c in _children(s)])
+        if expand_composites and _is_composite(s):
+            return s._from_components([build(c) for c in s._to_components()])
         return next(it)
 
     return build(structure)
@@ -147,21 +165,23 @@ def map_structure(func, *structure, **kwargs):
     Args:
       func: a callable taking one argument per structure.
       *structure: structures of the same nesting.
-      **kwargs: `check_types` (default True), `expand_composites` (ignored).
+      **kwargs: `check_types` (default True), `expand_composites` (default False: composite
+        tensors are leaves).
     """
     if not callable(func):
         raise TypeError(f"func must be callable, got: {func}")
     if not structure:
         raise ValueError("Must provide at least one structure")
     check_types = kwargs.pop("check_types", True)
-    kwargs.pop("expand_composites", None)
+    expand = kwargs.pop("expand_composites", False)
     if kwargs:
         raise ValueError("Only valid keyword arguments are `check_types` and "
                          f"`expand_composites`, not: `{', '.join(kwargs)}`")
     for other in structure[1:]:
-        assert_same_structure(structure[0], other, check_types=check_types)
-    flats = [flatten(s) for s in structure]
-    return pack_sequence_as(structure[0], [func(*xs) for xs in zip(*flats)])
+        assert_same_structure(structure[0], other, check_types=check_types,
+                              expand_composites=expand)
+    flats = [flatten(s, expand) for s in structure]
+    return pack_sequence_as(structure[0], [func(*xs) for xs in zip(*flats)], expand)
 
 
 def flatten_up_to(shallow_tree, input_tree):

@@ -11,10 +11,12 @@ class Operation:
 
     __slots__ = ("_graph", "_name", "_type", "_opdef", "_inputs", "_control_inputs", "_outputs",
                  "_attrs", "_device", "_site", "_id", "_control_outputs",
-                 "_control_flow_context", "__weakref__")
+                 "_control_flow_context", "_original_op", "__weakref__")
 
-    def __init__(self, graph, name, opdef, inputs, output_dtypes, attrs, control_inputs, device):
+    # TF's constructor `Operation(node_def, g, ...)` is in op_construction; graphs use _init.
+    def _init(self, graph, name, opdef, inputs, output_dtypes, attrs, control_inputs, device):
         self._graph = graph
+        self._original_op = None
         self._name = name
         self._type = opdef.type
         self._opdef = opdef
@@ -61,7 +63,9 @@ class Operation:
 
     @property
     def op_def(self):
-        return self._opdef
+        from flowloom.framework.meta_graph import op_def_proto
+
+        return op_def_proto(self._opdef)
 
     @property
     def _traceback(self):
@@ -79,7 +83,6 @@ class Operation:
     def traceback(self):
         return [self._traceback] if self._traceback else []
 
-    @property
     def values(self):
         return tuple(self._outputs)
 
@@ -99,11 +102,15 @@ class Operation:
         return dict(self._attrs)
 
     def _set_attr(self, name, value):
+        if hasattr(value, "WhichOneof"):  # TF's form: an AttrValue proto
+            from flowloom.framework.graph_def import attr_value_to_python
+
+            value = attr_value_to_python(value)
         self._attrs[name] = value
         self._graph._version += 1
 
     def _set_device(self, device):
-        self._device = device
+        self._device = device.to_string() if hasattr(device, "to_string") else device
         self._graph._version += 1
 
     def _add_control_input(self, op):
@@ -245,7 +252,7 @@ class Tensor:
         from flowloom.framework.errors import OperatorNotAllowedInGraphError
 
         raise OperatorNotAllowedInGraphError(
-            "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed. Use "
+            "using a `tf.Tensor` as a Python `bool` is not allowed in Graph execution. Use "
             "`if t is not None:` instead of `if t:` to test if a tensor is defined, and use "
             "TensorFlow ops such as tf.cond to execute subgraphs conditioned on the value of a "
             "tensor.")
@@ -256,7 +263,7 @@ class Tensor:
         from flowloom.framework.errors import OperatorNotAllowedInGraphError
 
         raise OperatorNotAllowedInGraphError(
-            f"Iterating over a symbolic `tf.Tensor` ({self.name}) is not allowed in graph mode; "
+            f"iterating over `tf.Tensor` ({self.name}) is not allowed in Graph execution; "
             "use tf.unstack(t) to split it into a list of tensors.")
 
     def __len__(self):
@@ -281,5 +288,5 @@ class Tensor:
 # tensor_conversion.py; its names stay importable from here.
 from flowloom.framework.tensor_conversion import (  # noqa: E402,F401
     _conversion_functions, convert_n_to_tensor, convert_to_tensor,
-    convert_to_tensor_or_indexed_slices, infer_dtype, is_dense_tensor_like,
-    register_tensor_conversion_function, tensor_value_to_numpy)
+    convert_to_tensor_or_indexed_slices, infer_dtype, register_tensor_conversion_function,
+    tensor_value_to_numpy)

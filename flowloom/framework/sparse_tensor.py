@@ -69,6 +69,14 @@ class SparseTensor:
         """The int64 [ndims] tensor of the dense shape."""
         return self._dense_shape
 
+    def _to_components(self):
+        """The component tensors (`nest.flatten(..., expand_composites=True)`)."""
+        return [self._indices, self._values, self._dense_shape]
+
+    def _from_components(self, components):
+        """A SparseTensor made of `components` (indices, values, dense_shape)."""
+        return SparseTensor(*components)
+
     @property
     def op(self):
         return self._values.op

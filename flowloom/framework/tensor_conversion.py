@@ -72,10 +72,6 @@ def convert_to_tensor_or_indexed_slices(value, dtype=None, name=None):
     return convert_to_tensor(value, dtype=dtype, name=name)
 
 
-def is_dense_tensor_like(t):
-    return isinstance(t, Tensor)
-
-
 def tensor_value_to_numpy(value, dtype):
     """Converts a Python/numpy value to an array of `dtype` (a DType), TF's way."""
     npt = dtype.as_numpy_dtype

@@ -313,7 +313,7 @@ def run_plan(plan, feed_values):
         return compiled_plan.run_compiled(runner, feed_values, op_error)
     if runner is None and not _DEBUG:
         plan.runs += 1
-        if plan.runs >= 2:
+        if plan.runs >= rewrites.COMPILE_AT_RUN:
             plan.runner = compile_runner(plan) or False
             if plan.runner:
                 return compiled_plan.run_compiled(plan.runner, feed_values, op_error)

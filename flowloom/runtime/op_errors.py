@@ -16,6 +16,8 @@ def _shape_str(a):
 
 def op_error(op, args, exc):
     """Wraps a kernel failure in TF's error class, naming the op, its inputs and user line."""
+    if getattr(exc, "names_its_op", False):
+        return exc  # a fused kernel's error, already in the words of the op that failed
     explain = getattr(op._opdef.kernel_fn, "explain_error", None)
     if explain is not None and not isinstance(exc, errors.OpError):
         # A directly bound kernel's failure, in the words of the kernel it stands for.

@@ -14,6 +14,7 @@ need a Send that is earlier still, on a device that is not blocked before it.
 
 from flowloom.runtime.executor import Step, plan_frees
 from flowloom.runtime.rendezvous import make_key
+from flowloom.runtime.rewrite_remap import stands_for
 
 
 class SendStep:
@@ -124,6 +125,9 @@ def partition(steps, num_slots, placement, feed_tensors, fetch_tensors, slot_of,
             tensor_device[t] = s.device
             position[t] = float(k)
     op_position = {s.op: k for k, s in enumerate(steps)}
+    for k, s in enumerate(steps):  # a control edge names the graph op a rewrite replaced
+        for g in stands_for(s.op):
+            op_position.setdefault(g, k)
     entries = {}  # device -> [(position, seq, step)]
     seq = [0]
     names = [0]
@@ -224,6 +228,8 @@ def _senders_first(steps, fetch_tensors, client):
     others need (a variable's read, a fed batch) before its own long computations, so the
     devices start together. Ancestor sets are closed upwards, so the order stays valid."""
     device_of = {s.op: s.device for s in steps}
+    # The op of the plan that runs a graph op a rewrite replaced (control edges name those).
+    step_op = {g: s.op for s in steps for g in stands_for(s.op)}
     # A tensor's producer in the plan: a rewrite may have made the op that computes it.
     producer = {t: s.op for s in steps for t in s.op._outputs}
     wanted = []
@@ -232,6 +238,7 @@ def _senders_first(steps, fetch_tensors, client):
             if device_of.get(producer.get(t, t._op), s.device) is not s.device:
                 wanted.append(producer.get(t, t._op))
         for c in s.op._control_inputs:
+            c = step_op.get(c, c)
             if device_of.get(c, s.device) is not s.device:
                 wanted.append(c)
     for t in fetch_tensors:
@@ -244,7 +251,7 @@ def _senders_first(steps, fetch_tensors, client):
             continue
         closure.add(op)
         wanted.extend(producer.get(t, t._op) for t in op._inputs)
-        wanted.extend(op._control_inputs)
+        wanted.extend(step_op.get(c, c) for c in op._control_inputs)
     if not closure:
         return steps
     return [s for s in steps if s.op in closure] + [s for s in steps if s.op not in closure]

@@ -16,7 +16,7 @@ import functools
 import numpy as np
 
 MIN_ELEMENTS = 4096
-_FRESH_TYPES = frozenset(["_FusedMatMul", "_FusedConv2D"])
+_FRESH_TYPES = frozenset(["_FusedMatMul", "_FusedConv2D", "_FusedElementwise"])
 
 
 def _into_first(ufunc, x, y):
@@ -36,7 +36,7 @@ def _shape(t):
     return tuple(s.as_list()) if s.is_fully_defined() else None
 
 
-def reuse_buffers(steps, keep):
+def reuse_buffers(steps, keep, min_elements=MIN_ELEMENTS):
     """(steps with in-place kernels where a dead input's buffer can be reused, how many).
 
     `steps` have their `frees` set; `keep` holds the slots that must survive the run (feeds,
@@ -66,7 +66,7 @@ def reuse_buffers(steps, keep):
                                             src.op._type in _FRESH_TYPES) or \
                         not all(_is_ufunc_step(r) for r in readers[slot]) or \
                         _shape(t) != shape or t._dtype is not result._dtype or \
-                        int(np.prod(shape)) < MIN_ELEMENTS:
+                        int(np.prod(shape)) < min_elements:
                     continue
                 fn = functools.partial(_into_first if j == 0 else _into_second, s.fn)
                 break

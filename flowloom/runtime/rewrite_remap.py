@@ -63,6 +63,36 @@ class RewrittenOp:
                f"{', '.join(op._name for op in self.replaces)}>"
 
 
+def stands_for(op):
+    """The graph ops whose values `op` computes: itself, or what a `RewrittenOp` replaces."""
+    replaces = getattr(op, "replaces", None)
+    if replaces is None:
+        return [op]
+    return [g for r in replaces for g in stands_for(r)]
+
+
+def _bias_of(op, t):
+    """The bias that `op` adds to the product `t`, or None: a BiasAdd (NHWC), or an Add whose
+    other operand is a vector as long as the product's last dimension (Grappler's
+    bias-semantic Add; `t + b` and `b + t` are the same sums)."""
+    if op is None:
+        return None
+    if op._type == "BiasAdd":
+        ok = op._inputs[0] is t and op._attrs.get("data_format", "NHWC") in ("NHWC", b"NHWC")
+        return op._inputs[1] if ok else None
+    if op._type not in ("Add", "AddV2") or len(op._inputs) != 2:
+        return None
+    other = op._inputs[1] if op._inputs[0] is t else op._inputs[0]
+    if other is t or other._dtype is not t._dtype:
+        return None
+    dims = t._shape.as_list() if t._shape.ndims else None
+    out = op._outputs[0]._shape
+    if not dims or dims[-1] is None or other._shape.ndims != 1 or \
+            other._shape.as_list() != [dims[-1]] or out.ndims is None or out.as_list() != dims:
+        return None
+    return other
+
+
 def remap(order, fetch_tensors, target_ops, placement):
     """The plan's op list with fusable chains replaced by fused ops (a new list)."""
     from flowloom.ops.nn import fused_ops  # noqa: F401 - registers the fused op types
@@ -95,8 +125,8 @@ def remap(order, fetch_tensors, target_ops, placement):
         if t._dtype.name not in _FLOATS or not private(t, op):
             continue
         bias_add = consumer.get(t)
-        if bias_add is None or bias_add._type != "BiasAdd" or bias_add._inputs[0] is not t or \
-                bias_add._attrs.get("data_format", "NHWC") not in ("NHWC", b"NHWC"):
+        bias = _bias_of(bias_add, t)
+        if bias is None:
             continue
         if op._type == "Conv2D" and op._attrs.get("data_format", "NHWC") not in ("NHWC",
                                                                                  b"NHWC"):
@@ -111,10 +141,10 @@ def remap(order, fetch_tensors, target_ops, placement):
                 any(c in fused_at or c in dropped for c in chain):
             continue
         attrs = {k: v for k, v in op._attrs.items() if k not in ("grad_a", "grad_b")}
-        attrs["fused_ops"] = [c._type.encode() for c in chain[1:]]
+        attrs["fused_ops"] = [b"BiasAdd"] + [c._type.encode() for c in chain[2:]]
         attrs["num_args"] = 1
-        fused = RewrittenOp(fused_type, chain[-1]._name, list(op._inputs) +
-                            [bias_add._inputs[1]], attrs, chain)
+        fused = RewrittenOp(fused_type, chain[-1]._name, list(op._inputs) + [bias], attrs,
+                            chain)
         fused_at[chain[-1]] = fused
         dropped.update(chain[:-1])
     if not fused_at:

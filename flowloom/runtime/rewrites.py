@@ -8,7 +8,13 @@ switchable with TF's `RewriterConfig` fields and named by `FLOWLOOM_DEBUG=1` whe
   dependency_optimization   stateless ops whose only consumers in the plan are control
                             edges (what `tf.group` of pure ops does) are not run: their
                             values reach nothing, and their whole fan-in is pure, so nothing
-                            observable changes (as Grappler's dependency optimizer).
+                            observable changes (as Grappler's dependency optimizer);
+                            Identity and NoOp ops that move nothing across devices and
+                            carry no control dependency are removed
+                            (runtime/rewrite_identity.py).
+  arithmetic_optimization   value-preserving arithmetic stages: Add chains -> AddN,
+                            redundant Reshape/Cast/Transpose/reductions, double negations,
+                            x + (-y) -> x - y (runtime/rewrite_arithmetic.py).
   common_subgraph_elimination  stateless ops that repeat an earlier op's computation (same
                             type, attrs, inputs, control inputs, device) are not run; their
                             outputs are the earlier op's (runtime/rewrite_cse.py).
@@ -21,14 +27,20 @@ switchable with TF's `RewriterConfig` fields and named by `FLOWLOOM_DEBUG=1` whe
     config.graph_options.rewrite_options.dependency_optimization = RewriterConfig.OFF
 
 `FLOWLOOM_REWRITES=0` turns every rewrite off in the whole process (to compare a program's
-results with and without them).
+results with and without them). `FLOWLOOM_REWRITES=all` keeps them on and lowers their size
+thresholds (buffer reuse acts on arrays of any size, plans are compiled at their first run) so
+that a test suite's small graphs exercise them: `python3 dev.py test --rewrites off|on`.
 """
 
 import os
 import sys
 
 _DEBUG = int(os.environ.get("FLOWLOOM_DEBUG", "0") or 0)
-_ALL_OFF = os.environ.get("FLOWLOOM_REWRITES", "1") == "0"
+_MODE = os.environ.get("FLOWLOOM_REWRITES", "1")
+ALL_OFF = _MODE == "0"
+EVERYWHERE = _MODE == "all"
+# A plan is compiled to one function (runtime/compiled_plan.py) at this run.
+COMPILE_AT_RUN = 1 if EVERYWHERE else 2
 _OFF = 2  # RewriterConfig.Toggle.OFF
 _NO_MEM_OPT = 1  # RewriterConfig.MemOptType.NO_MEM_OPT
 
@@ -40,7 +52,7 @@ _CHECKS = frozenset(["CheckNumerics", "Assert", "Print", "PrintV2", "EnsureShape
 
 def enabled(config, name):
     """Whether rewrite `name` is on for a session with ConfigProto `config`."""
-    if _ALL_OFF:
+    if ALL_OFF:
         return False
     if config is None:
         return True
@@ -58,7 +70,8 @@ def reuse_buffers(config, steps, keep, rewritten):
         return steps
     from flowloom.runtime import rewrite_memory
 
-    steps, changed = rewrite_memory.reuse_buffers(steps, keep)
+    steps, changed = rewrite_memory.reuse_buffers(
+        steps, keep, 1 if EVERYWHERE else rewrite_memory.MIN_ELEMENTS)
     if changed:
         rewritten.note("memory_optimization", f"{changed} elementwise op(s) write into a dead "
                        "input's buffer")
@@ -107,6 +120,7 @@ def apply(config, order, fetch_tensors, target_ops, placement=None, fed=()):
     from flowloom.runtime import rewrite_cse, rewrite_remap
 
     placement = placement if placement is not None else {}
+    fed = set(fed)
     result = Rewritten(order)
     if enabled(config, "dependency_optimization"):
         result.order = prune_pure_control_only(result.order, fetch_tensors, target_ops)
@@ -117,6 +131,16 @@ def apply(config, order, fetch_tensors, target_ops, placement=None, fed=()):
         if dropped:
             result.note("common_subgraph_elimination", f"{len(dropped)} op(s) that repeat an "
                         "earlier op's computation are not run")
+    aliased = len(result.aliases)
+    if enabled(config, "arithmetic_optimization"):
+        _arithmetic(result, fetch_tensors, target_ops, placement, fed)
+    if enabled(config, "dependency_optimization"):
+        _identities(result, fetch_tensors, target_ops, placement, fed)
+    if result.aliases and len(result.aliases) > aliased:
+        from flowloom.runtime.rewrite_oplist import drop_unread
+
+        fetches = [result.aliases.get(t, t) for t in fetch_tensors]
+        result.order = drop_unread(result.order, fetches, set(target_ops), _must_run)
     if enabled(config, "remapping"):
         result.order, fused = rewrite_remap.remap(
             result.order, [result.aliases.get(t, t) for t in fetch_tensors], target_ops,
@@ -125,7 +149,48 @@ def apply(config, order, fetch_tensors, target_ops, placement=None, fed=()):
             result.placed_as[op] = result.placed_as.get(like, like)
             result.note("remapping", f"{' + '.join(o._type for o in op.replaces)} -> "
                         f"{op._type} '{op._name}'")
+        _fuse_elementwise(result, fetch_tensors, target_ops, placement, fed)
     return result
+
+
+def _fuse_elementwise(result, fetch_tensors, target_ops, placement, fed):
+    from flowloom.ops.math import fused_elementwise  # noqa: F401 - registers the op type
+    from flowloom.runtime import rewrite_fuse
+
+    fetches = [result.aliases.get(t, t) for t in fetch_tensors]
+    result.order, result.placed_as, chains = rewrite_fuse.fuse(
+        result.order, fetches, target_ops, placement, fed, result.placed_as)
+    for op, members in chains.items():
+        result.note("remapping", f"{' + '.join(o._type for o in members)} -> "
+                    f"{op._type} '{op._name}' (one kernel, one buffer)")
+
+
+def _must_run(op):
+    return op._opdef.stateful or op._type in _CHECKS
+
+
+def _arithmetic(result, fetch_tensors, target_ops, placement, fed):
+    from flowloom.runtime import rewrite_arithmetic, rewrite_oplist
+
+    fetches = [result.aliases.get(t, t) for t in fetch_tensors]
+    result.order, aliases, result.placed_as, counts = rewrite_arithmetic.optimize(
+        result.order, fetches, target_ops, placement, fed, result.placed_as)
+    result.aliases = rewrite_oplist.compose(result.aliases, aliases)
+    if counts:
+        result.note("arithmetic_optimization", ", ".join(
+            f"{stage} x{n}" for stage, n in sorted(counts.items())))
+
+
+def _identities(result, fetch_tensors, target_ops, placement, fed):
+    from flowloom.runtime import rewrite_identity, rewrite_oplist
+
+    fetches = [result.aliases.get(t, t) for t in fetch_tensors]
+    result.order, aliases, result.placed_as, identities, noops = rewrite_identity.remove(
+        result.order, fetches, target_ops, placement, fed, result.placed_as)
+    result.aliases = rewrite_oplist.compose(result.aliases, aliases)
+    if identities or noops:
+        result.note("dependency_optimization", f"{identities} Identity op(s) and {noops} "
+                    "NoOp(s) removed (no device copy or control edge depends on them)")
 
 
 def prune_pure_control_only(order, fetch_tensors, target_ops):

@@ -97,6 +97,7 @@ def partition_graph_defs(pplan):
     """One GraphDef per partition of `pplan`, with its Send/Recv nodes."""
     from flowloom.framework import graph_def as gd_lib
     from flowloom.proto import graph_pb2
+    from flowloom.runtime.rewrite_remap import stands_for
 
     recv_name = {}
     # Fed tensors are `_Arg` nodes on their device, fetches `_Retval` nodes on the client,
@@ -116,7 +117,8 @@ def partition_graph_defs(pplan):
     def local_name(t, dev):
         return recv_name.get((t, dev)) or arg_name.get(t) or t._as_node_def_input()
 
-    ran = {step.op for part in pplan.partitions for step in part.steps if step.kind == "op"}
+    ran = {g for part in pplan.partitions for step in part.steps if step.kind == "op"
+           for g in [step.op] + stands_for(step.op)}
     graphs = []
     for part in pplan.partitions:
         dev = part.device

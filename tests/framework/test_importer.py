@@ -163,8 +163,9 @@ def test_attr_and_input_validation_errors():
     gd.node[0].attr["value"].tensor.CopyFrom(tf.make_tensor_proto(1))
     gd.node[1].attr["T"].type = tf.float32.as_datatype_enum
     err = _errors_of(lambda: tf.import_graph_def(gd))
+    # TF names types as its DataTypeString does ("float", not "float32").
     assert "Input 0 of node import/n was passed int32 from import/c:0 incompatible with " \
-           "expected float32" in str(err)
+           "expected float." in str(err)
     gd = _graph(("a", "Identity", ["b"]), ("b", "Identity", ["a"]))
     for node in gd.node:
         node.attr["T"].type = 1

@@ -135,6 +135,12 @@ def _dynamic_stitch(rng):
         [tf.constant([0, 2]), tf.constant([1, 3])], [a, b])
 
 
+def _dynamic_partition(rng):
+    x, xv = ph(rng, (4, 3))
+    parts = data_flow_ops.dynamic_partition(x, tf.constant([1, 0, 1, 2]), 3)
+    return [(x, xv)], tf.concat([parts[0] * 2.0, parts[1], parts[2] * 3.0], 0)
+
+
 CASES = {
     "Identity": _identity,
     "PlaceholderWithDefault": _placeholder_with_default,
@@ -155,4 +161,5 @@ CASES = {
     "Tile": _tile,
     "UnsortedSegmentSum": _unsorted_segment_sum,
     "DynamicStitch": _dynamic_stitch,
+    "DynamicPartition": _dynamic_partition,
 }

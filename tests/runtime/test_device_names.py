@@ -40,8 +40,8 @@ def test_device_spec_parse_matches_tf(text):
 
 
 @pytest.mark.parametrize("bad, message", [
-    ("/foo:1", "Unknown attribute 'foo'"),
-    ("/cpu:0/gpu:1", "Multiple device types"),
+    ("/foo:1", "Unknown attribute: 'foo' in '/foo:1'"),  # TF 1.15's words
+    ("/cpu:0/gpu:1", "Cannot specify multiple device types: /cpu:0/gpu:1"),
     ("cpu:x", "invalid literal")])
 def test_bad_device_specs_raise_value_error(bad, message):
     with pytest.raises(ValueError, match=message):

@@ -6,8 +6,13 @@ import pytest
 
 import flowloom as tf
 from flowloom.proto.rewriter_config_pb2 import RewriterConfig
+from flowloom.runtime import rewrites
 
 OFF = RewriterConfig.OFF
+
+# Under FLOWLOOM_REWRITES=0 (`dev.py test --rewrites off`) no rewrite acts: tests of what a
+# rewrite did are skipped there; tests that compare values run in both modes.
+acts = pytest.mark.skipif(rewrites.ALL_OFF, reason="FLOWLOOM_REWRITES=0: no rewrite acts")
 
 
 def _config(**toggles):
@@ -33,6 +38,7 @@ def _same(a, b):
         np.testing.assert_array_equal(x, y)
 
 
+@acts
 def test_cse_runs_a_repeated_computation_once():
     x = tf.placeholder(tf.float32, [3])
     a = tf.sin(x, name="first") * 2.0
@@ -41,13 +47,15 @@ def test_cse_runs_a_repeated_computation_once():
     r2 = tf.random_uniform([3])  # stateful: two draws
     fetches = [a + b, b, r1, r2]
     feed = {x: np.array([0.1, 0.2, 0.3], np.float32)}
-    on, again, nodes, plan = _run(None, fetches, feed)
+    # (remapping off: it would fuse each chain of elementwise ops into one op)
+    on, again, nodes, plan = _run(_config(remapping=OFF), fetches, feed)
     assert "first" in nodes and "second" not in nodes
     merged = {op.name for op in plan.rewrites.merged}
     assert {"second", "mul_1"} <= merged
     assert "RandomUniform" not in {op.type for op in plan.rewrites.merged}
     assert not np.array_equal(on[2], on[3])
-    off, _, nodes_off, _ = _run(_config(common_subgraph_elimination=OFF), fetches, feed)
+    off, _, nodes_off, _ = _run(_config(common_subgraph_elimination=OFF, remapping=OFF),
+                                fetches, feed)
     assert "second" in nodes_off
     _same(on[:2], off[:2])
     _same(on[:2], again[:2])
@@ -66,6 +74,7 @@ def test_cse_keeps_ops_that_are_fed_or_waited_for():
     assert values == [3.0, 7.0]  # a fed twin is not replaced
 
 
+@acts
 @pytest.mark.parametrize("activation", [None, tf.nn.relu, tf.nn.relu6, tf.nn.elu])
 def test_matmul_bias_activation_is_one_fused_op(activation):
     rng = np.random.RandomState(1)
@@ -89,6 +98,7 @@ def test_matmul_bias_activation_is_one_fused_op(activation):
     _same(on, again)
 
 
+@acts
 def test_conv_bias_relu_is_fused_and_a_fetched_intermediate_is_not():
     rng = np.random.RandomState(2)
     x = tf.constant(rng.randn(2, 6, 6, 3).astype(np.float32))
@@ -119,6 +129,7 @@ def test_disable_meta_optimizer_turns_both_off():
     assert plan.rewrites.log == []
 
 
+@acts
 def test_elementwise_chain_reuses_dead_buffers_with_the_same_values():
     from flowloom.runtime import rewrite_memory
 
@@ -132,7 +143,8 @@ def test_elementwise_chain_reuses_dead_buffers_with_the_same_values():
     with tf.control_dependencies([stored]):
         after = tf.add(prod, y, name="after")  # prod's last reader, after the Assign
     feed = {x: rng.randn(64, 128).astype(np.float32), y: rng.randn(64, 128).astype(np.float32)}
-    with tf.Session() as sess:
+    # (remapping off: it would run the chain as one fused op)
+    with tf.Session(config=_config(remapping=OFF)) as sess:
         sess.run(v.initializer)
         on = [sess.run([chain, after], feed) for _ in range(3)]
         plan = list(sess._plan_cache.values())[-1]
@@ -147,3 +159,22 @@ def test_elementwise_chain_reuses_dead_buffers_with_the_same_values():
         off = sess.run([chain, after], feed)
     for got in on:
         _same(got, off)
+
+
+@acts
+def test_an_add_of_a_bias_vector_fuses_as_bias_add():
+    rng = np.random.RandomState(6)
+    x = tf.placeholder(tf.float32, [None, 6])
+    w = tf.constant(rng.randn(6, 5).astype(np.float32))
+    b = tf.constant(rng.randn(5).astype(np.float32))
+    row = tf.constant(rng.randn(1, 5).astype(np.float32))
+    h = tf.nn.relu(tf.matmul(x, w) + b, name="h")
+    g = tf.add(b, tf.matmul(x, w * 2.0), name="g")  # the bias first
+    k = tf.nn.relu(tf.matmul(x, w * 3.0) + row, name="k")  # a [1, 5] operand: not a bias
+    feed = {x: rng.randn(4, 6).astype(np.float32)}
+    on, again, nodes, _ = _run(None, [h, g, k], feed)
+    assert nodes["h"] == "_FusedMatMul" and nodes["g"] == "_FusedMatMul"
+    assert "MatMul_2" in nodes
+    off, _, _, _ = _run(_config(remapping=OFF), [h, g, k], feed)
+    _same(on, off)
+    _same(again, off)

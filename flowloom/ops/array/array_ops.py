@@ -365,10 +365,24 @@ def shape_n(input, out_type=dtypes.int32, name=None):  # noqa: A002
                     out_type=dtypes.as_dtype(out_type)).outputs
 
 
+def _sparse_dense_shape(value):
+    """The dense-shape tensor of a SparseTensor or SparseTensorValue, else None."""
+    from flowloom.framework.sparse_tensor import SparseTensor, SparseTensorValue
+
+    if isinstance(value, SparseTensor):
+        return value.dense_shape
+    if isinstance(value, SparseTensorValue):
+        return convert_to_tensor(value.dense_shape, dtype=dtypes.int64)
+    return None
+
+
 def shape(input, name=None, out_type=dtypes.int32, optimize=True):  # noqa: A002
     """The shape of `input` as a 1-D tensor (a Const when it is statically known, as in TF)."""
     out_type = dtypes.as_dtype(out_type)
     with name_scope(name, "Shape", [input]) as scope:
+        dense_shape = _sparse_dense_shape(input)
+        if dense_shape is not None:
+            return apply_op("Cast", (dense_shape,), DstT=out_type).outputs[0]
         input = convert_to_tensor(input)
         if optimize and input._shape.is_fully_defined():
             return constant(input._shape.as_list(), dtype=out_type, name=scope)
@@ -392,6 +406,10 @@ def size(input, name=None, out_type=dtypes.int32, optimize=True):  # noqa: A002
     """The number of elements of `input` (a Const when statically known, as in TF)."""
     out_type = dtypes.as_dtype(out_type)
     with name_scope(name, "Size", [input]) as scope:
+        dense_shape = _sparse_dense_shape(input)
+        if dense_shape is not None:
+            dims = apply_op("Cast", (dense_shape,), DstT=out_type).outputs[0]
+            return apply_op("Prod", (dims, constant(0)), name=scope).outputs[0]
         input = convert_to_tensor(input)
         if optimize and input._shape.is_fully_defined():
             return constant(input._shape.num_elements(), dtype=out_type, name=scope)
@@ -413,6 +431,10 @@ Rank.no_gradient()
 def rank(input, name=None, optimize=True):  # noqa: A002
     """The rank of `input` (a Const when statically known, as in TF)."""
     with name_scope(name, "Rank", [input]) as scope:
+        dense_shape = _sparse_dense_shape(input)
+        if dense_shape is not None:
+            return apply_op("Size", (dense_shape,), name=scope,
+                            out_type=dtypes.int32).outputs[0]
         input = convert_to_tensor(input)
         if optimize and input._shape.ndims is not None:
             return constant(input._shape.ndims, dtype=dtypes.int32, name=scope)

@@ -59,3 +59,70 @@ def _(op, grad):
 def dynamic_stitch(indices, data, name=None):
     """Interleaves `data` into one tensor: `merged[indices[m][i]] = data[m][i]`."""
     return apply_op("DynamicStitch", (list(indices), list(data)), name=name).outputs[0]
+
+
+DynamicPartition = defop("DynamicPartition", inputs=["data: T", "partitions: int32"],
+                         outputs=["outputs: num_partitions * T"],
+                         attrs={"num_partitions": None})
+
+
+@DynamicPartition.shape
+def _(op):
+    data, partitions = op._inputs
+    num = op._attrs["num_partitions"]
+    if num < 1:
+        raise ValueError(f"num_partitions must be at least 1, got {num} for "
+                         f"'{op._name}' (op: 'DynamicPartition')")
+    p, d = partitions._shape, data._shape
+    if p.ndims is None or d.ndims is None:
+        return [unknown_shape()] * num
+    d.with_rank_at_least(p.ndims)
+    if not d[:p.ndims].is_compatible_with(p):
+        raise ValueError(f"Dimensions must be equal, but are {d[:p.ndims]} and {p} for "
+                         f"'{op._name}' (op: 'DynamicPartition') with input shapes: {d}, {p}.")
+    return [TensorShape([None] + d.as_list()[p.ndims:]) for _ in range(num)]
+
+
+@DynamicPartition.kernel
+def _(xp, data, partitions, *, num_partitions):
+    partitions = np.asarray(partitions)
+    if data.shape[:partitions.ndim] != partitions.shape:
+        raise errors.InvalidArgumentError(
+            None, None, "data.shape must start with partitions.shape, got data.shape = "
+            "[%s], partitions.shape = [%s]" % (",".join(map(str, data.shape)),
+                                              ",".join(map(str, partitions.shape))))
+    flat_p = partitions.reshape(-1)
+    bad = np.flatnonzero((flat_p < 0) | (flat_p >= num_partitions))
+    if len(bad):
+        i = np.unravel_index(int(bad[0]), partitions.shape) if partitions.ndim else ()
+        raise errors.InvalidArgumentError(
+            None, None, "partitions%s = %d is not in [0, %d)" % (
+                "".join(f"[{int(j)}]" for j in i) if partitions.ndim else "",
+                int(flat_p[bad[0]]), num_partitions))
+    flat_d = data.reshape((-1,) + data.shape[partitions.ndim:])
+    return [flat_d[flat_p == k] for k in range(num_partitions)]
+
+
+@DynamicPartition.gradient
+def _(op, *grads):
+    from flowloom.ops.math import math_ops, reduction_ops
+
+    data, indices = op._inputs
+    num = op._attrs["num_partitions"]
+    prefix_shape = array_ops.shape(indices)
+    original_indices = array_ops.reshape(
+        math_ops.range_(reduction_ops.reduce_prod(prefix_shape)), prefix_shape)
+    partitioned = dynamic_partition(original_indices, indices, num)
+    reconstructed = dynamic_stitch(partitioned, list(grads))
+    return [array_ops.reshape(reconstructed, array_ops.shape(data)), None]
+
+
+def dynamic_partition(data, partitions, num_partitions, name=None):
+    """Splits `data` into `num_partitions` tensors: `outputs[k]` holds the slices of `data`
+    where `partitions == k`, in order.
+
+    Example:
+      tf.dynamic_partition([10, 20, 30, 40], [0, 1, 0, 1], 2)  # [[10, 30], [20, 40]]
+    """
+    return apply_op("DynamicPartition", (data, partitions), name=name,
+                    num_partitions=num_partitions).outputs

@@ -168,6 +168,7 @@ def sparse_retain(sp_input, to_retain):
         to_retain.shape[0].assert_is_compatible_with(sp_input.values.shape[0])
     where_true = array_ops.reshape(array_ops.where(to_retain), [-1])
     out = SparseTensor(array_ops.gather(sp_input.indices, where_true),
-                       array_ops.gather(sp_input.values, where_true), sp_input.dense_shape)
+                       array_ops.gather(sp_input.values, where_true),
+                       array_ops.identity(sp_input.dense_shape))
     out._dense_shape_default = sp_input._dense_shape_default
     return out

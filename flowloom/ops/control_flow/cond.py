@@ -20,6 +20,7 @@ def _build_branch(context, fn):
     if original is None:
         return None, None
     original = nest.map_structure(_as_tensor_or_op, original)
+    # SparseTensors and IndexedSlices go through component by component.
 
     def process(v):
         if isinstance(v, Operation):
@@ -27,7 +28,7 @@ def _build_branch(context, fn):
             return control_flow_ops.with_dependencies([v], context.pivot)
         return context.ProcessOutputTensor(convert_to_tensor(_flow_of(v)))
 
-    result = nest.map_structure(process, original)
+    result = nest.map_structure(process, original, expand_composites=True)
     if not isinstance(result, (list, tuple)):
         result = [result]
     return original, result
@@ -125,24 +126,43 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
             orig_res_t = _unpack_if_singleton(orig_res_t)
             orig_res_f = _unpack_if_singleton(orig_res_f)
         nest.assert_same_structure(orig_res_t, orig_res_f)
+        nest.assert_same_structure(orig_res_t, orig_res_f, expand_composites=True)
         if not res_t:
             raise ValueError("`true_fn` and `false_fn` must return at least one result.")
-        res_t_flat = nest.flatten(res_t)
-        res_f_flat = nest.flatten(res_f)
+        res_t, res_f = _cast_indexed_slice_indices(res_t, res_f)
+        res_t_flat = nest.flatten(res_t, expand_composites=True)
+        res_f_flat = nest.flatten(res_f, expand_composites=True)
         for x, y in zip(res_t_flat, res_f_flat):
             if x.dtype.base_dtype != y.dtype.base_dtype:
                 raise ValueError(
                     "Outputs of 'true_fn' and 'false_fn' must have the same type(s). Received "
                     f"{x.dtype.name} from 'true_fn' and {y.dtype.name} from 'false_fn'.")
         merges = [control_flow_ops.merge([f, t])[0] for f, t in zip(res_f_flat, res_t_flat)]
-        merges = [_from_flow(o, m) for o, m in zip(nest.flatten(orig_res_t), merges)]
+        merges = [_from_flow(o, m) for o, m in
+                  zip(nest.flatten(orig_res_t, expand_composites=True), merges)]
         if context_t.outer_context is None:
             add_to_collection(GraphKeys.COND_CONTEXT, context_t)
             add_to_collection(GraphKeys.COND_CONTEXT, context_f)
-        merges = nest.pack_sequence_as(orig_res_t, merges)
+        merges = nest.pack_sequence_as(orig_res_t, merges, expand_composites=True)
         if not strict:
             merges = _unpack_if_singleton(merges)
         return merges
+
+
+def _cast_indexed_slice_indices(a, b):
+    """Both branches' IndexedSlices with int64 indices where one of the pair has int64 (TF
+    casts the int32 side)."""
+    from flowloom.framework.indexed_slices import IndexedSlices
+    from flowloom.ops.math import math_ops
+
+    fa, fb = nest.flatten(a), nest.flatten(b)
+    for i, (x, y) in enumerate(zip(fa, fb)):
+        if isinstance(x, IndexedSlices) and isinstance(y, IndexedSlices) and \
+                x.indices.dtype.base_dtype != y.indices.dtype.base_dtype:
+            fa[i], fb[i] = [IndexedSlices(s.values, math_ops.cast(s.indices, "int64"),
+                                          s.dense_shape) if s.indices.dtype.name == "int32"
+                            else s for s in (x, y)]
+    return nest.pack_sequence_as(a, fa), nest.pack_sequence_as(b, fb)
 
 
 def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"):

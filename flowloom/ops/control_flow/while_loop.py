@@ -125,29 +125,53 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         return result
 
 
+def _component_shapes(var, shape):
+    """The shape invariants of the component tensors of one loop variable (a SparseTensor or
+    IndexedSlices has one TensorShape for all its components, as in TF)."""
+    from flowloom.framework.indexed_slices import IndexedSlices
+    from flowloom.framework.sparse_tensor import SparseTensor
+
+    if isinstance(var, IndexedSlices):
+        s = _shape_invariant(var.values, shape)
+        out = [s, tensor_shape.TensorShape([s[0] if s.ndims else None])]
+        return out + ([tensor_shape.TensorShape([s.ndims])] if var.dense_shape is not None
+                      else [])
+    if isinstance(var, SparseTensor):
+        s = _shape_invariant(var.dense_shape, shape)
+        rank = s[0].value if s.ndims else None
+        return [tensor_shape.TensorShape([None, rank]), tensor_shape.TensorShape([None]), s]
+    return [_shape_invariant(var, shape)]
+
+
 def build_loop(ctx, pred, body, loop_vars, shape_invariants, return_same_structure=False):
-    """Adds the loop of `ctx` to the graph (TF's WhileContext.BuildLoop)."""
+    """Adds the loop of `ctx` to the graph (TF's WhileContext.BuildLoop).
+
+    SparseTensors and IndexedSlices are looped over component by component."""
     original_loop_vars = loop_vars
-    flat_orig = nest.flatten(loop_vars)
+    flat_orig = nest.flatten(loop_vars, expand_composites=True)
     flat_vars = [convert_to_tensor(_to_flow(v)) for v in flat_orig]
+    leaves = nest.flatten(loop_vars)
     if shape_invariants is None:
-        flat_shapes = [v.shape for v in flat_vars]
+        invariants = [None] * len(leaves)
     else:
-        flat_shapes = nest.flatten(shape_invariants)
-        if len(flat_shapes) != len(flat_vars):
+        invariants = nest.flatten(shape_invariants)
+        if len(invariants) != len(leaves):
             raise ValueError("The shape invariants must have the structure of the loop "
                              "variables.")
-        flat_shapes = [_shape_invariant(v, None if s is None else s)
-                       for v, s in zip(flat_vars, flat_shapes)]
+    flat_shapes = []
+    for v, inv in zip(leaves, invariants):
+        if not nest._is_composite(v):
+            v = flat_vars[len(flat_shapes)]  # the loop variable, converted
+        flat_shapes.extend(_component_shapes(v, inv))
     try:
         ctx.Enter()
         original_body_result, exit_vars = _build_loop(
             ctx, pred, body, original_loop_vars, flat_orig, flat_vars, flat_shapes)
     finally:
         ctx.Exit()
-    flat_result = nest.flatten(original_body_result)
+    flat_result = nest.flatten(original_body_result, expand_composites=True)
     exit_with_ta = [_from_flow(o, e) for o, e in zip(flat_result, exit_vars)]
-    packed = nest.pack_sequence_as(original_body_result, exit_with_ta)
+    packed = nest.pack_sequence_as(original_body_result, exit_with_ta, expand_composites=True)
     if return_same_structure:
         return packed
     return packed[0] if len(exit_vars) == 1 else packed
@@ -189,7 +213,8 @@ def _build_loop(ctx, pred, body, original_loop_vars, flat_orig, loop_vars, shape
         m._shape = shape
     ctx._pivot_for_pred = merge_vars[0]
     packed_vars = nest.pack_sequence_as(
-        original_loop_vars, [_from_flow(o, m) for o, m in zip(flat_orig, merge_vars)])
+        original_loop_vars, [_from_flow(o, m) for o, m in zip(flat_orig, merge_vars)],
+        expand_composites=True)
     c = convert_to_tensor(pred(*packed_vars))
     ctx._pivot = control_flow_ops.loop_cond(c, name="LoopCond")
     switch_vars = [_switch_ref_or_tensor(x, ctx._pivot) for x in merge_vars]
@@ -197,14 +222,17 @@ def _build_loop(ctx, pred, body, original_loop_vars, flat_orig, loop_vars, shape
     vars_for_body = [array_ops.identity(x[1]) for x in switch_vars]
     ctx._pivot_for_body = vars_for_body[0]
     packed_body_vars = nest.pack_sequence_as(
-        original_loop_vars, [_from_flow(o, v) for o, v in zip(flat_orig, vars_for_body)])
+        original_loop_vars, [_from_flow(o, v) for o, v in zip(flat_orig, vars_for_body)],
+        expand_composites=True)
     body_result = body(*packed_body_vars)
     if not nest.is_nested(body_result):
         body_result = [body_result]
     # The first layer is compared as a list: inputs are usually lists, outputs tuples.
     nest.assert_same_structure(list(packed_body_vars), list(body_result))
     original_body_result = body_result
-    result = [convert_to_tensor(_to_flow(_as_loop_var(v))) for v in nest.flatten(body_result)]
+    body_result = nest.map_structure(_as_loop_var, body_result)
+    result = [convert_to_tensor(_to_flow(v))
+              for v in nest.flatten(body_result, expand_composites=True)]
     if len(merge_vars) != len(result):
         raise ValueError(
             "Number of inputs and outputs of 'body' must match 'loop_vars'. Got "

@@ -92,6 +92,7 @@ UNCLAIMED = [
     ("tensorflow.python.distribute", "tf.distribute (TF2 strategies)"),
     ("tensorflow.python.tpu", "TPU"),
     ("tensorflow.python.compiler", "XLA"),
+    ("tensorflow.python.ops.control_flow_ops.XLAControlFlowContext", "XLA"),
     ("tensorflow.python.ops.ragged", "ragged tensors (TF2 API)"),
     ("tensorflow.python.ops.gradient_checker_v2", "TF2 gradient checker (eager)"),
     ("tensorflow.python.ops.while_v2", "control flow v2 (TF2)"),

@@ -42,6 +42,23 @@ _SIGNATURES = {
     "OpWithFutureDefaultAttr": ([], [], {}, False),
     "IntAttr": ([], ["out: int64"], {"foo": 1}, False),
     "Simple": (["a: int32"], ["out: float32"], {}, False),
+    "Foo1": (["a: float32", "b: int32", "c: int32"], ["d: float32", "e: int32"], {}, False),
+    "Foo3": (["a: float32", "b: string", "c: float32"], ["d: float32", "e: int32"], {},
+             False),
+    "Int64Output": ([], ["out: int64"], {}, False),
+    "IntOutputFloatOutput": ([], ["a: int32", "b: float32"], {}, False),
+    "RefInputIntInput": (["a: Ref(int32)", "b: int32"], [], {}, False),
+    "TwoFloatInputsFloatOutput": (["a: float32", "b: float32"], ["c: float32"], {}, False),
+    "TwoFloatInputsIntOutput": (["a: float32", "b: float32"], ["c: int32"], {}, False),
+    "RefInputFloatInputIntOutput": (["a: Ref(float32)", "b: float32"], ["c: int32"], {},
+                                    False),
+    "ListInput": (["a: N * T"], [], {"N": None, "T": None}, False),
+    "ListOutput": ([], ["a: list(T)"], {"T": None}, False),
+    "Unary": (["a: T"], ["b: T"], {}, False),
+    "KernelLabelRequired": (["input: int32"], ["result: string"], {}, False),
+    "RequiresOlderGraphVersion": ([], ["version: int32"], {}, True),
+    "StringListAttr": ([], [], {"a": None, "b": None}, False),
+    "FuncAttr": ([], [], {"f": None}, False),
 }
 
 
