@@ -4,6 +4,7 @@ import contextlib
 import re
 import threading
 
+from flowloom.framework import device as device_lib
 from flowloom.framework import dtypes
 from flowloom.framework import errors
 from flowloom.framework import observers
@@ -293,8 +294,6 @@ class Graph:
         self._control_flow_context = ctx
 
     def _apply_device_functions(self, op):
-        from flowloom.framework import device as device_lib
-
         return device_lib.apply_device_stack(self._device_function_stack, op)
 
     # -- control dependencies ---------------------------------------------------
@@ -345,8 +344,6 @@ class Graph:
     # -- devices ------------------------------------------------------------------
     def device(self, device_name_or_function):
         """Sets the device for ops created in the block (a string, DeviceSpec, function or None)."""
-        from flowloom.framework import device as device_lib
-
         return _StackPush(self._device_function_stack,
                           device_lib.device_function_for(device_name_or_function))
 

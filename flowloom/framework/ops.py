@@ -24,7 +24,9 @@ class Operation:
         self._control_inputs = control_inputs
         self._attrs = attrs
         self._device = device
-        self._site = user_site()  # the user's line, resolved when asked for
+        # The user's line, resolved when asked for. The walk starts at the caller of
+        # Graph._create_op_internal (which calls _create_op_locked, which calls this).
+        self._site = user_site(4)
         self._control_outputs = []
         self._control_flow_context = None
         if len(output_dtypes) == 1:

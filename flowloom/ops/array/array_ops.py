@@ -3,6 +3,7 @@
 Slicing, gathering/scattering and padding/splitting ops have files of their own."""
 
 import builtins
+import math
 
 import numpy as np
 
@@ -959,7 +960,7 @@ def _filled(shape, fill_value, dtype, name):
             shape_t = stack(shape) if isinstance(shape, (list, tuple)) else shape
             return fill(shape_t, constant(fill_value, dtype=dtype), name=scope)
     dims = tensor_shape.as_shape(shape).as_list()
-    if int(np.prod(dims)) < 1000:
+    if math.prod(dims) < 1000:
         return constant(np.full(dims, fill_value, dtype=dtype.as_numpy_dtype), dtype=dtype,
                         name=name)
     with name_scope(name) as scope:
