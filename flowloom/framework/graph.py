@@ -10,11 +10,29 @@ from flowloom.framework import errors
 from flowloom.framework import observers
 from flowloom.framework import op_def as op_registry
 from flowloom.framework.graph_keys import GraphKeys  # noqa: F401 - tf.GraphKeys lives here too
-from flowloom.framework.ops import Operation, Tensor
+from flowloom.framework.ops import Operation, Tensor, _add_control_output
 from flowloom.framework.tensor_shape import TensorShape, as_shape
 
 _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
 _VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
+
+
+def _stack_property(attr):
+    """A construction stack of the graph: shared (`_graph<attr>`) until
+    `switch_to_thread_local`, then per thread."""
+    shared = "_graph" + attr
+
+    def get(self):
+        if not self._stack_state_is_thread_local:
+            return self.__dict__[shared]
+        return self._thread_stack(attr)
+
+    def set(self, value):
+        if not self._stack_state_is_thread_local:
+            self.__dict__[shared] = value
+        else:
+            setattr(self._thread_local, attr, value)
+    return property(get, set)
 
 
 class Graph:
@@ -71,21 +89,9 @@ class Graph:
             setattr(local, attr, stack)
         return stack
 
-    def _set_thread_stack(self, attr, value):
-        if self._stack_state_is_thread_local:
-            setattr(self._thread_local, attr, value)
-        else:
-            setattr(self, "_graph" + attr, value)
-
-    _control_dependencies_stack = property(
-        lambda self: self._thread_stack("_control_dependencies_stack"),
-        lambda self, v: self._set_thread_stack("_control_dependencies_stack", v))
-    _device_function_stack = property(
-        lambda self: self._thread_stack("_device_function_stack"),
-        lambda self, v: self._set_thread_stack("_device_function_stack", v))
-    _colocation_stack = property(
-        lambda self: self._thread_stack("_colocation_stack"),
-        lambda self, v: self._set_thread_stack("_colocation_stack", v))
+    _control_dependencies_stack = _stack_property("_control_dependencies_stack")
+    _device_function_stack = _stack_property("_device_function_stack")
+    _colocation_stack = _stack_property("_colocation_stack")
 
     def switch_to_thread_local(self):
         """Makes the device, colocation and control-dependency stacks thread-local (TF's API).
@@ -136,24 +142,21 @@ class Graph:
         stack = self._thread_local.name_stack
         if stack:
             name = stack + "/" + name
-        with self._lock:
-            return self._unique_name_locked(name, mark_as_used)
-
-    def _unique_name_locked(self, name, mark_as_used):
         key = name.lower()
         in_use = self._names_in_use
-        i = in_use.get(key, 0)
-        if mark_as_used:
-            in_use[key] = i + 1
-        if i > 0:
-            base_key = key
-            key = "%s_%d" % (base_key, i)
-            while key in in_use:
-                i += 1
-                key = "%s_%d" % (base_key, i)
+        with self._lock:
+            i = in_use.get(key, 0)
             if mark_as_used:
-                in_use[key] = 1
-            name = "%s_%d" % (name, i)
+                in_use[key] = i + 1
+            if i > 0:
+                base_key = key
+                key = "%s_%d" % (base_key, i)
+                while key in in_use:
+                    i += 1
+                    key = "%s_%d" % (base_key, i)
+                if mark_as_used:
+                    in_use[key] = 1
+                name = "%s_%d" % (name, i)
         return name
 
     def name_scope(self, name):
@@ -217,7 +220,7 @@ class Graph:
         if bare:  # TF's Operation(node_def, g): no stack applies, only the control-flow context
             control_stack = colocation_stack = device_stack = ()
         control_inputs = self._current_control_inputs(inputs, control_stack) \
-            if control_stack else []
+            if control_stack else ()
         if self._attr_scope_map and not bare:
             for k, v in self._attr_scope_map.items():
                 attrs.setdefault(k, v)
@@ -234,7 +237,7 @@ class Graph:
             t._consumers.append(op)
         if control_stack:
             for c in control_inputs:
-                c._control_outputs.append(op)
+                _add_control_output(c, op)
             for controller in control_stack:
                 controller.ops_created.add(op)
         self._ops_by_name[name] = op
@@ -707,7 +710,11 @@ _default_graph_stack = _DefaultGraphStack()
 
 def get_default_graph():
     """Returns the default graph of the current thread."""
-    return _default_graph_stack.get_default()
+    stack = _default_graph_stack.stack
+    if stack:
+        return stack[-1]
+    graph = _global_default_graph[0]
+    return graph if graph is not None else _default_graph_stack.get_default()
 
 
 def reset_default_graph():

@@ -6,6 +6,14 @@ from flowloom.framework.user_stack import site_frame, user_site
 _UNKNOWN_SHAPE = tensor_shape.unknown_shape()
 
 
+def _add_control_output(op, consumer):
+    outs = op._control_outputs
+    if type(outs) is tuple:
+        op._control_outputs = [consumer]
+    else:
+        outs.append(consumer)
+
+
 class Operation:
     """A node in the graph: an instance of an op type with inputs, attrs and a device."""
 
@@ -27,7 +35,7 @@ class Operation:
         # The user's line, resolved when asked for. The walk starts at the caller of
         # Graph._create_op_internal (which calls _create_op_locked, which calls this).
         self._site = user_site(4)
-        self._control_outputs = []
+        self._control_outputs = ()  # most ops have none: a list is made on the first
         self._control_flow_context = None
         if len(output_dtypes) == 1:
             self._outputs = [Tensor(self, 0, output_dtypes[0])]
@@ -117,8 +125,11 @@ class Operation:
 
     def _add_control_input(self, op):
         if op not in self._control_inputs:
+            # Both start as shared empty tuples (no container per op until one is needed).
+            if type(self._control_inputs) is tuple:
+                self._control_inputs = list(self._control_inputs)
             self._control_inputs.append(op)
-            op._control_outputs.append(self)
+            _add_control_output(op, self)
             self._graph._version += 1
 
     def _update_input(self, index, tensor):
@@ -132,7 +143,7 @@ class Operation:
     def _remove_all_control_inputs(self):
         for c in self._control_inputs:
             c._control_outputs.remove(self)
-        self._control_inputs = []
+        self._control_inputs = ()
         self._graph._version += 1
 
     def _get_control_flow_context(self):
