@@ -141,3 +141,42 @@ def test_fast_path_errors_are_the_general_paths():
         assert a.op.get_attr("_class") == ["loc:@Variable"]
         with pytest.raises(TypeError, match="requires that input 'ref' be a mutable tensor"):
             tf.assign(x, 2.0)
+
+
+def test_control_edges_start_empty_and_grow_on_both_ends():
+    with tf.Graph().as_default() as g:
+        a = tf.constant(1.0, name="a")
+        b = tf.constant(2.0, name="b")
+        assert a.op.control_inputs == [] and a.op._control_outputs == ()
+        b.op._add_control_input(a.op)
+        b.op._add_control_input(a.op)  # once only
+        assert b.op.control_inputs == [a.op] and list(a.op._control_outputs) == [b.op]
+        with g.control_dependencies([a]):
+            c = tf.identity(b, name="c")
+        assert c.op.control_inputs == [a.op] and list(a.op._control_outputs) == [b.op, c.op]
+        b.op._remove_all_control_inputs()
+        assert b.op.control_inputs == [] and list(a.op._control_outputs) == [c.op]
+        with tf.Session() as sess:
+            assert sess.run(c) == 2.0
+
+
+def test_construction_stacks_are_shared_until_switched_to_thread_local():
+    import threading
+
+    g = tf.Graph()
+    seen = {}
+    with g.as_default(), g.device("/cpu:0"):
+        g.switch_to_thread_local()
+
+        def build():
+            with g.as_default():
+                seen["thread"] = tf.constant(1.0).op.device
+                with g.device("/cpu:1"):
+                    seen["inner"] = tf.constant(1.0).op.device
+
+        t = threading.Thread(target=build)
+        t.start()
+        t.join()
+        seen["main"] = tf.constant(1.0).op.device
+    assert seen == {"thread": "/device:CPU:0", "inner": "/device:CPU:1",
+                    "main": "/device:CPU:0"}
