@@ -1,5 +1,6 @@
 """Operation and Tensor: the nodes and edges of a graph."""
 
+from flowloom.framework import lazy_registry
 from flowloom.framework import tensor_shape
 from flowloom.framework.user_stack import site_frame, user_site
 
@@ -21,10 +22,15 @@ class Operation:
                  "_attrs", "_device", "_site", "_id", "_control_outputs",
                  "_control_flow_context", "_original_op", "__weakref__")
 
-    # TF's constructor `Operation(node_def, g, ...)` is in op_construction; graphs use _init.
+    def __init__(self, node_def, g, *args, **kwargs):
+        """TF's `Operation(node_def, g, inputs, ...)` (op_construction); graphs use _init."""
+        from flowloom.framework.op_construction import _operation_init
+
+        _operation_init(self, node_def, g, *args, **kwargs)
+
     def _init(self, graph, name, opdef, inputs, output_dtypes, attrs, control_inputs, device):
         self._graph = graph
-        self._original_op = None
+        self._original_op = graph._default_original_op
         self._name = name
         self._type = opdef.type
         self._opdef = opdef
@@ -134,6 +140,9 @@ class Operation:
 
     def _update_input(self, index, tensor):
         """Replaces input `index` by `tensor` (control flow rewires inputs after creation)."""
+        from flowloom.framework.op_construction import check_update_input
+
+        check_update_input(self, index, tensor)
         old = self._inputs[index]
         self._inputs[index] = tensor
         old._consumers.remove(self)
@@ -294,7 +303,11 @@ class Tensor:
 
     @classmethod
     def _override_operator(cls, operator, func):
+        lazy_registry.note("tensor_operator", operator)
         setattr(cls, operator, func)
+
+
+lazy_registry.install_operator_stubs(Tensor)  # operators come with their op family
 
 
 # Conversion of Python values, numpy arrays and Tensor-likes to Tensors lives in

@@ -8,15 +8,18 @@ float -> float32). Which functions apply is worked out once per Python type.
 import numpy as np
 
 from flowloom.framework import dtypes
+from flowloom.framework import lazy_registry
 from flowloom.framework.ops import Tensor
 
 _conversion_functions = []  # (priority, type, fn), by priority
 _functions_for_type = {}  # Python type -> the (fn,) of _conversion_functions that take it
+_types_loaded = set()  # types whose registering modules lazy_registry has been asked for
 _array_ops = None
 
 
 def register_tensor_conversion_function(base_type, conversion_func, priority=100):
     """Registers `conversion_func(value, dtype=None, name=None, as_ref=False)` for a type."""
+    lazy_registry.note_types("tensor_conversion", base_type)
     _conversion_functions.append((priority, base_type, conversion_func))
     _conversion_functions.sort(key=lambda e: e[0])
     _functions_for_type.clear()
@@ -50,6 +53,11 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref
         ret = fn(value, dtype=dtype, name=name, as_ref=as_ref)
         if ret is not NotImplemented:
             return ret
+    if cls not in _types_loaded:
+        if len(_types_loaded) < 4096:
+            _types_loaded.add(cls)  # once asked, its modules are loaded
+        if lazy_registry.load_type("tensor_conversion", cls):  # its module registers one
+            return convert_to_tensor(value, dtype, name, preferred_dtype, as_ref, dtype_hint)
     global _array_ops
     if _array_ops is None:
         from flowloom.ops.array import array_ops as _array_ops

@@ -4,12 +4,14 @@ import contextlib
 import os
 import threading
 import time
+import warnings
 
 from flowloom.framework import errors
 from flowloom.framework import nest
 from flowloom.framework import observers
 from flowloom.framework.graph import get_default_graph
 from flowloom.framework.ops import Operation, Tensor
+from flowloom.framework.session_stack import _default_session_stack
 from flowloom.ops.nn import kernel_threads
 from flowloom.runtime import blas_threads
 from flowloom.runtime import blocking
@@ -18,27 +20,12 @@ from flowloom.runtime import executor
 from flowloom.runtime import host_memory
 from flowloom.runtime import parallel
 from flowloom.runtime import placer
+from flowloom.runtime import session_io
 from flowloom.runtime import tracing
+from flowloom.runtime.session_hooks import register_target_hook, target_hook  # noqa: F401
 from flowloom.runtime.session_io import (  # noqa: F401 - fetch/feed mapping, kept out of the core
-    _custom_feed, _feed_array, _fetched, _flatten_fetch, register_session_run_conversion_functions)
-
-
-class _DefaultSessionStack(threading.local):
-    def __init__(self):
-        super().__init__()
-        self.stack = []
-
-
-_default_session_stack = _DefaultSessionStack()
-
-# fn(session, target, config) -> the cluster runtime of a session with a `grpc://` target
-# (flowloom/distributed/server.py registers it).
-_target_hook = []
-
-
-def register_target_hook(fn):
-    """Makes `fn` give sessions with a `grpc://` target their cluster runtime."""
-    _target_hook[:] = [fn]
+    _custom_feed, _DeviceAttributes, _feed_array, _fetched, _flatten_fetch,
+    register_session_run_conversion_functions)
 
 
 def get_default_session():
@@ -70,6 +57,7 @@ class BaseSession:
             graph = get_default_graph()
         elif not hasattr(graph, "_ops_by_name"):
             raise TypeError(f"graph must be a tf.Graph, but got {type(graph)}")
+        session_io.check_session_args(target, config)
         self._graph = graph
         self._target = target
         self._config = config
@@ -81,6 +69,8 @@ class BaseSession:
         self._lock = threading.Lock()
         self._default_ctx = None
         self._devices = devices.local_devices(config)
+        # InteractiveSession (as TF) or GraphOptions.place_pruned_graph: place only what runs.
+        self._place_pruned = bool(config is not None and config.graph_options.place_pruned_graph)
         self._placer = placer.Placer(
             self._devices,
             allow_soft_placement=bool(getattr(config, "allow_soft_placement", False)),
@@ -97,9 +87,8 @@ class BaseSession:
         # A cluster target (`grpc://host:port` of a tf.train.Server): the hook that
         # flowloom/distributed registers gives the session the cluster's devices and runs
         # the steps that span tasks.
-        self._remote = None
-        if target and str(target).startswith("grpc://") and _target_hook:
-            self._remote = _target_hook[0](self, str(target), config)
+        hook = target_hook(target)
+        self._remote = hook(self, str(target), config) if hook is not None else None
 
     # -- properties --------------------------------------------------------------
     @property
@@ -122,36 +111,30 @@ class BaseSession:
         """The session's devices (`_DeviceAttributes`: name, device_type, memory_limit_bytes)."""
         return [d.attributes for d in self._devices]
 
-    def _place(self):
+    def _place(self, ops=None):
         """Places the graph's ops not yet placed (the first run places the whole graph, as
-        TF does); returns {op: Device}. Called with the session lock held."""
-        return self._placer.place_graph(self._graph)
+        TF does, or only `ops` with place_pruned_graph); returns {op: Device}. Called with
+        the session lock held."""
+        return self._placer.place_graph(self._graph, ops if self._place_pruned else None)
 
     # -- default session -------------------------------------------------------------
     @contextlib.contextmanager
     def as_default(self):
         """Makes this the default session (and its graph the default graph) in the block."""
-        _default_session_stack.stack.append(self)
-        try:
-            with self._graph.as_default():
-                yield self
-        finally:
-            stack = _default_session_stack.stack
-            if self in stack:
-                stack.reverse()
-                stack.remove(self)
-                stack.reverse()
+        with _default_session_stack.get_controller(self), self._graph.as_default():
+            yield self
 
     def __enter__(self):
-        if self._default_ctx is None:
-            self._default_ctx = []
-        ctx = self.as_default()
-        ctx.__enter__()
-        self._default_ctx.append(ctx)
+        if self._default_ctx is not None:
+            raise RuntimeError("Session context managers are not re-entrant. Use "
+                               "`Session.as_default()` if you want to enter a session multiple "
+                               "times.")
+        self._default_ctx = self.as_default()
+        self._default_ctx.__enter__()
         return self
 
     def __exit__(self, exc_type, exc, tb):
-        ctx = self._default_ctx.pop()
+        ctx, self._default_ctx = self._default_ctx, None
         ctx.__exit__(exc_type, exc, tb)
         self.close()
         return False
@@ -196,6 +179,11 @@ class BaseSession:
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
         graph = self._graph
+        if not graph._ops:
+            raise RuntimeError("The Session graph is empty.  Add operations to the graph before "
+                               "calling run().")
+        if run_metadata is not None:
+            run_metadata.Clear()  # as TF: a run's metadata replaces what the proto held
         flat = []
         build = _flatten_fetch(fetches, graph, flat)
         feed_keys, feed_vals = self._process_feeds(feed_dict)
@@ -331,15 +319,25 @@ class BaseSession:
         targets = [el for el in flat if not isinstance(el, Tensor)]
         is_tensor = [isinstance(el, Tensor) for el in flat]
 
-        def call(*args, **kwargs):
+        def call(*args, options=None, run_metadata=None):
             if len(args) != len(feed_tensors):
                 raise TypeError(f"Expected {len(feed_tensors)} feed values, got {len(args)}")
+            if (options is not None or run_metadata is not None) and not accept_options:
+                raise TypeError("call() got an unexpected keyword argument: this callable was "
+                                "made without accept_options=True")
+            if run_metadata is not None:
+                run_metadata.Clear()
             vals = [_feed_array(t, v) for t, v in zip(feed_tensors, args)]
-            values = self._run_flat(feed_tensors, vals, fetch_tensors, targets)
+            values = self._run_flat(feed_tensors, vals, fetch_tensors, targets, options,
+                                    run_metadata)
             it = iter(values)
             return build([next(it) if f else None for f in is_tensor])
 
         return call
+
+    def _make_callable_from_options(self, callable_options):
+        """A callable of fetches and feeds named in a `CallableOptions` (TF's internal API)."""
+        return session_io.callable_from_options(self, callable_options)
 
     def partial_run_setup(self, fetches, feeds=None):
         raise NotImplementedError("Session.partial_run_setup is not implemented in flowloom")
@@ -361,17 +359,34 @@ class Session(BaseSession):
 class InteractiveSession(BaseSession):
     """A Session that makes itself the default session on construction (for shells)."""
 
+    _active_session_count = 0
+    _count_lock = threading.Lock()
+
     def __init__(self, target="", graph=None, config=None):
+        config = session_io.interactive_config(config)
         super().__init__(target, graph, config)
+        with InteractiveSession._count_lock:
+            if InteractiveSession._active_session_count > 0:
+                warnings.warn("An interactive session is already active. This can cause "
+                              "out-of-memory errors in some cases. You must explicitly call "
+                              "`InteractiveSession.close()` to release resources held by the "
+                              "other session(s).")
+            InteractiveSession._active_session_count += 1
+        self._explicitly_closed = False
         self._interactive_ctx = self.as_default()
         self._interactive_ctx.__enter__()
 
     def close(self):
         super().close()
+        with InteractiveSession._count_lock:
+            if not self._explicitly_closed:
+                InteractiveSession._active_session_count -= 1
+                self._explicitly_closed = True
         ctx = getattr(self, "_interactive_ctx", None)
         if ctx is not None:
             self._interactive_ctx = None
             try:
                 ctx.__exit__(None, None, None)
-            except Exception:  # noqa: BLE001 - closing out of order is allowed
-                pass
+            except AssertionError:  # closed out of order: leave the default stack all the same
+                if self in _default_session_stack.stack:
+                    _default_session_stack.stack.remove(self)
