@@ -265,8 +265,11 @@ class Graph:
                 if colocated._device:
                     op._device = colocated._device
                     break
-        if _input_context_checks and any(t._op._control_flow_context for t in inputs):
-            _input_context_checks[0](op, self._control_flow_context)  # TF's context rule
+        if _input_context_checks:
+            for t in inputs:  # a loop, not any(genexpr): this runs for every op made
+                if t._op._control_flow_context:
+                    _input_context_checks[0](op, self._control_flow_context)  # TF's rule
+                    break
         if self._control_flow_context is not None:
             # cond/while_loop: the context rewires inputs (Switch, Enter) inside the op's own
             # name scope (`cond/add/Switch`), as TF does.

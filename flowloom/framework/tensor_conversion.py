@@ -9,7 +9,6 @@ import numpy as np
 
 from flowloom.framework import dtypes
 from flowloom.framework import lazy_registry
-from flowloom.framework.ops import Tensor
 
 _conversion_functions = []  # (priority, type, fn), by priority
 _functions_for_type = {}  # Python type -> the (fn,) of _conversion_functions that take it
@@ -149,3 +148,8 @@ def infer_dtype(value):
     if kind in "USO":
         return dtypes.string
     raise TypeError(f"Cannot infer a TensorFlow dtype for {value!r}")
+
+
+# Last: ops.py imports this module's names at its end, and this module needs ops.Tensor;
+# either module may be imported first.
+from flowloom.framework.ops import Tensor  # noqa: E402
