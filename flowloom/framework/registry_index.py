@@ -200,6 +200,8 @@ INDEX = {
             'ResourceScatterNdAdd ResourceScatterNdSub ResourceScatterNdUpdate ScatterNdAdd '
             'ScatterNdNonAliasingAdd ScatterNdSub ScatterNdUpdate TensorScatterAdd '
             'TensorScatterSub TensorScatterUpdate',
+        'flowloom.ops.state.slice_assign_ops':
+            'ResourceStridedSliceAssign StridedSliceAssign',
         'flowloom.ops.state.state_ops':
             'Assign AssignAdd AssignSub CountUpTo IsVariableInitialized ScatterAdd ScatterSub '
             'ScatterUpdate Variable VariableV2',
