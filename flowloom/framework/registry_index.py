@@ -50,6 +50,8 @@ INDEX = {
             'AddManySparseToTensorsMap AddSparseToTensorsMap TakeManySparseFromTensorsMap',
         'flowloom.ops.array.sparse_ops':
             'SparseToDense',
+        'flowloom.ops.array.sparse_reorder_ops':
+            'SparseReorder',
         'flowloom.ops.array.sparse_reshape_ops':
             'SparseFillEmptyRows SparseReshape',
         'flowloom.ops.checks.logging_ops':
