@@ -181,6 +181,8 @@ INDEX = {
             'ParseExample',
         'flowloom.ops.parsing.parsing_ops':
             'ParseExampleV2',
+        'flowloom.ops.parsing.sequence_example_ops':
+            'ParseSequenceExample ParseSingleSequenceExample',
         'flowloom.ops.parsing.serialized_ops':
             'DecodeJSONExample DecodePaddedRaw ParseTensor SerializeTensor',
         'flowloom.ops.random.random_ops':
