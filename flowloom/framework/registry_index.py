@@ -19,7 +19,7 @@ INDEX = {
             'Case For If PartitionedCall RemoteCall StatefulPartitionedCall SymbolicGradient '
             'While',
         'flowloom.ops.array.array_extra_ops':
-            'ConjugateTranspose GuaranteeConst Snapshot',
+            'ConjugateTranspose GuaranteeConst RefIdentity Snapshot',
         'flowloom.ops.array.array_ops':
             'ConcatOffset ConcatV2 Const ExpandDims Fill Identity IdentityN InvertPermutation '
             'ListDiff OnesLike Pack Placeholder PlaceholderWithDefault Rank Reshape Shape '
