@@ -77,38 +77,7 @@ def constant_value(tensor, partial=False):
 
         return strided_slice_np(np, *vals, **{k: op._attrs[k] for k in (
             "begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")})
-    if t == "Unpack":
-        v = constant_value(op._inputs[0])
-        if v is None:
-            return None
-        return np.take(v, tensor._value_index, axis=op._attrs["axis"])
-    if t in _FOLDABLE:
-        return _fold_small(op, tensor)
     return None
-
-
-# Cheap ops on small constant inputs that shape arithmetic is built from (rank(x) - 1,
-# reduce_prod(shape[:k]), ...): evaluated by their kernels, as TF's shape inference evaluates
-# constant subgraphs, within MAX_FOLDED_ELEMENTS.
-_FOLDABLE = frozenset(("Add", "AddV2", "Sub", "Mul", "Maximum", "Minimum", "FloorDiv",
-                       "FloorMod", "Neg", "Prod", "Sum", "Max", "Min", "Reshape", "ExpandDims",
-                       "Squeeze"))
-
-
-def _fold_small(op, tensor):
-    vals = [constant_value(x) for x in op._inputs]
-    if any(v is None or np.size(v) > MAX_FOLDED_ELEMENTS for v in vals):
-        return None
-    kernel = op._opdef.kernel_fn
-    if kernel is None or op._opdef.kernel_wants_ctx or op._opdef.returns_sequence:
-        return None
-    try:
-        out = kernel(np, *[np.asarray(v) for v in vals],
-                     **{k: op._attrs[k] for k in op._opdef.kernel_attrs if k in op._attrs})
-    except Exception:  # noqa: BLE001 - not foldable here; the run reports the error
-        return None
-    out = np.asarray(out)
-    return out if out.size <= MAX_FOLDED_ELEMENTS else None
 
 
 def constant_value_as_shape(tensor):
