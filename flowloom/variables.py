@@ -179,6 +179,11 @@ class Variable:
         return self._variable.name
 
     @property
+    def _shared_name(self):
+        """The name without its ":0" (the name scope included)."""
+        return self.name[:self.name.index(":")]
+
+    @property
     def op(self):
         return self._variable.op
 

@@ -44,18 +44,23 @@ def create_slot(primary, initializer, name, shape=None, dtype=None, colocate_wit
     device scopes place it); its name is made unique as TF's slot_creator does (`w/Adam`, then
     `w/Adam_1`).
     """
+    from flowloom.partitioned_variables import slot_save_slice_info
+
     shape = primary.get_shape() if shape is None else shape
     dtype = primary.dtype.base_dtype if dtype is None else dtype
     graph = get_default_graph()
-    with variable_scope(None, default_name=primary.op.name + "/" + name):
+    with variable_scope(None, default_name=primary.op.name + "/" + name) as scope:
         with (graph.colocate_with(primary.op) if colocate_with_primary
               else contextlib.nullcontext()):
-            return get_variable(
+            scope.set_partitioner(None)  # slots are never partitioned, as TF's slot_creator
+            slot = get_variable(
                 "", shape=shape if callable(initializer) else None, dtype=dtype,
                 initializer=initializer, trainable=False,
                 validate_shape=shape.is_fully_defined(),
                 # As TF's slot_creator: a resource variable's slots are resource variables.
                 use_resource=_is_resource(primary))
+    slot_save_slice_info(primary, slot)
+    return slot
 
 
 def create_zeros_slot(primary, name, dtype=None, colocate_with_primary=True):
@@ -67,6 +72,21 @@ def create_zeros_slot(primary, name, dtype=None, colocate_with_primary=True):
                            colocate_with_primary)
     return create_slot(primary, array_ops.zeros_like(primary.initialized_value()), name,
                        shape, dtype, colocate_with_primary)
+
+
+def _trainable_variables_read_by(tensor):
+    """The trainable variables whose buffers or handles `tensor` depends on."""
+    seen, stack = set(), [tensor.op]
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        stack.extend(t.op for t in op.inputs)
+        stack.extend(op.control_inputs)
+    candidates = variables.trainable_variables() + \
+        get_collection(GraphKeys.TRAINABLE_RESOURCE_VARIABLES)
+    return [v for v in candidates if v.op in seen]
 
 
 def _deduplicate_indexed_slices(values, indices):
@@ -143,8 +163,11 @@ class Optimizer:
           ValueError: bad gate_gradients, an invalid dtype, or no variables.
         """
         if callable(loss):
-            raise NotImplementedError("Optimizer.compute_gradients with a callable loss "
-                                      "(eager mode)")
+            # As TF's GradientTape in a graph: the loss is built now, and the variables are
+            # by default the trainable ones it reads.
+            loss = loss()
+            if var_list is None:
+                var_list = _trainable_variables_read_by(loss)
         if gate_gradients not in (Optimizer.GATE_NONE, Optimizer.GATE_OP, Optimizer.GATE_GRAPH):
             raise ValueError("gate_gradients must be one of: Optimizer.GATE_NONE, "
                              "Optimizer.GATE_OP, Optimizer.GATE_GRAPH.  Not %s" % gate_gradients)

@@ -235,7 +235,12 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
     from flowloom.ops.state import slice_assign_ops
 
     if strides is None:
-        strides = [1] * len(begin)
+        if isinstance(begin, (list, tuple)):
+            strides = [1] * len(begin)
+        else:  # a begin tensor: strides of its shape (TF's ones_like(begin))
+            from flowloom.ops.array.array_ops import ones_like
+
+            strides = ones_like(begin)
     masks = dict(begin_mask=begin_mask, end_mask=end_mask, ellipsis_mask=ellipsis_mask,
                  new_axis_mask=new_axis_mask, shrink_axis_mask=shrink_axis_mask)
     out = apply_op("StridedSlice", (input_, begin, end, strides), name=name, **masks).outputs[0]
