@@ -66,8 +66,6 @@ INDEX = {
         'flowloom.ops.control_flow.control_flow_ops':
             'ControlTrigger Enter Exit LoopCond Merge NextIteration NoOp RefEnter RefExit '
             'RefMerge RefNextIteration RefSwitch Switch',
-        'flowloom.ops.control_flow.control_flow_primitives':
-            'RefIdentity RefSelect',
         'flowloom.ops.control_flow.stack_ops':
             'StackCloseV2 StackPopV2 StackPushV2 StackV2',
         'flowloom.ops.control_flow.tensor_array_ops':

@@ -1,11 +1,13 @@
 """Sliced assignment to variables: StridedSliceAssign (ref variables) and
 ResourceStridedSliceAssign (resource variables), TF's op types behind `v[1:3, ::2].assign(x)`.
 
-A slice of a variable (`var[spec]`) is a `SlicedTensor`: a Tensor whose `assign` builds the
-update of that region (TF attaches the same closure to its StridedSlice output). The value must
+A slice made by indexing (`var[spec]`) has an `assign` attribute that builds the update of
+that region of the variable it was taken from (TF attaches the same closure to its
+StridedSlice output). The value must
 have the slice's shape exactly (TF: UnimplementedError, no broadcasting yet).
 """
 
+import functools
 import weakref
 
 import numpy as np
@@ -17,34 +19,42 @@ from flowloom.framework.ops import Tensor, convert_to_tensor
 
 _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
 _ATTRS = {m: 0 for m in _MASKS}
-# SlicedTensor -> (variable or None, begin, end, strides, masks, parent name)
+# slice tensor -> (variable or None, begin, end, strides, masks, parent name)
 _SLICES = weakref.WeakKeyDictionary()
 
 
-class SlicedTensor(Tensor):
-    """The output of a StridedSlice made by indexing; `assign` updates the sliced region of
-    the variable it was taken from."""
+def _slice_assign(tensor, value, name=None):
+    """Assigns `value` to the slice `tensor` of its variable (`tensor.assign`).
 
-    __slots__ = ()
+    Raises:
+      ValueError: if the slice was not taken from a variable.
+    """
+    var, begin, end, strides, masks, parent_name = _SLICES[tensor]
+    if var is None:
+        raise ValueError("Sliced assignment is only supported for variables")
+    if name is None:
+        name = parent_name + "_assign"
+    return var._strided_slice_assign(begin=begin, end=end, strides=strides, value=value,
+                                     name=name, **masks)
 
-    def assign(self, value, name=None):
-        """Assigns `value` to this slice of its variable.
 
-        Raises:
-          ValueError: if the slice was not taken from a variable.
-        """
-        var, begin, end, strides, masks, parent_name = _SLICES[self]
-        if var is None:
-            raise ValueError("Sliced assignment is only supported for variables")
-        if name is None:
-            name = parent_name + "_assign"
-        return var._strided_slice_assign(begin=begin, end=end, strides=strides, value=value,
-                                         name=name, **masks)
+def _assign_attribute(tensor):
+    # Only a slice made by indexing has `assign` (hasattr is False for other tensors, as TF).
+    if tensor not in _SLICES:
+        raise AttributeError("'Tensor' object has no attribute 'assign'")
+    return functools.partial(_slice_assign, tensor)
+
+
+Tensor.assign = property(_assign_attribute)
+
+
+def is_slice(tensor):
+    """Whether `tensor` is a slice made by indexing (it has `assign`)."""
+    return isinstance(tensor, Tensor) and tensor in _SLICES
 
 
 def mark_slice(tensor, var, begin, end, strides, masks, parent_name):
-    """Makes the StridedSlice output `tensor` a SlicedTensor remembering its slice."""
-    tensor.__class__ = SlicedTensor
+    """Remembers the slice the StridedSlice output `tensor` took (for `tensor.assign`)."""
     _SLICES[tensor] = (var, begin, end, strides, dict(masks), parent_name)
     return tensor
 
