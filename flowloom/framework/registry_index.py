@@ -19,7 +19,7 @@ INDEX = {
             'Case For If PartitionedCall RemoteCall StatefulPartitionedCall SymbolicGradient '
             'While',
         'flowloom.ops.array.array_extra_ops':
-            'ConjugateTranspose GuaranteeConst RefIdentity Snapshot',
+            'ConjugateTranspose GuaranteeConst Snapshot',
         'flowloom.ops.array.array_ops':
             'ConcatOffset ConcatV2 Const ExpandDims Fill Identity IdentityN InvertPermutation '
             'ListDiff OnesLike Pack Placeholder PlaceholderWithDefault Rank Reshape Shape '
@@ -66,6 +66,8 @@ INDEX = {
         'flowloom.ops.control_flow.control_flow_ops':
             'ControlTrigger Enter Exit LoopCond Merge NextIteration NoOp RefEnter RefExit '
             'RefMerge RefNextIteration RefSwitch Switch',
+        'flowloom.ops.control_flow.control_flow_primitives':
+            'RefIdentity RefSelect',
         'flowloom.ops.control_flow.stack_ops':
             'StackCloseV2 StackPopV2 StackPushV2 StackV2',
         'flowloom.ops.control_flow.tensor_array_ops':

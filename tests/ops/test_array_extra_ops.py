@@ -53,14 +53,3 @@ def test_gradient_checker_handles_an_empty_output():
         err = gradient_checker.compute_gradient_error(x, [0, 3], y, [0], x_init_value=np.zeros(
             (0, 3)))
         assert err == 0
-
-
-def test_ref_identity_forwards_the_variable():
-    with tf.Graph().as_default(), tf.Session() as sess:
-        v = tf.Variable([[1, 2, 3], [6, 5, 4]])
-        r = array_extra_ops.ref_identity(v)
-        assert r.op.type == "RefIdentity" and r.dtype == tf.int32._as_ref
-        assert r.shape.as_list() == [2, 3]
-        sess.run(v.initializer)
-        sess.run(tf.assign(r, [[0, 0, 0], [1, 1, 1]]))
-        assert sess.run(v).tolist() == [[0, 0, 0], [1, 1, 1]]

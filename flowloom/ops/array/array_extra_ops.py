@@ -8,7 +8,6 @@ from flowloom.framework.apply_op import apply_op
 from flowloom.framework.graph import name_scope
 from flowloom.framework.op_def import defop
 from flowloom.framework.ops import convert_to_tensor
-from flowloom.ops.array import array_ops as _array_ops
 
 ConjugateTranspose = defop("ConjugateTranspose", inputs=["x: T", "perm: Tperm"],
                            outputs=["y: T"], attrs={"Tperm": dtypes.int32})
@@ -172,23 +171,3 @@ def repeat(input, repeats, axis=None, name=None):  # noqa: A002
         input = array_ops.reshape(input, [-1])
         axis = 0
     return repeat_with_axis(input, repeats, axis, name)
-
-
-RefIdentity = defop("RefIdentity", inputs=["input: Ref(T)"], outputs=["output: Ref(T)"],
-                    forwards_ref=True, stateful=True)
-RefIdentity.shape(common_shapes.unchanged)
-
-
-@RefIdentity.kernel
-def _(xp, ref):
-    return ref
-
-
-RefIdentity.gradient(_array_ops.Identity.grad_fn)  # Identity's own: the gradient passes
-
-
-def ref_identity(input, name=None):  # noqa: A002
-    """The reference `input` (a ref variable's), passed through."""
-    from flowloom.ops.state.state_ops import _ref_of
-
-    return apply_op("RefIdentity", (_ref_of(input),), name=name).outputs[0]
