@@ -72,3 +72,16 @@ def test_multinomial_shape_function():
     assert tf.multinomial(tf.zeros([3, 4]), n).shape.as_list() == [3, None]
     with pytest.raises(ValueError):
         tf.multinomial(tf.zeros([4]), 2)
+
+
+def test_truncated_normal_drawn_in_slices_gives_the_same_values(monkeypatch):
+    from flowloom.ops.random import philox
+
+    key, counter = (123, 456), 789 << 64
+    for dtype in (np.float32, np.float64):
+        whole = philox.truncated_normal(key, counter, 1001, dtype)
+        monkeypatch.setattr(philox, "TRUNCATED_GROUPS_PER_SLICE", 7)
+        sliced = philox.truncated_normal(key, counter, 1001, dtype)
+        monkeypatch.undo()
+        np.testing.assert_array_equal(whole, sliced)
+        assert whole.dtype == dtype and np.all(np.abs(whole) < 2.0)
