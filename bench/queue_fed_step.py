@@ -8,12 +8,17 @@ feed_dict with a batch already in memory. Target: the queue-fed step within 10% 
 fed one (queue-fed steps/s >= 0.9x). The same program runs on flowloom and, in a subprocess,
 on the TensorFlow named by FLOWLOOM_TF1_PYTHON or FLOWLOOM_TF_PYTHON; they alternate.
 
-Usage: python3 bench/queue_fed_step.py [--steps N] [--repeats R]
+Each process alternates blocks of queue-fed and fed steps (both graphs built side by side),
+so the ratio compares steps under the same load; processes alternate flowloom / TF for
+--rounds rounds; figures are medians.
+
+Usage: python3 bench/queue_fed_step.py [--steps N] [--blocks B] [--rounds R]
 """
 
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -28,7 +33,7 @@ if sys.argv[1] == "tf":
         tf.disable_v2_behavior()
 else:
     import flowloom as tf
-data, steps, batch = sys.argv[2], int(sys.argv[3]), 64
+data, steps, blocks, batch = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), 64
 files = [os.path.join(data, "data_batch_%d.bin" % i) for i in range(1, 3)]
 if not os.path.exists(files[-1]):
     rng = np.random.RandomState(0)
@@ -86,39 +91,54 @@ def queue_inputs():
     return images, tf.reshape(labels, [batch])
 
 def timed(sess, op, feed, n):
-    for _ in range(3):
-        sess.run(op, feed)
     start = time.perf_counter()
     for _ in range(n):
         sess.run(op, feed)
     return n / (time.perf_counter() - start)
 
+# Both graphs live side by side; blocks of `steps` queue-fed steps and `steps` fed steps
+# alternate `blocks` times, so load drift hits both alike; medians of the blocks.
 config = tf.ConfigProto(intra_op_parallelism_threads=2, inter_op_parallelism_threads=2)
-with tf.Graph().as_default():
+gq = tf.Graph()
+with gq.as_default():
     images, labels = queue_inputs()
-    step, _ = train_op(images, labels)
-    with tf.Session(config=config) as sess:
-        sess.run(tf.global_variables_initializer())
-        coord = tf.train.Coordinator()
-        threads = tf.train.start_queue_runners(sess, coord)
-        fixed = sess.run([images, labels])
-        queue_rate = timed(sess, step, None, steps)
-        coord.request_stop()
-        coord.join(threads, stop_grace_period_secs=10)
-with tf.Graph().as_default():
+    qstep, _ = train_op(images, labels)
+    qsess = tf.Session(config=config)
+    qsess.run(tf.global_variables_initializer())
+    coord = tf.train.Coordinator()
+    threads = tf.train.start_queue_runners(qsess, coord)
+    fixed = qsess.run([images, labels])
+gf = tf.Graph()
+with gf.as_default():
     x = tf.placeholder(tf.float32, [batch, 24, 24, 3])
     y = tf.placeholder(tf.int32, [batch])
-    step, _ = train_op(x, y)
-    with tf.Session(config=config) as sess:
-        sess.run(tf.global_variables_initializer())
-        feed_rate = timed(sess, step, {x: fixed[0], y: fixed[1]}, steps)
-print(json.dumps({"queue_steps_per_s": queue_rate, "feed_steps_per_s": feed_rate}))
+    fstep, _ = train_op(x, y)
+    fsess = tf.Session(config=config)
+    fsess.run(tf.global_variables_initializer())
+feed = {x: fixed[0], y: fixed[1]}
+for _ in range(3):
+    qsess.run(qstep)
+    fsess.run(fstep, feed)
+queue_rates, feed_rates = [], []
+for _ in range(blocks):
+    queue_rates.append(timed(qsess, qstep, None, steps))
+    feed_rates.append(timed(fsess, fstep, feed, steps))
+coord.request_stop()
+coord.join(threads, stop_grace_period_secs=10)
+qsess.close()
+fsess.close()
+med = lambda v: sorted(v)[len(v) // 2]
+queue_rate, feed_rate = med(queue_rates), med(feed_rates)
+ratios = [q / f for q, f in zip(queue_rates, feed_rates)]
+print(json.dumps({"queue_steps_per_s": queue_rate, "feed_steps_per_s": feed_rate,
+                  "ratio": med(ratios)}))
 """
 
 
-def run(which, python, data, steps):
-    out = subprocess.run([python, "-c", PROGRAM, which, data, str(steps)], capture_output=True,
-                         text=True, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
+def run(which, python, data, steps, blocks):
+    out = subprocess.run([python, "-c", PROGRAM, which, data, str(steps), str(blocks)],
+                         capture_output=True, text=True,
+                         env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
     if out.returncode:
         raise SystemExit(f"{which} failed:\n{out.stderr[-2000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -126,30 +146,36 @@ def run(which, python, data, steps):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=20)
-    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--steps", type=int, default=5, help="steps per block")
+    parser.add_argument("--blocks", type=int, default=4,
+                        help="alternating queue-fed / fed blocks per process")
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     tf_python = os.environ.get("FLOWLOOM_TF1_PYTHON") or os.environ.get("FLOWLOOM_TF_PYTHON", "")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     os.environ["PYTHONPATH"] = root + os.pathsep + os.environ.get("PYTHONPATH", "")
-    best = {}
+    got = {}
     with tempfile.TemporaryDirectory() as d:
-        for _ in range(args.repeats):
+        for _ in range(args.rounds):
             for which, python in (("flowloom", sys.executable), ("tf", tf_python)):
-                if not python:
-                    continue
-                got = run(which, python, d, args.steps)
-                old = best.get(which)
-                if old is None or got["feed_steps_per_s"] > old["feed_steps_per_s"]:
-                    best[which] = got
-    for which, got in best.items():
-        q, f = got["queue_steps_per_s"], got["feed_steps_per_s"]
+                if python:
+                    got.setdefault(which, []).append(run(which, python, d, args.steps,
+                                                         args.blocks))
+    med = statistics.median
+    for which, runs in got.items():
+        q = med(r["queue_steps_per_s"] for r in runs)
+        f = med(r["feed_steps_per_s"] for r in runs)
+        ratio = med(r["ratio"] for r in runs)
         print(f"{which}: CIFAR-10 step fed by its queue {q:.2f} steps/s, by feed_dict "
-              f"{f:.2f} steps/s -> queue/feed {q / f:.2f}x (target >= 0.90x)")
-    if "tf" in best:
+              f"{f:.2f} steps/s -> queue/feed {ratio:.2f}x (median of {len(runs)} processes, "
+              f"each the median of {args.blocks} alternating blocks; per process "
+              f"{', '.join(format(r['ratio'], '.2f') for r in runs)}; "
+              "target >= 0.90x)")
+    if "tf" in got:
+        ours = [r["queue_steps_per_s"] for r in got["flowloom"]]
+        theirs = [r["queue_steps_per_s"] for r in got["tf"]]
         print(f"flowloom/TF, queue-fed step: "
-              f"{best['flowloom']['queue_steps_per_s'] / best['tf']['queue_steps_per_s']:.2f}x "
-              "the steps/s")
+              f"{med(a / b for a, b in zip(ours, theirs)):.2f}x the steps/s (median of rounds)")
     else:
         print("(set FLOWLOOM_TF1_PYTHON or FLOWLOOM_TF_PYTHON to compare with TensorFlow)")
 

@@ -9,17 +9,20 @@ queue runners, drained through Session.run for a fixed number of batches. Two pa
   --parse single: `read` -> `parse_single_example` of each record -> `shuffle_batch`.
 
 The same program runs on flowloom and, in a subprocess, on the TensorFlow named by
-FLOWLOOM_TF1_PYTHON (TF 1.x) or FLOWLOOM_TF_PYTHON (compat.v1); they alternate, best of
---repeats. The NumPy floor is the least work any NumPy reader must do per record: read the
-file's bytes and gather each record's 64 floats and label from offsets known in advance.
+FLOWLOOM_TF1_PYTHON (TF 1.x) or FLOWLOOM_TF_PYTHON (compat.v1); they alternate for
+--rounds rounds, and the figures are medians over rounds (the ratio: the median of the
+rounds' ratios, each from two neighbouring processes). The NumPy floor, measured in every
+round, is the least work any NumPy reader must do per record: read the file's bytes and
+gather each record's 64 floats and label from offsets known in advance.
 
 Usage: python3 bench/queue_pipeline.py [--parse batch|single] [--examples N] [--batches B]
-       [--repeats R]
+       [--rounds R]
 """
 
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -108,37 +111,55 @@ def numpy_floor(path):
     return best
 
 
+def rounds(args, measure, floor=None):
+    """Alternating flowloom / TF measurements over `args.rounds` rounds: {name: [values]},
+    with the per-round ratios under "ratio" and the NumPy floor under "floor"."""
+    tf_python = os.environ.get("FLOWLOOM_TF1_PYTHON") or os.environ.get("FLOWLOOM_TF_PYTHON", "")
+    got = {"flowloom": [], "tf": [], "ratio": [], "floor": []}
+    for _ in range(args.rounds):
+        ours = measure("flowloom", sys.executable)
+        got["flowloom"].append(ours)
+        if tf_python:
+            theirs = measure("tf", tf_python)
+            got["tf"].append(theirs)
+            got["ratio"].append(ours / theirs)
+        if floor is not None:
+            got["floor"].append(floor())
+    return got
+
+
+def summary(got, unit="examples/s"):
+    """`flowloom X, TensorFlow Y, flowloom/TF Rx; NumPy floor F (flowloom/floor Qx)`."""
+    med = statistics.median
+    line = f"flowloom {med(got['flowloom']):,.0f} {unit}"
+    if got["tf"]:
+        line += (f", TensorFlow {med(got['tf']):,.0f} {unit}, flowloom/TF throughput "
+                 f"{med(got['ratio']):.2f}x (median of {len(got['ratio'])} alternating rounds; "
+                 f"per round {', '.join(f'{r:.2f}' for r in got['ratio'])}; target >= 1.0x)")
+    else:
+        line += " (set FLOWLOOM_TF1_PYTHON or FLOWLOOM_TF_PYTHON to compare with TensorFlow)"
+    if got["floor"]:
+        line += (f"; NumPy floor {med(got['floor']):,.0f} {unit} (flowloom/floor "
+                 f"{med(got['flowloom']) / med(got['floor']):.3f}x)")
+    return line
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--parse", choices=["batch", "single"], default="batch")
     parser.add_argument("--examples", type=int, default=20000)
     parser.add_argument("--batches", type=int, default=100)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
-    tf_python = os.environ.get("FLOWLOOM_TF1_PYTHON") or os.environ.get("FLOWLOOM_TF_PYTHON", "")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     os.environ["PYTHONPATH"] = root + os.pathsep + os.environ.get("PYTHONPATH", "")
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "data.tfrecord")
-        best = {"flowloom": 0.0, "tf": 0.0}
-        for _ in range(args.repeats):
-            best["flowloom"] = max(best["flowloom"], run("flowloom", sys.executable, path,
-                                                         args.examples, args.batches,
-                                                         args.parse))
-            if tf_python:
-                best["tf"] = max(best["tf"], run("tf", tf_python, path, args.examples,
-                                                 args.batches, args.parse))
-        floor = numpy_floor(path)
+        got = rounds(args, lambda which, python: run(which, python, path, args.examples,
+                                                     args.batches, args.parse),
+                     lambda: numpy_floor(path))
     which = "parse_example of 128" if args.parse == "batch" else "parse_single_example"
-    line = (f"queues TFRecord->{which}->shuffle_batch(4 threads): flowloom "
-            f"{best['flowloom']:,.0f} examples/s")
-    if tf_python:
-        line += (f", TensorFlow {best['tf']:,.0f} examples/s, flowloom/TF throughput "
-                 f"{best['flowloom'] / best['tf']:.2f}x (target >= 1.0x)")
-    else:
-        line += " (set FLOWLOOM_TF1_PYTHON or FLOWLOOM_TF_PYTHON to compare with TensorFlow)"
-    line += f"; NumPy floor {floor:,.0f} examples/s"
-    print(line)
+    print(f"queues TFRecord->{which}->shuffle_batch(4 threads): " + summary(got))
 
 
 if __name__ == "__main__":

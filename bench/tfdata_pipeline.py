@@ -3,16 +3,17 @@
 TFRecordDataset (20,000 Examples: 64 floats + a label) -> map(parse_single_example,
 num_parallel_calls=4) -> shuffle(1000) -> batch(128) -> prefetch(1), drained through
 `get_next()` in Session.run. The same program runs on flowloom and, in a subprocess, on the
-TensorFlow named by FLOWLOOM_TF_PYTHON (compat.v1); the two alternate, best of --repeats.
+TensorFlow named by FLOWLOOM_TF1_PYTHON (TF 1.15) or FLOWLOOM_TF_PYTHON (compat.v1); they
+alternate for --rounds rounds; medians over rounds, and the NumPy floor of
+bench/queue_pipeline.py (read the file, gather the values at known offsets) in every round.
 
-Usage: python3 bench/tfdata_pipeline.py [--examples N] [--repeats R]
+Usage: python3 bench/tfdata_pipeline.py [--examples N] [--rounds R]
 """
 
 import argparse
 import json
 import os
 import subprocess
-import sys
 import tempfile
 
 PROGRAM = r"""
@@ -56,35 +57,27 @@ print(json.dumps({"examples_per_s": n / seconds, "examples": n}))
 
 def run(which, python, path, examples):
     out = subprocess.run([python, "-c", PROGRAM, which, path, str(examples)],
-                         capture_output=True, text=True, env=dict(os.environ,
-                                                                  TF_CPP_MIN_LOG_LEVEL="3"))
+                         capture_output=True, text=True, cwd=os.path.dirname(path),
+                         env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
     if out.returncode:
         raise SystemExit(f"{which} failed:\n{out.stderr[-2000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])["examples_per_s"]
 
 
 def main():
+    from queue_pipeline import numpy_floor, rounds, summary
+
     parser = argparse.ArgumentParser()
     parser.add_argument("--examples", type=int, default=20000)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
-    tf_python = os.environ.get("FLOWLOOM_TF_PYTHON", "")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    os.environ["PYTHONPATH"] = root + os.pathsep + os.environ.get("PYTHONPATH", "")
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "data.tfrecord")
-        best = {"flowloom": 0.0, "tf": 0.0}
-        for _ in range(args.repeats):
-            best["flowloom"] = max(best["flowloom"], run("flowloom", sys.executable, path,
-                                                         args.examples))
-            if tf_python:
-                best["tf"] = max(best["tf"], run("tf", tf_python, path, args.examples))
-    line = f"tf.data TFRecord->parse->shuffle->batch->prefetch: flowloom " \
-           f"{best['flowloom']:,.0f} examples/s"
-    if best["tf"]:
-        line += f", TensorFlow {best['tf']:,.0f} examples/s -> flowloom/TF throughput " \
-                f"{best['flowloom'] / best['tf']:.2f}x (target >= 1.0x)"
-    else:
-        line += " (set FLOWLOOM_TF_PYTHON to compare with TensorFlow)"
-    print(line)
+        got = rounds(args, lambda which, python: run(which, python, path, args.examples),
+                     lambda: numpy_floor(path))
+    print("tf.data TFRecord->parse(4 calls)->shuffle->batch->prefetch: " + summary(got))
 
 
 if __name__ == "__main__":

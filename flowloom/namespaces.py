@@ -25,7 +25,7 @@ is_non_decreasing is_strictly_increasing l2_normalize=nn.l2_normalize lbeta less
 lgamma log log1p log_sigmoid log_softmax=nn.log_softmax logical_and logical_not logical_or
 logical_xor maximum minimum mod multiply multiply_no_nan=flowloom.ops.math.special_math_ops:mul_no_nan
 negative nextafter=? not_equal polygamma polyval=? pow real reciprocal reciprocal_no_nan=?
-reduce_all reduce_any reduce_euclidean_norm=? reduce_logsumexp reduce_max reduce_mean reduce_min
+reduce_all reduce_any reduce_euclidean_norm=flowloom.ops.math.reduction_ops:reduce_euclidean_norm reduce_logsumexp reduce_max reduce_mean reduce_min
 reduce_prod reduce_std=%(m)s:reduce_std reduce_sum reduce_variance=%(m)s:reduce_variance rint
 round rsqrt scalar_mul segment_max segment_mean segment_min segment_prod segment_sum sigmoid
 sign sin sinh softmax=nn.softmax softplus=nn.softplus softsign=nn.softsign sqrt square
@@ -105,7 +105,7 @@ Assert assert_all_finite=verify_tensor_all_finite assert_equal assert_greater
 assert_greater_equal assert_integer assert_less assert_less_equal assert_near assert_negative
 assert_non_negative assert_non_positive assert_none_equal assert_positive assert_proper_iterable
 assert_rank assert_rank_at_least assert_rank_in assert_same_float_dtype assert_scalar
-assert_shapes=? assert_type check_numerics get_log_device_placement=? is_finite is_inf is_nan
+assert_shapes=flowloom.ops.checks.check_shapes:assert_shapes assert_type check_numerics get_log_device_placement=? is_finite is_inf is_nan
 is_non_decreasing is_numeric_tensor is_strictly_increasing set_log_device_placement=?
 """,
     "manip": """
@@ -158,9 +158,11 @@ class Namespace(types.ModuleType):
         return sorted(set(present) | {n for n in self.__dict__ if not n.startswith("_")})
 
 
-def _extend_module(module, tf_name, table, root):
+def extend(module, tf_name):
     """Gives an existing module (the tf.io package) the table's names, resolved lazily."""
-    helper = Namespace(tf_name, table, root)
+    import sys
+
+    helper = Namespace(tf_name, _parse(TABLES[tf_name]), sys.modules["flowloom"])
     previous = vars(module).get("__getattr__")
 
     def module_getattr(name):
@@ -173,18 +175,6 @@ def _extend_module(module, tf_name, table, root):
     module.__getattr__ = module_getattr
 
 
-def install(root):
-    """Sets tf.math, tf.linalg, ... on the flowloom module `root` (keeping what an existing
-    namespace module already holds)."""
-    for name, text in TABLES.items():
-        table = _parse(text)
-        existing = getattr(root, name, None)
-        if name == "io":
-            _extend_module(existing, name, table, root)
-            continue
-        namespace = Namespace(name, table, root)
-        if isinstance(existing, types.ModuleType):
-            for key, value in vars(existing).items():
-                if not key.startswith("__"):
-                    setattr(namespace, key, value)
-        setattr(root, name, namespace)
+def namespace(name, root):
+    """The namespace tf.`name` (tf.math, tf.linalg, ...) over the flowloom module `root`."""
+    return Namespace(name, _parse(TABLES[name]), root)

@@ -4,7 +4,8 @@ them on every later call (TF 1.15's Template, graph mode)."""
 import functools
 import traceback
 
-from flowloom import variable_scope as vs
+from flowloom.variable_scope import (_get_unique_variable_scope, _pure_variable_scope,
+                                     variable_scope)
 from flowloom.framework.graph import GraphKeys, get_collection, get_collection_ref
 from flowloom.platform import tf_logging
 
@@ -61,8 +62,8 @@ class Template:
         self._unique_name = unique_name
         self._custom_getter = custom_getter
         if create_scope_now:
-            with vs._pure_variable_scope(
-                    self._unique_name or vs._get_unique_variable_scope(self._name),
+            with _pure_variable_scope(
+                    self._unique_name or _get_unique_variable_scope(self._name),
                     custom_getter=self._custom_getter) as scope:
                 self._variable_scope = scope
         else:
@@ -107,9 +108,9 @@ class Template:
 
     def __call__(self, *args, **kwargs):
         if self._variable_scope:
-            with vs.variable_scope(self._variable_scope, reuse=not self._first_call):
+            with variable_scope(self._variable_scope, reuse=not self._first_call):
                 return self._call_func(args, kwargs)
-        with vs.variable_scope(self._unique_name, self._name,
+        with variable_scope(self._unique_name, self._name,
                                custom_getter=self._custom_getter) as scope:
             self._variable_scope = scope
             return self._call_func(args, kwargs)

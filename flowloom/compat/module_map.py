@@ -18,15 +18,18 @@ import sys
 _OPS = "flowloom.ops."
 _ARRAY = ("flowloom", _OPS + "array.array_ops", _OPS + "array.manip_ops",
           _OPS + "array.slicing_ops", _OPS + "array.gather_ops", _OPS + "array.sequence_ops",
-          _OPS + "array.broadcast_ops", _OPS + "array.search_ops", _OPS + "state.scatter_nd_ops")
+          _OPS + "array.broadcast_ops", _OPS + "array.search_ops", _OPS + "state.scatter_nd_ops",
+          _OPS + "array.gradient_ops")
 _MATH = ("flowloom", "flowloom.math", _OPS + "math.math_ops", _OPS + "math.matmul_ops",
          _OPS + "math.reduction_ops", _OPS + "math.unary_ops", _OPS + "math.scan_ops",
-         _OPS + "math.segment_ops", _OPS + "math.special_math_ops")
+         _OPS + "math.segment_ops", _OPS + "math.special_math_ops",
+         _OPS + "math.indexed_slices_ops")
 _NN = ("flowloom.nn", _OPS + "nn.nn_ops", _OPS + "nn.nn_impl", _OPS + "nn.activation_ops",
        _OPS + "nn.batch_norm_ops", _OPS + "nn.nn_loss_ops", _OPS + "nn.embedding_ops",
        _OPS + "nn.conv_grad_ops")
 _CONTROL = ("flowloom", _OPS + "control_flow.control_flow_ops", _OPS + "control_flow.cond",
-            _OPS + "control_flow.while_loop", _OPS + "control_flow.switch_case")
+            _OPS + "control_flow.while_loop", _OPS + "control_flow.switch_case",
+            _OPS + "control_flow.control_flow_primitives", _OPS + "control_flow.control_flow_context")
 _CELLS = ("flowloom.nn.rnn_cell", _OPS + "rnn.rnn_cell_impl", _OPS + "rnn.rnn_cell_wrappers")
 _TRAIN = ("flowloom.train",)
 _MNIST = "flowloom.datasets.mnist"
@@ -47,7 +50,6 @@ MODULES = {
     "tensorflow.python.framework.indexed_slices": "flowloom.framework.indexed_slices",
     "tensorflow.python.framework.test_util": "flowloom.test.test_util",
     "tensorflow.python.ops.gradient_checker": "flowloom.test.gradient_checker",
-    "tensorflow.python.ops.custom_gradient": "flowloom.framework.custom_gradient",
     "tensorflow.python.platform.gfile": "flowloom.gfile",
     "tensorflow.python.platform.tf_logging": "flowloom.platform.tf_logging",
     "tensorflow.python.platform.flags": "flowloom.platform.flags",
@@ -96,6 +98,8 @@ VIEWS = {
     "tensorflow.python.framework.ops": ("flowloom", "flowloom.framework.graph",
                                         "flowloom.framework.ops",
                                         "flowloom.framework.op_construction",
+                                        "flowloom.framework.indexed_slices",
+                                        "flowloom.framework.op_stats",
                                         "flowloom.framework.gradients_impl"),
     "tensorflow.python.framework.constant_op": ("flowloom", _OPS + "array.array_ops"),
     "tensorflow.python.framework.tensor_util": (
@@ -158,7 +162,10 @@ VIEWS = {
     "tensorflow.python.ops.partitioned_variables": ("flowloom.partitioned_variables", "flowloom"),
     "tensorflow.python.ops.template": ("flowloom.template", "flowloom"),
     "tensorflow.python.ops.gradients": ("flowloom", "flowloom.framework.gradients_impl"),
-    "tensorflow.python.ops.gradients_impl": ("flowloom", "flowloom.framework.gradients_impl"),
+    "tensorflow.python.ops.gradients_impl": ("flowloom", "flowloom.framework.gradients_impl",
+                                             "flowloom.framework.gradient_helpers"),
+    "tensorflow.python.ops.custom_gradient": ("flowloom.framework.custom_gradient",
+                                              "flowloom.framework.gradient_helpers"),
     "tensorflow.python.ops.summary_ops": ("flowloom.summary", _OPS + "summary.summary_ops"),
     "tensorflow.python.ops.losses": ("flowloom.losses",),
     "tensorflow.python.ops.losses.losses": ("flowloom.losses",),

@@ -13,7 +13,7 @@ def apply_op(op_type, inputs=(), name=None, **attrs):
     arguments. Type attrs (`T`, `N`, ...) are inferred from the inputs, as TF's op
     library does; other attrs are taken from `attrs` or the op's defaults.
     """
-    opdef = op_registry._REGISTRY.get(op_type)
+    opdef = op_registry._COMPLETE.get(op_type) or op_registry.get(op_type)
     if opdef is None:
         raise ValueError(f"Op type not registered '{op_type}'")
     fast = opdef._fast

@@ -35,9 +35,9 @@ def _is_differentiable(op):
     from flowloom.framework import op_def as op_registry
 
     name = op._type
+    opdef = op_registry.get(name, load_all=False)
     if name in _NAMED_GRADIENTS:
         return _NAMED_GRADIENTS[name] is not None
-    opdef = op_registry.get(name)
     return opdef is not None and opdef.grad_fn is not None
 
 

@@ -14,6 +14,7 @@ have none.
 import collections
 
 from flowloom.framework import dtypes
+from flowloom.framework import lazy_registry
 from flowloom.framework import op_def as op_registry
 from flowloom.framework.graph import _graph_of, name_scope
 from flowloom.framework.indexed_slices import IndexedSlices
@@ -55,7 +56,7 @@ class RegisterGradient:
 
     def __call__(self, fn):
         name = self._op_type
-        opdef = op_registry.get(name)
+        opdef = op_registry.get(name, load_all=False)
         if name in _NAMED_GRADIENTS or (opdef is not None and (opdef.grad_fn or
                                                                 opdef.grad_none)):
             raise KeyError(f"Registering two gradient with name '{name}'! (Previous "
@@ -63,6 +64,7 @@ class RegisterGradient:
         if opdef is not None:
             opdef.gradient(fn)
         else:
+            lazy_registry.note("op", name)
             _NAMED_GRADIENTS[name] = fn
         return fn
 
@@ -77,7 +79,7 @@ def no_gradient(op_type):
     """
     if not isinstance(op_type, str):
         raise TypeError("op_type must be a string")
-    opdef = op_registry.get(op_type)
+    opdef = op_registry.get(op_type, load_all=False)
     if op_type in _NAMED_GRADIENTS or (opdef is not None and (opdef.grad_fn or
                                                               opdef.grad_none)):
         raise KeyError(f"Registering two gradient with name '{op_type}'! (Previous "
@@ -85,6 +87,7 @@ def no_gradient(op_type):
     if opdef is not None:
         opdef.no_gradient()
     else:
+        lazy_registry.note("op", op_type)
         _NAMED_GRADIENTS[op_type] = None
 
 
@@ -100,9 +103,9 @@ def get_gradient_function(op):
         op_type = op._type
     elif isinstance(op_type, bytes):
         op_type = op_type.decode()
+    opdef = op_registry.get(op_type, load_all=False)  # imports its gradient's module
     if op_type in _NAMED_GRADIENTS:
         return _NAMED_GRADIENTS[op_type]
-    opdef = op_registry.get(op_type)
     if opdef is None and op_type == op._type:
         opdef = op._opdef  # a call of a function of the graph's library
     if opdef is not None:
@@ -201,8 +204,8 @@ def _default_grad_ys(grad_ys, ys, colocate):
         with _maybe_colocate(y.op, colocate):
             if grad_y is None:
                 if y.dtype.is_complex:
-                    raise TypeError(f"Gradients of complex tensors ({y}) must set grad_ys "
-                                    f"(y.dtype = {y.dtype.name})")
+                    raise TypeError("Gradients of complex tensors must set grad_ys "
+                                    f"(y.dtype = {y.dtype!r})")
                 shape = array_ops.shape(y)
                 one = array_ops.constant(1, dtype=y.dtype.base_dtype, name=f"grad_ys_{i}/Const")
                 out.append(array_ops.fill(shape, one, name=f"grad_ys_{i}"))

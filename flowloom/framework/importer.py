@@ -9,6 +9,7 @@ are connected once the loop body exists. An import that fails leaves the graph a
 
 import heapq
 
+from flowloom.framework import lazy_registry
 from flowloom.framework import errors
 from flowloom.framework import op_def as op_registry
 from flowloom.framework.apply_op import _output_dtypes
@@ -80,6 +81,8 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         prefix = scope[:-1] if scope else ""
         if graph_def.library.function or graph_def.library.gradient:
             if not _library_hooks:
+                lazy_registry.load("graph_library", "function_library")
+            if not _library_hooks:
                 raise errors.UnimplementedError(None, None, "function libraries need "
                                                 "flowloom.function (import flowloom)")
             _library_hooks[0](graph, graph_def.library)
@@ -95,10 +98,10 @@ _library_hooks = []
 
 def _opdef_of(graph, op_type):
     """The OpDef of `op_type`: registered, or a function of the graph's library."""
-    opdef = op_registry.get(op_type)
+    opdef = op_registry.get(op_type, load_all=False)
     if opdef is None:
         body = getattr(graph, "_functions", {}).get(op_type)
-        opdef = body.opdef if body is not None else None
+        opdef = body.opdef if body is not None else op_registry.get(op_type)
     return opdef
 
 
@@ -432,7 +435,11 @@ class _Importer:
 
     def _check_colocation(self, node, attrs):
         """As TF: every `loc:@x` names a node of the GraphDef or of the graph."""
-        for text in attrs.get("_class") or ():
+        classes = attrs.get("_class") or ()
+        if not isinstance(classes, (list, tuple)) or \
+                not all(isinstance(t, (str, bytes)) for t in classes):
+            raise ValueError(f"Node '{node.name}': attr '_class' must be a list of strings")
+        for text in classes:
             text = text.decode() if isinstance(text, bytes) else text
             if text.startswith("loc:@") and text[5:] not in self.node_names and \
                     text[5:] not in self.graph._ops_by_name:

@@ -13,6 +13,7 @@ from google.protobuf import text_format
 from google.protobuf.message import DecodeError
 
 from flowloom.framework import graph_def as graph_def_lib
+from flowloom.framework import lazy_registry
 from flowloom.framework import op_def as op_registry
 from flowloom.framework.graph import GraphKeys, get_default_graph
 from flowloom.framework.graph_def import prepend_name_scope, strip_name_scope
@@ -97,7 +98,16 @@ _PROTO_FUNCTIONS = {}
 def register_proto_function(collection_name, to_proto, from_proto):
     """Stores collection `collection_name` through `to_proto`/`from_proto` (as TF's
     `ops.register_proto_function`)."""
+    lazy_registry.note("proto_function", collection_name)
     _PROTO_FUNCTIONS[collection_name] = (to_proto, from_proto)
+
+
+def _proto_functions(key):
+    """The (to_proto, from_proto) of collection `key`, importing the module that registers
+    them; None for a collection without a proto form of its own."""
+    if key not in _PROTO_FUNCTIONS and isinstance(key, str):
+        lazy_registry.load("proto_function", key)
+    return _PROTO_FUNCTIONS.get(key)
 
 
 def _add_collection_def(meta, key, values, export_scope):
@@ -109,7 +119,7 @@ def _add_collection_def(meta, key, values, export_scope):
     if not values:
         return
     col = meta_graph_pb2.CollectionDef()
-    if key in _PROTO_FUNCTIONS:
+    if _proto_functions(key) is not None:
         protos = [_PROTO_FUNCTIONS[key][0](v, export_scope) for v in values]
         col.bytes_list.value.extend(p.SerializeToString() for p in protos if p is not None)
     elif all(isinstance(v, Variable) for v in values) or all(isinstance(v, Saver) for v in values):
@@ -307,7 +317,7 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
             for raw in values:
                 graph.add_to_collection(key, Saver.from_proto(
                     saver_pb2.SaverDef.FromString(raw), import_scope))
-        elif key in _PROTO_FUNCTIONS and kind == "bytes_list":
+        elif kind == "bytes_list" and _proto_functions(key) is not None:
             with graph.as_default():
                 for raw in values:
                     graph.add_to_collection(key, _PROTO_FUNCTIONS[key][1](raw, import_scope))

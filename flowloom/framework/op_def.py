@@ -34,8 +34,11 @@ import inspect
 import re
 
 from flowloom.framework import dtypes
+from flowloom.framework import lazy_registry
 
 _REGISTRY = {}
+# Op types whose registering modules (lazy_registry's index) are all imported.
+_COMPLETE = {}
 _ARG_RE = re.compile(r"^\s*(\w+)\s*:\s*(?:(\w+)\s*\*\s*)?(Ref\((\w+)\)|list\((\w+)\)|\w+)\s*$")
 
 
@@ -91,10 +94,12 @@ class OpDef:
         self.attr_hook = None  # attrs -> None: converts attr values (func attrs) at build time
 
     def shape(self, fn):
+        lazy_registry.note("op", self.type)
         self.shape_fn = fn
         return fn
 
     def kernel(self, fn):
+        lazy_registry.note("op", self.type)
         params = inspect.signature(fn).parameters
         self.kernel_fn = fn
         self.kernel_attrs = tuple(
@@ -103,10 +108,12 @@ class OpDef:
         return fn
 
     def gradient(self, fn):
+        lazy_registry.note("op", self.type)
         self.grad_fn = fn
         return fn
 
     def no_gradient(self):
+        lazy_registry.note("op", self.type)
         self.grad_none = True
         return self
 
@@ -119,17 +126,33 @@ def defop(type_name, inputs=(), outputs=(), attrs=None, stateful=False, forwards
     """Registers an op type under its TF name and returns its `OpDef`."""
     if type_name in _REGISTRY:
         raise KeyError(f"Op type {type_name!r} is already registered")
+    lazy_registry.note("op", type_name)
     opdef = OpDef(type_name, inputs, outputs, attrs, stateful, forwards_ref, allowed_types)
     _REGISTRY[type_name] = opdef
     return opdef
 
 
-def get(type_name):
-    """Returns the OpDef of `type_name`, or None."""
-    return _REGISTRY.get(type_name)
+def get(type_name, load_all=True):
+    """Returns the OpDef of `type_name`, or None.
+
+    The modules that register the type (its family, its gradient, its kernels) are imported
+    first, from lazy_registry's index; a type the index does not know makes everything load
+    once (`load_all=False`: not for names that are not op types, such as gradient names).
+    """
+    opdef = _COMPLETE.get(type_name)
+    if opdef is None:
+        lazy_registry.load("op", type_name)
+        opdef = _REGISTRY.get(type_name)
+        if opdef is None and load_all:
+            lazy_registry.load_all()
+            opdef = _REGISTRY.get(type_name)
+        if opdef is not None:
+            _COMPLETE[type_name] = opdef
+    return opdef
 
 
 def registered_types():
+    lazy_registry.load_all()
     return sorted(_REGISTRY)
 
 
@@ -138,6 +161,6 @@ class NotDifferentiable:
 
     def __init__(self, *type_names):
         for t in type_names:
-            _REGISTRY[t].no_gradient()
+            get(t).no_gradient()
 
 

@@ -3,6 +3,7 @@
 import numpy as np
 
 from flowloom.framework import dtypes
+from flowloom.framework import lazy_registry
 from flowloom.framework import tensor_shape
 from flowloom.framework.user_stack import site_frame, user_site
 
@@ -16,10 +17,15 @@ class Operation:
                  "_attrs", "_device", "_site", "_id", "_control_outputs",
                  "_control_flow_context", "_original_op", "__weakref__")
 
-    # TF's constructor `Operation(node_def, g, ...)` is in op_construction; graphs use _init.
+    def __init__(self, node_def, g, *args, **kwargs):
+        """TF's `Operation(node_def, g, inputs, ...)` (op_construction); graphs use _init."""
+        from flowloom.framework.op_construction import _operation_init
+
+        _operation_init(self, node_def, g, *args, **kwargs)
+
     def _init(self, graph, name, opdef, inputs, output_dtypes, attrs, control_inputs, device):
         self._graph = graph
-        self._original_op = None
+        self._original_op = graph._default_original_op
         self._name = name
         self._type = opdef.type
         self._opdef = opdef
@@ -124,6 +130,9 @@ class Operation:
 
     def _update_input(self, index, tensor):
         """Replaces input `index` by `tensor` (control flow rewires inputs after creation)."""
+        from flowloom.framework.op_construction import check_update_input
+
+        check_update_input(self, index, tensor)
         old = self._inputs[index]
         self._inputs[index] = tensor
         old._consumers.remove(self)
@@ -284,7 +293,11 @@ class Tensor:
 
     @classmethod
     def _override_operator(cls, operator, func):
+        lazy_registry.note("tensor_operator", operator)
         setattr(cls, operator, func)
+
+
+lazy_registry.install_operator_stubs(Tensor)  # operators come with their op family
 
 
 # ---------------------------------------------------------------------------
@@ -295,6 +308,7 @@ _conversion_functions = []  # (type, fn)
 
 def register_tensor_conversion_function(base_type, conversion_func, priority=100):
     """Registers `conversion_func(value, dtype=None, name=None, as_ref=False)` for a type."""
+    lazy_registry.note_types("tensor_conversion", base_type)
     _conversion_functions.append((priority, base_type, conversion_func))
     _conversion_functions.sort(key=lambda e: e[0])
 
@@ -317,6 +331,8 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref
             ret = fn(value, dtype=dtype, name=name, as_ref=as_ref)
             if ret is not NotImplemented:
                 return ret
+    if lazy_registry.load_type("tensor_conversion", type(value)):  # its module registers one
+        return convert_to_tensor(value, dtype, name, preferred_dtype, as_ref, dtype_hint)
     preferred_dtype = preferred_dtype or dtype_hint
     if dtype is None and preferred_dtype is not None:
         from flowloom.ops.array import array_ops

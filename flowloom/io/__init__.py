@@ -26,6 +26,8 @@ _PUBLIC = {
     "parse_single_example": "flowloom.ops.parsing.parsing_ops",
     "decode_raw": "flowloom.ops.parsing.decode_ops",
     "decode_csv": "flowloom.ops.parsing.decode_ops",
+    "gfile": "flowloom",
+    "write_graph": "flowloom.framework.graph_io",
 }
 
 
@@ -40,3 +42,11 @@ def __getattr__(name):
 
 def __dir__():
     return sorted(list(globals()) + list(_PUBLIC))
+
+
+# tf.io's other TF 1.15 names (flowloom/namespaces.py), resolved on first use too.
+import sys as _sys  # noqa: E402
+
+from flowloom import namespaces as _namespaces  # noqa: E402
+
+_namespaces.extend(_sys.modules[__name__], "io")

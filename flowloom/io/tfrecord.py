@@ -333,7 +333,7 @@ def _plain_records(file, path):
     """`read_records` of an uncompressed file: the framing read from 1 MiB blocks (the same
     checks and messages as the stream reader)."""
     size = os.fstat(file.fileno()).st_size - file.tell()
-    crc, unmask = crc32c.value, crc32c.unmask
+    crc, delta = crc32c.value, crc32c._MASK_DELTA
     header, footer = _HEADER.unpack_from, _FOOTER.unpack_from
     buf, pos, offset = b"", 0, 0  # offset: the stream offset of buf[pos]
     while True:
@@ -345,7 +345,8 @@ def _plain_records(file, path):
             if len(buf) < _HEADER.size:
                 raise _truncated(path, offset, "header", _HEADER.size - 1, size - offset - 1)
         length, length_crc = header(buf, pos)
-        if crc(buf[pos:pos + 8]) != unmask(length_crc):
+        c = crc(buf[pos:pos + 8])  # masked as TF stores it: rotate right 15, add a constant
+        if (((c >> 15) | (c << 17)) + delta) & 0xFFFFFFFF != length_crc:
             raise errors.DataLossError(
                 None, None, f"{path}: corrupted record at offset {offset}: length checksum "
                 "mismatch")
@@ -362,7 +363,8 @@ def _plain_records(file, path):
                 raise _truncated(path, offset, "data", length, len(buf) - _HEADER.size)
         start = pos + _HEADER.size
         data = buf[start:start + length]
-        if crc(data) != unmask(footer(buf, start + length)[0]):
+        c = crc(data)
+        if (((c >> 15) | (c << 17)) + delta) & 0xFFFFFFFF != footer(buf, start + length)[0]:
             raise errors.DataLossError(
                 None, None, f"{path}: corrupted record at offset {offset}: data checksum "
                 "mismatch")

@@ -8,6 +8,7 @@ NextIteration ops, and no op has inputs from different frames.
 
 import collections
 import functools
+import os
 
 from flowloom.framework import errors
 from flowloom.runtime import compiled_loop
@@ -26,6 +27,11 @@ class _Dead:
 
 
 DEAD = _Dead()
+
+# FLOWLOOM_DATAFLOW_STRAIGHT=0 runs every control-flow plan on the dataflow executor (and so
+# does FLOWLOOM_DEBUG, which prints each node it runs).
+STRAIGHT = os.environ.get("FLOWLOOM_DATAFLOW_STRAIGHT", "1") != "0" and \
+    not int(os.environ.get("FLOWLOOM_DEBUG", "0") or 0)
 
 CONTROL_FLOW_TYPES = frozenset([
     "Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit", "RefExit",
@@ -152,10 +158,23 @@ class DataflowPlan:
         self.enters_per_frame = enters_per_frame
         self.fetch_derefs = fetch_derefs
         self.fetch_ops = fetch_ops
+        # Loop-free plans run as straight steps (runtime/dataflow_straight.py); False when
+        # this one cannot.
+        self.straight = None
+        self.config = None  # the session's ConfigProto (which rewrites are on)
 
     def run(self, feed_values, stats=None):
         from flowloom.runtime.dataflow import run_plan
 
+        if stats is None:
+            straight = self.straight
+            if straight is None:
+                from flowloom.runtime.dataflow_straight import StraightPlan
+
+                straight = self.straight = (STRAIGHT and StraightPlan.build(
+                    self, self.config)) or False
+            if straight:
+                return straight.run(feed_values)
         return run_plan(self, feed_values, stats)
 
 
@@ -271,8 +290,10 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
     sources = [n for n in nodes if n.pending0 == 0 and n.kind != _MERGE]
     fetch_from_feed = [(k, feed_pos[t]) for k, t in enumerate(fetch_tensors) if t in fed]
     fetch_derefs = [t in carries_ref for t in fetch_tensors]
-    return DataflowPlan(nodes, sources, feed_targets, fetch_from_feed, len(fetch_tensors),
+    plan = DataflowPlan(nodes, sources, feed_targets, fetch_from_feed, len(fetch_tensors),
                         dict(enters), fetch_derefs, list(target_ops))
+    plan.config = getattr(session, "_config", None)
+    return plan
 
 
 _EDGE_ONLY_INPUT, _EDGE_ONLY_ARRIVAL, _EDGE_MERGE, _EDGE_GENERAL = range(4)

@@ -16,7 +16,9 @@ class DeviceAttributes:
     """What `Session.list_devices()` returns for each device."""
 
     def __init__(self, name, device_type, memory_limit_bytes=268435456, incarnation=0):
-        self.name = name
+        from flowloom.framework.device import canonical_name
+
+        self.name = canonical_name(name)
         self.device_type = device_type
         self.memory_limit_bytes = memory_limit_bytes
         self.incarnation = incarnation

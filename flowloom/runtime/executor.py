@@ -126,13 +126,10 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
     need, binds each op's kernel to its device's array module, and, when more than one device
     is involved, partitions the steps per device with Send/Recv pairs.
     """
-    placement = session._place()
     fed = set(feed_tensors)
     roots = [t._op for t in fetch_tensors if t not in fed] + list(target_ops)
     order = prune(roots, fed)
-    if any(op not in placement for op in order):
-        # Ops another thread added (and wired in) after the graph was placed.
-        placement = session._place()
+    placement = session._place(order)
     rewritten = None
     if any(op._type in CONTROL_FLOW_TYPES for op in order):
         plan = _compile_control_flow(session, placement, order, feed_tensors, fetch_tensors,

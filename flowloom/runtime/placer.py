@@ -31,8 +31,9 @@ class Placer:
         self.placement = {}  # Operation -> Device
         self._placed_count = 0
 
-    def place_graph(self, graph):
-        """Places the ops added to `graph` since the last call; returns {op: Device}.
+    def place_graph(self, graph, only=None):
+        """Places the ops added to `graph` since the last call (of them, those in `only` when
+        given: TF's place_pruned_graph); returns {op: Device}.
 
         Raises:
           InvalidArgumentError: an op asks for a device that does not exist (and soft
@@ -42,9 +43,12 @@ class Placer:
         # and removes ops under its lock) and place whatever is not placed yet.
         with graph._lock:
             ops = list(graph._ops)
-        if self._placed_count == len(ops) and (not ops or ops[-1] in self.placement):
+        if only is None and self._placed_count == len(ops) and (not ops or
+                                                                ops[-1] in self.placement):
             return self.placement
-        new_ops = [op for op in ops if op not in self.placement]
+        new_ops = [op for op in (ops if only is None else only) if op not in self.placement]
+        if not new_ops:
+            return self.placement
         groups = _colocation_groups(ops)
         chosen = {}
         for op in new_ops:
@@ -54,7 +58,8 @@ class Placer:
                 device = self._place_group(groups.members(root))
                 chosen[root] = device
             self.placement[op] = device
-        self._placed_count = len(ops)
+        if only is None:
+            self._placed_count = len(ops)
         if self.log_device_placement:
             for op in new_ops:
                 print(f"{op._name}: ({op._type}): {self.placement[op].name}", file=sys.stderr)

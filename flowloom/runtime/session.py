@@ -1,19 +1,17 @@
 """Session: runs parts of a graph, holding the state (variables) between runs."""
 
-import collections
 import contextlib
 import os
 import threading
 import time
+import warnings
 
-import numpy as np
-
-from flowloom.framework import dtypes
 from flowloom.framework import errors
 from flowloom.framework import nest
 from flowloom.framework import observers
 from flowloom.framework.graph import get_default_graph
-from flowloom.framework.ops import Operation, Tensor, tensor_value_to_numpy
+from flowloom.framework.ops import Operation, Tensor
+from flowloom.framework.session_stack import _default_session_stack
 from flowloom.ops.nn import kernel_threads
 from flowloom.runtime import blas_threads
 from flowloom.runtime import blocking
@@ -22,26 +20,12 @@ from flowloom.runtime import executor
 from flowloom.runtime import host_memory
 from flowloom.runtime import parallel
 from flowloom.runtime import placer
+from flowloom.runtime import session_io
 from flowloom.runtime import tracing
-
-
-
-class _DefaultSessionStack(threading.local):
-    def __init__(self):
-        super().__init__()
-        self.stack = []
-
-
-_default_session_stack = _DefaultSessionStack()
-
-# fn(session, target, config) -> the cluster runtime of a session with a `grpc://` target
-# (flowloom/distributed/server.py registers it).
-_target_hook = []
-
-
-def register_target_hook(fn):
-    """Makes `fn` give sessions with a `grpc://` target their cluster runtime."""
-    _target_hook[:] = [fn]
+from flowloom.runtime.session_hooks import register_target_hook, target_hook  # noqa: F401
+from flowloom.runtime.session_io import (  # noqa: F401 - fetch/feed mapping, kept out of the core
+    _custom_feed, _DeviceAttributes, _feed_array, _fetched, _flatten_fetch,
+    register_session_run_conversion_functions)
 
 
 def get_default_session():
@@ -64,86 +48,6 @@ def _session_for(session, graph):
 
 
 # ---------------------------------------------------------------------------
-# Fetches: nested structures of graph elements → a flat list, and back.
-
-def _flatten_fetch(fetch, graph, flat):
-    """Appends the graph elements of `fetch` to `flat`; returns a function that rebuilds it."""
-    if fetch is None:
-        raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch)}, must be a "
-                        "string or Tensor. (Can not convert a NoneType into a Tensor or "
-                        "Operation.)")
-    if isinstance(fetch, (Tensor, Operation, str, bytes)):
-        try:
-            el = graph.as_graph_element(fetch)
-        except TypeError as e:
-            raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch)}, must be "
-                            f"a string or Tensor. ({e})") from None
-        except ValueError as e:
-            raise ValueError(f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. "
-                             f"({e})") from None
-        except KeyError as e:
-            raise ValueError(f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. "
-                             f"({e.args[0]})") from None
-        i = len(flat)
-        flat.append(el)
-        return lambda vals: vals[i]
-    custom = _custom_fetch(fetch)
-    if custom is not None:
-        parts, combine = custom
-        builders = [_flatten_fetch(p, graph, flat) for p in parts]
-        return lambda vals: combine([b(vals) for b in builders])
-    if hasattr(fetch, "_as_graph_element"):
-        return _flatten_fetch(fetch._as_graph_element(), graph, flat)
-    if isinstance(fetch, dict):
-        keys = list(fetch.keys())
-        builders = [_flatten_fetch(fetch[k], graph, flat) for k in keys]
-        cls = type(fetch)
-        if cls is collections.defaultdict:
-            def build_dd(vals):
-                d = collections.defaultdict(fetch.default_factory)
-                for k, b in zip(keys, builders):
-                    d[k] = b(vals)
-                return d
-            return build_dd
-        return lambda vals: cls((k, b(vals)) for k, b in zip(keys, builders))
-    if isinstance(fetch, (list, tuple)):
-        builders = [_flatten_fetch(f, graph, flat) for f in fetch]
-        if isinstance(fetch, tuple) and hasattr(fetch, "_fields"):
-            cls = type(fetch)
-            return lambda vals: cls(*[b(vals) for b in builders])
-        if isinstance(fetch, tuple):
-            return lambda vals: tuple(b(vals) for b in builders)
-        return lambda vals: [b(vals) for b in builders]
-    raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch)}, must be a string "
-                    "or Tensor. (Can not convert a " + type(fetch).__name__ +
-                    " into a Tensor or Operation.)")
-
-
-_custom_fetch_fns = []  # (type, fn(fetch) -> (parts, combine))
-
-
-def register_session_run_conversion_functions(tensor_type, fetch_function, feed_function=None,
-                                              feed_function_for_partial_run=None):
-    """Lets `Session.run` fetch and feed composite types (SparseTensor, IndexedSlices...)."""
-    _custom_fetch_fns.append((tensor_type, fetch_function, feed_function))
-
-
-def _custom_fetch(fetch):
-    for cls, fetch_fn, _ in _custom_fetch_fns:
-        if isinstance(fetch, cls):
-            parts, combine = fetch_fn(fetch)
-            return parts, combine
-    return None
-
-
-def _custom_feed(key, value):
-    for cls, _, feed_fn in _custom_fetch_fns:
-        if isinstance(key, cls) and feed_fn is not None:
-            return feed_fn(key, value)
-    return None
-
-
-# ---------------------------------------------------------------------------
 
 class BaseSession:
     """What Session and InteractiveSession share."""
@@ -153,6 +57,7 @@ class BaseSession:
             graph = get_default_graph()
         elif not hasattr(graph, "_ops_by_name"):
             raise TypeError(f"graph must be a tf.Graph, but got {type(graph)}")
+        session_io.check_session_args(target, config)
         self._graph = graph
         self._target = target
         self._config = config
@@ -164,6 +69,8 @@ class BaseSession:
         self._lock = threading.Lock()
         self._default_ctx = None
         self._devices = devices.local_devices(config)
+        # InteractiveSession (as TF) or GraphOptions.place_pruned_graph: place only what runs.
+        self._place_pruned = bool(config is not None and config.graph_options.place_pruned_graph)
         self._placer = placer.Placer(
             self._devices,
             allow_soft_placement=bool(getattr(config, "allow_soft_placement", False)),
@@ -180,9 +87,8 @@ class BaseSession:
         # A cluster target (`grpc://host:port` of a tf.train.Server): the hook that
         # flowloom/distributed registers gives the session the cluster's devices and runs
         # the steps that span tasks.
-        self._remote = None
-        if target and str(target).startswith("grpc://") and _target_hook:
-            self._remote = _target_hook[0](self, str(target), config)
+        hook = target_hook(target)
+        self._remote = hook(self, str(target), config) if hook is not None else None
 
     # -- properties --------------------------------------------------------------
     @property
@@ -205,36 +111,30 @@ class BaseSession:
         """The session's devices (`_DeviceAttributes`: name, device_type, memory_limit_bytes)."""
         return [d.attributes for d in self._devices]
 
-    def _place(self):
+    def _place(self, ops=None):
         """Places the graph's ops not yet placed (the first run places the whole graph, as
-        TF does); returns {op: Device}. Called with the session lock held."""
-        return self._placer.place_graph(self._graph)
+        TF does, or only `ops` with place_pruned_graph); returns {op: Device}. Called with
+        the session lock held."""
+        return self._placer.place_graph(self._graph, ops if self._place_pruned else None)
 
     # -- default session -------------------------------------------------------------
     @contextlib.contextmanager
     def as_default(self):
         """Makes this the default session (and its graph the default graph) in the block."""
-        _default_session_stack.stack.append(self)
-        try:
-            with self._graph.as_default():
-                yield self
-        finally:
-            stack = _default_session_stack.stack
-            if self in stack:
-                stack.reverse()
-                stack.remove(self)
-                stack.reverse()
+        with _default_session_stack.get_controller(self), self._graph.as_default():
+            yield self
 
     def __enter__(self):
-        if self._default_ctx is None:
-            self._default_ctx = []
-        ctx = self.as_default()
-        ctx.__enter__()
-        self._default_ctx.append(ctx)
+        if self._default_ctx is not None:
+            raise RuntimeError("Session context managers are not re-entrant. Use "
+                               "`Session.as_default()` if you want to enter a session multiple "
+                               "times.")
+        self._default_ctx = self.as_default()
+        self._default_ctx.__enter__()
         return self
 
     def __exit__(self, exc_type, exc, tb):
-        ctx = self._default_ctx.pop()
+        ctx, self._default_ctx = self._default_ctx, None
         ctx.__exit__(exc_type, exc, tb)
         self.close()
         return False
@@ -279,6 +179,11 @@ class BaseSession:
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
         graph = self._graph
+        if not graph._ops:
+            raise RuntimeError("The Session graph is empty.  Add operations to the graph before "
+                               "calling run().")
+        if run_metadata is not None:
+            run_metadata.Clear()  # as TF: a run's metadata replaces what the proto held
         flat = []
         build = _flatten_fetch(fetches, graph, flat)
         feed_keys, feed_vals = self._process_feeds(feed_dict)
@@ -414,70 +319,31 @@ class BaseSession:
         targets = [el for el in flat if not isinstance(el, Tensor)]
         is_tensor = [isinstance(el, Tensor) for el in flat]
 
-        def call(*args, **kwargs):
+        def call(*args, options=None, run_metadata=None):
             if len(args) != len(feed_tensors):
                 raise TypeError(f"Expected {len(feed_tensors)} feed values, got {len(args)}")
+            if (options is not None or run_metadata is not None) and not accept_options:
+                raise TypeError("call() got an unexpected keyword argument: this callable was "
+                                "made without accept_options=True")
+            if run_metadata is not None:
+                run_metadata.Clear()
             vals = [_feed_array(t, v) for t, v in zip(feed_tensors, args)]
-            values = self._run_flat(feed_tensors, vals, fetch_tensors, targets)
+            values = self._run_flat(feed_tensors, vals, fetch_tensors, targets, options,
+                                    run_metadata)
             it = iter(values)
             return build([next(it) if f else None for f in is_tensor])
 
         return call
+
+    def _make_callable_from_options(self, callable_options):
+        """A callable of fetches and feeds named in a `CallableOptions` (TF's internal API)."""
+        return session_io.callable_from_options(self, callable_options)
 
     def partial_run_setup(self, fetches, feeds=None):
         raise NotImplementedError("Session.partial_run_setup is not implemented in flowloom")
 
     def partial_run(self, handle, fetches, feed_dict=None):
         raise NotImplementedError("Session.partial_run is not implemented in flowloom")
-
-
-def _fetched(value, tensor):
-    try:
-        return executor.fetch_value(value, tensor._op)
-    except MemoryError as e:
-        raise errors.ResourceExhaustedError(
-            None, tensor._op, f"OOM when copying the fetched value of {tensor.name} (op "
-            f"'{tensor._op._name}' of type {tensor._op._type}): {e}") from None
-
-
-def _feed_array(tensor, value):
-    dtype = tensor._dtype.base_dtype
-    if dtype is dtypes.variant:
-        return value  # an opaque run-time value (a dataset passed to a tf.data function)
-    if isinstance(value, Tensor):
-        raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values "
-                        "include Python scalars, strings, lists, numpy ndarrays, or TensorHandles.")
-    if isinstance(value, int) and not isinstance(value, bool) and dtype.is_numpy_compatible \
-            and dtype is not dtypes.string:
-        # As TF: a Python int must survive the conversion (2**40 does not fit an int32).
-        try:
-            fits = dtype.as_numpy_dtype(value) == value
-        except OverflowError:
-            fits = False
-        if not fits:
-            raise TypeError(f"Type of feed value {value} with type {type(value)} is not "
-                            f"compatible with Tensor type {dtype.name}. Try explicitly setting "
-                            "the type of the feed tensor to a larger type (e.g. int64).")
-    if isinstance(value, np.ndarray) and value.dtype == dtype.as_numpy_dtype:
-        # A read-only view instead of a copy: no kernel may write into it, and a fetched
-        # value that is still this buffer is copied on the way out (executor.fetch_value).
-        arr = value.view()
-        arr.flags.writeable = False
-    else:
-        try:
-            arr = np.array(tensor_value_to_numpy(value, dtype), copy=True)
-        except (TypeError, ValueError) as e:
-            arr = np.asarray(value)
-            if arr.dtype.kind in "fiub" and dtype.is_numpy_compatible:
-                arr = arr.astype(dtype.as_numpy_dtype)
-            else:
-                raise TypeError(f"Cannot feed value {value!r} to Tensor {tensor.name} of dtype "
-                                f"{dtype.name}: {e}") from None
-    shape = tensor._shape
-    if not shape.is_compatible_with(arr.shape):
-        raise ValueError(f"Cannot feed value of shape {arr.shape!r} for Tensor {tensor.name}, "
-                         f"which has shape {shape}")
-    return arr
 
 
 class Session(BaseSession):
@@ -493,17 +359,34 @@ class Session(BaseSession):
 class InteractiveSession(BaseSession):
     """A Session that makes itself the default session on construction (for shells)."""
 
+    _active_session_count = 0
+    _count_lock = threading.Lock()
+
     def __init__(self, target="", graph=None, config=None):
+        config = session_io.interactive_config(config)
         super().__init__(target, graph, config)
+        with InteractiveSession._count_lock:
+            if InteractiveSession._active_session_count > 0:
+                warnings.warn("An interactive session is already active. This can cause "
+                              "out-of-memory errors in some cases. You must explicitly call "
+                              "`InteractiveSession.close()` to release resources held by the "
+                              "other session(s).")
+            InteractiveSession._active_session_count += 1
+        self._explicitly_closed = False
         self._interactive_ctx = self.as_default()
         self._interactive_ctx.__enter__()
 
     def close(self):
         super().close()
+        with InteractiveSession._count_lock:
+            if not self._explicitly_closed:
+                InteractiveSession._active_session_count -= 1
+                self._explicitly_closed = True
         ctx = getattr(self, "_interactive_ctx", None)
         if ctx is not None:
             self._interactive_ctx = None
             try:
                 ctx.__exit__(None, None, None)
-            except Exception:  # noqa: BLE001 - closing out of order is allowed
-                pass
+            except AssertionError:  # closed out of order: leave the default stack all the same
+                if self in _default_session_stack.stack:
+                    _default_session_stack.stack.remove(self)

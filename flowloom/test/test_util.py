@@ -31,6 +31,13 @@ from flowloom.test.capture import CaptureWritesMixin
 _temp_dir = None
 
 
+def _object_array(items):
+    out = np.empty(len(items), dtype=object)
+    for i, item in enumerate(items):
+        out[i] = item
+    return out
+
+
 def get_temp_dir():
     """Returns a temporary directory for this test process (`tf.test.get_temp_dir`)."""
     global _temp_dir
@@ -237,7 +244,12 @@ class TensorFlowTestCase(CaptureWritesMixin, absltest.TestCase):
         if isinstance(a, Tensor):
             a = self.evaluate(a)
         if not isinstance(a, np.ndarray):
-            a = np.array(a)
+            try:
+                a = np.array(a)
+            except ValueError:
+                # A ragged nested list ([[[1]], 1, [1]]): an object array of its top-level
+                # items, as the NumPy TF 1.15 ran on made it, compared item by item.
+                a = _object_array(a)
         return a
 
     def assertNear(self, f1, f2, err, msg=None):  # noqa: N802

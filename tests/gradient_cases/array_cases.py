@@ -135,10 +135,26 @@ def _dynamic_stitch(rng):
         [tf.constant([0, 2]), tf.constant([1, 3])], [a, b])
 
 
+def _parallel_dynamic_stitch(rng):
+    a, av = ph(rng, (2, 3))
+    b, bv = ph(rng, (2, 3))
+    return [(a, av), (b, bv)], data_flow_ops.parallel_dynamic_stitch(
+        [tf.constant([0, 2]), tf.constant([1, 3])], [a, b])
+
+
 def _dynamic_partition(rng):
     x, xv = ph(rng, (4, 3))
     parts = data_flow_ops.dynamic_partition(x, tf.constant([1, 0, 1, 2]), 3)
     return [(x, xv)], tf.concat([parts[0] * 2.0, parts[1], parts[2] * 3.0], 0)
+
+
+def _conjugate_transpose(rng):
+    from flowloom.ops.array import array_extra_ops
+
+    # A real input (the checker differentiates real functions; flowloom has no tf.complex):
+    # checks the permutation of the gradient.
+    x, xv = ph(rng, (2, 3, 4))
+    return [(x, xv)], array_extra_ops.conjugate_transpose(x, [2, 0, 1])
 
 
 CASES = {
@@ -161,5 +177,7 @@ CASES = {
     "Tile": _tile,
     "UnsortedSegmentSum": _unsorted_segment_sum,
     "DynamicStitch": _dynamic_stitch,
+    "ParallelDynamicStitch": _parallel_dynamic_stitch,
     "DynamicPartition": _dynamic_partition,
+    "ConjugateTranspose": _conjugate_transpose,
 }

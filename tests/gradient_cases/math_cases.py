@@ -167,6 +167,7 @@ CASES = {
             _reduction("Sum", unknown=True)],
     "Mean": [_reduction("Mean"), _reduce_all("Mean"), _reduction("Mean", unknown=True)],
     "Prod": [_reduction("Prod"), _reduction("Prod", keepdims=True)],
+    "EuclideanNorm": [_reduction("EuclideanNorm"), _reduction("EuclideanNorm", keepdims=True)],
     "Max": [_reduction("Max", values=distinct), _reduction("Max", values=distinct,
                                                              keepdims=True)],
     "Min": _reduction("Min", values=distinct, unknown=True),

@@ -23,7 +23,10 @@ def test_scatter_updates_rows_and_sums_repeats():
 def test_scatter_errors():
     v = tf.Variable(np.zeros((3, 2), np.float32))
     bad_index = tf.scatter_add(v, [3], [[1., 1.]])
-    bad_shape = tf.scatter_add(v, [0], [[1., 1., 1.]])
+    with pytest.raises(ValueError, match="indices.shape"):  # static shapes: at build, as TF
+        tf.scatter_add(v, [0], [[1., 1., 1.]])
+    updates = tf.placeholder(tf.float32)
+    bad_shape = tf.scatter_add(v, [0], updates)
     with pytest.raises(TypeError, match="not IndexedSlices"):
         v.scatter_add(tf.constant([1.0]))
     with tf.Session() as sess:
@@ -31,4 +34,4 @@ def test_scatter_errors():
         with pytest.raises(tf.errors.InvalidArgumentError, match=r"is not in \[0, 3\)"):
             sess.run(bad_index)
         with pytest.raises(tf.errors.InvalidArgumentError, match="updates.shape"):
-            sess.run(bad_shape)
+            sess.run(bad_shape, {updates: [[1., 1., 1.]]})

@@ -82,6 +82,22 @@ def test_contrib_framework_variables_path(shim):
         assert contrib_vars.get_or_create_global_step().op.name == "global_step"
 
 
+def test_patching_a_mapped_module_patches_flowloom_and_restores(shim):
+    from unittest import mock
+
+    from flowloom.ops.random import random_ops as fl_random_ops
+    from tensorflow.python.ops import random_ops
+
+    original = fl_random_ops.truncated_normal
+    with mock.patch.object(random_ops, "truncated_normal", wraps=original) as patched:
+        assert fl_random_ops.truncated_normal is patched
+        with tf.Graph().as_default():
+            tf.variance_scaling_initializer(distribution="normal")([3, 3])
+        assert patched.called
+    assert fl_random_ops.truncated_normal is original
+    assert random_ops.truncated_normal is original
+
+
 def test_summary_separates_excluded_from_failed():
     records = [
         {"event": "collected", "count": 5},

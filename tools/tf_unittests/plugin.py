@@ -100,8 +100,11 @@ def pytest_unconfigure(config):
 
 
 def pytest_collection_modifyitems(session, config, items):
-    # TestCase.test_session is a helper that unittest's name rule also collects.
-    items[:] = [item for item in items if item.name != "test_session"]
+    # TestCase.test_session is a helper that unittest's name rule also collects; TF's runner
+    # (unittest) collects TestCase methods only, not module functions named test_* (helpers
+    # such as graph_util_test's device function).
+    items[:] = [item for item in items if item.name != "test_session"
+                and getattr(item, "cls", None) is not None]
     for item in items:
         key = test_key(item.nodeid)
         reason = _EXCLUDE.get(key) or _EXCLUDE.get(key.split("[")[0])

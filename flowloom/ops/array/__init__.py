@@ -1,1 +1,5 @@
 """Array ops: constants, shapes, reshapes, slicing, gather/scatter, padding, tiling, broadcasting."""
+
+# array_ops is the family's root: the modules split off it import from it, and it imports them
+# at its end, so any module of the family loads through it (first use may import any of them).
+from flowloom.ops.array import array_ops  # noqa: E402,F401

@@ -94,13 +94,23 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
                 arr = np.full(shape, arr.reshape(()), dtype=arr.dtype)
             elif arr.size == int(np.prod(shape)):
                 arr = arr.reshape(shape)
+            elif arr.size > int(np.prod(shape)):
+                raise ValueError(f"Too many elements provided. Needed at most "
+                                 f"{int(np.prod(shape))}, but received {arr.size}")
             else:
-                raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor "
-                                f"{value!r} (converted from {value!r}) has {arr.size} elements, "
-                                f"but got `shape` {shape} with {int(np.prod(shape))} elements).")
+                # Fewer values than the shape holds: the last one fills the rest (TF 1.x's
+                # tf.constant; no values at all give zeros).
+                flat = (np.full(int(np.prod(shape)), b"", dtype=object) if arr.dtype == object
+                        else np.zeros(int(np.prod(shape)), dtype=arr.dtype))
+                if arr.size:
+                    flat[:arr.size] = arr.reshape(-1)
+                    flat[arr.size:] = arr.reshape(-1)[-1]
+                arr = flat.reshape(shape)
     if arr is value or (isinstance(value, np.ndarray) and np.shares_memory(arr, value)):
         arr = arr.copy()
     arr.flags.writeable = False
+    if isinstance(name, bytes):
+        name = name.decode("utf-8")
     return _const(get_default_graph(), arr, dtype, name or "Const")
 
 
@@ -549,7 +559,8 @@ def transpose(a, perm=None, name="transpose", conjugate=False):
                 from flowloom.ops.math import math_ops
 
                 perm = math_ops.range_(r - 1, -1, -1)
-        return apply_op("Transpose", (a, perm), name=scope).outputs[0]
+        op_type = "ConjugateTranspose" if conjugate and a.dtype.is_complex else "Transpose"
+        return apply_op(op_type, (a, perm), name=scope).outputs[0]
 
 
 ExpandDims = defop("ExpandDims", inputs=["input: T", "dim: Tdim"], outputs=["output: T"],
@@ -560,6 +571,9 @@ ExpandDims = defop("ExpandDims", inputs=["input: T", "dim: Tdim"], outputs=["out
 def _(op):
     x, d = op._inputs
     dv = constant_value(d)
+    if dv is not None and np.size(dv) != 1:
+        raise ValueError(f"'dim' input must be a tensor with a single value for "
+                         f"'{op._name}' (op: 'ExpandDims')")
     if x._shape.ndims is None or dv is None:
         return unknown_shape()
     dims = x._shape.as_list()
@@ -574,6 +588,9 @@ def _(op):
 
 @ExpandDims.kernel
 def _(xp, x, dim):
+    if np.size(dim) != 1:
+        raise errors.InvalidArgumentError(None, None, "'dim' must be a tensor with a single "
+                                          f"value, got shape [{','.join(map(str, np.shape(dim)))}]")
     return xp.expand_dims(x, int(np.ravel(dim)[0]))
 
 

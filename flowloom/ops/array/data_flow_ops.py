@@ -1,4 +1,4 @@
-"""Data-flow ops: DynamicStitch (interleaving tensors by index)."""
+"""Data-flow ops: DynamicStitch and ParallelDynamicStitch (interleaving tensors by index)."""
 
 import numpy as np
 
@@ -13,6 +13,14 @@ DynamicStitch = defop("DynamicStitch", inputs=["indices: N * int32", "data: N * 
                       outputs=["merged: T"])
 
 
+# TF's ParallelDynamicStitch: the same result (where indices repeat, TF leaves which value
+# wins unspecified; here the last, as DynamicStitch).
+ParallelDynamicStitch = defop("ParallelDynamicStitch",
+                              inputs=["indices: N * int32", "data: N * T"],
+                              outputs=["merged: T"])
+
+
+@ParallelDynamicStitch.shape
 @DynamicStitch.shape
 def _(op):
     n = op._attrs["N"]
@@ -26,6 +34,7 @@ def _(op):
     return TensorShape([rows] + d0.as_list()[i0.ndims:])
 
 
+@ParallelDynamicStitch.kernel
 @DynamicStitch.kernel
 def _(xp, *args):
     n = len(args) // 2
@@ -42,6 +51,7 @@ def _(xp, *args):
     return out
 
 
+@ParallelDynamicStitch.gradient
 @DynamicStitch.gradient
 def _(op, grad):
     from flowloom.framework.indexed_slices import IndexedSlices
@@ -59,6 +69,12 @@ def _(op, grad):
 def dynamic_stitch(indices, data, name=None):
     """Interleaves `data` into one tensor: `merged[indices[m][i]] = data[m][i]`."""
     return apply_op("DynamicStitch", (list(indices), list(data)), name=name).outputs[0]
+
+
+def parallel_dynamic_stitch(indices, data, name=None):
+    """`dynamic_stitch` as TF's ParallelDynamicStitch op (the op embedding lookups use)."""
+    return apply_op("ParallelDynamicStitch", (list(indices), list(data)),
+                    name=name).outputs[0]
 
 
 DynamicPartition = defop("DynamicPartition", inputs=["data: T", "partitions: int32"],

@@ -33,7 +33,9 @@ def _(xp, start, stop, num):
     if num == 1:
         return xp.asarray([start], start.dtype)
     step = (stop - start) / (num - 1)
-    return (start + xp.arange(num, dtype=start.dtype) * step).astype(start.dtype)
+    out = (start + xp.arange(num, dtype=start.dtype) * step).astype(start.dtype)
+    out[-1] = stop  # the last value is `stop` exactly, as TF's kernel writes it
+    return out
 
 
 LinSpace.no_gradient()

@@ -488,8 +488,7 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool_, name=None):
         else:
             maxlen = convert_to_tensor(maxlen)
         if maxlen._shape.ndims is not None and maxlen._shape.ndims != 0:
-            raise ValueError("Argument `maxlen` must be scalar for sequence_mask, received "
-                             f"`maxlen` = {maxlen} with shape '{maxlen._shape}' instead")
+            raise ValueError("maxlen must be scalar for sequence_mask")
         # TF calls the Range op directly (`SequenceMask/Range`).
         row_vector = apply_op("Range", (constant(0, dtype=maxlen.dtype.base_dtype), maxlen,
                                         constant(1, dtype=maxlen.dtype.base_dtype)),

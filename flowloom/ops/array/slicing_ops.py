@@ -231,7 +231,12 @@ def _(op):
 def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0,
                   new_axis_mask=0, shrink_axis_mask=0, var=None, name=None):
     if strides is None:
-        strides = [1] * len(begin)
+        if isinstance(begin, (list, tuple)):
+            strides = [1] * len(begin)
+        else:  # a begin tensor: strides of its shape (TF's ones_like(begin))
+            from flowloom.ops.array.array_ops import ones_like
+
+            strides = ones_like(begin)
     return apply_op("StridedSlice", (input_, begin, end, strides), name=name,
                     begin_mask=begin_mask, end_mask=end_mask, ellipsis_mask=ellipsis_mask,
                     new_axis_mask=new_axis_mask, shrink_axis_mask=shrink_axis_mask).outputs[0]

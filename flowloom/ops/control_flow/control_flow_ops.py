@@ -10,6 +10,7 @@ inputs that have not arrived and forwards the first live one with its index.
 """
 
 import builtins
+import collections
 
 import numpy as np
 
@@ -177,15 +178,19 @@ def merge(inputs, name=None):
             if has_shape:
                 parts.append([s.dense_shape for s in slices])
             merged = [_merge_op(p, None) for p in parts]
-            return IndexedSlices(*[m[0] for m in merged]), merged[0][1]
+            return MergeOutput(IndexedSlices(*[m[0] for m in merged]), merged[0][1])
         inputs = [convert_to_tensor(x) for x in inputs]
         return _merge_op(inputs, name)
+
+
+# What merge returns, as TF's generated wrapper names it: (output, value_index).
+MergeOutput = collections.namedtuple("Merge", ["output", "value_index"])
 
 
 def _merge_op(inputs, name):
     op_type = "RefMerge" if all(x.dtype.is_ref_dtype for x in inputs) else "Merge"
     op = apply_op(op_type, (list(inputs),), name=name)
-    return op.outputs[0], op.outputs[1]
+    return MergeOutput(op.outputs[0], op.outputs[1])
 
 
 def _as_indexed_slices_list(inputs):
@@ -209,7 +214,7 @@ def _as_indexed_slices_list(inputs):
 
 def ref_merge(inputs, name=None):
     op = apply_op("RefMerge", (list(inputs),), name=name or "RefMerge")
-    return op.outputs[0], op.outputs[1]
+    return MergeOutput(op.outputs[0], op.outputs[1])
 
 
 def _enter(data, frame_name, is_constant=False, parallel_iterations=10, use_ref=True,
@@ -225,7 +230,10 @@ def _enter(data, frame_name, is_constant=False, parallel_iterations=10, use_ref=
 
 
 def exit(data, name=None):  # noqa: A001 - TF's name
-    """Makes `data` available in the parent frame."""
+    """Makes `data` available in the parent frame (a SparseTensor or IndexedSlices
+    component by component)."""
+    if hasattr(data, "_to_components"):
+        return data._from_components([exit(t) for t in data._to_components()])
     data = convert_to_tensor(data)
     op_type = "RefExit" if data.dtype.is_ref_dtype else "Exit"
     return apply_op(op_type, (data,), name=name).outputs[0]
@@ -342,6 +350,8 @@ def tuple(tensors, name=None, control_inputs=None):  # noqa: A001 - TF's name
 def with_dependencies(dependencies, output_tensor, name=None):
     """`output_tensor`, computed only after all `dependencies` have run."""
     with name_scope(name, "control_dependency", list(dependencies) + [output_tensor]) as scope:
+        if not hasattr(output_tensor, "indices"):
+            output_tensor = convert_to_tensor(output_tensor)  # a Python value: a Const first
         g = get_default_graph()
         with g.colocate_with(output_tensor.values if hasattr(output_tensor, "indices")
                              else output_tensor), control_dependencies(dependencies):

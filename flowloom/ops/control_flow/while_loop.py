@@ -219,7 +219,9 @@ def _build_loop(ctx, pred, body, original_loop_vars, flat_orig, loop_vars, shape
     ctx._pivot = control_flow_ops.loop_cond(c, name="LoopCond")
     switch_vars = [_switch_ref_or_tensor(x, ctx._pivot) for x in merge_vars]
 
-    vars_for_body = [array_ops.identity(x[1]) for x in switch_vars]
+    from flowloom.ops.control_flow.control_flow_primitives import _Identity
+
+    vars_for_body = [_Identity(x[1]) for x in switch_vars]  # a reference stays one
     ctx._pivot_for_body = vars_for_body[0]
     packed_body_vars = nest.pack_sequence_as(
         original_loop_vars, [_from_flow(o, v) for o, v in zip(flat_orig, vars_for_body)],

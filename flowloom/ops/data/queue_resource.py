@@ -57,7 +57,16 @@ class Queue:
         # The enqueue attempts waiting when the queue closed with cancel_pending_enqueues.
         self._pending_at_close = set()
         self._dequeue_line = collections.deque()
+        self._slab = None
         self._init_storage()
+        if self.uses_slab and self.shapes and all(
+                sh is not None and all(d is not None and d >= 0 for d in sh)
+                for sh in self.shapes):
+            # Elements of fixed shapes live in rows of one array per component; the queue
+            # holds row numbers (whole batches go in and out with one copy each).
+            self._slab = _Slab(self.shapes, self._np_dtypes(), self.capacity)
+
+    uses_slab = True  # subclasses whose elements vary in shape or order by value: False
 
     # -- storage (overridden) ---------------------------------------------------------------
     def _init_storage(self):
@@ -80,6 +89,9 @@ class Queue:
 
     def _batch(self, items, component):
         return np.stack([it[component] for it in items])
+
+    def _put_rows(self, rows):
+        self._items.extend(rows)
 
     # -- compatibility of shared queues ------------------------------------------------------
     def check_compatible(self, kind, dtypes, shapes, capacity):
@@ -132,13 +144,22 @@ class Queue:
     # -- operations -------------------------------------------------------------------------
     def enqueue(self, comps, timeout_ms=-1, many=False):
         """Adds one element (`many`: the rows of `comps`), blocking while the queue is full."""
-        comps = [np.asarray(c) for c in comps]
+        if len(comps) == len(self.dtypes):  # strings as objects: bytes kept exactly
+            comps = [np.asarray(c, object) if np.dtype(d) == object and
+                     not isinstance(c, np.ndarray)
+                     else np.asarray(c) for c, d in zip(comps, self._np_dtypes())]
+        else:
+            comps = [np.asarray(c) for c in comps]
         n = self._check_element(comps, many)
-        elements = (list(zip(*[list(c) for c in comps])) if many and n else
-                    [] if many else [tuple(comps)])
-        if many and n:
-            # Each row owns its memory (a slice would keep the whole batch alive).
-            elements = [tuple(np.array(x, copy=True) for x in row) for row in elements]
+        slab = self._slab
+        if slab is not None:
+            rows = comps if many else [c[np.newaxis] for c in comps]
+            elements = range(n if many else 1)  # only its length is used
+        else:
+            # Each row owns its memory (a slice would keep the whole batch alive); `c[i, ...]`
+            # keeps a string row an object array (bytes as given, trailing NULs included).
+            elements = ([tuple(np.array(c[i, ...], copy=True) for c in comps)
+                         for i in range(n)] if many else [tuple(comps)])
         cond = self._cond
         with cond:
             me = object()
@@ -157,7 +178,14 @@ class Queue:
                 if self._enqueue_line[0] is not me:
                     return False
                 progressed = False
-                while pos[0] < len(elements) and self._size() < self.capacity:
+                if slab is not None:
+                    k = min(len(elements) - pos[0], self.capacity - self._size())
+                    if k > 0:
+                        self._put_rows(slab.put(rows, pos[0], k))
+                        pos[0] += k
+                        progressed = True
+                while slab is None and pos[0] < len(elements) and \
+                        self._size() < self.capacity:
                     self._put(elements[pos[0]])
                     pos[0] += 1
                     progressed = True
@@ -221,6 +249,9 @@ class Queue:
             finally:
                 self._dequeue_line.remove(me)
                 cond.notify_all()
+            if self._slab is not None and taken:
+                # Copied out before the rows can be refilled.
+                return self._slab.take_out(taken, single=n is None)
         if n is None:
             return list(taken[0])
         if not taken:
@@ -248,6 +279,47 @@ class Queue:
     def is_closed(self):
         with self._cond:
             return self._closed
+
+
+class _Slab:
+    """Rows of one array per component for a queue's elements of fixed shapes; `put` copies
+    a batch's rows in and names them, `take_out` copies named rows out and frees them."""
+
+    def __init__(self, shapes, dtypes, capacity):
+        self._shapes = [tuple(int(d) for d in sh) for sh in shapes]
+        self._dtypes = dtypes
+        self._capacity = capacity
+        self._arrays = None
+        self._free = []
+
+    def _grow(self, need):
+        have = 0 if self._arrays is None else len(self._arrays[0])
+        size = min(max(2 * have, have + need, 256), max(self._capacity, have + need))
+        new = [np.empty((size,) + sh, dt) for sh, dt in zip(self._shapes, self._dtypes)]
+        if self._arrays is not None:
+            for a, b in zip(new, self._arrays):
+                a[:have] = b
+        self._arrays = new
+        self._free.extend(range(size - 1, have - 1, -1))
+
+    def put(self, comps, start, k):
+        if len(self._free) < k:
+            self._grow(k - len(self._free))
+        ids = self._free[-k:][::-1]
+        del self._free[-k:]
+        index = np.asarray(ids)
+        for a, c in zip(self._arrays, comps):
+            a[index] = c[start:start + k]
+        return ids
+
+    def take_out(self, ids, single=False):
+        if single:
+            out = [a[ids[0], ...].copy() for a in self._arrays]
+        else:
+            index = np.asarray(ids)
+            out = [a[index] for a in self._arrays]
+        self._free.extend(ids)
+        return out
 
 
 def _compatible(shape, want):
@@ -294,6 +366,7 @@ class PaddingFIFOQueue(Queue):
     """A FIFO queue whose batches pad each component to the largest element (zeros, b'')."""
 
     kind = "PaddingFIFOQueue"
+    uses_slab = False
 
     def _batch(self, items, component):
         arrays = [it[component] for it in items]
@@ -309,6 +382,7 @@ class PriorityQueue(Queue):
     """Dequeues the element with the smallest int64 priority (component 0) first."""
 
     kind = "PriorityQueue"
+    uses_slab = False
 
     def _init_storage(self):
         self._items = []

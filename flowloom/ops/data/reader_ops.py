@@ -9,6 +9,7 @@ units completed. Keys are TF's: `file:offset` (TFRecord), `file:line` (text, 1-b
 header lines counted), `file:record` (fixed length, 0-based), the file name (whole file).
 """
 
+import itertools
 import os
 import threading
 import zlib
@@ -33,7 +34,21 @@ def _open(path):
 
 
 class _Work:
-    """The records of one work unit: `next()` gives (key, value) or None at its end."""
+    """The records of one work unit: `next()` gives (key, value) or None at its end;
+    `next_many(n)` gives ([(key, value)] of up to n records, fewer only at its end, and the
+    error that stopped it early, or None)."""
+
+    def next_many(self, n):
+        out = []
+        try:
+            while len(out) < n:
+                record = self.next()
+                if record is None:
+                    break
+                out.append(record)
+        except Exception as e:  # noqa: BLE001 - raised by the caller after counting `out`
+            return out, e
+        return out, None
 
     def close(self):
         pass
@@ -50,6 +65,16 @@ class _TFRecordWork(_Work):
         except StopIteration:
             return None
         return f"{self._name}:{offset}".encode(), data
+
+    def next_many(self, n):
+        out = []
+        prefix = self._name + ":"
+        try:
+            for offset, data in itertools.islice(self._records, n):
+                out.append(((prefix + str(offset)).encode(), data))
+        except Exception as e:  # noqa: BLE001 - raised by the caller after counting `out`
+            return out, e
+        return out, None
 
     def close(self):
         self._records.close()
@@ -232,13 +257,15 @@ class Reader:
                         if keys:
                             break
                         raise
-                record = self._work.next()
-                if record is None:
+                want = n - len(keys)
+                records, error = self._work.next_many(want)
+                self.num_records_produced += len(records)
+                keys.extend(r[0] for r in records)
+                values.extend(r[1] for r in records)
+                if error is not None:
+                    raise error
+                if len(records) < want:
                     self._finish_work()
-                    continue
-                self.num_records_produced += 1
-                keys.append(record[0])
-                values.append(record[1])
         return keys, values
 
     def reset(self):

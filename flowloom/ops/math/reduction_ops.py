@@ -22,6 +22,10 @@ from flowloom.ops.math.math_ops import (_rfloordiv_operator, cast, divide, equal
 def _reduction_shape(op):
     x, axes = op._inputs
     keep = op._attrs["keep_dims"]
+    if axes._shape.ndims is not None and axes._shape.ndims > 1:
+        raise ValueError(f"Shape must be at most rank 1 but is rank {axes._shape.ndims} for "
+                         f"'{op._name}' (op: '{op.type}') with input shapes: {x._shape}, "
+                         f"{axes._shape}.")
     av = constant_value(axes)
     s = x._shape
     if s.ndims is None:
@@ -50,6 +54,8 @@ def _reducer(fn, cast_back=True):
                 raise errors.InvalidArgumentError(
                     None, None, f"Invalid reduction dimension ({a} for input with {nd} "
                     "dimension(s)")
+        if not axis or x.ndim == 0:
+            return np.array(x)  # nothing to reduce: the output is the input (TF's kernels)
         r = fn(x, axis=axis, keepdims=keep_dims)
         r = np.asarray(r)
         if cast_back and r.dtype != x.dtype:
@@ -80,8 +86,13 @@ def _extreme(fn):
     return r
 
 
+def _euclidean_norm(x, axis, keepdims):
+    return np.sqrt(np.sum(x * np.conj(x), axis=axis, keepdims=keepdims))
+
+
 _REDUCTIONS = [
     ("Sum", np.sum, "T"), ("Mean", _mean, "T"), ("Prod", np.prod, "T"),
+    ("EuclideanNorm", _euclidean_norm, "T"),
     ("Max", _extreme(np.max), "T"), ("Min", _extreme(np.min), "T"),
     ("Any", np.any, "bool"), ("All", np.all, "bool"),
 ]
@@ -259,6 +270,36 @@ reduce_max = _reduce("Max", "Max")
 reduce_min = _reduce("Min", "Min")
 reduce_any = _reduce("Any", "Any")
 reduce_all = _reduce("All", "All")
+reduce_euclidean_norm = _reduce("EuclideanNorm", "EuclideanNorm")
+
+
+@REDUCTION_OPS["EuclideanNorm"].gradient
+def _(op, grad):
+    output = op._outputs[0]
+    if not op._attrs["keep_dims"]:
+        kept = reduced_shape(array_ops.shape(op._inputs[0]), op._inputs[1])
+        output = array_ops.reshape(output, kept)
+        grad = array_ops.reshape(grad, kept)
+    return [truediv(op._inputs[0], output / grad), None]
+
+
+def reduced_shape(input_shape, axes):
+    """The shape (a tensor) of a reduction of a tensor of shape `input_shape` over `axes`
+    with keepdims: the reduced dimensions set to 1.
+
+    Example:
+      reduced_shape([2, 3, 5, 7], [1, 2])  # [2, 1, 1, 7]
+    """
+    from flowloom.ops.array import data_flow_ops
+    from flowloom.ops.math import math_ops
+
+    input_shape = cast(input_shape, dtypes.int32)
+    axes = cast(axes, dtypes.int32)
+    input_rank = array_ops.size(input_shape)
+    axes = (axes + input_rank) % input_rank
+    axes_shape = array_ops.shape(axes)
+    return data_flow_ops.dynamic_stitch(
+        [math_ops.range_(input_rank), axes], [input_shape, array_ops.fill(axes_shape, 1)])
 
 
 def count_nonzero(input_tensor, axis=None, keepdims=None, dtype=dtypes.int64, name=None,

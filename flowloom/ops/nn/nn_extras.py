@@ -272,15 +272,24 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
     Returns:
       A dense [rows, dim] tensor (rows = sp_ids.dense_shape[0], up to the last non-empty).
     """
+    from flowloom.framework.sparse_tensor import SparseTensor
     from flowloom.ops.math.reduction_ops import segment_mean, segment_sum
     from flowloom.ops.math.segment_ops import unique
-    from flowloom.ops.nn.embedding_ops import embedding_lookup
+    from flowloom.ops.nn.embedding_ops import _shard_list, embedding_lookup
 
     combiner = combiner or "mean"
     if combiner not in ("mean", "sqrtn", "sum"):
         raise ValueError("combiner must be one of 'mean', 'sqrtn' or 'sum'")
-    if not isinstance(params, list):
-        params = [params]
+    params = _shard_list(params)
+    if not isinstance(sp_ids, SparseTensor):
+        raise TypeError("sp_ids must be SparseTensor")
+    if sp_weights is not None:
+        if not isinstance(sp_weights, SparseTensor):
+            raise TypeError("sp_weights must be either None or SparseTensor")
+        sp_ids.values.get_shape().assert_is_compatible_with(sp_weights.values.get_shape())
+        sp_ids.indices.get_shape().assert_is_compatible_with(sp_weights.indices.get_shape())
+        sp_ids.dense_shape.get_shape().assert_is_compatible_with(
+            sp_weights.dense_shape.get_shape())
     with name_scope(name, "embedding_lookup_sparse", params + [sp_ids]) as scope:
         segment_ids = sp_ids.indices[:, 0]
         if segment_ids.dtype != dtypes.int32:
@@ -288,22 +297,27 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
         ids, idx = unique(sp_ids.values)
         embeddings = embedding_lookup(params, ids, partition_strategy=partition_strategy,
                                       max_norm=max_norm)
+        if embeddings.dtype.base_dtype in (dtypes.float16, dtypes.bfloat16):
+            embeddings = math_ops.cast(embeddings, dtypes.float32)  # combined in float32, as TF
         embeddings = array_ops.gather(embeddings, idx)
         if sp_weights is None:
-            ones = array_ops.ones_like(math_ops.cast(segment_ids, embeddings.dtype))
-            weights = array_ops.expand_dims(ones, 1)
             if combiner == "mean":
                 return segment_mean(embeddings, segment_ids, name=scope)
+            weights = array_ops.ones_like(math_ops.cast(segment_ids, embeddings.dtype))
+            values_shape = segment_ids._shape
         else:
             weights = sp_weights.values
             if weights.dtype != embeddings.dtype:
                 weights = math_ops.cast(weights, embeddings.dtype)
-            rank = embeddings._shape.ndims
-            weights = array_ops.reshape(weights, array_ops.concat(
-                [array_ops.shape(weights), array_ops.fill(
-                    array_ops.expand_dims(array_ops.rank(embeddings) - 1, 0), 1)], 0))
-            if rank is not None:
-                weights.set_shape(sp_weights.values._shape.concatenate([1] * (rank - 1)))
+            values_shape = sp_weights.values._shape
+        # Weights broadcast over the embedding's dimensions.
+        rank = embeddings._shape.ndims
+        weights = array_ops.reshape(weights, array_ops.concat(
+            [array_ops.shape(weights), array_ops.fill(
+                array_ops.expand_dims(array_ops.rank(embeddings) - 1, 0), 1)], 0))
+        if rank is not None:
+            weights.set_shape(values_shape.concatenate([1] * (rank - 1)))
+        if sp_weights is not None:
             embeddings *= weights
         if combiner == "sum":
             return segment_sum(embeddings, segment_ids, name=scope)

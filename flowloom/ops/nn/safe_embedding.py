@@ -37,12 +37,22 @@ def safe_embedding_lookup_sparse(embedding_weights, sparse_ids, sparse_weights=N
     from flowloom.ops.math import math_ops
     from flowloom.ops.nn.nn_extras import embedding_lookup_sparse
 
+    from flowloom.framework.ops import convert_to_tensor
+    from flowloom.partitioned_variables import PartitionedVariable
+    from flowloom.resource_variable import ResourceVariable
+
     if embedding_weights is None:
         raise ValueError(f"Missing embedding_weights {embedding_weights}.")
+    if isinstance(embedding_weights, PartitionedVariable):
+        embedding_weights = list(embedding_weights)
     if not isinstance(embedding_weights, (list, tuple)):
         embedding_weights = [embedding_weights]
     if not embedding_weights:
         raise ValueError(f"Missing embedding_weights {embedding_weights}.")
+    dtype = sparse_weights.dtype if sparse_weights is not None else None
+    embedding_weights = [
+        w if isinstance(w, ResourceVariable) and dtype in (None, w.dtype)
+        else convert_to_tensor(w, dtype=dtype) for w in embedding_weights]
     if combiner not in ("sum", "mean", "sqrtn"):
         raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner}")
     with name_scope(name, "embedding_lookup", list(embedding_weights) + [sparse_ids]) as scope:

@@ -56,13 +56,43 @@ def blocks(key, counter, n, skip=0):
     return blocks_at(key, counter, np.arange(int(n), dtype=np.uint64) + np.uint64(int(skip)))
 
 
+# Draws of at most this many blocks run on Python integers (`_blocks_small`): a NumPy pass
+# costs tens of array operations whatever the size, which dominates tiny draws (one value
+# for a flip, three for a crop offset).
+SMALL_BLOCKS = 8
+_M32, _M64 = 0xFFFFFFFF, (1 << 64) - 1
+
+
 def blocks_at(key, counter, offsets):
     """Philox outputs for counters `counter + offsets` (offsets: uint64 array, any shape)."""
     offsets = np.asarray(offsets, np.uint64)
+    if offsets.size <= SMALL_BLOCKS:
+        return _blocks_small(key, counter, offsets)
     lo64 = np.uint64(counter & 0xFFFFFFFFFFFFFFFF) + offsets
     carry = (lo64 < offsets).astype(np.uint64)  # wrapped past 2**64
     hi64 = np.uint64((counter >> 64) & 0xFFFFFFFFFFFFFFFF) + carry
     return philox_rounds(key, lo64, hi64)
+
+
+def _blocks_small(key, counter, offsets):
+    """`blocks_at` on Python integers: the same words, block by block."""
+    k0, k1 = int(key[0]) & _M32, int(key[1]) & _M32
+    lo0, hi0 = counter & _M64, (counter >> 64) & _M64
+    out = []
+    for off in offsets.ravel().tolist():
+        lo = lo0 + off
+        hi = (hi0 + (lo >> 64)) & _M64
+        lo &= _M64
+        c0, c1, c2, c3 = lo & _M32, lo >> 32, hi & _M32, hi >> 32
+        a, b = k0, k1
+        for _ in range(10):
+            p0 = 0xD2511F53 * c0
+            p1 = 0xCD9E8D57 * c2
+            c0, c1, c2, c3 = (p1 >> 32) ^ c1 ^ a, p1 & _M32, (p0 >> 32) ^ c3 ^ b, p0 & _M32
+            a = (a + 0x9E3779B9) & _M32
+            b = (b + 0xBB67AE85) & _M32
+        out.append((c0, c1, c2, c3))
+    return np.array(out, np.uint32).reshape(offsets.shape + (4,))
 
 
 def philox_rounds(key, lo64, hi64):

@@ -467,22 +467,4 @@ def static_bidirectional_rnn(cell_fw, cell_bw, inputs, initial_state_fw=None,
     return nest.pack_sequence_as(output_fw, flat_outputs), output_state_fw, output_state_bw
 
 
-def raw_rnn(cell, loop_fn, parallel_iterations=None, swap_memory=False, scope=None):
-    """`tf.nn.raw_rnn` (a loop_fn-driven RNN): not implemented in flowloom.
-
-    Raises:
-      NotImplementedError: always.
-    """
-    raise NotImplementedError("tf.nn.raw_rnn is not implemented in flowloom; "
-                              "use tf.nn.dynamic_rnn or tf.while_loop")
-
-
-def static_state_saving_rnn(cell, inputs, state_saver, state_name, sequence_length=None,
-                            scope=None):
-    """`tf.nn.static_state_saving_rnn`: not implemented in flowloom (it needs TF's state
-    savers).
-
-    Raises:
-      NotImplementedError: always.
-    """
-    raise NotImplementedError("tf.nn.static_state_saving_rnn is not implemented in flowloom")
+from flowloom.ops.rnn.raw_rnn import raw_rnn, static_state_saving_rnn  # noqa: E402,F401

@@ -9,6 +9,14 @@ from flowloom.ops.array import array_ops
 from flowloom.ops.random import random_ops
 
 
+def _assert_float_dtype(dtype):
+    """`dtype` if it is a floating point type (TF's initializers accept no other)."""
+    dtype = dtypes.as_dtype(dtype)
+    if not dtype.is_floating:
+        raise ValueError(f"Expected floating point type, got {dtype}.")
+    return dtype
+
+
 class Initializer:
     """Base class of initializers (`tf.keras.initializers.Initializer` in TF1 spelling)."""
 
@@ -41,13 +49,22 @@ class Ones(Initializer):
 
 class Constant(Initializer):
     def __init__(self, value=0, dtype=dtypes.float32, verify_shape=False):
+        if not (np.isscalar(value) or isinstance(value, (list, tuple, np.ndarray))):
+            raise TypeError(f"Invalid type for initial value: {type(value)} (expected Python "
+                            "scalar, list or tuple of values, or numpy.ndarray).")
         self.value = value
         self.dtype = dtypes.as_dtype(dtype)
         self._verify_shape = verify_shape
 
     def __call__(self, shape, dtype=None, partition_info=None, verify_shape=None):
         dtype = dtype or self.dtype
-        return array_ops.constant(self.value, dtype=dtype, shape=shape)
+        if verify_shape is None:
+            verify_shape = self._verify_shape
+        return array_ops.constant(self.value, dtype=dtype, shape=shape,
+                                  verify_shape=verify_shape)
+
+    def get_config(self):
+        return {"value": self.value, "dtype": self.dtype.name}
 
 
 class RandomUniform(Initializer):
@@ -63,7 +80,7 @@ class RandomUniform(Initializer):
 class RandomNormal(Initializer):
     def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=dtypes.float32):
         self.mean, self.stddev, self.seed = mean, stddev, seed
-        self.dtype = dtypes.as_dtype(dtype)
+        self.dtype = _assert_float_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
         return random_ops.random_normal(shape, self.mean, self.stddev, dtype or self.dtype,
@@ -73,7 +90,7 @@ class RandomNormal(Initializer):
 class TruncatedNormal(Initializer):
     def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=dtypes.float32):
         self.mean, self.stddev, self.seed = mean, stddev, seed
-        self.dtype = dtypes.as_dtype(dtype)
+        self.dtype = _assert_float_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
         return random_ops.truncated_normal(shape, self.mean, self.stddev, dtype or self.dtype,
@@ -98,12 +115,11 @@ class VarianceScaling(Initializer):
             raise ValueError("`scale` must be positive float.")
         if mode not in ("fan_in", "fan_out", "fan_avg"):
             raise ValueError(f"Invalid `mode` argument: {mode}")
-        if distribution == "normal":
-            distribution = "truncated_normal"
-        if distribution not in ("uniform", "truncated_normal", "untruncated_normal"):
+        distribution = distribution.lower()
+        if distribution not in ("normal", "uniform", "truncated_normal", "untruncated_normal"):
             raise ValueError(f"Invalid `distribution` argument: {distribution}")
         self.scale, self.mode, self.distribution, self.seed = scale, mode, distribution, seed
-        self.dtype = dtypes.as_dtype(dtype)
+        self.dtype = _assert_float_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
         dtype = dtype or self.dtype
@@ -113,7 +129,7 @@ class VarianceScaling(Initializer):
         n = {"fan_in": fan_in, "fan_out": fan_out,
              "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
         scale = self.scale / max(1.0, n)
-        if self.distribution == "truncated_normal":
+        if self.distribution in ("normal", "truncated_normal"):
             stddev = math.sqrt(scale) / 0.87962566103423978
             return random_ops.truncated_normal(shape, 0.0, stddev, dtype, seed=self.seed)
         if self.distribution == "untruncated_normal":
@@ -164,7 +180,7 @@ class Orthogonal(Initializer):
     signs fixed by R's diagonal, times `gain`."""
 
     def __init__(self, gain=1.0, seed=None, dtype=dtypes.float32):
-        self.gain, self.seed, self.dtype = gain, seed, dtypes.as_dtype(dtype)
+        self.gain, self.seed, self.dtype = gain, seed, _assert_float_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
         from flowloom.ops.math import linalg_ops, math_ops
@@ -191,7 +207,7 @@ class Identity(Initializer):
     """`gain` times the identity matrix (2-D variables only)."""
 
     def __init__(self, gain=1.0, dtype=dtypes.float32):
-        self.gain, self.dtype = gain, dtypes.as_dtype(dtype)
+        self.gain, self.dtype = gain, _assert_float_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
         from flowloom.ops.math import linalg_ops
@@ -211,3 +227,9 @@ class Identity(Initializer):
 
 orthogonal_initializer = Orthogonal
 identity_initializer = Identity
+
+from flowloom.ops.state.init_ops_conv import (  # noqa: E402,F401
+    ConvolutionDeltaOrthogonal, ConvolutionOrthogonal, ConvolutionOrthogonal1D,
+    ConvolutionOrthogonal2D, ConvolutionOrthogonal3D, UniformUnitScaling,
+    convolutional_delta_orthogonal, convolutional_orthogonal_1d, convolutional_orthogonal_2d,
+    convolutional_orthogonal_3d, uniform_unit_scaling_initializer)

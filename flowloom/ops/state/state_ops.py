@@ -258,10 +258,25 @@ def _scatter_update(old, idx, updates):
 _SCATTER = [("ScatterAdd", lambda old, i, u: np.add.at(old, i, u), False),
             ("ScatterSub", lambda old, i, u: np.subtract.at(old, i, u), False),
             ("ScatterUpdate", _scatter_update, True)]
+
+
+def _scatter_shape(op):
+    """TF's ScatterUpdateShape: updates (unless a scalar) are indices.shape + ref.shape[1:]."""
+    ref, indices, updates = (t._shape for t in op._inputs[:3])
+    if ref.ndims is not None and indices.ndims is not None and updates.ndims not in (None, 0):
+        want = indices.concatenate(ref[1:])
+        if not want.is_compatible_with(updates):
+            raise ValueError(
+                f"Shapes {updates} and {want} are not compatible (updates must have shape "
+                f"indices.shape + ref.shape[1:]) for '{op.name}' (op: '{op.type}') with input "
+                f"shapes: {ref}, {indices}, {updates}.")
+    return ref
+
+
 for _type, _combine, _locking in _SCATTER:
     _od = defop(_type, inputs=["ref: Ref(T)", "indices: Tindices", "updates: T"],
                 outputs=["output_ref: Ref(T)"], attrs={"use_locking": _locking}, stateful=True)
-    _od.shape(_ref_shape)
+    _od.shape(_scatter_shape)
     _od.kernel(_scatter_kernel(_combine))
     _od.no_gradient()
 

@@ -113,8 +113,7 @@ class MappedModule(types.ModuleType):
         if path.startswith("tensorflow.core") and not path.endswith("_pb2"):
             return importlib.import_module(f"{path}.{name}")
         package = path in _PACKAGES or _modules.is_compat_package(path)
-        if self._sources is None:
-            self._sources, self._renames = _modules.sources_for(path, package)
+        self._resolve_sources()
         if name in self._renames:
             return self._renames[name]
         for source in self._sources:
@@ -123,6 +122,36 @@ class MappedModule(types.ModuleType):
         if package or (path == "tensorflow" and name.islower()):
             return importlib.import_module(f"{path}.{name}")
         return Missing(f"{path}.{name}")
+
+    def _resolve_sources(self):
+        if self._sources is None:
+            package = self._tf_path in _PACKAGES or _modules.is_compat_package(self._tf_path)
+            self._sources, self._renames = _modules.sources_for(self._tf_path, package)
+
+    def __setattr__(self, name, value):
+        # Patching a name of a mapped module (`mock.patch.object(random_ops, ...)`) patches
+        # it where flowloom looks it up: in every source module holding that same object.
+        if name.startswith("_") or isinstance(value, types.ModuleType):
+            return super().__setattr__(name, value)
+        self._resolve_sources()
+        current = next((m.__dict__[name] for m in self._sources if name in m.__dict__), None)
+        holders = [m for m in self._sources
+                   if current is not None and m.__dict__.get(name) is current]
+        if not holders:
+            return super().__setattr__(name, value)
+        originals = self.__dict__.setdefault("_patched", {})
+        for m in holders:
+            originals.setdefault((m.__name__, name), (m, m.__dict__[name]))
+            setattr(m, name, value)
+
+    def __delattr__(self, name):
+        originals = self.__dict__.get("_patched", {})
+        restored = [key for key in originals if key[1] == name]
+        if not restored:
+            return super().__delattr__(name)
+        for key in restored:
+            module, value = originals.pop(key)
+            setattr(module, name, value)
 
     def __call__(self, *args, **kwargs):
         Missing(self._tf_path, _modules.unclaimed_reason(self._tf_path))()

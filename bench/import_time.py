@@ -1,0 +1,88 @@
+"""Start-up cost: `import flowloom` against `import numpy` alone and TF 1.15's `import tensorflow`.
+
+  python3 bench/import_time.py [--rounds 7]
+
+Each figure is the median wall time of fresh processes (`python -c ...`), run in alternating
+rounds (flowloom, numpy, TF, flowloom, ...) so that the machine's load hits them alike. Two
+cases per library: the bare import, and the import plus a first program (a placeholder, a
+variable, a dense layer of tf.nn ops, one Session.run), which is what a TF1 script pays before
+its own work. TF 1.15 is the Python named by FLOWLOOM_TF1_PYTHON (skipped when unset).
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+FIRST_PROGRAM = """
+x = tf.placeholder(tf.float32, [None, 3])
+w = tf.Variable(tf.ones([3, 2]))
+y = tf.nn.relu(tf.matmul(x, w) + 1.0)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    sess.run(y, {x: [[1.0, 2.0, 3.0]]})
+"""
+
+
+def cases(tf1_python):
+    out = [("numpy", sys.executable, "import numpy"),
+           ("flowloom", sys.executable, "import flowloom"),
+           ("flowloom + first program", sys.executable,
+            "import flowloom as tf" + FIRST_PROGRAM)]
+    if tf1_python:
+        out += [("TF 1.15", tf1_python, "import tensorflow"),
+                ("TF 1.15 + first program", tf1_python,
+                 "import tensorflow as tf" + FIRST_PROGRAM)]
+    return out
+
+
+def timed(python, code, root=ROOT):
+    env = dict(os.environ, PYTHONPATH=root, TF_CPP_MIN_LOG_LEVEL="3")
+    t0 = time.perf_counter()
+    subprocess.run([python, "-c", code], check=True, env=env, cwd=root,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - t0
+
+
+def main(argv):
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--root", default=ROOT,
+                        help="the checkout whose flowloom is timed (another worktree: before/after)")
+    args = parser.parse_args(argv)
+    root = os.path.abspath(args.root)
+    tf1 = os.environ.get("FLOWLOOM_TF1_PYTHON")
+    todo = cases(tf1)
+    empty = {python: [] for _, python, _ in todo}
+    times = {name: [] for name, _, _ in todo}
+    for name, python, code in todo:  # warm the file caches and .pyc files once
+        timed(python, code, root)
+    for _ in range(args.rounds):
+        for python in empty:
+            empty[python].append(timed(python, "pass", root))
+        for name, python, code in todo:
+            times[name].append(timed(python, code, root))
+    med = {name: statistics.median(v) for name, v in times.items()}
+    base = {python: statistics.median(v) for python, v in empty.items()}
+    print(f"flowloom from {root}; load average {os.getloadavg()[0]:.1f}; {args.rounds} rounds; "
+          "median wall seconds of fresh processes (and less the interpreter's own start-up)")
+    for python in base:
+        print(f"  {'empty interpreter':26s} {base[python]:6.3f} s   ({python})")
+    for name, python, _ in todo:
+        print(f"  {name:26s} {med[name]:6.3f} s   net {med[name] - base[python]:6.3f} s")
+    print(f"import flowloom / import numpy: {med['flowloom'] / med['numpy']:.2f}x")
+    if tf1:
+        print(f"import flowloom / import tensorflow (1.15): {med['flowloom'] / med['TF 1.15']:.3f}x;"
+              f" with the first program: "
+              f"{med['flowloom + first program'] / med['TF 1.15 + first program']:.3f}x")
+    else:
+        print("TF 1.15 skipped: set FLOWLOOM_TF1_PYTHON to a Python with TensorFlow 1.15")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

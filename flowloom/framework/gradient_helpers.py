@@ -1,0 +1,70 @@
+"""Helpers over `tf.gradients` under TF 1.15's names: `_hessian_vector_product`
+(gradients_impl), `grad_pass_through` and `recompute_grad` (custom_gradient)."""
+
+from flowloom.framework.gradients_impl import gradients
+
+
+def _hessian_vector_product(ys, xs, v):
+    """The product of the Hessian of `sum(ys)` w.r.t. `xs` with vectors `v` (one per x),
+    by two backward passes (TF's `gradients_impl._hessian_vector_product`).
+
+    Raises:
+      ValueError: `xs` and `v` have different lengths.
+    """
+    from flowloom.ops.array import array_ops
+    from flowloom.ops.math import math_ops
+
+    if len(v) != len(xs):
+        raise ValueError("xs and v must have the same length.")
+    grads = gradients(ys, xs)
+    if len(grads) != len(xs):
+        raise ValueError("xs and v must have the same length.")
+    products = [math_ops.multiply(g, array_ops.stop_gradient(e))
+                for g, e in zip(grads, v) if g is not None]
+    return gradients(products, xs)
+
+
+def grad_pass_through(f):
+    """`f` whose gradient is the identity: the gradients of its results flow unchanged to
+    its input (for ops without a gradient, such as an assign).
+
+    Example:
+      y = tf.custom_gradient.grad_pass_through(lambda v: tf.assign(x, v))(z ** 2)
+    """
+    from flowloom.framework.custom_gradient import custom_gradient
+
+    @custom_gradient
+    def _pass_through(*args):
+        def grad(*dys, **kwargs):
+            dxs = dys[0] if len(dys) == 1 else dys
+            variables = kwargs.get("variables")
+            if variables is not None:
+                return dxs, [None] * len(variables)  # the variables of `f` get none
+            return dxs
+        return f(*args), grad
+    return _pass_through
+
+
+def recompute_grad(f):
+    """`f` whose forward ops are computed again for its gradient (TF's recompute_grad: a
+    memory-for-compute trade; the gradient values are those of `f`)."""
+    from flowloom.framework.custom_gradient import custom_gradient
+
+    @custom_gradient
+    def inner(*args, **kwargs):
+        result = f(*args, **kwargs)
+
+        def grad(*dresult, **grad_kwargs):
+            variables = grad_kwargs.get("variables") or []
+            from flowloom.framework.graph import control_dependencies
+            from flowloom.ops.array import array_ops
+
+            with control_dependencies(dresult):
+                again = f(*[array_ops.identity(a) for a in args], **kwargs)
+            flat = again if isinstance(again, (list, tuple)) else [again]
+            grads = gradients(flat, list(args) + list(variables), grad_ys=list(dresult))
+            if grad_kwargs.get("variables") is None:
+                return grads[:len(args)]
+            return grads[:len(args)], grads[len(args):]
+        return result, grad
+    return inner

@@ -1,0 +1,59 @@
+"""Gradient helpers under TF 1.15's names: _hessian_vector_product, grad_pass_through,
+prevent_gradient, math_ops._as_indexed_slices, the complex-grad_ys message.
+
+Found by TF 1.15's gradients_test (HessianVectorProductTest, GradPassThroughTest,
+PreventGradientTest, IndexedSlicesToTensorTest, OnlyRealGradientsTest).
+"""
+
+import numpy as np
+import pytest
+
+import flowloom as tf
+from flowloom.framework.gradient_helpers import _hessian_vector_product, grad_pass_through
+from flowloom.ops.array.gradient_ops import prevent_gradient
+from flowloom.ops.math.indexed_slices_ops import _as_indexed_slices, _as_indexed_slices_list
+
+
+def test_hessian_vector_product_of_a_quadratic_form():
+    rng = np.random.RandomState(1)
+    a, v, x = (rng.randn(4, 4).astype("float32"), rng.randn(4, 1).astype("float32"),
+               rng.randn(4, 1).astype("float32"))
+    xt = tf.constant(x)
+    f = tf.matmul(tf.transpose(xt), tf.matmul(tf.constant(a), xt))
+    hv = _hessian_vector_product(f, [xt], [tf.constant(v)])[0]
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(hv), (a + a.T) @ v, rtol=1e-5)
+
+
+def test_grad_pass_through_an_assign():
+    with tf.variable_scope("s", use_resource=True):
+        x = tf.get_variable("x", shape=(), initializer=tf.constant_initializer(1.0))
+        z = tf.get_variable("z", shape=(), initializer=tf.constant_initializer(3.0))
+    assert tf.gradients(tf.assign(x, z ** 2), z) == [None]
+    y = grad_pass_through(lambda v: tf.assign(x, v))(z ** 2)
+    g = tf.gradients(y, z)[0]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(g) == 6.0
+
+
+def test_prevent_gradient_and_complex_grad_ys():
+    out = prevent_gradient(tf.constant(1.0), message="no")
+    with pytest.raises(LookupError, match="explicitly disabled. Reason: no"):
+        tf.gradients(out, out.op.inputs[0])
+    y = tf.square(tf.constant(7 + 3j, dtype=tf.complex64))
+    with pytest.raises(TypeError, match=r"must set grad_ys \(y\.dtype = tf\.complex64\)"):
+        tf.gradients(y, y.op.inputs[0])
+
+
+def test_as_indexed_slices():
+    val = np.random.rand(3, 2).astype(np.float32)
+    s = _as_indexed_slices(tf.constant(val))
+    i64 = tf.IndexedSlices(s.values, tf.cast(s.indices, tf.int64), s.dense_shape)
+    mixed = _as_indexed_slices_list([s, i64])
+    assert [m.indices.dtype for m in mixed] == [tf.int64, tf.int64]
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(tf.multiply(s, 1.0)), val)
+        assert sess.run(s.dense_shape).tolist() == [3, 2]
+    with pytest.raises(TypeError):
+        _as_indexed_slices([1.0])

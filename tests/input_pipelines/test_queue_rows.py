@@ -1,0 +1,60 @@
+"""Queues of fixed-shape elements keep them in rows of one array per component
+(ops/data/queue_resource._Slab): the same elements, order and blocking as element storage."""
+
+import numpy as np
+
+import flowloom as tf
+
+
+def _drain(fixed_shapes, kind):
+    with tf.Graph().as_default():
+        shapes = [[3], []] if fixed_shapes else None
+        if kind == "shuffle":
+            q = tf.RandomShuffleQueue(50, 5, [tf.float32, tf.string], shapes=shapes, seed=7)
+        else:
+            q = tf.FIFOQueue(50, [tf.float32, tf.string], shapes=shapes)
+        x = tf.placeholder(tf.float32, [None, 3])
+        s = tf.placeholder(tf.string, [None])
+        many = q.enqueue_many([x, s])
+        one = q.enqueue([x[0], s[0]])
+        take = q.dequeue_many(4)
+        take_one = q.dequeue()
+        left = q.dequeue_up_to(100)
+        close = q.close()
+        with tf.Session() as sess:
+            data = np.arange(60, dtype=np.float32).reshape(20, 3)
+            names = np.array([b"r%d\x00" % i for i in range(20)], object)
+            sess.run(many, {x: data[:12], s: names[:12]})
+            sess.run(one, {x: data[12:13], s: names[12:13]})
+            out = [sess.run(take), sess.run(take_one)]
+            sess.run(many, {x: data[13:], s: names[13:]})
+            out.append(sess.run(take))
+            sess.run(close)
+            out.append(sess.run(left))
+            try:
+                sess.run(take_one)
+            except tf.errors.OutOfRangeError:
+                out.append("end")
+    return out
+
+
+def _equal(a, b):
+    assert len(a) == len(b)
+    for u, v in zip(a, b):
+        if u == "end" or v == "end":
+            assert u == v
+            continue
+        for p, q in zip(u, v):
+            np.testing.assert_array_equal(p, q)
+
+
+def test_rows_storage_equals_element_storage():
+    for kind in ("fifo", "shuffle"):
+        rows, elements = _drain(True, kind), _drain(False, kind)
+        _equal(rows, elements)
+        assert rows[-1] == "end"
+        if kind == "fifo":
+            assert rows[1][1] == b"r4\x00"
+        assert sorted(b for part in rows[:-1] for b in (
+            part[1] if isinstance(part[1], np.ndarray) else [part[1]])) == \
+            sorted(b"r%d\x00" % i for i in range(20))
