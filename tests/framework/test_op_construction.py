@@ -174,7 +174,7 @@ def test_update_input_checks_cycles_device_nesting_attr_scope():
     scope = g1.device("/device:GPU:8")
     scope.__enter__()
     with g1.device("/device:GPU:9"):
-        with pytest.raises(RuntimeError, match="without proper scope nesting"):
+        with pytest.raises(RuntimeError, match="without proper scope nesting."):
             scope.__exit__(None, None, None)
     with g1.as_default():
         with g1._attr_scope({"_A": attr_value_pb2.AttrValue(s=b"foo")}):
