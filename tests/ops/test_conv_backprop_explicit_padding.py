@@ -43,3 +43,12 @@ def test_conv2d_explicit_padding_checked_at_build_time(padding, data_format, mat
         with pytest.raises(ValueError, match=match):
             tf.nn.conv2d(tf.placeholder(tf.float32), tf.placeholder(tf.float32),
                          strides=[1, 1, 1, 1], padding=padding, data_format=data_format)
+
+
+def test_filter_gradient_of_an_empty_output_is_zeros():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        x = tf.constant(np.ones((1, 2, 3, 1), np.float32))
+        dy = tf.constant(np.ones((1, 1, 2, 0), np.float32))
+        got = sess.run(tf.nn.conv2d_backprop_filter(x, [2, 2, 1, 0], dy, strides=[1, 1, 1, 1],
+                                                    padding="VALID"))
+        assert got.shape == (2, 2, 1, 0)
