@@ -562,3 +562,19 @@ def scope_get_partitioned_variable(scope, var_store, name, shape=None, dtype=Non
             validate_shape, scope.use_resource if use_resource is None else use_resource,
             scope.constraint if constraint is None else constraint, synchronization,
             aggregation)
+
+
+def slot_save_slice_info(primary, slot):
+    """Gives the optimizer slot of a slice variable the matching slice of a slot variable, as
+    TF's slot_creator: named `<full name>/<the slot's name after the primary's op name>`
+    (cut at that length even when the slot was created under another scope, as TF does);
+    a slot of lower rank takes the leading dimensions; a scalar slot none."""
+    info = getattr(primary, "_save_slice_info", None)
+    if not info:
+        return
+    real_slot_name = slot.name[len(primary.op.name + "/"):-2]
+    rank = slot.get_shape().ndims
+    if rank is None or rank > 0:
+        slot._set_save_slice_info(SaveSliceInfo(
+            info.full_name + "/" + real_slot_name, info.full_shape[:rank],
+            info.var_offset[:rank], info.var_shape[:rank]))

@@ -29,7 +29,7 @@ _NN = ("flowloom.nn", _OPS + "nn.nn_ops", _OPS + "nn.nn_impl", _OPS + "nn.activa
        _OPS + "nn.conv_grad_ops")
 _CONTROL = ("flowloom", _OPS + "control_flow.control_flow_ops", _OPS + "control_flow.cond",
             _OPS + "control_flow.while_loop", _OPS + "control_flow.switch_case",
-            _OPS + "control_flow.control_flow_primitives")
+            _OPS + "control_flow.control_flow_primitives", _OPS + "control_flow.control_flow_context")
 _CELLS = ("flowloom.nn.rnn_cell", _OPS + "rnn.rnn_cell_impl", _OPS + "rnn.rnn_cell_wrappers")
 _TRAIN = ("flowloom.train",)
 _MNIST = "flowloom.datasets.mnist"
@@ -99,6 +99,7 @@ VIEWS = {
                                         "flowloom.framework.ops",
                                         "flowloom.framework.op_construction",
                                         "flowloom.framework.indexed_slices",
+                                        "flowloom.framework.op_stats",
                                         "flowloom.framework.gradients_impl"),
     "tensorflow.python.framework.constant_op": ("flowloom", _OPS + "array.array_ops"),
     "tensorflow.python.framework.tensor_util": (

@@ -199,15 +199,22 @@ def linear_model(features, feature_columns, units=1, sparse_combiner="sum",
                                                    weight_collections, trainable)
                 sums.append(weighted)
                 if cols_to_vars is not None:
-                    cols_to_vars[column] = [variable]
+                    cols_to_vars[column] = _expanded(variable)
         _verify_static_batch_size_equality(sums, ordered)
         no_bias = add_n(sums, name="weighted_sum_no_bias")
         bias = get_variable("bias_weights", shape=[units], dtype=dtypes.float32,
                             initializer=zeros_initializer(), trainable=trainable,
                             collections=weight_collections)
         if cols_to_vars is not None:
-            cols_to_vars["bias"] = [bias]
+            cols_to_vars["bias"] = _expanded(bias)
         return bias_add(no_bias, bias, name="weighted_sum")
+
+
+def _expanded(variable):
+    """A variable as the list of variables holding it: a PartitionedVariable's parts."""
+    from flowloom.partitioned_variables import PartitionedVariable
+
+    return list(variable) if isinstance(variable, PartitionedVariable) else [variable]
 
 
 def make_parse_example_spec(feature_columns):

@@ -272,6 +272,8 @@ class Graph:
                 if colocated._device:
                     op._device = colocated._device
                     break
+        if _input_context_checks and any(t._op._control_flow_context for t in inputs):
+            _input_context_checks[0](op, self._control_flow_context)  # TF's context rule
         if self._control_flow_context is not None:
             # cond/while_loop: the context rewires inputs (Switch, Enter) inside the op's own
             # name scope (`cond/add/Switch`), as TF does.
@@ -392,8 +394,15 @@ class Graph:
 
     @contextlib.contextmanager
     def _attr_scope(self, attr_map):
+        from flowloom.framework.graph_def import attr_value_to_python
+
         saved = dict(self._attr_scope_map)
-        self._attr_scope_map.update(attr_map)
+        for key, value in attr_map.items():  # as TF: AttrValue protos; None clears an attr
+            if value is None:
+                self._attr_scope_map.pop(key, None)
+            else:
+                self._attr_scope_map[key] = attr_value_to_python(value) \
+                    if hasattr(value, "WhichOneof") else value
         try:
             yield
         finally:
@@ -644,6 +653,8 @@ class _StackPush:
         self._stack.append(self._item)
 
     def __exit__(self, *exc):
+        if not self._stack or self._stack[-1] is not self._item:
+            raise RuntimeError("Exiting device scope without proper scope nesting.")
         self._stack.pop()
         return False
 
@@ -657,6 +668,11 @@ class _DefaultGraphStack(threading.local):
     def get_default(self):
         if self.stack:
             return self.stack[-1]
+        if _global_default_graph[0] is None:
+            _global_default_graph[0] = Graph()
+        return _global_default_graph[0]
+
+    def get_global_default(self):
         if _global_default_graph[0] is None:
             _global_default_graph[0] = Graph()
         return _global_default_graph[0]
@@ -697,6 +713,10 @@ def reset_default_graph():
         raise AssertionError("Do not use tf.reset_default_graph() to clear nested graphs. If "
                              "you need a cleared graph, exit the nesting and create a new graph.")
     _default_graph_stack.reset()
+
+
+# control_flow_util registers TF's check that an op may read values of the loops around it.
+_input_context_checks = []
 
 
 def get_name_scope():
@@ -795,17 +815,9 @@ def get_collection_ref(key):
     return get_default_graph().get_collection_ref(key)
 
 
-@contextlib.contextmanager
 def init_scope():
-    """Lifts op creation out of control-dependency blocks (TF's `init_scope`)."""
-    g = get_default_graph()
-    saved = g._control_dependencies_stack
-    g._control_dependencies_stack = []
-    # ...and out of cond/while_loop contexts (TF enters control_dependencies(None)).
-    saved_context = g._control_flow_context
-    g._control_flow_context = None
-    try:
-        yield
-    finally:
-        g._control_dependencies_stack = saved
-        g._control_flow_context = saved_context
+    """Lifts op creation out of function graphs and control-dependency blocks (TF's
+    `init_scope`; op_construction has it)."""
+    from flowloom.framework.op_construction import init_scope as lifted
+
+    return lifted()

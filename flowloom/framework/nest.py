@@ -116,8 +116,10 @@ def _assert_same(a, b, check_types, top1, top2, composites=False):
                 f"type {type(a)!r}, while shallow structure has type {type(b)!r}.")
     if check_types and isinstance(a, _abc.Mapping) and set(a) != set(b):
         raise ValueError(
-            "The two dictionaries don't have the same set of keys. First structure has keys "
-            f"{list(a)}, while second structure has keys {list(b)}.")
+            "The two structures don't have the same nested structure.\n\n"
+            f"First structure: {top1!r}\n\nSecond structure: {top2!r}\n\n"
+            "More specifically: The two dictionaries don't have the same set of keys. First "
+            f"structure has keys {list(a)}, while second structure has keys {list(b)}.")
     ca, cb = _children(a), _children(b)
     if len(ca) != len(cb):
         raise ValueError(

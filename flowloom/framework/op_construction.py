@@ -285,6 +285,107 @@ def _original_op(self, op):
         self._default_original_op = old
 
 
+def check_update_input(op, index, tensor):
+    """TF's checks of `op._update_input(index, tensor)`.
+
+    Raises:
+      ValueError: `tensor` is from another graph.
+      OutOfRangeError: `op` has no input `index`.
+      InvalidArgumentError: `tensor`'s shape is incompatible with the input's.
+    """
+    from flowloom.framework import errors
+
+    if tensor._op._graph is not op._graph:
+        raise ValueError(f"Tensor {tensor!r} must be from the same graph as the op being "
+                         f"updated ({op._name}).")
+    if not 0 <= index < len(op._inputs):
+        raise errors.OutOfRangeError(
+            None, op, f"Cannot update edge. Input index [{index}] is greater than the number "
+            f"of total inputs [{len(op._inputs)}].")
+    old = op._inputs[index]._shape
+    if not tensor._shape.is_compatible_with(old):
+        raise errors.InvalidArgumentError(
+            None, op, f"Cannot update edge, incompatible shapes: {_dims(tensor._shape)} and "
+            f"{_dims(old)}.")
+
+
+def _dims(shape):
+    if shape.dims is None:
+        return "?"
+    return "[" + ",".join("?" if d.value is None else str(d.value) for d in shape.dims) + "]"
+
+
+class name_scope_v2:  # noqa: N801 - TF's spelling
+    """TF's `ops.name_scope_v2(name)`: a re-entrant name scope of the default graph; each
+    entry opens `name` inside the scope current at that point ("foo/", then "foo/foo/").
+
+    Raises:
+      ValueError: `name` is not a string.
+    """
+
+    def __init__(self, name):
+        if not isinstance(name, str):
+            raise ValueError("name for name_scope must be a string.")
+        self._name = name
+        self._exits = []
+
+    @property
+    def name(self):
+        return self._name
+
+    def __enter__(self):
+        from flowloom.framework.graph import get_default_graph
+
+        scope = get_default_graph().name_scope(self._name)
+        name = scope.__enter__()
+        self._exits.append(scope.__exit__)
+        return name
+
+    def __exit__(self, *exc):
+        return self._exits.pop()(*exc)
+
+
+@contextlib.contextmanager
+def init_scope():
+    """TF's `init_scope` in graph mode: ops created in the block go to the innermost graph on
+    the default-graph stack that is not building a function (the global default graph when
+    all are), under the current name scope, outside every control-dependency block and
+    cond/while context, with the innermost non-empty device stack.
+
+    Raises:
+      RuntimeError: the stack is empty and the default graph is building a function.
+    """
+    from flowloom.framework import graph as graph_lib
+
+    default = graph_lib.get_default_graph()
+    scope = default.get_name_scope()
+    if scope and scope[-1] != "/":
+        scope += "/"
+    devices = default._device_function_stack
+    stack = graph_lib._default_graph_stack.stack
+    outer = None
+    if not stack:
+        if default._building_function:
+            raise RuntimeError("The global graph is building a function.")
+        outer = default
+    else:
+        for g in reversed(stack):
+            if not devices:
+                devices = g._device_function_stack
+            if not g._building_function:
+                outer = g
+                break
+        if outer is None:
+            outer = graph_lib._default_graph_stack.get_global_default()
+    saved_devices = outer._device_function_stack
+    with outer.as_default(), outer.name_scope(scope), outer.control_dependencies(None):
+        outer._device_function_stack = devices
+        try:
+            yield
+        finally:
+            outer._device_function_stack = saved_devices
+
+
 def _shape_tuple(self):
     """The static shape as a tuple of ints and None, or None when the rank is unknown."""
     dims = self._shape.dims

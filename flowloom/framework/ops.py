@@ -130,6 +130,9 @@ class Operation:
 
     def _update_input(self, index, tensor):
         """Replaces input `index` by `tensor` (control flow rewires inputs after creation)."""
+        from flowloom.framework.op_construction import check_update_input
+
+        check_update_input(self, index, tensor)
         old = self._inputs[index]
         self._inputs[index] = tensor
         old._consumers.remove(self)

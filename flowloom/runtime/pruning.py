@@ -21,18 +21,23 @@ def prune(fetch_ops, feed_tensors):
         if root in state:
             continue
         stack = [(root, False)]
+        path = []  # the ops being visited (state 1), outermost first
         while stack:
             op, expanded = stack.pop()
             if expanded:
                 state[op] = 2
                 order.append(op)
+                path.pop()
                 continue
             if op in state:
+                if state[op] == 1:  # reached again while its own inputs are visited
+                    raise _cycle_error(op, path)
                 continue
             state[op] = 1
+            path.append(op)
             stack.append((op, True))
             for c in reversed(op._control_inputs):
-                if c not in state and not fed_placeholder(c, fed):
+                if state.get(c) != 2 and not fed_placeholder(c, fed):
                     stack.append((c, False))
             for t in reversed(op._inputs):
                 if t in fed:
@@ -40,12 +45,16 @@ def prune(fetch_ops, feed_tensors):
                 p = t._op
                 if _is_loop_back_edge(p):
                     roots.append(p)
-                elif p not in state:
+                elif state.get(p) != 2:
                     stack.append((p, False))
-                elif state[p] == 1:
-                    raise errors.InvalidArgumentError(
-                        None, op, f"Graph has a cycle through '{op._name}'")
     return order
+
+
+def _cycle_error(op, path):
+    cycle = path[path.index(op):]
+    return errors.InvalidArgumentError(
+        None, op, f"Graph is invalid, contains a cycle with {len(cycle)} nodes, including: "
+        f"{', '.join(o._name for o in cycle[:4])}")
 
 
 def fed_placeholder(op, fed):

@@ -97,7 +97,8 @@ class BaseSession:
 
     @property
     def graph_def(self):
-        return self._graph.as_graph_def()
+        infer = self._config is not None and self._config.graph_options.infer_shapes
+        return self._graph.as_graph_def(add_shapes=infer)  # GraphOptions.infer_shapes as TF
 
     @property
     def sess_str(self):

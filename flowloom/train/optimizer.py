@@ -44,18 +44,23 @@ def create_slot(primary, initializer, name, shape=None, dtype=None, colocate_wit
     device scopes place it); its name is made unique as TF's slot_creator does (`w/Adam`, then
     `w/Adam_1`).
     """
+    from flowloom.partitioned_variables import slot_save_slice_info
+
     shape = primary.get_shape() if shape is None else shape
     dtype = primary.dtype.base_dtype if dtype is None else dtype
     graph = get_default_graph()
-    with variable_scope(None, default_name=primary.op.name + "/" + name):
+    with variable_scope(None, default_name=primary.op.name + "/" + name) as scope:
         with (graph.colocate_with(primary.op) if colocate_with_primary
               else contextlib.nullcontext()):
-            return get_variable(
+            scope.set_partitioner(None)  # slots are never partitioned, as TF's slot_creator
+            slot = get_variable(
                 "", shape=shape if callable(initializer) else None, dtype=dtype,
                 initializer=initializer, trainable=False,
                 validate_shape=shape.is_fully_defined(),
                 # As TF's slot_creator: a resource variable's slots are resource variables.
                 use_resource=_is_resource(primary))
+    slot_save_slice_info(primary, slot)
+    return slot
 
 
 def create_zeros_slot(primary, name, dtype=None, colocate_with_primary=True):

@@ -164,3 +164,27 @@ def test_meta_graph_keeps_slice_info_and_saver_restores(tmp_path):
                                                                 "10 10 2,2:0,10"]
         assert parts[0]._save_slice_info.full_name == "root/v0"
         np.testing.assert_array_equal(sess.run(g.get_tensor_by_name("root/v0:0")), before)
+
+
+def test_optimizer_slots_are_slices_and_never_partitioned(tmp_path):
+    with tf.Graph().as_default(), tf.Session() as sess:
+        with tf.variable_scope("m", partitioner=tf.fixed_size_partitioner(2)):
+            w = tf.get_variable("w", initializer=tf.constant([[1.0], [2.0], [3.0]]))
+            train = tf.train.AdagradOptimizer(0.1).minimize(tf.reduce_sum(
+                tf.convert_to_tensor(w) ** 2))
+        slots = [v for v in tf.global_variables() if "Adagrad" in v.name]
+        assert [v.name for v in slots] == ["m/m/w/part_0/Adagrad:0", "m/m/w/part_1/Adagrad:0"]
+        # TF's slot_creator cuts the slot's name at the length of its primary's name (TF 1.15
+        # gives these very names).
+        assert [(v._save_slice_info.full_name, v._save_slice_info.spec) for v in slots] == [
+            ("m/w/0/Adagrad", "3 1 0,2:0,1"), ("m/w/1/Adagrad", "3 1 2,1:0,1")]
+        sess.run(tf.global_variables_initializer())
+        sess.run(train)
+        saver = tf.train.Saver()
+        prefix = saver.save(sess, str(tmp_path / "ckpt"))
+        before = sess.run(tf.convert_to_tensor(w))
+        sess.run(w.assign(tf.zeros([3, 1])))
+        saver.restore(sess, prefix)
+        np.testing.assert_array_equal(sess.run(tf.convert_to_tensor(w)), before)
+    names = [n for n, _ in tf.train.list_variables(str(tmp_path))]
+    assert names == ["m/w", "m/w/0/Adagrad", "m/w/1/Adagrad"]

@@ -142,3 +142,88 @@ def test_ops_module_extras_as_tf():
         ops_extras.register_dense_tensor_like_type(NoName)
     assert ops_extras.strip_name_scope("hidden1///hidden1/weights", "hidden1") == \
         "hidden1/weights"
+
+
+def test_update_input_checks_cycles_device_nesting_attr_scope():
+    from flowloom.framework import errors
+    from flowloom.framework.op_construction import name_scope_v2
+
+    g0, g1 = tf.Graph(), tf.Graph()
+    with g0.as_default():
+        x = tf.constant(1)
+    with g1.as_default():
+        w = tf.constant(2, shape=[3, 1])
+        z = w * 2
+        with pytest.raises(ValueError, match="must be from the same graph"):
+            z.op._update_input(0, x)
+        with pytest.raises(errors.OutOfRangeError, match=r"Input index \[1\] is greater than "
+                                                         r"the number of total inputs \[0\]"):
+            w.op._update_input(1, w)
+        y = tf.constant(1, shape=[2, 2])
+        with pytest.raises(errors.InvalidArgumentError,
+                           match=r"incompatible shapes: \[2,2\] and \[3,1\]"):
+            z.op._update_input(0, y)
+        a, b = tf.constant(0), tf.constant(1)
+        a.op._add_control_input(b.op)
+        b.op._add_control_input(a.op)
+    with tf.Session(graph=g1) as sess:
+        with pytest.raises(errors.InvalidArgumentError,
+                           match="Graph is invalid, contains a cycle with 2 nodes"):
+            sess.run(a)
+        assert sess.run(z).tolist() == [[4], [4], [4]]  # the rest still runs
+    scope = g1.device("/device:GPU:8")
+    scope.__enter__()
+    with g1.device("/device:GPU:9"):
+        with pytest.raises(RuntimeError, match="without proper scope nesting."):
+            scope.__exit__(None, None, None)
+    with g1.as_default():
+        with g1._attr_scope({"_A": attr_value_pb2.AttrValue(s=b"foo")}):
+            with g1._attr_scope({"_A": None, "_B": attr_value_pb2.AttrValue(s=b"bar")}):
+                op = tf.no_op()
+        assert tf.compat.as_text(op.get_attr("_B")) == "bar"
+        with pytest.raises(ValueError):
+            op.get_attr("_A")
+        foo = name_scope_v2("foo")
+        with foo as outer:
+            with foo as inner:
+                assert (outer, inner) == ("foo/", "foo/foo/")
+
+
+def test_op_statistics():
+    from flowloom.framework.op_stats import OpStats, RegisterStatistics, get_stats_for_node_def
+
+    @RegisterStatistics("FxStatOp", "flops")
+    def _flops(graph, node):
+        return OpStats("flops", 20)
+
+    node = _NodeDef("FxStatOp", "a")
+    assert get_stats_for_node_def(tf.Graph(), node, "flops").value == 20
+    assert get_stats_for_node_def(tf.Graph(), node, "missing").value is None
+    total = OpStats("flops")
+    total += OpStats("flops", 3)
+    assert total.value == 3
+    with pytest.raises(KeyError):
+        RegisterStatistics("FxStatOp", "flops")(_flops)
+
+
+def test_init_scope_lifts_out_of_function_graphs():
+    g0, g1, g2 = tf.Graph(), tf.Graph(), tf.Graph()
+    g1._building_function = g2._building_function = True
+    with g0.as_default(), tf.device("/device:CPU:0"):
+        with g1.as_default(), g2.as_default():
+            with tf.device("/device:GPU:0"), tf.name_scope("outer"):
+                with tf.init_scope():
+                    lifted = tf.constant(1.0, name="c")
+                    assert tf.get_default_graph() is g0
+            with tf.init_scope():
+                cpu = tf.constant(1.0)
+    assert lifted.graph is g0 and lifted.op.name == "outer/c"
+    assert lifted.device == "/device:GPU:0"  # the innermost non-empty device stack
+    assert cpu.device == "/device:CPU:0"
+    assert not g1.get_operations() and not g2.get_operations()
+    with tf.Graph().as_default() as g:
+        x = tf.constant(1.0)
+        with tf.control_dependencies([x]):
+            with tf.init_scope():
+                free = tf.constant(2.0)
+        assert free.op.control_inputs == [] and free.graph is g

@@ -123,7 +123,7 @@ def test_memory_error_copying_a_fetch_is_resource_exhausted(monkeypatch):
 
 
 def test_memory_error_converting_a_feed_is_resource_exhausted(monkeypatch):
-    from flowloom.runtime import session as session_lib
+    from flowloom.runtime import session_io
 
     p = tf.placeholder(tf.float32, name="inputs")
     y = tf.identity(p)
@@ -131,7 +131,7 @@ def test_memory_error_converting_a_feed_is_resource_exhausted(monkeypatch):
     def no_memory(value, dtype):
         raise MemoryError("Unable to allocate")
 
-    monkeypatch.setattr(session_lib, "tensor_value_to_numpy", no_memory)
+    monkeypatch.setattr(session_io, "tensor_value_to_numpy", no_memory)
     with tf.Session() as sess:
         try:
             sess.run(y, {p: [1.0, 2.0]})

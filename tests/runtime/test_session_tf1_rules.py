@@ -127,3 +127,11 @@ def test_device_attributes_and_original_op():
             b = tf.identity(a)
         c = tf.identity(b)
     assert b.op._original_op is a.op and c.op._original_op is None
+
+
+def test_infer_shapes_adds_output_shapes_to_graph_def():
+    config = config_pb2.ConfigProto(graph_options=config_pb2.GraphOptions(infer_shapes=True))
+    with tf.Graph().as_default():
+        tf.constant([[1, 2]])
+        assert "_output_shapes" in tf.Session(config=config).graph_def.node[0].attr
+        assert "_output_shapes" not in tf.Session().graph_def.node[0].attr

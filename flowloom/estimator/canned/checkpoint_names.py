@@ -36,7 +36,13 @@ def checkpoint_var_list(optimizers):
                 if slot is not None:
                     slots[slot] = tf_slot_key(var.op.name, slot.op.name)
     for var in global_variables():
-        names[slots.get(var, var.op.name)] = var
+        info = var._get_save_slice_info() if hasattr(var, "_get_save_slice_info") else None
+        if info:
+            # A slice of a partitioned variable (or of its slot): saved as TF saves it, one
+            # slice of the full name.
+            names.setdefault(info.full_name, []).append(var)
+        else:
+            names[slots.get(var, var.op.name)] = var
     return names
 
 

@@ -35,12 +35,13 @@ def check_features(features):
 
 
 def check_partitioner(partitioner, what):
-    if partitioner is not None:
-        raise NotImplementedError(f"canned estimators with a {what} (partitioned variables)")
+    """A partitioner argument must be callable (or None: no partitioning)."""
+    if partitioner is not None and not callable(partitioner):
+        raise ValueError(f"{what} must be callable, but received: {partitioner}")
 
 
 def dnn_logits(features, mode, units, hidden_units, feature_columns, activation_fn, dropout,
-               batch_norm):
+               batch_norm, input_layer_partitioner=None):
     """The logits [batch, units] of the network, built in the current variable scope.
 
     Raises:
@@ -52,7 +53,7 @@ def dnn_logits(features, mode, units, hidden_units, feature_columns, activation_
     if not isinstance(units, int):
         raise ValueError(f"units must be an int.  Given type: {type(units)}")
     is_training = mode == ModeKeys.TRAIN
-    with tf.variable_scope("input_from_feature_columns"):
+    with tf.variable_scope("input_from_feature_columns", partitioner=input_layer_partitioner):
         net = input_layer(features, feature_columns)
     for layer_id, num_units in enumerate(hidden_units):
         with tf.variable_scope(f"hiddenlayer_{layer_id}", values=(net,)) as scope:
@@ -83,7 +84,8 @@ def _dnn_model_fn(features, labels, mode, head, hidden_units, feature_columns,
     check_partitioner(input_layer_partitioner, "input_layer_partitioner")
     with tf.variable_scope("dnn", values=tuple(features.values())):
         logits = dnn_logits(features, mode, head.logits_dimension, hidden_units,
-                            feature_columns, activation_fn or tf.nn.relu, dropout, batch_norm)
+                            feature_columns, activation_fn or tf.nn.relu, dropout, batch_norm,
+                            input_layer_partitioner)
         spec = head.create_estimator_spec(features=features, mode=mode, labels=labels,
                                           optimizer=optimizer, logits=logits)
     return with_tf_checkpoint_names(spec, [optimizer], config)
@@ -112,7 +114,7 @@ class DNNClassifier(Estimator):
       optimizer: an Optimizer, its name, or a callable returning one (Adagrad, 0.05).
       activation_fn: the hidden layers' activation (relu).
       dropout: the probability to drop a hidden unit in training.
-      input_layer_partitioner: not supported (NotImplementedError if given).
+      input_layer_partitioner: partitions the input layer's variables (embeddings).
       config: a RunConfig.
       warm_start_from: a checkpoint path or WarmStartSettings.
       loss_reduction: how the training loss reduces over the batch (the weighted sum).

@@ -55,7 +55,7 @@ def _combined_model_fn(features, labels, mode, head, linear_feature_columns=None
             dnn_scope = scope.name
             logits_dnn = dnn_logits(features, mode, head.logits_dimension, dnn_hidden_units,
                                     dnn_feature_columns, dnn_activation_fn or tf.nn.relu,
-                                    dnn_dropout, batch_norm)
+                                    dnn_dropout, batch_norm, input_layer_partitioner)
     if linear_feature_columns:
         linear_optimizer = get_optimizer_instance(
             linear_optimizer, learning_rate=_linear_learning_rate(len(linear_feature_columns)))
@@ -110,7 +110,7 @@ class DNNLinearCombinedClassifier(Estimator):
       dnn_activation_fn: the hidden layers' activation (relu).
       dnn_dropout: the probability to drop a hidden unit in training.
       n_classes, weight_column, label_vocabulary: as for DNNClassifier.
-      input_layer_partitioner: not supported (NotImplementedError if given).
+      input_layer_partitioner: partitions the DNN input layer's variables.
       config, warm_start_from, loss_reduction, batch_norm: as for DNNClassifier.
       linear_sparse_combiner: the linear part's combiner ('sum', 'mean' or 'sqrtn').
 

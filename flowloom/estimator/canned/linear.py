@@ -60,7 +60,8 @@ def _linear_model_fn(features, labels, mode, head, feature_columns, optimizer, p
     tf = _tf()
     check_features(features)
     check_partitioner(partitioner, "partitioner")
-    with tf.variable_scope("linear", values=tuple(features.values())):
+    with tf.variable_scope("linear", values=tuple(features.values()),
+                           partitioner=partitioner):
         logits = linear_logits(features, head.logits_dimension, feature_columns,
                                sparse_combiner)
         optimizer = get_optimizer_instance(optimizer or _default_optimizer(feature_columns),
@@ -88,7 +89,7 @@ class LinearClassifier(Estimator):
       label_vocabulary: string labels, in class-id order.
       optimizer: an Optimizer, its name, or a callable (FTRL at 0.2).
       config: a RunConfig.
-      partitioner: not supported (NotImplementedError if given).
+      partitioner: partitions the model's variables (the linear scope's partitioner).
       warm_start_from: a checkpoint path or WarmStartSettings.
       loss_reduction: how the training loss reduces over the batch.
       sparse_combiner: how a row's several ids combine: 'sum', 'mean' or 'sqrtn'.

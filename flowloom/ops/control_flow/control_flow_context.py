@@ -106,6 +106,20 @@ def _switch_ref_or_tensor(data, pred, name="Switch"):
 class ControlFlowContext:
     """The base of CondContext and WhileContext."""
 
+    def to_proto(self, export_scope=None):
+        """This context as a CondContextDef or WhileContextDef (control_flow_context_io)."""
+        from flowloom.ops.control_flow import control_flow_context_io
+
+        return control_flow_context_io.to_proto(self, export_scope)
+
+    @classmethod
+    def from_proto(cls, context_def, import_scope=None):
+        """The context a CondContextDef/WhileContextDef describes, in the default graph."""
+        from flowloom.ops.control_flow import control_flow_context_io as io
+
+        make = io.cond_from_proto if cls is CondContext else io.while_from_proto
+        return make(context_def, import_scope)
+
     def __init__(self):
         self._outer_context = get_default_graph()._get_control_flow_context()
         self._context_stack = []
@@ -658,3 +672,7 @@ class WhileContext(ControlFlowContext):
         return IndexedSlices(indices=exit_acc[0], values=exit_acc[1],
                              dense_shape=exit_acc[2] if shape_acc is not None else None)
 
+
+# Registers TF's input-context check with the graph (an op reading a loop's values from
+# outside it is an error); it uses this module's definitions.
+from flowloom.ops.control_flow import control_flow_util as _control_flow_util  # noqa: E402,F401

@@ -350,6 +350,8 @@ def tuple(tensors, name=None, control_inputs=None):  # noqa: A001 - TF's name
 def with_dependencies(dependencies, output_tensor, name=None):
     """`output_tensor`, computed only after all `dependencies` have run."""
     with name_scope(name, "control_dependency", list(dependencies) + [output_tensor]) as scope:
+        if not hasattr(output_tensor, "indices"):
+            output_tensor = convert_to_tensor(output_tensor)  # a Python value: a Const first
         g = get_default_graph()
         with g.colocate_with(output_tensor.values if hasattr(output_tensor, "indices")
                              else output_tensor), control_dependencies(dependencies):
