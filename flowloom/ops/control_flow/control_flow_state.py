@@ -413,10 +413,11 @@ def zeros_like_outside_loop(op, index):
     branch = op_ctxt.branch
     switch_val = control_flow_ops.switch(op._inputs[0], pred)[1 - branch]
     pivot = array_ops.identity(switch_val)
-    with control_dependencies([pivot]):
-        if val.dtype.base_dtype.name == "resource":
+    if val.dtype.base_dtype.name == "resource":
+        with control_dependencies([pivot]):
             return _resource_zeros(switch_val)
-        zeros_shape = array_ops.shape(switch_val, optimize=False)
+    zeros_shape = array_ops.shape(switch_val, optimize=False)
+    with control_dependencies([pivot]):
         return array_ops.zeros(zeros_shape, dtype=val.dtype)
 
 
