@@ -80,6 +80,8 @@ class Variable:
         collections = list(collections)
         if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
             collections.append(GraphKeys.TRAINABLE_VARIABLES)
+        if constraint is not None and not callable(constraint):
+            raise ValueError("The `constraint` argument must be a callable.")
         self._trainable = trainable
         self._constraint = constraint
         self._save_slice_info = None
@@ -177,6 +179,11 @@ class Variable:
     @property
     def name(self):
         return self._variable.name
+
+    @property
+    def _distribute_strategy(self):
+        """The distribution strategy the variable belongs to: none (graph mode)."""
+        return None
 
     @property
     def _shared_name(self):

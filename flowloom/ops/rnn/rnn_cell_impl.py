@@ -16,6 +16,7 @@ from flowloom.ops.array import array_ops
 from flowloom.ops.math import clip_ops, math_ops
 from flowloom.ops.state import init_ops
 from flowloom.ops.nn import nn_ops
+from flowloom.ops.rnn import rnn_cell_config
 from flowloom.variable_scope import get_variable_scope, variable_scope
 from flowloom.variables import trainable_variables
 
@@ -116,6 +117,19 @@ class RNNCell(Layer):
     that was current at the first call (or in `scope`) and collected as the cell's weights.
     """
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        rnn_cell_config.record_init_args(cls)  # for get_config
+
+    def get_config(self):
+        """The cell's constructor arguments, with `name`, `trainable` and `dtype`."""
+        return rnn_cell_config.get_config(self)
+
+    @classmethod
+    def from_config(cls, config):
+        """A cell made from `get_config()`'s dict."""
+        return rnn_cell_config.from_config(cls, config)
+
     def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
         super().__init__(trainable=trainable, name=name, dtype=dtype, **kwargs)
         self._base_name = name or _snake_case(type(self).__name__)
@@ -203,6 +217,15 @@ class RNNCell(Layer):
         """The zero state, sized from `inputs` or from `batch_size` and `dtype`."""
         if inputs is not None:
             inputs = convert_to_tensor(inputs, name="inputs")
+            if batch_size is not None:
+                from flowloom.framework import tensor_util
+
+                static = tensor_util.constant_value(batch_size) \
+                    if hasattr(batch_size, "op") else batch_size
+                if inputs.shape[0].value != static:
+                    raise ValueError("batch size from input tensor is different from the input "
+                                     f"param. Input tensor batch: {inputs.shape[0].value}, "
+                                     f"batch_size: {batch_size}")
             if dtype is not None and inputs.dtype != dtype:
                 raise ValueError("dtype from input tensor is different from the input param. "
                                  f"Input tensor dtype: {inputs.dtype}, dtype: {dtype}")
@@ -549,6 +572,8 @@ class MultiRNNCell(RNNCell):
             raise TypeError(f"cells must be a list or tuple, but received: {cells}.")
         self._cells = cells
         self._state_is_tuple = state_is_tuple
+        self._checkpoint_dependencies = [rnn_cell_config.TrackableReference(f"cell-{i}", c)
+                                         for i, c in enumerate(cells)]
         if not state_is_tuple and any(nest.is_nested(c.state_size) for c in cells):
             raise ValueError("Some cells return tuples of states, but the flag state_is_tuple "
                              "is not set. State sizes are: "
