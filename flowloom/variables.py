@@ -336,6 +336,12 @@ class Variable:
     def __getitem__(self, key):
         return array_ops._slice_helper(self._snapshot, key, var=self)
 
+    def _strided_slice_assign(self, begin, end, strides, value, name, **masks):
+        from flowloom.ops.state import slice_assign_ops
+
+        return slice_assign_ops.strided_slice_assign(self._ref(), begin, end, strides, value,
+                                                     name=name, **masks)
+
     def __array__(self, dtype=None):
         raise NotImplementedError(f"Cannot convert a symbolic Variable ({self.name}) to a numpy "
                                   "array.")

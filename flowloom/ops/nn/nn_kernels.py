@@ -233,10 +233,11 @@ def conv2d_backprop_input(input_shape, w, dy, strides, dilations, padding,
     else:
         dyd = np.zeros((n, dyd_h, dyd_w, co), dy.dtype)
         dyd[:, ::sh, ::sw] = dy
-    padded = np.zeros((n, dyd.shape[1] + max(top, 0) + max(bottom, 0),
-                       dyd.shape[2] + max(left, 0) + max(right, 0), co), dy.dtype)
+    # Negative pads crop the (dilated) gradient first, positive ones pad it.
     src = dyd[:, max(-top, 0):dyd.shape[1] - max(-bottom, 0),
               max(-left, 0):dyd.shape[2] - max(-right, 0)]
+    padded = np.zeros((n, src.shape[1] + max(top, 0) + max(bottom, 0),
+                       src.shape[2] + max(left, 0) + max(right, 0), co), dy.dtype)
     padded[:, max(top, 0):max(top, 0) + src.shape[1],
            max(left, 0):max(left, 0) + src.shape[2]] = src
     return conv2d(padded, flipped, (1, 1), (dh, dw), "VALID")
