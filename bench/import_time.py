@@ -2,7 +2,8 @@
 
   python3 bench/import_time.py [--rounds 7]
 
-Each figure is the median wall time of fresh processes (`python -c ...`), run in alternating
+Each figure is the median wall time (and CPU time, which a loaded machine disturbs less) of
+fresh processes (`python -c ...`), run in alternating
 rounds (flowloom, numpy, TF, flowloom, ...) so that the machine's load hits them alike. Two
 cases per library: the bare import, and the import plus a first program (a placeholder, a
 variable, a dense layer of tf.nn ops, one Session.run), which is what a TF1 script pays before
@@ -11,6 +12,7 @@ its own work. TF 1.15 is the Python named by FLOWLOOM_TF1_PYTHON (skipped when u
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -41,11 +43,15 @@ def cases(tf1_python):
 
 
 def timed(python, code, root=ROOT):
+    """(wall seconds, CPU seconds) of one fresh process running `code`."""
     env = dict(os.environ, PYTHONPATH=root, TF_CPP_MIN_LOG_LEVEL="3")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     subprocess.run([python, "-c", code], check=True, env=env, cwd=root,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - t0
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main(argv):
@@ -66,20 +72,27 @@ def main(argv):
             empty[python].append(timed(python, "pass", root))
         for name, python, code in todo:
             times[name].append(timed(python, code, root))
-    med = {name: statistics.median(v) for name, v in times.items()}
-    base = {python: statistics.median(v) for python, v in empty.items()}
+    med = {name: statistics.median(w for w, _ in v) for name, v in times.items()}
+    cpu = {name: statistics.median(c for _, c in v) for name, v in times.items()}
+    base = {python: statistics.median(w for w, _ in v) for python, v in empty.items()}
+    base_cpu = {python: statistics.median(c for _, c in v) for python, v in empty.items()}
     print(f"flowloom from {root}; load average {os.getloadavg()[0]:.1f}; {args.rounds} rounds; "
           "median wall seconds of fresh processes (and less the interpreter's own start-up)")
+    print(f"  {'':26s} {'wall':>7s} {'net':>7s} {'CPU':>7s} {'net CPU':>7s}")
     for python in base:
-        print(f"  {'empty interpreter':26s} {base[python]:6.3f} s   ({python})")
+        print(f"  {'empty interpreter':26s} {base[python]:7.3f} {'':7s} {base_cpu[python]:7.3f}"
+              f"          {python}")
     for name, python, _ in todo:
-        print(f"  {name:26s} {med[name]:6.3f} s   net {med[name] - base[python]:6.3f} s")
-    print(f"import flowloom / import numpy: {med['flowloom'] / med['numpy']:.2f}x")
-    if tf1:
-        print(f"import flowloom / import tensorflow (1.15): {med['flowloom'] / med['TF 1.15']:.3f}x;"
-              f" with the first program: "
-              f"{med['flowloom + first program'] / med['TF 1.15 + first program']:.3f}x")
-    else:
+        print(f"  {name:26s} {med[name]:7.3f} {med[name] - base[python]:7.3f} {cpu[name]:7.3f} "
+              f"{cpu[name] - base_cpu[python]:7.3f}")
+    for label, m in (("wall", med), ("CPU", cpu)):
+        line = f"{label}: import flowloom / import numpy {m['flowloom'] / m['numpy']:.2f}x"
+        if tf1:
+            first = m["flowloom + first program"] / m["TF 1.15 + first program"]
+            line += (f"; / import tensorflow (1.15) {m['flowloom'] / m['TF 1.15']:.3f}x; with the "
+                     f"first program {first:.3f}x")
+        print(line)
+    if not tf1:
         print("TF 1.15 skipped: set FLOWLOOM_TF1_PYTHON to a Python with TensorFlow 1.15")
     return 0
 

@@ -90,8 +90,15 @@ def attach(module_name, table, factories=None, submodules=()):
         return sorted(set(vars(sys.modules[module_name])) | names)
 
     def load_everything():
+        """Resolves every name, and those of the lazy namespaces among them."""
         module = sys.modules[module_name]
+        if module.__dict__.get("_lazy_loaded_everything"):
+            return
+        module._lazy_loaded_everything = True
         for name in sorted(names):
-            getattr(module, name)
+            value = getattr(module, name)
+            inner = getattr(value, "__dict__", {}).get("_load_everything")
+            if isinstance(value, types.ModuleType) and callable(inner):
+                inner()
 
     return __getattr__, __dir__, load_everything

@@ -227,6 +227,8 @@ class _VariableStore:
         synchronization, aggregation, trainable = \
             validate_synchronization_aggregation_trainable(synchronization, aggregation,
                                                            trainable, name)
+        if custom_getter is not None and not callable(custom_getter):
+            raise ValueError(f"Passed a custom_getter which is not callable: {custom_getter}")
 
         def true_getter(name, shape=None, dtype=dtypes.float32, initializer=None,
                         regularizer=None, reuse=None, trainable=None, collections=None,
@@ -531,7 +533,11 @@ class variable_scope:  # noqa: N801 - TF's spelling
             raise ValueError("The reuse parameter must be True or False or None.")
         if self._values is None:
             self._values = []
+        if not isinstance(auxiliary_name_scope, bool):
+            raise TypeError("The auxiliary_name_scope must be `True` or `False`, while get "
+                            f"{auxiliary_name_scope}")
         self._stack = []
+        self._entered = []  # the VariableScope each open __enter__ made current
 
     def __enter__(self):
         stack = contextlib.ExitStack()
@@ -543,7 +549,9 @@ class variable_scope:  # noqa: N801 - TF's spelling
                 g = _graph_of(self._values)
                 if g is not get_default_graph():
                     stack.enter_context(g.as_default())
-            return self._enter(stack)
+            scope = self._enter(stack)
+            self._entered.append(scope)
+            return scope
         except BaseException:
             stack.close()
             self._stack.pop()
@@ -585,6 +593,10 @@ class variable_scope:  # noqa: N801 - TF's spelling
                                                         **self._kwargs))
 
     def __exit__(self, *exc):
+        if self._entered and get_variable_scope() is not self._entered[-1]:
+            raise RuntimeError("Improper nesting of variable_scope.")
+        if self._entered:
+            self._entered.pop()
         self._stack.pop().close()
         return False
 

@@ -79,6 +79,8 @@ class Variable:
         collections = list(collections)
         if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
             collections.append(GraphKeys.TRAINABLE_VARIABLES)
+        if constraint is not None and not callable(constraint):
+            raise ValueError("The `constraint` argument must be a callable.")
         self._trainable = trainable
         self._constraint = constraint
         self._save_slice_info = None
@@ -176,6 +178,16 @@ class Variable:
     @property
     def name(self):
         return self._variable.name
+
+    @property
+    def _distribute_strategy(self):
+        """The distribution strategy the variable belongs to: none (graph mode)."""
+        return None
+
+    @property
+    def _shared_name(self):
+        """The name without its ":0" (the name scope included)."""
+        return self.name[:self.name.index(":")]
 
     @property
     def op(self):
@@ -322,6 +334,12 @@ class Variable:
 
     def __getitem__(self, key):
         return array_ops._slice_helper(self._snapshot, key, var=self)
+
+    def _strided_slice_assign(self, begin, end, strides, value, name, **masks):
+        from flowloom.ops.state import slice_assign_ops
+
+        return slice_assign_ops.strided_slice_assign(self._ref(), begin, end, strides, value,
+                                                     name=name, **masks)
 
     def __array__(self, dtype=None):
         raise NotImplementedError(f"Cannot convert a symbolic Variable ({self.name}) to a numpy "

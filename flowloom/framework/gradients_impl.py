@@ -11,6 +11,7 @@ named ones for `Graph.gradient_override_map`, and `no_gradient(op_type)` marks o
 have none.
 """
 
+import contextlib
 import collections
 
 from flowloom.framework import dtypes
@@ -436,7 +437,10 @@ class _GradientBuilder:
                         out_grads[i] = control_flow_state.zeros_like_outside_loop(op, i)
                     else:
                         out_grads[i] = array_ops.zeros_like(op._outputs[i], optimize=False)
-            with name_scope(op._name + "_grad"):
+            original = getattr(self.graph, "_original_op", None)  # op_construction's
+            with name_scope(op._name + "_grad"), \
+                    (original(op) if original is not None else contextlib.nullcontext()):
+                # The gradient ops record `op` as their `_original_op`, as in TF.
                 in_grads = _as_grad_list(grad_fn(op, *out_grads))
                 if len(in_grads) != len(op._inputs):
                     raise ValueError(

@@ -196,11 +196,14 @@ class Graph:
         return self._create_op_internal(opdef, list(inputs), list(dtypes or []), dict(attrs or {}),
                                         name)
 
-    def _create_op_internal(self, opdef, inputs, output_dtypes, attrs, name, op=None, bare=False):
+    def _create_op_internal(self, opdef, inputs, output_dtypes, attrs, name, op=None, bare=False,
+                            devices=True):
         with self._lock:
-            return self._create_op_locked(opdef, inputs, output_dtypes, attrs, name, op, bare)
+            return self._create_op_locked(opdef, inputs, output_dtypes, attrs, name, op, bare,
+                                          devices)
 
-    def _create_op_locked(self, opdef, inputs, output_dtypes, attrs, name, op=None, bare=False):
+    def _create_op_locked(self, opdef, inputs, output_dtypes, attrs, name, op=None, bare=False,
+                          devices=True):
         if self._finalized:
             raise RuntimeError("Graph is finalized and cannot be modified.")
         if name in self._ops_by_name:
@@ -224,6 +227,8 @@ class Graph:
             device_stack = self._graph_device_function_stack
         if bare:  # TF's Operation(node_def, g): no stack applies, only the control-flow context
             control_stack = colocation_stack = device_stack = ()
+        elif not devices:  # the importer applies device functions itself
+            device_stack = ()
         control_inputs = self._current_control_inputs(inputs, control_stack) \
             if control_stack else ()
         if self._attr_scope_map and not bare:
@@ -686,7 +691,7 @@ class _StackPush:
 
     def __exit__(self, *exc):
         if not self._stack or self._stack[-1] is not self._item:
-            raise RuntimeError("Exiting device scope without proper scope nesting")
+            raise RuntimeError("Exiting device scope without proper scope nesting.")
         self._stack.pop()
         return False
 

@@ -272,6 +272,7 @@ class _Importer:
         self.producer_ops = {}
         self.renames = {}  # node name in graph_def -> its uniquified full name
         self.used_keys = set()  # input_map keys that replaced an input
+        self.colocated = []  # (op, names of the ops it is colocated with)
         if producer_op_list is not None:
             self.producer_ops = {op.name: op for op in producer_op_list.op}
 
@@ -367,6 +368,7 @@ class _Importer:
             for node in order:
                 self._create(node, parsed[node.name])
             self._connect_back_edges()
+            self._colocated_devices()
             self._check_unused_input_map()
             if return_elements is None:
                 return None
@@ -533,19 +535,13 @@ class _Importer:
         self._check_input_types(opdef, attrs, data, full)
         try:
             out_dtypes = _output_dtypes(opdef, attrs, data)
-            op = graph._create_op_internal(opdef, data, out_dtypes, attrs, full)
+            op = graph._create_op_internal(opdef, data, out_dtypes, attrs, full, devices=False)
         except (ValueError, TypeError, errors.OpError, RuntimeError):
             raise
         except Exception as e:  # a shape function meeting attrs it never expected
             raise ValueError(f"Node '{full}' ({node.op}): invalid attrs or inputs: "
                              f"{type(e).__name__}: {e}") from e
-        if node.device:
-            from flowloom.framework import device as device_lib
-
-            try:
-                op._device = device_lib.canonical_name(node.device)
-            except (ValueError, TypeError) as e:
-                raise ValueError(f"Node '{full}': invalid device '{node.device}': {e}") from None
+        self._set_device(op, node, full)
         # TF gives every imported op the enclosing control dependencies, even ops whose
         # inputs were imported in the same block.
         for controller in graph._control_dependencies_stack:
@@ -555,6 +551,37 @@ class _Importer:
         self.created[node.name] = op
         key = full.lower()
         graph._names_in_use[key] = max(graph._names_in_use.get(key, 0), 1)
+
+    def _set_device(self, op, node, full):
+        """TF's rule: an op colocated with another node waits for that node's device (see
+        _colocated_devices); any other gets the graph's device functions applied with its
+        NodeDef's device as the innermost scope."""
+        from flowloom.framework import device as device_lib
+
+        others = [c[5:] for c in (op._attrs.get("_class") or ())
+                  if isinstance(c, str) and c.startswith("loc:@") and c[5:] != full]
+        if others:
+            op._device = ""
+            self.colocated.append((op, others))
+            return
+        stack = list(self.graph._device_function_stack)
+        if node.device:
+            try:
+                stack.append(device_lib.MergeDevice(node.device))
+            except (ValueError, TypeError) as e:
+                raise ValueError(f"Node '{full}': invalid device '{node.device}': {e}") from None
+        if stack:
+            op._device = device_lib.apply_device_stack(stack, op)
+
+    def _colocated_devices(self):
+        """An op colocated with others takes the device of the first of them that has one."""
+        by_name = self.graph._ops_by_name
+        for op, names in self.colocated:
+            for name in names:
+                other = by_name.get(name)
+                if other is not None and other._device:
+                    op._device = other._device
+                    break
 
     def _connect_back_edges(self):
         from flowloom.framework.graph import _set_shapes

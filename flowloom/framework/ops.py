@@ -63,7 +63,7 @@ class Operation:
 
     @property
     def inputs(self):
-        return tuple(self._inputs)
+        return _InputList(self._inputs)
 
     @property
     def outputs(self):
@@ -190,6 +190,12 @@ class Operation:
         from flowloom.framework.graph_def import node_def_from_op
 
         return str(node_def_from_op(self))
+
+
+class _InputList(tuple):
+    """An op's inputs, read-only (TF's `Operation._InputList`)."""
+
+    __slots__ = ()
 
 
 class Tensor:

@@ -19,6 +19,7 @@ from flowloom.runtime import devices
 from flowloom.runtime import executor
 from flowloom.runtime import host_memory
 from flowloom.runtime import parallel
+from flowloom.runtime import partial_run
 from flowloom.runtime import placer
 from flowloom.runtime import session_io
 from flowloom.runtime import tracing
@@ -66,6 +67,7 @@ class BaseSession:
         self._resources = {}
         self._op_state = {}
         self._plan_cache = {}
+        self._partial_steps = {}  # handle -> a step run in parts (runtime/partial_run.py)
         self._lock = threading.Lock()
         self._default_ctx = None
         self._devices = devices.local_devices(config)
@@ -97,7 +99,8 @@ class BaseSession:
 
     @property
     def graph_def(self):
-        return self._graph.as_graph_def()
+        infer = self._config is not None and self._config.graph_options.infer_shapes
+        return self._graph.as_graph_def(add_shapes=infer)  # GraphOptions.infer_shapes as TF
 
     @property
     def sess_str(self):
@@ -340,10 +343,16 @@ class BaseSession:
         return session_io.callable_from_options(self, callable_options)
 
     def partial_run_setup(self, fetches, feeds=None):
-        raise NotImplementedError("Session.partial_run_setup is not implemented in flowloom")
+        """Sets up a step run in parts (runtime/partial_run.py); returns its handle."""
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        return partial_run.setup(self, fetches, feeds)
 
     def partial_run(self, handle, fetches, feed_dict=None):
-        raise NotImplementedError("Session.partial_run is not implemented in flowloom")
+        """Runs the part of step `handle` that `fetches` need, with more of its feeds."""
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        return partial_run.run(self, handle, fetches, feed_dict)
 
 
 class Session(BaseSession):

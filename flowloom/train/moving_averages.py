@@ -35,6 +35,22 @@ def assign_moving_average(variable, value, decay, zero_debias=True, name=None):
         return state_ops.assign_sub(variable, (variable - value) * decay, name=scope)
 
 
+def weighted_moving_average(value, decay, weight, truediv=True, collections=None, name=None):
+    """The moving average of `value` weighted by `weight`: two moving averages (of
+    value * weight and of weight, helper variables `value_x_weight` and `weight` in the scope
+    `WeightedMovingAvg`), divided."""
+    collections = [GraphKeys.GLOBAL_VARIABLES] if collections is None else collections
+    with variable_scope(name, "WeightedMovingAvg", [value, weight, decay]) as scope:
+        helpers = [get_variable(n, shape=t.get_shape(), dtype=t.dtype,
+                                initializer=init_ops.zeros_initializer(), trainable=False,
+                                collections=collections)
+                   for n, t in (("value_x_weight", value), ("weight", weight))]
+        numerator = assign_moving_average(helpers[0], value * weight, decay, zero_debias=False)
+        denominator = assign_moving_average(helpers[1], weight, decay, zero_debias=False)
+        divide = math_ops.truediv if truediv else math_ops.div
+        return divide(numerator, denominator, name=scope.name)
+
+
 def _zero_debias(unbiased_var, value, decay):
     graph = get_default_graph()
     with variable_scope(unbiased_var.op.name):
@@ -55,6 +71,8 @@ def _zero_debias(unbiased_var, value, decay):
 
 def _unique_in_scope(name):
     scope = get_variable_scope()
+    if scope.reuse:
+        return name  # reusing: the existing helper variable, as TF
     existing = {v.op.name for v in variables.global_variables()}
     full = (scope.name + "/" + name) if scope.name else name
     if full not in existing:
@@ -141,10 +159,12 @@ class ExponentialMovingAverage:
         return self._averages.get(var)
 
     def average_name(self, var):
-        """The name of the shadow variable of `var`: `<var op name>/<ema name>`."""
+        """The name of the shadow variable of `var`: `<var op name>/<ema name>` under the
+        current name scope, made unique as the shadow variable's will be (before `apply`)."""
         if var in self._averages:
             return self._averages[var].op.name
-        return var.op.name + "/" + self._name
+        return get_default_graph().unique_name(var.op.name + "/" + self._name,
+                                               mark_as_used=False)
 
     def variables_to_restore(self, moving_avg_variables=None):
         """A map from checkpoint names to variables that restores the averages in their place.

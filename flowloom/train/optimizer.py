@@ -74,6 +74,21 @@ def create_zeros_slot(primary, name, dtype=None, colocate_with_primary=True):
                        shape, dtype, colocate_with_primary)
 
 
+def _trainable_variables_read_by(tensor):
+    """The trainable variables whose buffers or handles `tensor` depends on."""
+    seen, stack = set(), [tensor.op]
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        stack.extend(t.op for t in op.inputs)
+        stack.extend(op.control_inputs)
+    candidates = variables.trainable_variables() + \
+        get_collection(GraphKeys.TRAINABLE_RESOURCE_VARIABLES)
+    return [v for v in candidates if v.op in seen]
+
+
 def _deduplicate_indexed_slices(values, indices):
     """Sums the values of repeated indices: (summed values, unique indices)."""
     unique_indices, new_positions = segment_ops.unique(indices)
@@ -148,8 +163,11 @@ class Optimizer:
           ValueError: bad gate_gradients, an invalid dtype, or no variables.
         """
         if callable(loss):
-            raise NotImplementedError("Optimizer.compute_gradients with a callable loss "
-                                      "(eager mode)")
+            # As TF's GradientTape in a graph: the loss is built now, and the variables are
+            # by default the trainable ones it reads.
+            loss = loss()
+            if var_list is None:
+                var_list = _trainable_variables_read_by(loss)
         if gate_gradients not in (Optimizer.GATE_NONE, Optimizer.GATE_OP, Optimizer.GATE_GRAPH):
             raise ValueError("gate_gradients must be one of: Optimizer.GATE_NONE, "
                              "Optimizer.GATE_OP, Optimizer.GATE_GRAPH.  Not %s" % gate_gradients)

@@ -60,14 +60,20 @@ class Saveable:
             return self.variable._snapshot
         return self.ref
 
-    def restore(self, tensor):
-        """The op that stores the restored `tensor` into the variable."""
+    def restore(self, tensor, reshape=False):
+        """The op that stores the restored `tensor` into the variable (reshaped to the
+        variable's shape first when `reshape`, as Saver(reshape=True))."""
+        if reshape:
+            shape = self.variable.get_shape() if hasattr(self.variable, "get_shape") else \
+                self.ref._shape
+            tensor = array_ops.reshape(tensor, shape.as_list() if shape.is_fully_defined()
+                                       else array_ops.shape(self.tensor()))
         if self.resource:
             from flowloom.ops.state.resource_variable_ops import assign_variable_op
 
             return assign_variable_op(self.ref, array_ops.identity(tensor))
-        return state_ops.assign(self.ref, tensor,
-                                validate_shape=self.ref._shape.is_fully_defined()).op
+        return state_ops.assign(self.ref, tensor, validate_shape=not reshape and
+                                self.ref._shape.is_fully_defined()).op
 
 
 def _slice_saveables(name, slices):

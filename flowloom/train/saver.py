@@ -55,7 +55,8 @@ class Saver:
       var_list: Variables to save: a list (saved under their op names) or a dict of
         checkpoint name -> Variable. Default: all global variables plus the
         `saveable_objects` collection.
-      reshape: True is not supported (NotImplementedError).
+      reshape: restore a checkpoint tensor of another shape (same number of elements) by
+        reshaping it to the variable's shape.
       sharded: save one bundle per device and merge them (TF's sharded V2 save).
       max_to_keep: how many recent checkpoints to keep (None or 0: all).
       keep_checkpoint_every_n_hours: additionally keep one checkpoint per this many hours.
@@ -86,8 +87,6 @@ class Saver:
                  saver_def=None, builder=None, defer_build=False, allow_empty=False,
                  write_version=SaverDef.V2, pad_step_number=False, save_relative_paths=False,
                  filename=None):
-        if reshape:
-            raise NotImplementedError("Saver(reshape=True) is not supported by flowloom")
         if builder is not None:
             raise NotImplementedError("Saver(builder=...) is not supported by flowloom")
         if write_version != SaverDef.V2:
@@ -96,6 +95,7 @@ class Saver:
             raise ValueError("If `var_list` is provided then build cannot be deferred. Either "
                              "set defer_build=False or var_list=None.")
         self._var_list = var_list
+        self._reshape = reshape
         self._sharded = sharded
         self._max_to_keep = max_to_keep
         self._keep_hours = keep_checkpoint_every_n_hours
@@ -158,8 +158,7 @@ class Saver:
                                         [s.tensor() for s in saveables])
         return control_flow_ops.with_dependencies([save], filename)
 
-    @staticmethod
-    def _add_restore_ops(filename, saveables, name):
+    def _add_restore_ops(self, filename, saveables, name):
         graph = get_default_graph()
         with graph.device("/device:CPU:0"):
             restored = save_restore_ops.restore_v2(
@@ -168,7 +167,7 @@ class Saver:
         assigns = []
         for saveable, tensor in zip(saveables, restored):
             with graph.device(saveable.device or None):
-                assigns.append(saveable.restore(tensor))
+                assigns.append(saveable.restore(tensor, self._reshape))
         return control_flow_ops.group(*assigns, name=name)
 
     def _add_sharded_save_ops(self, filename, per_device):

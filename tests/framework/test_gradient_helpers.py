@@ -57,3 +57,21 @@ def test_as_indexed_slices():
         assert sess.run(s.dense_shape).tolist() == [3, 2]
     with pytest.raises(TypeError):
         _as_indexed_slices([1.0])
+
+
+def test_gradient_ops_record_their_forward_op():
+    w = tf.constant(1.0, shape=[4, 2])
+    xw = tf.matmul(tf.constant(1.0, shape=[3, 4]), w, name="xw")
+    g = tf.gradients(xw, w)[0]
+    assert g.op.type == "MatMul" and g.op._original_op is xw.op
+
+
+def test_resource_variable_read_in_a_cond_branch_gets_its_gradient():
+    alpha = tf.Variable([0.5], use_resource=True)
+    c = tf.placeholder_with_default(True, shape=())
+    g, = tf.gradients(tf.cond(c, lambda: alpha * 2, lambda: alpha * 3), alpha)
+    only_true, = tf.gradients(tf.cond(c, lambda: alpha + 1.0, lambda: tf.ones([1])), alpha)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(g).tolist() == [2.0] and sess.run(g, {c: False}).tolist() == [3.0]
+        assert sess.run(only_true, {c: False}).tolist() == [0.0]

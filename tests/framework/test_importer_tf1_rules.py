@@ -131,3 +131,39 @@ def test_device_spec_errors_merge_device_and_v2():
     assert spec.replace(job="w").to_string() == "/job:w/task:1/device:MyFunnyDevice:2"
     with pytest.raises(AttributeError):
         spec.job = "x"
+
+
+def test_imported_devices_merge_with_device_functions_and_colocation():
+    with tf.Graph().as_default() as g:
+        tf.constant(3.0, name="a")
+        with tf.device("/cpu:0"):
+            tf.constant(4.0, name="b")
+        with tf.device("/job:worker"):
+            tf.constant(5.0, name="c")
+    gd = g.as_graph_def()
+    with tf.Graph().as_default():
+        with tf.device(device_lib.merge_device("/task:0")):
+            a, b, c = tf.import_graph_def(gd, return_elements=["a", "b", "c"])
+    assert (a.device, b.device, c.device) == ("/task:0", "/task:0/device:CPU:0",
+                                              "/job:worker/task:0")
+    with tf.Graph().as_default():
+        with tf.device(device_lib.merge_device("/job:ps")):
+            c, = tf.import_graph_def(gd, return_elements=["c"])
+    assert c.device == "/job:worker"  # the NodeDef's device is the inner scope
+    coloc = _gd("""node { name: 'A' op: 'NoOp' device: '/device:CPU:0'
+                          attr { key: '_class' value { list { s: 'loc:@A' } } } }
+                   node { name: 'B' op: 'NoOp' device: '/device:GPU:0'
+                          attr { key: '_class' value { list { s: 'loc:@A' } } } }""")
+    with tf.Graph().as_default():
+        a, b = tf.import_graph_def(coloc, return_elements=["A", "B"], name="")
+    assert (a.device, b.device) == ("/device:CPU:0", "/device:CPU:0")  # B takes A's
+    calls = []
+
+    def count(op):
+        calls.append(op.name)
+        return "/device:CPU:0"
+
+    with tf.Graph().as_default():
+        with tf.device(count):
+            tf.import_graph_def(_gd(PAIR))
+    assert calls == ["import/A", "import/B"]  # each device function runs once per op

@@ -174,7 +174,7 @@ def test_update_input_checks_cycles_device_nesting_attr_scope():
     scope = g1.device("/device:GPU:8")
     scope.__enter__()
     with g1.device("/device:GPU:9"):
-        with pytest.raises(RuntimeError, match="without proper scope nesting"):
+        with pytest.raises(RuntimeError, match="without proper scope nesting."):
             scope.__exit__(None, None, None)
     with g1.as_default():
         with g1._attr_scope({"_A": attr_value_pb2.AttrValue(s=b"foo")}):
@@ -227,3 +227,12 @@ def test_init_scope_lifts_out_of_function_graphs():
             with tf.init_scope():
                 free = tf.constant(2.0)
         assert free.op.control_inputs == [] and free.graph is g
+
+
+def test_inputs_are_read_only():
+    with tf.Graph().as_default():
+        x = tf.constant(1)
+        op = tf.identity(x).op
+    assert list(op.inputs) == [x] and op.inputs == (x,)
+    with pytest.raises(AttributeError, match="'_InputList' object has no attribute 'append'"):
+        op.inputs.append(None)

@@ -127,3 +127,39 @@ def test_device_attributes_and_original_op():
             b = tf.identity(a)
         c = tf.identity(b)
     assert b.op._original_op is a.op and c.op._original_op is None
+
+
+def test_infer_shapes_adds_output_shapes_to_graph_def():
+    config = config_pb2.ConfigProto(graph_options=config_pb2.GraphOptions(infer_shapes=True))
+    with tf.Graph().as_default():
+        tf.constant([[1, 2]])
+        assert "_output_shapes" in tf.Session(config=config).graph_def.node[0].attr
+        assert "_output_shapes" not in tf.Session().graph_def.node[0].attr
+
+
+def test_partial_run_runs_each_op_once():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        a, b, c = (tf.placeholder(tf.float32, shape=[]) for _ in range(3))
+        r1 = a + b
+        r2 = r1 * c
+        h = sess.partial_run_setup([r1, r2], [a, b, c])
+        assert sess.partial_run(h, r1, {a: 1, b: 2}) == 3.0
+        assert sess.partial_run(h, r2, {c: 17}) == 51.0
+        v = tf.Variable(0.0)
+        with tf.control_dependencies([tf.assign_add(v, 1.0)]):
+            out1 = tf.identity(a)
+        out2 = out1 * b
+        sess.run(v.initializer)
+        h = sess.partial_run_setup([out1, out2], [a, b])
+        assert sess.partial_run(h, out1, {a: 3.0}) == 3.0
+        assert sess.partial_run(h, out2, {b: 2.0}) == 6.0
+        assert sess.run(v) == 1.0  # the assign ran once in the whole step
+        h = sess.partial_run_setup([r1, r2], [a, b])
+        with pytest.raises(errors.InvalidArgumentError, match="not specified in partial_run"):
+            sess.partial_run(h, r1, {a: 1, c: 2})
+        sess.partial_run(h, r1, {a: 1, b: 2})
+        with pytest.raises(errors.InvalidArgumentError, match="already been fetched"):
+            sess.partial_run(h, r1)
+        with pytest.raises(errors.InvalidArgumentError) as e:
+            sess.partial_run("foo", r1, {a: 1, b: 2})
+        assert e.value.op is None and e.value.node_def is None

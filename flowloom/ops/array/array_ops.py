@@ -975,6 +975,8 @@ def _filled(shape, fill_value, dtype, name):
                                      any(isinstance(d, Tensor) for d in shape)):
         with name_scope(name) as scope:
             shape_t = stack(shape) if isinstance(shape, (list, tuple)) else shape
+            if shape_t._shape.ndims == 0:
+                shape_t = reshape(shape_t, [-1])  # a scalar shape is a vector of one (TF)
             return fill(shape_t, constant(fill_value, dtype=dtype), name=scope)
     dims = tensor_shape.as_shape(shape).as_list()
     if math.prod(dims) < 1000:
@@ -1045,10 +1047,11 @@ newaxis = None
 # The other array-op families live in files of their own (slicing_ops, gather_ops, manip_ops);
 # their public names stay reachable here, as in TF's array_ops.
 from flowloom.ops.array.slicing_ops import (  # noqa: E402,F401
-    Slice, slice, StridedSlice, strided_slice_np, StridedSliceGrad, strided_slice, _slice_helper)
+    Slice, slice, StridedSlice, strided_slice_np, StridedSliceGrad, strided_slice, _slice_helper,
+    _SLICE_TYPE_ERROR, strided_slice_grad)
 from flowloom.ops.array.gather_ops import (  # noqa: E402,F401
     Where, GatherV2, gather, where, Select, boolean_mask, GatherNd, gather_nd, ScatterNd,
-    scatter_nd, SelectV2, where_v2)
+    scatter_nd, SelectV2, where_v2, batch_gather_nd)
 from flowloom.ops.array.manip_ops import (  # noqa: E402,F401
     Pad, PadV2, MirrorPad, MirrorPadGrad, pad, OneHot, one_hot, Split, SplitV, split, ReverseV2,
     reverse, reverse_v2, sequence_mask, tile)

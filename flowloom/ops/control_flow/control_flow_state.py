@@ -403,6 +403,8 @@ def zeros_like_outside_loop(op, index):
     that it exists only when the other branch runs."""
     val = op._outputs[index]
     if not is_switch(op):
+        if val.dtype.base_dtype.name == "resource":
+            return _resource_zeros(val)
         return array_ops.zeros_like(val, optimize=False)
     op_ctxt = op._control_flow_context
     if op_ctxt is None or not isinstance(op_ctxt, CondContext):
@@ -411,6 +413,21 @@ def zeros_like_outside_loop(op, index):
     branch = op_ctxt.branch
     switch_val = control_flow_ops.switch(op._inputs[0], pred)[1 - branch]
     pivot = array_ops.identity(switch_val)
+    if val.dtype.base_dtype.name == "resource":
+        with control_dependencies([pivot]):
+            return _resource_zeros(switch_val)
     zeros_shape = array_ops.shape(switch_val, optimize=False)
     with control_dependencies([pivot]):
         return array_ops.zeros(zeros_shape, dtype=val.dtype)
+
+
+def _resource_zeros(handle):
+    """The zero gradient of a resource variable's handle: zeros of its value's shape and
+    dtype (as TF's ZerosLikeOutsideLoop builds it)."""
+    from flowloom.ops.state.resource_variable_ops import variable_shape
+
+    source = handle
+    while "dtype" not in source._op._attrs and source._op._inputs:
+        source = source._op._inputs[0]  # through Switch/Identity/Enter to the VarHandleOp
+    dtype = source._op._attrs.get("dtype", "float32")
+    return array_ops.zeros(variable_shape(handle), dtype=dtype)
