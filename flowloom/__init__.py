@@ -149,6 +149,8 @@ _TABLE = _lazy_names.parse({
     "flowloom.ops.array.sparse_reshape_ops": "sparse_fill_empty_rows sparse_reshape sparse_retain",
     "flowloom.ops.array.data_flow_ops": "dynamic_partition dynamic_stitch",
     "flowloom.ops.array.array_extra_ops": "guarantee_const repeat",
+    "flowloom.ops.array.sparse_reorder_ops": "sparse_merge sparse_reorder",
+    "flowloom.ops.parsing.sequence_example_ops": "parse_single_sequence_example",
     "flowloom.partitioned_variables": (
         "create_partitioned_variables fixed_size_partitioner min_max_variable_partitioner "
         "variable_axis_size_partitioner"),

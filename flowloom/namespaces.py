@@ -83,7 +83,8 @@ decode_image=image.decode_image decode_jpeg=image.decode_jpeg decode_json_exampl
 decode_png=image.decode_png decode_proto=? decode_raw deserialize_many_sparse encode_base64
 encode_jpeg=image.encode_jpeg encode_proto=? extract_jpeg_shape=image.extract_jpeg_shape
 is_jpeg=image.is_jpeg match_filenames_once=train.match_filenames_once matching_files
-parse_example parse_sequence_example=? parse_single_example parse_single_sequence_example
+parse_example parse_sequence_example=flowloom.ops.parsing.sequence_example_ops:parse_sequence_example
+parse_single_example parse_single_sequence_example
 parse_tensor read_file serialize_many_sparse serialize_sparse serialize_tensor write_file
 """,
     "initializers": """

@@ -286,7 +286,21 @@ def _read_forwarder(name):
 
 for _name in OPERATOR_NAMES:
     setattr(ResourceVariable, _name, _read_forwarder(_name))
-ResourceVariable.__getitem__ = lambda self, key: array_ops._slice_helper(self.value(), key)
+ResourceVariable.__getitem__ = lambda self, key: array_ops._slice_helper(self.value(), key,
+                                                                       var=self)
+
+
+def _resource_strided_slice_assign(self, begin, end, strides, value, name, **masks):
+    from flowloom.ops.state import slice_assign_ops
+
+    op = slice_assign_ops.resource_strided_slice_assign(
+        self.handle, begin, end, strides, slice_assign_ops.value_for(self, value), name=name,
+        **masks)
+    with control_dependencies([op]):
+        return rvo.read_variable_op(self.handle, self.dtype.base_dtype)
+
+
+ResourceVariable._strided_slice_assign = _resource_strided_slice_assign
 
 
 def _to_tensor(v, dtype=None, name=None, as_ref=False):

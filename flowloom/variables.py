@@ -13,7 +13,8 @@ from flowloom.ops.array import array_ops
 from flowloom.ops.state import state_ops
 from flowloom.partitioned_variables import PartitionedVariable, SaveSliceInfo  # noqa: F401
 from flowloom.variable_enums import (VariableAggregation, VariableAggregationV2,  # noqa: F401
-                                     VariableSynchronization)
+                                     VariableSynchronization,
+                                     validate_synchronization_aggregation_trainable)
 
 
 # tf.enable_resource_variables() / disable_resource_variables(): the default of use_resource.
@@ -67,8 +68,6 @@ class Variable:
         they share; returns the collections the new variable joins."""
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
-        from flowloom.variable_enums import validate_synchronization_aggregation_trainable
-
         self._synchronization, self._aggregation, trainable = \
             validate_synchronization_aggregation_trainable(synchronization, aggregation,
                                                            trainable, name)
@@ -335,6 +334,12 @@ class Variable:
 
     def __getitem__(self, key):
         return array_ops._slice_helper(self._snapshot, key, var=self)
+
+    def _strided_slice_assign(self, begin, end, strides, value, name, **masks):
+        from flowloom.ops.state import slice_assign_ops
+
+        return slice_assign_ops.strided_slice_assign(self._ref(), begin, end, strides, value,
+                                                     name=name, **masks)
 
     def __array__(self, dtype=None):
         raise NotImplementedError(f"Cannot convert a symbolic Variable ({self.name}) to a numpy "

@@ -50,6 +50,8 @@ INDEX = {
             'AddManySparseToTensorsMap AddSparseToTensorsMap TakeManySparseFromTensorsMap',
         'flowloom.ops.array.sparse_ops':
             'SparseToDense',
+        'flowloom.ops.array.sparse_reorder_ops':
+            'SparseReorder',
         'flowloom.ops.array.sparse_reshape_ops':
             'SparseFillEmptyRows SparseReshape',
         'flowloom.ops.checks.logging_ops':
@@ -181,6 +183,8 @@ INDEX = {
             'ParseExample',
         'flowloom.ops.parsing.parsing_ops':
             'ParseExampleV2',
+        'flowloom.ops.parsing.sequence_example_ops':
+            'ParseSequenceExample ParseSingleSequenceExample',
         'flowloom.ops.parsing.serialized_ops':
             'DecodeJSONExample DecodePaddedRaw ParseTensor SerializeTensor',
         'flowloom.ops.random.random_ops':
@@ -202,6 +206,8 @@ INDEX = {
             'ResourceScatterNdAdd ResourceScatterNdSub ResourceScatterNdUpdate ScatterNdAdd '
             'ScatterNdNonAliasingAdd ScatterNdSub ScatterNdUpdate TensorScatterAdd '
             'TensorScatterSub TensorScatterUpdate',
+        'flowloom.ops.state.slice_assign_ops':
+            'ResourceStridedSliceAssign StridedSliceAssign',
         'flowloom.ops.state.state_ops':
             'Assign AssignAdd AssignSub CountUpTo IsVariableInitialized ScatterAdd ScatterSub '
             'ScatterUpdate Variable VariableV2',

@@ -28,7 +28,7 @@ class StraightPlan:
     """A loop-free `DataflowPlan` compiled to steps; `run(feed_values)` as its `run`."""
 
     __slots__ = ("steps", "num_slots", "template", "fetch_slots", "fetch_from_feed",
-                 "num_fetches")
+                 "num_fetches", "compiled")
 
     @classmethod
     def build(cls, plan, config=None):
@@ -100,10 +100,29 @@ class StraightPlan:
                           n.derefs, n.op))
         self.template = template
         self.steps = steps
+        self.compiled = _compile(self, num_feeds)
         return self
 
     def run(self, feed_values):
         from flowloom.runtime.executor import deref, op_error
+
+        compiled = self.compiled
+        if compiled is not None:
+            try:
+                fetched = compiled.fn(feed_values)
+            except Exception as e:  # noqa: BLE001 - a kernel failure becomes a TF error
+                found = compiled.failed_step(e)
+                if found is None:
+                    raise
+                op, args = found
+                raise op_error(op, args, e) from (None if isinstance(e, errors.OpError) else e)
+            for k, f in self.fetch_from_feed:
+                fetched[k] = feed_values[f]
+            for k, v in enumerate(fetched):
+                if v is DEAD:
+                    raise errors.InvalidArgumentError(None, None,
+                                                      f"Retval[{k}] does not have value")
+            return fetched
 
         vals = self.template.copy()
         vals[:len(feed_values)] = feed_values
@@ -150,6 +169,113 @@ class StraightPlan:
                 raise errors.InvalidArgumentError(None, None,
                                                   f"Retval[{k}] does not have value")
         return fetched
+
+
+class _Compiled:
+    """The steps as one generated function of the feeds (like runtime/compiled_plan.py): a
+    local per slot, deadness tests only where a value can be dead, a flag per node whose
+    deadness a control edge carries. Only generated identifiers appear in the source."""
+
+    __slots__ = ("fn", "code", "lines")
+
+    def __init__(self, fn, lines):
+        self.fn, self.code, self.lines = fn, fn.__code__, lines
+
+    def failed_step(self, exc):
+        """(op, its input values) of the step whose line raised `exc`, or None (a deref's
+        own error, or not raised by a step)."""
+        tb, found = exc.__traceback__, None
+        while tb is not None:
+            if tb.tb_frame.f_code is self.code:
+                found = tb
+            tb = tb.tb_next
+        entry = self.lines.get(found.tb_lineno) if found is not None else None
+        if entry is None:
+            return None
+        op, names = entry
+        local = found.tb_frame.f_locals
+        return op, [local.get(n) for n in names]
+
+
+def _compile(plan, num_feeds):
+    """`plan`'s steps compiled (`_Compiled`), or None when they are too many."""
+    from flowloom.runtime.compiled_plan import MAX_COMPILED_STEPS
+    from flowloom.runtime.executor import deref
+
+    if len(plan.steps) > MAX_COMPILED_STEPS:
+        return None
+    cells = {"D": DEAD, "_deref": deref}
+    template = plan.template
+    names = {}
+    for i in range(plan.num_slots):
+        if i < num_feeds:
+            names[i] = f"v{i}"
+        elif template[i] is not DEAD:
+            names[i] = f"k{i}"
+            cells[f"k{i}"] = template[i]
+    may_die = set()      # slots that can hold DEAD
+    node_dies = {}       # node idx -> whether it can be dead
+    ctrl_used = {c for st in plan.steps for c in st[2]}
+    body = [("(" + "".join(f"v{i}, " for i in range(num_feeds)) + ") = feeds")
+            if num_feeds else "pass"]
+    lines = {}
+    first = 4  # `def _make`, the cells' line, `def run(feeds):`, then the body
+    for k, (fn, ins, ctrls, out, nout, is_merge, trigger, idx, forward, derefs, op) in \
+            enumerate(plan.steps):
+        args = [names[i] for i in ins]
+        if is_merge:
+            dies = all(i in may_die for i in ins)
+            test = " and ".join(f"{a} is D" for a in args) if dies else ""
+        elif trigger:
+            dies, test = False, ""
+        else:
+            terms = [f"{names[i]} is D" for i in ins if i in may_die] + \
+                [f"d{c}" for c in ctrls if node_dies[c]]
+            dies, test = bool(terms), " or ".join(terms)
+        node_dies[idx] = dies
+        outs = [f"v{i}" for i in range(out, out + nout)]
+        for i in range(out, out + nout):
+            names[i] = f"v{i}"
+            if dies or op._type in _SWITCH_TYPES:
+                may_die.add(i)
+        flag = f"d{idx}" if idx in ctrl_used and dies else None
+        indent = "    " if test else ""
+        if test:
+            body.append(f"if {test}:")
+            body.append("    " + (" = ".join(outs + ["D"]) if outs else "pass"))
+            if flag:
+                body.append(f"    {flag} = True")
+            body.append("else:")
+        if forward is True:
+            call = args[0]
+        elif forward is not None:
+            cells[f"c{k}"] = forward[0] if nout == 1 else tuple(forward)
+            call = f"c{k}"
+        else:
+            cells[f"f{k}"] = fn
+            if derefs:
+                cells[f"o{k}"] = op
+                for j in derefs:
+                    body.append(f"{indent}e{k}_{j} = _deref({args[j]}, o{k})")
+                    args[j] = f"e{k}_{j}"
+            call = f"f{k}({', '.join(args)})"
+            lines[first + len(body)] = (op, list(args))
+        if nout == 0:
+            body.append(indent + (call if forward is None else "pass"))
+        elif nout == 1:
+            body.append(f"{indent}{outs[0]} = {call}")
+        else:
+            body.append(f"{indent}({', '.join(outs)},) = {call}")
+        if flag:
+            body.append(f"{indent}{flag} = False")
+    fetched = ["D" if s is None else names[s] for s in plan.fetch_slots]
+    body.append("return [" + ", ".join(fetched) + "]")
+    order = sorted(cells)
+    src = ["def _make(_cells):", "    (" + "".join(f"{n}, " for n in order) + ") = _cells",
+           "    def run(feeds):"] + ["        " + line for line in body] + ["    return run"]
+    namespace = {}
+    exec(compile("\n".join(src), "<flowloom straight plan>", "exec"), namespace)  # noqa: S102
+    return _Compiled(namespace["_make"]([cells[n] for n in order]), lines)
 
 
 def _foldable(n):

@@ -162,6 +162,9 @@ class QueueRunner:
                 return []
             self._runs_per_session[sess] = len(self._enqueue_ops)
             self._exceptions_raised = []
+        from flowloom.runtime.handoff import quick_handoff
+
+        quick_handoff()
         threads = [threading.Thread(target=self._run, args=(sess, op, coord))
                    for op in self._enqueue_ops]
         if coord:

@@ -15,4 +15,13 @@ def _sparse_fill_empty_rows(rng):
     return [(values, vv), (default, dv)], tf.reduce_sum(filled.values * weights)
 
 
-CASES = {"SparseFillEmptyRows": _sparse_fill_empty_rows}
+def _sparse_reorder(rng):
+    from flowloom.ops.array.sparse_reorder_ops import sparse_reorder
+
+    values, vv = ph(rng, (4,))
+    st = tf.SparseTensor(np.array([[2, 1], [0, 1], [1, 0], [0, 0]], np.int64), values, [3, 2])
+    weights = tf.constant(np.arange(1.0, 5.0))
+    return [(values, vv)], tf.reduce_sum(sparse_reorder(st).values * weights)
+
+
+CASES = {"SparseFillEmptyRows": _sparse_fill_empty_rows, "SparseReorder": _sparse_reorder}

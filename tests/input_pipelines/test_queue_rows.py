@@ -58,3 +58,36 @@ def test_rows_storage_equals_element_storage():
         assert sorted(b for part in rows[:-1] for b in (
             part[1] if isinstance(part[1], np.ndarray) else [part[1]])) == \
             sorted(b"r%d\x00" % i for i in range(20))
+
+
+_HANDOFF = r"""
+import sys
+import flowloom as tf
+before = sys.getswitchinterval()
+q = tf.FIFOQueue(4, [tf.int32], shapes=[[]])
+tf.train.add_queue_runner(tf.train.QueueRunner(q, [q.enqueue([1])]))
+with tf.Session() as sess:
+    coord = tf.train.Coordinator()
+    threads = tf.train.start_queue_runners(sess, coord)
+    sess.run(q.dequeue())
+    coord.request_stop()
+    coord.join(threads)
+print(before, sys.getswitchinterval())
+"""
+
+
+def test_queue_runners_lower_the_switch_interval():
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    got = {}
+    for setting in ("", "0"):
+        env = dict(os.environ, PYTHONPATH=root, FLOWLOOM_SWITCH_INTERVAL=setting)
+        out = subprocess.run([sys.executable, "-c", _HANDOFF], capture_output=True, text=True,
+                             env=env, timeout=120)
+        assert out.returncode == 0, out.stderr[-2000:]
+        got[setting] = [float(v) for v in out.stdout.split()]
+    assert got[""][0] == 0.005 and got[""][1] == 0.001
+    assert got["0"] == [0.005, 0.005]

@@ -74,6 +74,19 @@ def test_multinomial_shape_function():
         tf.multinomial(tf.zeros([4]), 2)
 
 
+def test_truncated_normal_drawn_in_slices_gives_the_same_values(monkeypatch):
+    from flowloom.ops.random import philox
+
+    key, counter = (123, 456), 789 << 64
+    for dtype in (np.float32, np.float64):
+        whole = philox.truncated_normal(key, counter, 1001, dtype)
+        monkeypatch.setattr(philox, "TRUNCATED_GROUPS_PER_SLICE", 7)
+        sliced = philox.truncated_normal(key, counter, 1001, dtype)
+        monkeypatch.undo()
+        np.testing.assert_array_equal(whole, sliced)
+        assert whole.dtype == dtype and np.all(np.abs(whole) < 2.0)
+
+
 def test_small_philox_draws_equal_the_vectorised_rounds():
     """Draws of a few blocks run on Python integers; they give the NumPy rounds' words,
     across the 64- and 128-bit counter wraps."""

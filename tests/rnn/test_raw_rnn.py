@@ -67,3 +67,18 @@ def test_static_state_saving_rnn_reads_and_saves_the_state():
         sess.run(tf.global_variables_initializer())
         last, h = sess.run([outputs[-1], state.h])
     np.testing.assert_allclose(last, h)
+
+
+def test_get_initial_state_checks_batch_size_and_dtype_against_inputs():
+    import pytest
+
+    cell = tf.nn.rnn_cell.BasicRNNCell(5)
+    inputs = tf.placeholder(tf.float32, shape=(None, 4, 1))
+    with pytest.raises(ValueError, match="batch_size and dtype cannot be None"):
+        cell.get_initial_state(None, None, None)
+    for batch in (50, tf.constant(50)):
+        with pytest.raises(ValueError, match="batch size from input tensor is different"):
+            cell.get_initial_state(inputs=inputs, batch_size=batch)
+    with pytest.raises(ValueError, match="dtype from input tensor is different"):
+        cell.get_initial_state(inputs=inputs, dtype=tf.int16)
+    assert cell.get_initial_state(inputs=inputs).shape.as_list() == [None, 5]

@@ -105,3 +105,25 @@ def test_a_dead_control_input_kills_its_op_but_not_a_merge(monkeypatch, straight
             sess.run(tf.group(always), {p: False})
             assert sess.run(v) == 11
             assert bool(_straight_of(sess)) is straight
+
+
+def _failing_run(straight, monkeypatch):
+    monkeypatch.setattr(dataflow_plan, "STRAIGHT", straight)
+    with tf.Graph().as_default():
+        p = tf.placeholder(tf.bool, [])
+        x = tf.placeholder(tf.float32, [None])
+        out = tf.cond(p, lambda: tf.reshape(x, [2, 2], name="bad_reshape"), lambda: x[:1])
+        with tf.Session() as sess:
+            assert sess.run(out, {p: False, x: [1.0, 2.0, 3.0]}).tolist() == [1.0]
+            with pytest.raises(tf.errors.InvalidArgumentError) as info:
+                sess.run(out, {p: True, x: [1.0, 2.0, 3.0]})
+            assert bool(_straight_of(sess)) is straight
+    return info.value
+
+
+def test_a_failing_kernel_names_its_op_as_the_dataflow_executor_does(monkeypatch):
+    fast = _failing_run(True, monkeypatch)
+    slow = _failing_run(False, monkeypatch)
+    assert fast.op is not None and fast.op.name == slow.op.name
+    assert "bad_reshape" in fast.op.name
+    assert str(fast).split("\n")[0] == str(slow).split("\n")[0]

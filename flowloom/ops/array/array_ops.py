@@ -3,6 +3,7 @@
 Slicing, gathering/scattering and padding/splitting ops have files of their own."""
 
 import builtins
+import math
 
 import numpy as np
 
@@ -82,7 +83,13 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
         raise ValueError("None values not supported.")
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype).base_dtype
-    else:
+    if shape is None:
+        # Python scalars and int lists (most constants a program writes): nothing to infer
+        # or check.
+        fast = _scalar_array(value, dtype)
+        if fast is not None:
+            return _const(get_default_graph(), fast[0], fast[1], name or "Const")
+    if dtype is None:
         dtype = infer_dtype(value)
     arr = tensor_value_to_numpy(value, dtype)
     if shape is not None:
@@ -112,6 +119,41 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     if isinstance(name, bytes):
         name = name.decode("utf-8")
     return _const(get_default_graph(), arr, dtype, name or "Const")
+
+
+_INT32_MIN, _INT32_MAX = -2 ** 31, 2 ** 31 - 1
+_INT_LIST_DTYPES = (None, dtypes.int32, dtypes.int64)
+
+
+def _scalar_array(value, dtype):
+    """(read-only array, dtype) of Python scalar `value` (a float, or an int in int32's
+    range) as `dtype` (None: TF's inferred float32 / int32) when that needs no check; else
+    None (the general path converts and checks)."""
+    cls = type(value)
+    if cls is float:
+        if dtype is None:
+            dtype = dtypes.float32
+        elif not dtype.is_floating:
+            return None
+    elif cls is int:
+        if not _INT32_MIN <= value <= _INT32_MAX:
+            return None
+        if dtype is None:
+            dtype = dtypes.int32
+        elif not (dtype.is_floating or dtype in (dtypes.int32, dtypes.int64)):
+            return None
+    elif (cls is list or cls is tuple) and value and dtype in _INT_LIST_DTYPES:
+        # A flat list of ints in int32's range (shapes, axes).
+        for v in value:
+            if type(v) is not int or not _INT32_MIN <= v <= _INT32_MAX:
+                return None
+        if dtype is None:
+            dtype = dtypes.int32
+    else:
+        return None
+    arr = np.array(value, dtype=dtype.as_numpy_dtype)
+    arr.flags.writeable = False
+    return arr, dtype
 
 
 def _const(graph, arr, dtype, name):
@@ -933,9 +975,11 @@ def _filled(shape, fill_value, dtype, name):
                                      any(isinstance(d, Tensor) for d in shape)):
         with name_scope(name) as scope:
             shape_t = stack(shape) if isinstance(shape, (list, tuple)) else shape
+            if shape_t._shape.ndims == 0:
+                shape_t = reshape(shape_t, [-1])  # a scalar shape is a vector of one (TF)
             return fill(shape_t, constant(fill_value, dtype=dtype), name=scope)
     dims = tensor_shape.as_shape(shape).as_list()
-    if int(np.prod(dims)) < 1000:
+    if math.prod(dims) < 1000:
         return constant(np.full(dims, fill_value, dtype=dtype.as_numpy_dtype), dtype=dtype,
                         name=name)
     with name_scope(name) as scope:
@@ -1003,10 +1047,11 @@ newaxis = None
 # The other array-op families live in files of their own (slicing_ops, gather_ops, manip_ops);
 # their public names stay reachable here, as in TF's array_ops.
 from flowloom.ops.array.slicing_ops import (  # noqa: E402,F401
-    Slice, slice, StridedSlice, strided_slice_np, StridedSliceGrad, strided_slice, _slice_helper)
+    Slice, slice, StridedSlice, strided_slice_np, StridedSliceGrad, strided_slice, _slice_helper,
+    _SLICE_TYPE_ERROR, strided_slice_grad)
 from flowloom.ops.array.gather_ops import (  # noqa: E402,F401
     Where, GatherV2, gather, where, Select, boolean_mask, GatherNd, gather_nd, ScatterNd,
-    scatter_nd, SelectV2, where_v2)
+    scatter_nd, SelectV2, where_v2, batch_gather_nd)
 from flowloom.ops.array.manip_ops import (  # noqa: E402,F401
     Pad, PadV2, MirrorPad, MirrorPadGrad, pad, OneHot, one_hot, Split, SplitV, split, ReverseV2,
     reverse, reverse_v2, sequence_mask, tile)

@@ -325,7 +325,8 @@ def _(xp, params, indices):
     flat = _check_nd_indices(indices, params.shape, "param shape")
     out = params[tuple(flat.T)] if depth else np.broadcast_to(
         params, (flat.shape[0],) + params.shape)
-    return xp.ascontiguousarray(out.reshape(indices.shape[:-1] + params.shape[depth:]))
+    # (np.ascontiguousarray would make a 0-d result 1-d)
+    return xp.array(out.reshape(indices.shape[:-1] + params.shape[depth:]), order="C")
 
 
 @GatherNd.gradient
@@ -344,12 +345,76 @@ def gather_nd(params, indices, name=None, batch_dims=0):
     Returns:
       A tensor of shape `indices.shape[:-1] + params.shape[indices.shape[-1]:]`.
     """
-    if batch_dims:
-        raise NotImplementedError("tf.gather_nd with batch_dims")
+    static_batch_dims = constant_value(batch_dims) if isinstance(batch_dims, Tensor) \
+        else batch_dims
+    if static_batch_dims is not None and np.size(static_batch_dims) == 1:
+        batch_dims = int(np.reshape(static_batch_dims, -1)[0])
+    if isinstance(batch_dims, Tensor) or batch_dims != 0:
+        return batch_gather_nd(params, indices, batch_dims=batch_dims, name=name)
     if hasattr(params, "_as_graph_element") and hasattr(params, "value") and \
             not isinstance(params, Tensor):
         params = params.value()
     return apply_op("GatherNd", (params, indices), name=name).outputs[0]
+
+
+def batch_gather_nd(params, indices, batch_dims, name=None):
+    """`gather_nd` with `batch_dims` leading dimensions shared by `params` and `indices`
+    (TF 1.15's construction: a grid of batch positions prepended to the indices).
+
+    Raises:
+      TypeError: if `batch_dims` is not an int.
+      ValueError: if it is negative or not below the ranks of `params` and `indices`.
+    """
+    from flowloom.ops.array import array_ops, broadcast_ops, grid_ops
+    from flowloom.ops.math import math_ops, reduction_ops
+
+    with name_scope(name, "BatchGatherND", [params, indices]):
+        indices = convert_to_tensor(indices, name="indices")
+        params = convert_to_tensor(params, name="params")
+        if not isinstance(batch_dims, int):
+            raise TypeError(f"batch_dims must be an int; got {batch_dims!r}")
+        if batch_dims < 0:
+            raise ValueError("tf.gather_nd does not allow negative batch_dims.")
+        params_ndims, indices_ndims = params.shape.ndims, indices.shape.ndims
+        if indices_ndims is not None and batch_dims >= indices_ndims:
+            raise ValueError(f"batch_dims = {batch_dims} must be less than rank(indices) = "
+                             f"{indices_ndims}")
+        if params_ndims is not None and batch_dims >= params_ndims:
+            raise ValueError(f"batch_dims = {batch_dims} must be less than rank(params) = "
+                             f"{params_ndims}")
+        expand = batch_dims == 0
+        if expand:
+            params = array_ops.expand_dims(params, axis=0)
+            indices = array_ops.expand_dims(indices, axis=0)
+            batch_dims = 1
+        params_shape = array_ops.shape(params)
+        indices_shape = array_ops.shape(indices)
+        batch_shape = params_shape[:batch_dims]
+        batch_size = reduction_ops.reduce_prod(batch_shape, [0])
+        index_internal_ndims = array_ops.rank(indices) - batch_dims - 1
+        indices_internal_shape = indices_shape[batch_dims:-1]
+        # A grid of every batch position, one row per batch element.
+        dim_ranges = [math_ops.cast(math_ops.range_(0, x, 1), indices.dtype)
+                      for x in array_ops.unstack(batch_shape, axis=0)]
+        mesh_list = grid_ops.meshgrid(*dim_ranges, indexing="ij") if dim_ranges else []
+        flat_list = [array_ops.reshape(x, shape=(-1,)) for x in mesh_list]
+        index_grid = array_ops.transpose(array_ops.stack(flat_list, axis=0))
+        index_grid_shape = array_ops.shape(index_grid)
+        index_grid = array_ops.reshape(index_grid, array_ops.concat(
+            [index_grid_shape[:1], array_ops.ones(index_internal_ndims, dtype=dtypes.int32),
+             index_grid_shape[1:]], axis=0))
+        tile_shape = array_ops.concat(((1,), indices_internal_shape, (1,)), axis=0)
+        index_grid = broadcast_ops.tile(index_grid, multiples=tile_shape)
+        flat_shape = array_ops.concat(([batch_size], indices_shape[batch_dims:]), axis=0)
+        flat_indices = array_ops.reshape(indices, shape=flat_shape)
+        indices = array_ops.concat((index_grid, flat_indices), axis=-1)
+        out = apply_op("GatherNd", (params, indices)).outputs[0]
+        out_shape = array_ops.shape(out)
+        out = array_ops.reshape(out, shape=array_ops.concat((batch_shape, out_shape[1:]),
+                                                            axis=0))
+        if expand:
+            out = array_ops.squeeze(out, axis=0)
+    return out
 
 
 ScatterNd = defop("ScatterNd", inputs=["indices: Tindices", "updates: T", "shape: Tindices"],

@@ -191,6 +191,8 @@ def _(op):
     if x._shape.ndims is None or b._shape.ndims is None or b._shape[0].value is None:
         return unknown_shape()
     n = b._shape[0].value
+    if bin(a["ellipsis_mask"]).count("1") > 1:
+        raise ValueError("Multiple ellipses in slice spec not allowed")
     bv, ev, sv = (_partial_values(t, n) for t in (b, e, s))
     dims = x._shape.as_list()
     result = []
@@ -230,6 +232,8 @@ def _(op):
 
 def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0,
                   new_axis_mask=0, shrink_axis_mask=0, var=None, name=None):
+    from flowloom.ops.state import slice_assign_ops
+
     if strides is None:
         if isinstance(begin, (list, tuple)):
             strides = [1] * len(begin)
@@ -237,9 +241,12 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
             from flowloom.ops.array.array_ops import ones_like
 
             strides = ones_like(begin)
-    return apply_op("StridedSlice", (input_, begin, end, strides), name=name,
-                    begin_mask=begin_mask, end_mask=end_mask, ellipsis_mask=ellipsis_mask,
-                    new_axis_mask=new_axis_mask, shrink_axis_mask=shrink_axis_mask).outputs[0]
+    masks = dict(begin_mask=begin_mask, end_mask=end_mask, ellipsis_mask=ellipsis_mask,
+                 new_axis_mask=new_axis_mask, shrink_axis_mask=shrink_axis_mask)
+    out = apply_op("StridedSlice", (input_, begin, end, strides), name=name, **masks).outputs[0]
+    # As TF, the slice can be assigned to when it was taken from a variable (`var`).
+    parent_name = name if name is not None else out.op.name
+    return slice_assign_ops.mark_slice(out, var, begin, end, strides, masks, parent_name)
 
 
 def _as_index(part):
@@ -248,8 +255,35 @@ def _as_index(part):
     return part
 
 
+_SLICE_TYPE_ERROR = (
+    "Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
+    "tf.int32/tf.int64 tensors are valid indices")
+
+
+def _check_index(idx):
+    """TypeError (TF's message) unless `idx` can be a slice bound or a shrinking index."""
+    if isinstance(idx, (int, np.integer, Dimension)) and not isinstance(idx, bool):
+        return
+    dtype = getattr(idx, "dtype", None)
+    try:
+        ok = dtype is not None and dtypes.as_dtype(dtype).base_dtype in (dtypes.int32,
+                                                                        dtypes.int64)
+    except TypeError:
+        ok = False
+    shape = getattr(idx, "shape", None)
+    if not ok or (shape is not None and len(shape) == 1):
+        raise TypeError(_SLICE_TYPE_ERROR + f", got {idx!r}")
+
+
 def _slice_helper(tensor, slice_spec, var=None):
-    """`tensor[slice_spec]` with NumPy's basic indexing semantics, as a StridedSlice op."""
+    """`tensor[slice_spec]` with NumPy's basic indexing semantics, as a StridedSlice op (a
+    boolean mask, as in TF, selects with `boolean_mask`)."""
+    if isinstance(slice_spec, bool) or \
+            (isinstance(slice_spec, Tensor) and slice_spec.dtype.base_dtype == dtypes.bool_) or \
+            (isinstance(slice_spec, np.ndarray) and slice_spec.dtype == bool):
+        from flowloom.ops.array.gather_ops import boolean_mask
+
+        return boolean_mask(tensor=tensor, mask=slice_spec)
     if not isinstance(slice_spec, (list, tuple)):
         slice_spec = [slice_spec]
     begin, end, strides = [], [], []
@@ -259,10 +293,8 @@ def _slice_helper(tensor, slice_spec, var=None):
             # As TF: a known `Dimension` (anything with __index__) is an integer index.
             s = _builtin_slice(*(_as_index(p) for p in (s.start, s.stop, s.step)))
             for part in (s.start, s.stop, s.step):
-                if part is not None and not isinstance(part, (int, np.integer, Tensor)):
-                    raise TypeError("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis "
-                                    "(`None`) and scalar tf.int32/tf.int64 tensors are valid "
-                                    f"indices, got {s!r}")
+                if part is not None:
+                    _check_index(part)
             begin.append(0 if s.start is None else s.start)
             end.append(0 if s.stop is None else s.stop)
             strides.append(1 if s.step is None else s.step)
@@ -285,21 +317,27 @@ def _slice_helper(tensor, slice_spec, var=None):
             end.append(int(s) + 1)
             strides.append(1)
             shrink_axis_mask |= 1 << i
-        elif isinstance(s, Tensor) and s.dtype.base_dtype in (dtypes.int32, dtypes.int64):
+        elif isinstance(s, Tensor):
             from flowloom.ops.math import math_ops
 
+            _check_index(s)
             begin.append(s)
             end.append(math_ops.add(s, 1))
             strides.append(1)
             shrink_axis_mask |= 1 << i
         else:
-            raise TypeError("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) "
-                            "and scalar tf.int32/tf.int64 tensors are valid indices, got "
-                            f"{s!r}")
+            _check_index(s)
+            raise TypeError(_SLICE_TYPE_ERROR + f", got {s!r}")
     with name_scope(None, "strided_slice", [tensor] + begin + end + strides) as scope:
         if begin:
             packed_begin, packed_end, packed_strides = (stack(begin), stack(end),
                                                         stack(strides))
+            if dtypes.int64 in (packed_begin.dtype, packed_end.dtype, packed_strides.dtype):
+                from flowloom.ops.math.math_ops import cast
+
+                packed_begin, packed_end, packed_strides = (
+                    t if t.dtype == dtypes.int64 else cast(t, dtypes.int64)
+                    for t in (packed_begin, packed_end, packed_strides))
         else:
             empty = constant([], dtype=dtypes.int32)
             packed_begin = packed_end = packed_strides = empty
@@ -310,3 +348,11 @@ def _slice_helper(tensor, slice_spec, var=None):
 
 
 Tensor._override_operator("__getitem__", _slice_helper)
+
+
+def strided_slice_grad(shape, begin, end, strides, dy, begin_mask=0, end_mask=0,
+                       ellipsis_mask=0, new_axis_mask=0, shrink_axis_mask=0, name=None):
+    """The gradient of StridedSlice: `dy` placed in a zero tensor of `shape` at the slice."""
+    return apply_op("StridedSliceGrad", (shape, begin, end, strides, dy), name=name,
+                    begin_mask=begin_mask, end_mask=end_mask, ellipsis_mask=ellipsis_mask,
+                    new_axis_mask=new_axis_mask, shrink_axis_mask=shrink_axis_mask).outputs[0]

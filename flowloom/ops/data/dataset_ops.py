@@ -12,6 +12,7 @@ import numpy as np
 from flowloom.framework import common_shapes, errors
 from flowloom.framework.op_def import defop
 from flowloom.ops.data import dataset_values as dv
+from flowloom.ops.data.map_value import MapValue
 
 # Graph -> {function name: TracedFunction}: the functions dataset ops call.
 FUNCTIONS = weakref.WeakKeyDictionary()
@@ -109,7 +110,7 @@ MapDataset = _dataset("MapDataset", ["input_dataset: variant", _CAPTURED], _FN_A
 @MapDataset.kernel
 def _(xp, dataset, *captured, output_types, output_shapes, f, Targuments,
       use_inter_op_parallelism, preserve_cardinality, ctx):
-    return dv.MapValue(dataset, _function(ctx, f).bind(captured))
+    return MapValue(dataset, _function(ctx, f).bind(captured))
 
 
 ParallelMapDataset = _dataset("ParallelMapDataset", ["input_dataset: variant", _CAPTURED,
@@ -125,7 +126,7 @@ def _(xp, dataset, *rest, output_types, output_shapes, f, Targuments,
     if n <= 0 and n != -1:
         raise errors.InvalidArgumentError(None, ctx.op, "num_parallel_calls must be greater "
                                           "than zero.")
-    return dv.MapValue(dataset, _function(ctx, f).bind(captured), n)
+    return MapValue(dataset, _function(ctx, f).bind(captured), n)
 
 
 FilterDataset = _dataset("FilterDataset", ["input_dataset: variant", _CAPTURED],

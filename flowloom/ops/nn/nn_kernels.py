@@ -184,6 +184,8 @@ def conv2d_backprop_filter(x, filter_shape, dy, strides, dilations, padding,
     _check_depth(c, ci)
     ph, pw, oh, ow = _geometry(h, wd, kh, kw, strides, dilations, padding, explicit)
     _check_out(dy, (n, oh, ow, co))
+    if dy.size == 0 or x.size == 0:
+        return np.zeros(tuple(filter_shape), np.result_type(x, dy))  # nothing flows back
     m = _winograd_tile(x, kh, kw, c, co, strides, dilations, oh, ow)
     if m is not None and x.dtype == dy.dtype:
         return winograd.conv2d_backprop_filter(x, filter_shape, dy, ph, pw, m, _in_groups)
@@ -233,10 +235,11 @@ def conv2d_backprop_input(input_shape, w, dy, strides, dilations, padding,
     else:
         dyd = np.zeros((n, dyd_h, dyd_w, co), dy.dtype)
         dyd[:, ::sh, ::sw] = dy
-    padded = np.zeros((n, dyd.shape[1] + max(top, 0) + max(bottom, 0),
-                       dyd.shape[2] + max(left, 0) + max(right, 0), co), dy.dtype)
+    # Negative pads crop the (dilated) gradient first, positive ones pad it.
     src = dyd[:, max(-top, 0):dyd.shape[1] - max(-bottom, 0),
               max(-left, 0):dyd.shape[2] - max(-right, 0)]
+    padded = np.zeros((n, src.shape[1] + max(top, 0) + max(bottom, 0),
+                       src.shape[2] + max(left, 0) + max(right, 0), co), dy.dtype)
     padded[:, max(top, 0):max(top, 0) + src.shape[1],
            max(left, 0):max(left, 0) + src.shape[2]] = src
     return conv2d(padded, flipped, (1, 1), (dh, dw), "VALID")

@@ -53,7 +53,12 @@ class FixedLenSequenceFeature(collections.namedtuple(
 
 class SparseFeature(collections.namedtuple(
         "SparseFeature", ["index_key", "value_key", "dtype", "size", "already_sorted"])):
-    """`tf.SparseFeature` (accepted as a config; parsing it is not implemented)."""
+    """`tf.SparseFeature`: a SparseTensor built from an index feature (or several) and a value
+    feature of the Example (`tf.sparse_merge` of their VarLenFeatures).
+
+    Example:
+      tf.SparseFeature(index_key="ix", value_key="val", dtype=tf.float32, size=100)
+    """
 
     def __new__(cls, index_key, value_key, dtype, size, already_sorted=False):
         return super().__new__(cls, index_key, value_key, dtype, size, already_sorted)
@@ -96,7 +101,7 @@ class ParseOpParams:
             elif isinstance(feature, (FixedLenFeature, FixedLenSequenceFeature)):
                 params._add_dense(key, feature)
             elif isinstance(feature, SparseFeature):
-                raise NotImplementedError(f"parse_example with a SparseFeature ('{key}')")
+                params._add_sparse_feature(key, feature)
             else:
                 raise ValueError(f"Unsupported {type(feature).__name__} {feature} for key "
                                  f"'{key}'")
@@ -112,6 +117,31 @@ class ParseOpParams:
             raise ValueError(f"Missing type for feature {key}. Received feature={feature}")
         self.sparse_keys.append(key)
         self.sparse_types.append(dtypes.as_dtype(feature.dtype))
+
+    def _add_sparse_feature(self, key, feature):
+        """A SparseFeature parses its index and value keys as VarLenFeatures (merged after
+        parsing, see `merge_sparse_features`)."""
+        if not feature.index_key:
+            raise ValueError(f"Missing index_key for SparseFeature {feature}.")
+        if not feature.value_key:
+            raise ValueError(f"Missing value_key for SparseFeature {feature}.")
+        if not feature.dtype:
+            raise ValueError(f"Missing type for feature {key}.")
+        index_keys = feature.index_key
+        if isinstance(index_keys, str):
+            index_keys = [index_keys]
+        for index_key in sorted(index_keys):
+            self._add_sparse_key(index_key, dtypes.int64)
+        self._add_sparse_key(feature.value_key, dtypes.as_dtype(feature.dtype))
+
+    def _add_sparse_key(self, key, dtype):
+        if key in self.sparse_keys:
+            have = self.sparse_types[self.sparse_keys.index(key)]
+            if have != dtype:
+                raise ValueError(f"Conflicting type {have} vs {dtype} for feature {key}.")
+            return
+        self.sparse_keys.append(key)
+        self.sparse_types.append(dtype)
 
     def _add_dense(self, key, feature):
         if not feature.dtype:
@@ -157,3 +187,24 @@ class ParseOpParams:
             return value
         value = convert_to_tensor(value, dtype=dtype, name="key_" + safe_key)
         return array_ops.reshape(value, shape.as_list())
+
+
+def merge_sparse_features(features, tensor_dict):
+    """`tensor_dict` with each SparseFeature's index and value SparseTensors merged into one
+    (`sparse_merge`) under its key, and only the keys of `features` kept."""
+    from flowloom.ops.array.sparse_reorder_ops import sparse_merge
+
+    tensor_dict = dict(tensor_dict)
+    for key in sorted(features.keys()):
+        feature = features[key]
+        if isinstance(feature, SparseFeature):
+            if isinstance(feature.index_key, str):
+                sp_ids = tensor_dict[feature.index_key]
+            else:
+                sp_ids = [tensor_dict[k] for k in feature.index_key]
+            tensor_dict[key] = sparse_merge(sp_ids, tensor_dict[feature.value_key],
+                                            vocab_size=feature.size,
+                                            already_sorted=feature.already_sorted)
+    for key in set(tensor_dict) - set(features):
+        del tensor_dict[key]
+    return tensor_dict

@@ -21,6 +21,7 @@ from flowloom.ops.parsing.parsing_config import (
     FixedLenFeature,
     FixedLenSequenceFeature,
     ParseOpParams,
+    merge_sparse_features,
     SparseFeature,
     VarLenFeature,
     prepend_none_dimension,
@@ -508,7 +509,8 @@ def _parse_example(serialized, features, name, example_names, v1_op):
                              f"feature '{key}': Examples hold float32, int64 and string")
     features = prepend_none_dimension(features)
     params = ParseOpParams.from_features(features)
-    return _parse_example_raw(serialized, example_names, params, name, v1_op=v1_op)
+    outputs = _parse_example_raw(serialized, example_names, params, name, v1_op=v1_op)
+    return merge_sparse_features(features, outputs)
 
 
 def _assert_scalar(value, name):

@@ -213,7 +213,20 @@ def truncated_normal(key, counter, size, dtype):
     if groups == 0:
         return np.zeros(0, dtype)
     out = np.empty((groups, per_group), np.float64 if dtype == np.float64 else np.float32)
-    todo = np.arange(groups)
+    # Groups are drawn a slice at a time: each group's values depend on its own stream only,
+    # and Philox's temporaries for all groups at once would take ~150 bytes per value.
+    for lo in range(0, groups, TRUNCATED_GROUPS_PER_SLICE):
+        _truncated_groups(out, key, counter,
+                          np.arange(lo, min(groups, lo + TRUNCATED_GROUPS_PER_SLICE)),
+                          per_group, skip, dtype)
+    flat = out.ravel()[:size]
+    return flat.astype(dtype) if flat.dtype != dtype else flat
+
+
+TRUNCATED_GROUPS_PER_SLICE = 16384
+
+
+def _truncated_groups(out, key, counter, todo, per_group, skip, dtype):
     depth = 2  # blocks of the stream drawn per group per pass; doubled on each retry
     while todo.size:
         cand = _normal_stream(key, counter, todo * skip, depth, dtype)
@@ -229,8 +242,6 @@ def truncated_normal(key, counter, size, dtype):
             out[todo[rows]] = picked[take]
         todo = todo[~enough]
         depth *= 2
-    flat = out.ravel()[:size]
-    return flat.astype(dtype) if flat.dtype != dtype else flat
 
 
 def _normal_stream(key, counter, offsets, depth, dtype):

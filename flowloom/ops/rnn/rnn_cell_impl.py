@@ -16,6 +16,7 @@ from flowloom.ops.array import array_ops
 from flowloom.ops.math import clip_ops, math_ops
 from flowloom.ops.state import init_ops
 from flowloom.ops.nn import nn_ops
+from flowloom.ops.rnn import rnn_cell_config
 from flowloom.variable_scope import get_variable_scope, variable_scope
 from flowloom.variables import trainable_variables
 
@@ -116,6 +117,19 @@ class RNNCell(Layer):
     that was current at the first call (or in `scope`) and collected as the cell's weights.
     """
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        rnn_cell_config.record_init_args(cls)  # for get_config
+
+    def get_config(self):
+        """The cell's constructor arguments, with `name`, `trainable` and `dtype`."""
+        return rnn_cell_config.get_config(self)
+
+    @classmethod
+    def from_config(cls, config):
+        """A cell made from `get_config()`'s dict."""
+        return rnn_cell_config.from_config(cls, config)
+
     def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
         super().__init__(trainable=trainable, name=name, dtype=dtype, **kwargs)
         self._base_name = name or _snake_case(type(self).__name__)
@@ -171,11 +185,15 @@ class RNNCell(Layer):
                    trainable=True, constraint=None, partitioner=None):
         if partitioner is not None:
             raise NotImplementedError("partitioned RNN cell weights (num_unit_shards)")
-        v = super().add_weight(name, shape, dtype=dtype, initializer=initializer,
-                               regularizer=regularizer, trainable=trainable,
-                               constraint=constraint)
-        weights = self._trainable_weights if trainable and self.trainable \
-            else self._non_trainable_weights
+        v = super().add_weight(name, shape, dtype=dtype or self.dtype or dtypes.float32,
+                               initializer=initializer, regularizer=regularizer,
+                               trainable=trainable, constraint=constraint)
+        # Where it goes is whether it is trainable (a custom getter may have said no).
+        actually = trainable and self.trainable and any(v is t for t in trainable_variables())
+        weights = self._trainable_weights if actually else self._non_trainable_weights
+        other = self._non_trainable_weights if actually else self._trainable_weights
+        other[:] = [w for w in other if w is not v]
+        weights.append(v)
         # The custom getter has already recorded it; keep one entry.
         seen = []
         for w in weights:
@@ -203,6 +221,15 @@ class RNNCell(Layer):
         """The zero state, sized from `inputs` or from `batch_size` and `dtype`."""
         if inputs is not None:
             inputs = convert_to_tensor(inputs, name="inputs")
+            if batch_size is not None:
+                from flowloom.framework import tensor_util
+
+                static = tensor_util.constant_value(batch_size) \
+                    if hasattr(batch_size, "op") else batch_size
+                if inputs.shape[0].value != static:
+                    raise ValueError("batch size from input tensor is different from the input "
+                                     f"param. Input tensor batch: {inputs.shape[0].value}, "
+                                     f"batch_size: {batch_size}")
             if dtype is not None and inputs.dtype != dtype:
                 raise ValueError("dtype from input tensor is different from the input param. "
                                  f"Input tensor dtype: {inputs.dtype}, dtype: {dtype}")
@@ -269,7 +296,7 @@ class BasicRNNCell(LayerRNNCell):
         self._kernel = self.add_weight(_WEIGHTS_VARIABLE_NAME,
                                        shape=[depth + self._num_units, self._num_units])
         self._bias = self.add_weight(_BIAS_VARIABLE_NAME, shape=[self._num_units],
-                                     initializer=init_ops.zeros_initializer(dtype=self.dtype))
+                                     initializer=init_ops.zeros_initializer(dtype=self.dtype or dtypes.float32))
         self.built = True
 
     def call(self, inputs, state):
@@ -329,14 +356,14 @@ class GRUCell(LayerRNNCell):
         self._gate_bias = self.add_weight(
             "gates/" + _BIAS_VARIABLE_NAME, shape=[2 * n],
             initializer=self._bias_initializer if self._bias_initializer is not None
-            else init_ops.constant_initializer(1.0, dtype=self.dtype))
+            else init_ops.constant_initializer(1.0, dtype=self.dtype or dtypes.float32))
         self._candidate_kernel = self.add_weight(
             "candidate/" + _WEIGHTS_VARIABLE_NAME, shape=[depth + n, n],
             initializer=self._kernel_initializer)
         self._candidate_bias = self.add_weight(
             "candidate/" + _BIAS_VARIABLE_NAME, shape=[n],
             initializer=self._bias_initializer if self._bias_initializer is not None
-            else init_ops.zeros_initializer(dtype=self.dtype))
+            else init_ops.zeros_initializer(dtype=self.dtype or dtypes.float32))
         self.built = True
 
     def call(self, inputs, state):
@@ -402,7 +429,7 @@ class BasicLSTMCell(LayerRNNCell):
         n = self._num_units
         self._kernel = self.add_weight(_WEIGHTS_VARIABLE_NAME, shape=[depth + n, 4 * n])
         self._bias = self.add_weight(_BIAS_VARIABLE_NAME, shape=[4 * n],
-                                     initializer=init_ops.zeros_initializer(dtype=self.dtype))
+                                     initializer=init_ops.zeros_initializer(dtype=self.dtype or dtypes.float32))
         self.built = True
 
     def call(self, inputs, state):
@@ -481,7 +508,7 @@ class LSTMCell(LayerRNNCell):
         self._kernel = self.add_weight(_WEIGHTS_VARIABLE_NAME, shape=[depth + h_depth, 4 * n],
                                        initializer=self._initializer)
         self._bias = self.add_weight(_BIAS_VARIABLE_NAME, shape=[4 * n],
-                                     initializer=init_ops.zeros_initializer(dtype=self.dtype))
+                                     initializer=init_ops.zeros_initializer(dtype=self.dtype or dtypes.float32))
         if self._use_peepholes:
             self._w_f_diag = self.add_weight("w_f_diag", shape=[n], initializer=self._initializer)
             self._w_i_diag = self.add_weight("w_i_diag", shape=[n], initializer=self._initializer)
@@ -549,6 +576,8 @@ class MultiRNNCell(RNNCell):
             raise TypeError(f"cells must be a list or tuple, but received: {cells}.")
         self._cells = cells
         self._state_is_tuple = state_is_tuple
+        self._checkpoint_dependencies = [rnn_cell_config.TrackableReference(f"cell-{i}", c)
+                                         for i, c in enumerate(cells)]
         if not state_is_tuple and any(nest.is_nested(c.state_size) for c in cells):
             raise ValueError("Some cells return tuples of states, but the flag state_is_tuple "
                              "is not set. State sizes are: "

@@ -21,6 +21,12 @@ class _RNNCellWrapper(RNNCell):
         assert_like_rnncell("cell", cell)
         self.cell = cell
 
+    @property
+    def _checkpoint_dependencies(self):
+        from flowloom.ops.rnn.rnn_cell_config import TrackableReference
+
+        return [TrackableReference("cell", self.cell)]
+
     def __call__(self, inputs, state, scope=None):
         return self._call_wrapped_cell(inputs, state, cell_call_fn=self.cell.__call__,
                                        scope=scope)

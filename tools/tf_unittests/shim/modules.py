@@ -23,6 +23,9 @@ EXPLICIT = {
     "tensorflow.python.framework.ops": ["flowloom.framework.ops", "flowloom.framework.graph"],
     "tensorflow.python.framework.errors": ["flowloom.framework.errors"],
     "tensorflow.python.framework.errors_impl": ["flowloom.framework.errors"],
+    # TF's error-code enum (OK, CANCELLED, ..., INVALID_ARGUMENT): flowloom's errors module
+    # holds the same constants.
+    "tensorflow.core.lib.core.error_codes_pb2": ["flowloom.framework.errors"],
     "tensorflow.python.framework.tensor_shape": ["flowloom.framework.tensor_shape"],
     "tensorflow.python.framework.sparse_tensor": ["flowloom.framework.sparse_tensor"],
     "tensorflow.python.framework.tensor_util": ["flowloom.framework.tensor_util",
