@@ -271,7 +271,8 @@ def _check_index(idx):
     except TypeError:
         ok = False
     shape = getattr(idx, "shape", None)
-    if not ok or (shape is not None and len(shape) == 1):
+    # As TF: a scalar or unknown-rank index tensor is accepted (a vector is not).
+    if not ok or (shape is not None and getattr(shape, "ndims", None) not in (0, None)):
         raise TypeError(_SLICE_TYPE_ERROR + f", got {idx!r}")
 
 
