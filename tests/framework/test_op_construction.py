@@ -227,3 +227,12 @@ def test_init_scope_lifts_out_of_function_graphs():
             with tf.init_scope():
                 free = tf.constant(2.0)
         assert free.op.control_inputs == [] and free.graph is g
+
+
+def test_inputs_are_read_only():
+    with tf.Graph().as_default():
+        x = tf.constant(1)
+        op = tf.identity(x).op
+    assert list(op.inputs) == [x] and op.inputs == (x,)
+    with pytest.raises(AttributeError, match="'_InputList' object has no attribute 'append'"):
+        op.inputs.append(None)

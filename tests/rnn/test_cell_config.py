@@ -32,3 +32,18 @@ def test_multi_rnn_cell_tracks_its_cells_and_functions_are_not_serialized():
     assert [c["class_name"] for c in m.get_config()["cells"]] == ["GRUCell", "GRUCell"]
     with pytest.raises(NotImplementedError, match="Python functions"):
         wrappers.ResidualWrapper(cells.GRUCell(2), residual_fn=lambda i, o: i + o).get_config()
+
+
+def test_weights_follow_the_variables_trainability_and_default_dtype():
+    def not_trainable(getter, *args, **kwargs):
+        kwargs["trainable"] = False
+        return getter(*args, **kwargs)
+    with tf.variable_scope("root", custom_getter=not_trainable):
+        cell = cells.BasicRNNCell(2)
+        cell(tf.zeros([1, 2]), tf.zeros([1, 2]))
+    assert not cell.trainable_variables
+    assert [v.name for v in cell.non_trainable_variables] == [
+        "root/basic_rnn_cell/kernel:0", "root/basic_rnn_cell/bias:0"]
+    lstm = cells.LSTMCell(10)
+    lstm.build(tf.ones([10, 50]).get_shape())  # built directly: float32 weights
+    assert lstm._bias.dtype.base_dtype == tf.float32

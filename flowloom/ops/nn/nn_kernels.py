@@ -184,6 +184,8 @@ def conv2d_backprop_filter(x, filter_shape, dy, strides, dilations, padding,
     _check_depth(c, ci)
     ph, pw, oh, ow = _geometry(h, wd, kh, kw, strides, dilations, padding, explicit)
     _check_out(dy, (n, oh, ow, co))
+    if dy.size == 0 or x.size == 0:
+        return np.zeros(tuple(filter_shape), np.result_type(x, dy))  # nothing flows back
     m = _winograd_tile(x, kh, kw, c, co, strides, dilations, oh, ow)
     if m is not None and x.dtype == dy.dtype:
         return winograd.conv2d_backprop_filter(x, filter_shape, dy, ph, pw, m, _in_groups)

@@ -145,8 +145,30 @@ Conv2D = defop("Conv2D", inputs=["input: T", "filter: T"], outputs=["output: T"]
                       "dilations": [1, 1, 1, 1]})
 
 
+def check_explicit_paddings(op):
+    """TF's checks of an EXPLICIT padding attr (ValueError at graph construction)."""
+    a = op._attrs
+    pads = list(a.get("explicit_paddings") or [])
+    if a.get("padding") != "EXPLICIT":
+        if pads:
+            raise ValueError(f"explicit_paddings must be empty unless padding is EXPLICIT for "
+                             f"'{op._name}' (op: '{op.type}')")
+        return
+    if len(pads) != 8:
+        raise ValueError(f"explicit_paddings attribute must contain 8 values, but got: "
+                         f"{len(pads)} for '{op._name}' (op: '{op.type}')")
+    if any(p < 0 for p in pads):
+        raise ValueError(f"All elements of explicit_paddings must be nonnegative for "
+                         f"'{op._name}' (op: '{op.type}')")
+    batch, depth = (0, 1) if a.get("data_format") == "NCHW" else (0, 3)
+    if any(pads[2 * d] or pads[2 * d + 1] for d in (batch, depth)):
+        raise ValueError(f"Nonzero explicit padding in the batch or depth dimensions is not "
+                         f"supported for '{op._name}' (op: '{op.type}')")
+
+
 @Conv2D.shape
 def _(op):
+    check_explicit_paddings(op)
     x, w = (t._shape for t in op._inputs)
     a = op._attrs
     if x.ndims is not None and x.ndims != 4:
@@ -220,6 +242,9 @@ def _padding_attrs(padding):
         if padding not in ("SAME", "VALID"):
             raise ValueError(f"padding should be one of SAME, VALID or EXPLICIT, got {padding}")
         return padding, []
+    if any(not isinstance(p, (list, tuple)) for p in padding):
+        raise ValueError(f"When padding is explicit, each element of it must be a list of two "
+                         f"integers. Got padding {padding}")
     pairs = [list(p) for p in padding]
     if len(pairs) != 4 or any(len(p) != 2 for p in pairs):
         raise ValueError(f"When padding is explicit, it must be a list of size 4. Got "

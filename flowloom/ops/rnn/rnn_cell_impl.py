@@ -185,11 +185,15 @@ class RNNCell(Layer):
                    trainable=True, constraint=None, partitioner=None):
         if partitioner is not None:
             raise NotImplementedError("partitioned RNN cell weights (num_unit_shards)")
-        v = super().add_weight(name, shape, dtype=dtype, initializer=initializer,
-                               regularizer=regularizer, trainable=trainable,
-                               constraint=constraint)
-        weights = self._trainable_weights if trainable and self.trainable \
-            else self._non_trainable_weights
+        v = super().add_weight(name, shape, dtype=dtype or self.dtype or dtypes.float32,
+                               initializer=initializer, regularizer=regularizer,
+                               trainable=trainable, constraint=constraint)
+        # Where it goes is whether it is trainable (a custom getter may have said no).
+        actually = trainable and self.trainable and any(v is t for t in trainable_variables())
+        weights = self._trainable_weights if actually else self._non_trainable_weights
+        other = self._non_trainable_weights if actually else self._trainable_weights
+        other[:] = [w for w in other if w is not v]
+        weights.append(v)
         # The custom getter has already recorded it; keep one entry.
         seen = []
         for w in weights:
@@ -292,7 +296,7 @@ class BasicRNNCell(LayerRNNCell):
         self._kernel = self.add_weight(_WEIGHTS_VARIABLE_NAME,
                                        shape=[depth + self._num_units, self._num_units])
         self._bias = self.add_weight(_BIAS_VARIABLE_NAME, shape=[self._num_units],
-                                     initializer=init_ops.zeros_initializer(dtype=self.dtype))
+                                     initializer=init_ops.zeros_initializer(dtype=self.dtype or dtypes.float32))
         self.built = True
 
     def call(self, inputs, state):
@@ -352,14 +356,14 @@ class GRUCell(LayerRNNCell):
         self._gate_bias = self.add_weight(
             "gates/" + _BIAS_VARIABLE_NAME, shape=[2 * n],
             initializer=self._bias_initializer if self._bias_initializer is not None
-            else init_ops.constant_initializer(1.0, dtype=self.dtype))
+            else init_ops.constant_initializer(1.0, dtype=self.dtype or dtypes.float32))
         self._candidate_kernel = self.add_weight(
             "candidate/" + _WEIGHTS_VARIABLE_NAME, shape=[depth + n, n],
             initializer=self._kernel_initializer)
         self._candidate_bias = self.add_weight(
             "candidate/" + _BIAS_VARIABLE_NAME, shape=[n],
             initializer=self._bias_initializer if self._bias_initializer is not None
-            else init_ops.zeros_initializer(dtype=self.dtype))
+            else init_ops.zeros_initializer(dtype=self.dtype or dtypes.float32))
         self.built = True
 
     def call(self, inputs, state):
@@ -425,7 +429,7 @@ class BasicLSTMCell(LayerRNNCell):
         n = self._num_units
         self._kernel = self.add_weight(_WEIGHTS_VARIABLE_NAME, shape=[depth + n, 4 * n])
         self._bias = self.add_weight(_BIAS_VARIABLE_NAME, shape=[4 * n],
-                                     initializer=init_ops.zeros_initializer(dtype=self.dtype))
+                                     initializer=init_ops.zeros_initializer(dtype=self.dtype or dtypes.float32))
         self.built = True
 
     def call(self, inputs, state):
@@ -504,7 +508,7 @@ class LSTMCell(LayerRNNCell):
         self._kernel = self.add_weight(_WEIGHTS_VARIABLE_NAME, shape=[depth + h_depth, 4 * n],
                                        initializer=self._initializer)
         self._bias = self.add_weight(_BIAS_VARIABLE_NAME, shape=[4 * n],
-                                     initializer=init_ops.zeros_initializer(dtype=self.dtype))
+                                     initializer=init_ops.zeros_initializer(dtype=self.dtype or dtypes.float32))
         if self._use_peepholes:
             self._w_f_diag = self.add_weight("w_f_diag", shape=[n], initializer=self._initializer)
             self._w_i_diag = self.add_weight("w_i_diag", shape=[n], initializer=self._initializer)
