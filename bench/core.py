@@ -7,6 +7,10 @@ Three figures, each from the same TF1 program run on flowloom and on real Tensor
 - `layer_us`: scoped dense layers (`variable_scope` + 2 `get_variable` + matmul + add + relu),
   per layer (the layer's initializer ops included, as `get_variable` makes them).
 
+Construction figures come as wall time and as the process's CPU time: on a shared, loaded
+machine the CPU time is the steadier of the two (building a graph is single-threaded in both
+libraries, so it does not hide work done on other threads).
+
 flowloom and TensorFlow cannot share a process, so they run in alternating subprocesses,
 `--rounds` times; each figure is the median over rounds of each process's best of a few
 repeats, and the ratio flowloom / TF is the ratio of the medians (lower is better; the
@@ -15,6 +19,7 @@ $FLOWLOOM_TF1_PYTHON (TF 1.15), else $FLOWLOOM_TF_PYTHON (TF 2.x compat.v1); wit
 flowloom's figures are printed alone.
 
     python3 bench/core.py [--rounds 5] [--tf-python /path/to/python] [--only build,layer]
+                          [--before DIR]   # DIR: a checkout of an earlier flowloom
 """
 
 import argparse
@@ -40,6 +45,15 @@ else:
 def best_of(fn, repeat):
     return min(fn() for _ in range(repeat))
 
+def timed(fn, repeat, n):
+    """(best wall seconds, best CPU seconds) per unit of `fn(n)` over `repeat` calls."""
+    walls, cpus = [], []
+    for _ in range(repeat):
+        w, c = fn(n)
+        walls.append(w / n)
+        cpus.append(c / n)
+    return min(walls), min(cpus)
+
 out = {}
 if "run" in only:
     # 1. sess.run of the seed graph: assign_add + identity under control_dependencies.
@@ -63,42 +77,46 @@ if "run" in only:
 
 if "build" in only:
     # 2. graph construction: a chain of 20,000 tf.add.
-    def build(n=20000):
+    def build(n):
         g = tf.Graph()
         with g.as_default():
             t = tf.constant(0.0)
             one = tf.constant(1.0)
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             for _ in range(n):
                 t = tf.add(t, one)
-            return (time.perf_counter() - t0) / n
-    out["build_us_per_op"] = best_of(build, 3) * 1e6
+            return time.perf_counter() - t0, time.process_time() - c0
+    wall, cpu = timed(build, 2, 20000)
+    out["build_us_per_op"], out["build_cpu_us_per_op"] = wall * 1e6, cpu * 1e6
 
 if "layer" in only:
     # 3. graph construction: scoped dense layers, the way TF1 models build them.
-    def layers(n=300, width=64):
+    def layers(n, width=64):
         g = tf.Graph()
         with g.as_default():
             h = tf.placeholder(tf.float32, [None, width])
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             for i in range(n):
                 with tf.variable_scope("layer%d" % i):
                     w = tf.get_variable("weights", [width, width])
                     b = tf.get_variable("biases", [width],
                                         initializer=tf.zeros_initializer())
                     h = tf.nn.relu(tf.matmul(h, w) + b)
-            return (time.perf_counter() - t0) / n
-    out["layer_us"] = best_of(layers, 3) * 1e6
+            return time.perf_counter() - t0, time.process_time() - c0
+    wall, cpu = timed(layers, 2, 200)
+    out["layer_us"], out["layer_cpu_us"] = wall * 1e6, cpu * 1e6
 print(json.dumps(out))
 '''
 
 ROWS = (("run", "run_us", "sess.run(seed graph), us/call", 0.5),
         ("build", "build_us_per_op", "construction, 20,000-op add chain, us/op", 0.05),
-        ("layer", "layer_us", "construction, scoped dense layer, us/layer", 0.05))
+        ("build", "build_cpu_us_per_op", "  the same, CPU time", 0.05),
+        ("layer", "layer_us", "construction, scoped dense layer, us/layer", 0.05),
+        ("layer", "layer_cpu_us", "  the same, CPU time", 0.05))
 
 
-def measure(python, which, only):
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+def measure(python, which, only, root=None):
+    root = root or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
     out = subprocess.run([python, "-c", PROGRAM, which, ",".join(only)], capture_output=True,
@@ -131,26 +149,33 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--only", default="run,build,layer",
                     help="comma-separated subset of run,build,layer")
+    ap.add_argument("--before", metavar="DIR",
+                    help="a checkout of an earlier flowloom, measured in the same rounds")
     args = ap.parse_args()
     only = [k for k in args.only.split(",") if k]
     tfp = find_tf_python(args.tf_python)
-    fls, tfs = [], []
+    fls, tfs, befores = [], [], []
     for _ in range(args.rounds):
         fls.append(measure(sys.executable, "flowloom", only))
         if tfp:
             tfs.append(measure(tfp, "tf", only))
+        if args.before:
+            befores.append(measure(sys.executable, "flowloom", only, root=args.before))
     where = f"TensorFlow {tf_version(tfp)}" if tfp else "no TensorFlow (set FLOWLOOM_TF1_PYTHON)"
     print(f"median of {args.rounds} alternating rounds; {where}")
-    print(f"{'benchmark':<44}{'flowloom':>10}{'TF':>10}{'fl/TF':>8}{'target':>8}")
+    extra = f"{'before':>10}{'bef/TF':>8}" if befores else ""
+    print(f"{'benchmark':<44}{'flowloom':>10}{'TF':>10}{'fl/TF':>8}{'target':>8}{extra}")
     for key, field, label, target in ROWS:
         if key not in only:
             continue
         fl = statistics.median(r[field] for r in fls)
-        if tfs:
-            tf = statistics.median(r[field] for r in tfs)
-            print(f"{label:<44}{fl:10.2f}{tf:10.2f}{fl / tf:8.3f}{target:8.2f}")
-        else:
-            print(f"{label:<44}{fl:10.2f}{'n/a':>10}")
+        tf = statistics.median(r[field] for r in tfs) if tfs else None
+        line = f"{label:<44}{fl:10.2f}" + (f"{tf:10.2f}{fl / tf:8.3f}{target:8.2f}" if tf
+                                           else f"{'n/a':>10}{'':>16}")
+        if befores:
+            b = statistics.median(r[field] for r in befores)
+            line += f"{b:10.2f}" + (f"{b / tf:8.3f}" if tf else "")
+        print(line)
     if tfs:
         per_round = {f: [a[f] / b[f] for a, b in zip(fls, tfs)] for _, f, _, _ in ROWS
                      if f in fls[0]}

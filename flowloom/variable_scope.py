@@ -14,6 +14,7 @@ from flowloom.framework.graph import (GraphKeys, get_default_graph, name_scope)
 from flowloom.framework.user_stack import format_sites, user_sites
 from flowloom.ops.state import init_ops
 from flowloom.partitioned_variables import _PartitionInfo, get_partitioned_variable  # noqa: F401
+from flowloom.variable_enums import validate_synchronization_aggregation_trainable
 from flowloom.variables import Variable
 
 
@@ -172,15 +173,38 @@ class _VariableScopeStore(threading.local):
         super().__init__()
         self.current_scope = VariableScope(False)
         self.variable_scopes_count = {}
+        # name -> the names one level below it (by name) opened since it was last closed, so
+        # that closing a scope visits only its own subscopes, not every scope of the graph.
+        self._below = {}
 
     def open_variable_scope(self, scope_name):
-        self.variable_scopes_count[scope_name] = self.variable_scopes_count.get(scope_name, 0) + 1
+        counts = self.variable_scopes_count
+        counts[scope_name] = counts.get(scope_name, 0) + 1
+        name = scope_name
+        while name:
+            parent = name.rpartition("/")[0]
+            below = self._below.get(parent)
+            if below is None:
+                below = self._below[parent] = set()
+            elif name in below:
+                break
+            below.add(name)
+            name = parent
 
     def close_variable_subscopes(self, scope_name):
-        prefix = scope_name + "/" if scope_name else ""
-        for k in list(self.variable_scopes_count):
-            if not scope_name or k.startswith(prefix):
-                self.variable_scopes_count[k] = 0
+        """Resets the counts of every scope under `scope_name` (all scopes for the root)."""
+        counts = self.variable_scopes_count
+        if not scope_name:
+            for k in counts:
+                counts[k] = 0
+            self._below.clear()
+            return
+        todo = [scope_name]
+        while todo:
+            for k in self._below.pop(todo.pop(), ()):
+                if k in counts:
+                    counts[k] = 0
+                todo.append(k)
 
     def variable_scope_count(self, scope_name):
         return self.variable_scopes_count.get(scope_name, 0)
@@ -200,8 +224,6 @@ class _VariableStore:
                      caching_device=None, partitioner=None, validate_shape=True,
                      custom_getter=None, constraint=None, use_resource=None,
                      synchronization=None, aggregation=None):
-        from flowloom.variable_enums import validate_synchronization_aggregation_trainable
-
         synchronization, aggregation, trainable = \
             validate_synchronization_aggregation_trainable(synchronization, aggregation,
                                                            trainable, name)
@@ -393,6 +415,11 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
         caching_device=caching_device, partitioner=partitioner, validate_shape=validate_shape,
         use_resource=use_resource, custom_getter=custom_getter, constraint=constraint,
         synchronization=synchronization, aggregation=aggregation)
+
+
+def variable(*args, **kwargs):
+    """A TF1 variable from `tf.Variable`'s arguments, as TF's variable_scope.variable."""
+    return Variable(*args, **kwargs)
 
 
 def _get_partitioned_variable(name, shape=None, dtype=None, initializer=None, **kwargs):

@@ -13,7 +13,8 @@ from flowloom.ops.array import array_ops
 from flowloom.ops.state import state_ops
 from flowloom.partitioned_variables import PartitionedVariable, SaveSliceInfo  # noqa: F401
 from flowloom.variable_enums import (VariableAggregation, VariableAggregationV2,  # noqa: F401
-                                     VariableSynchronization)
+                                     VariableSynchronization,
+                                     validate_synchronization_aggregation_trainable)
 
 
 # tf.enable_resource_variables() / disable_resource_variables(): the default of use_resource.
@@ -67,8 +68,6 @@ class Variable:
         they share; returns the collections the new variable joins."""
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
-        from flowloom.variable_enums import validate_synchronization_aggregation_trainable
-
         self._synchronization, self._aggregation, trainable = \
             validate_synchronization_aggregation_trainable(synchronization, aggregation,
                                                            trainable, name)

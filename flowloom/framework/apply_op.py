@@ -57,12 +57,11 @@ def apply_op(op_type, inputs=(), name=None, **attrs):
 
 
 def _fast_spec(opdef):
-    """What the fast path needs of an op type whose inputs are single non-reference tensors
-    and whose outputs are single tensors, worked out once per type; False for other types."""
-    if any(a.is_list or a.is_ref for a in opdef.input_args) or \
-            any(a.is_list for a in opdef.output_args):
+    """What the fast path needs of an op type whose inputs and outputs are single tensors,
+    worked out once per type; False for other types."""
+    if any(a.is_list for a in opdef.input_args) or any(a.is_list for a in opdef.output_args):
         return False
-    sig = tuple((a.type_attr, a.fixed_dtype) for a in opdef.input_args)
+    sig = tuple((a.type_attr, a.fixed_dtype, a.is_ref) for a in opdef.input_args)
     outs = tuple((a.type_attr, a.fixed_dtype, a.is_ref) for a in opdef.output_args)
     allowed = tuple((k, tuple(v)) for k, v in opdef.allowed_types.items())
     return sig, tuple(opdef.attr_defaults.items()), allowed, outs
@@ -74,11 +73,18 @@ def _apply_fast(opdef, fast, inputs, name, attrs):
     sig, defaults, allowed, outs = fast
     if len(inputs) != len(sig):
         return None
-    graph = bound = None
-    for (type_attr, fixed), t in zip(sig, inputs):
+    graph = bound = refs = None
+    for (type_attr, fixed, is_ref), t in zip(sig, inputs):
         if type(t) is not Tensor:
             return None
-        base = t._dtype.base_dtype
+        base = t._dtype
+        if base._enum > 100:  # a reference
+            base = base.base_dtype
+            if refs is None:
+                refs = []
+            refs.append(t)  # TF colocates an op that writes through it with the variable
+        elif is_ref:
+            return None
         if fixed is not None:
             if base is not fixed:
                 return None
@@ -119,6 +125,8 @@ def _apply_fast(opdef, fast, inputs, name, attrs):
         op_name = name[:-1]
     else:
         op_name = graph.unique_name(name or opdef.type)
+    if refs is not None and opdef.ref_input_indices:
+        return _create_colocated(graph, refs, opdef, list(inputs), out_dtypes, attrs, op_name)
     return graph._create_op_internal(opdef, list(inputs), out_dtypes, attrs, op_name)
 
 

@@ -4,17 +4,36 @@ import contextlib
 import re
 import threading
 
+from flowloom.framework import device as device_lib
 from flowloom.framework import dtypes
 from flowloom.framework import errors
 from flowloom.framework import observers
 from flowloom.framework import op_def as op_registry
 from flowloom.framework.graph_keys import GraphKeys  # noqa: F401 - tf.GraphKeys lives here too
 from flowloom.framework.indexed_slices import IndexedSlices
-from flowloom.framework.ops import Operation, Tensor
+from flowloom.framework.ops import Operation, Tensor, _add_control_output
 from flowloom.framework.tensor_shape import TensorShape, as_shape
 
 _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
 _VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
+
+
+def _stack_property(attr):
+    """A construction stack of the graph: shared (`_graph<attr>`) until
+    `switch_to_thread_local`, then per thread."""
+    shared = "_graph" + attr
+
+    def get(self):
+        if not self._stack_state_is_thread_local:
+            return self.__dict__[shared]
+        return self._thread_stack(attr)
+
+    def set(self, value):
+        if not self._stack_state_is_thread_local:
+            self.__dict__[shared] = value
+        else:
+            setattr(self._thread_local, attr, value)
+    return property(get, set)
 
 
 class Graph:
@@ -73,21 +92,9 @@ class Graph:
             setattr(local, attr, stack)
         return stack
 
-    def _set_thread_stack(self, attr, value):
-        if self._stack_state_is_thread_local:
-            setattr(self._thread_local, attr, value)
-        else:
-            setattr(self, "_graph" + attr, value)
-
-    _control_dependencies_stack = property(
-        lambda self: self._thread_stack("_control_dependencies_stack"),
-        lambda self, v: self._set_thread_stack("_control_dependencies_stack", v))
-    _device_function_stack = property(
-        lambda self: self._thread_stack("_device_function_stack"),
-        lambda self, v: self._set_thread_stack("_device_function_stack", v))
-    _colocation_stack = property(
-        lambda self: self._thread_stack("_colocation_stack"),
-        lambda self, v: self._set_thread_stack("_colocation_stack", v))
+    _control_dependencies_stack = _stack_property("_control_dependencies_stack")
+    _device_function_stack = _stack_property("_device_function_stack")
+    _colocation_stack = _stack_property("_colocation_stack")
 
     def switch_to_thread_local(self):
         """Makes the device, colocation and control-dependency stacks thread-local (TF's API).
@@ -140,52 +147,38 @@ class Graph:
         stack = self._thread_local.name_stack
         if stack:
             name = stack + "/" + name
-        with self._lock:
-            return self._unique_name_locked(name, mark_as_used)
-
-    def _unique_name_locked(self, name, mark_as_used):
         key = name.lower()
         in_use = self._names_in_use
-        i = in_use.get(key, 0)
-        if mark_as_used:
-            in_use[key] = i + 1
-        if i > 0:
-            base_key = key
-            key = "%s_%d" % (base_key, i)
-            while key in in_use:
-                i += 1
-                key = "%s_%d" % (base_key, i)
+        with self._lock:
+            i = in_use.get(key, 0)
             if mark_as_used:
-                in_use[key] = 1
-            name = "%s_%d" % (name, i)
+                in_use[key] = i + 1
+            if i > 0:
+                base_key = key
+                key = "%s_%d" % (base_key, i)
+                while key in in_use:
+                    i += 1
+                    key = "%s_%d" % (base_key, i)
+                if mark_as_used:
+                    in_use[key] = 1
+                name = "%s_%d" % (name, i)
         return name
 
-    @contextlib.contextmanager
     def name_scope(self, name):
         """Opens a name scope; yields its name with a trailing '/' ("" at the root)."""
         if name:
             if isinstance(name, Tensor) or not isinstance(name, str):
                 raise TypeError(f"name for name_scope must be a string, got {name!r}")
-            if self._name_stack:
-                if not _VALID_SCOPE_NAME.match(name):
+            if name not in _valid_scope_names:
+                if self._thread_local.name_stack:
+                    if not _VALID_SCOPE_NAME.match(name):
+                        raise ValueError(f"'{name}' is not a valid scope name")
+                elif not _VALID_OP_NAME.match(name):
                     raise ValueError(f"'{name}' is not a valid scope name")
-            elif not _VALID_OP_NAME.match(name):
-                raise ValueError(f"'{name}' is not a valid scope name")
-        old_stack = self._name_stack
-        if not name:
-            new_stack = ""
-            returned = ""
-        elif name[-1] == "/":
-            new_stack = name[:-1]
-            returned = name
-        else:
-            new_stack = self.unique_name(name)
-            returned = new_stack + "/"
-        self._name_stack = new_stack
-        try:
-            yield returned
-        finally:
-            self._name_stack = old_stack
+                elif len(_valid_scope_names) < 65536:
+                    # Valid as a root scope, so valid as any scope: not checked again.
+                    _valid_scope_names.add(name)
+        return _NameScope(self, name)
 
     # -- op creation ----------------------------------------------------------
     def _check_not_finalized(self):
@@ -237,7 +230,7 @@ class Graph:
         elif not devices:  # the importer applies device functions itself
             device_stack = ()
         control_inputs = self._current_control_inputs(inputs, control_stack) \
-            if control_stack else []
+            if control_stack else ()
         if self._attr_scope_map and not bare:
             for k, v in self._attr_scope_map.items():
                 attrs.setdefault(k, v)
@@ -254,7 +247,7 @@ class Graph:
             t._consumers.append(op)
         if control_stack:
             for c in control_inputs:
-                c._control_outputs.append(op)
+                _add_control_output(c, op)
             for controller in control_stack:
                 controller.ops_created.add(op)
         self._ops_by_name[name] = op
@@ -269,7 +262,7 @@ class Graph:
                 raise
         # Device functions see the op with its output shapes set, as in TF (a ps strategy
         # such as byte_size_load_fn reads them).
-        if device_stack:
+        if device_stack and device_stack[-1] is not None:  # None: no device scope applies
             op._device = self._apply_device_functions(op)
         if colocation_stack:
             for colocated in reversed(colocation_stack):
@@ -277,8 +270,11 @@ class Graph:
                 if colocated._device:
                     op._device = colocated._device
                     break
-        if _input_context_checks and any(t._op._control_flow_context for t in inputs):
-            _input_context_checks[0](op, self._control_flow_context)  # TF's context rule
+        if _input_context_checks:
+            for t in inputs:  # a loop, not any(genexpr): this runs for every op made
+                if t._op._control_flow_context:
+                    _input_context_checks[0](op, self._control_flow_context)  # TF's rule
+                    break
         if self._control_flow_context is not None:
             # cond/while_loop: the context rewires inputs (Switch, Enter) inside the op's own
             # name scope (`cond/add/Switch`), as TF does.
@@ -316,8 +312,6 @@ class Graph:
         self._control_flow_context = ctx
 
     def _apply_device_functions(self, op):
-        from flowloom.framework import device as device_lib
-
         return device_lib.apply_device_stack(self._device_function_stack, op)
 
     # -- control dependencies ---------------------------------------------------
@@ -368,34 +362,14 @@ class Graph:
     # -- devices ------------------------------------------------------------------
     def device(self, device_name_or_function):
         """Sets the device for ops created in the block (a string, DeviceSpec, function or None)."""
-        from flowloom.framework import device as device_lib
-
         return _StackPush(self._device_function_stack,
                           device_lib.device_function_for(device_name_or_function))
 
-    @contextlib.contextmanager
     def colocate_with(self, op, ignore_existing=False):
         """Places ops created in the block with `op` (a Tensor, Operation or Variable)."""
-        if op is None:
-            saved = self._colocation_stack
-            self._colocation_stack = []
-            try:
-                yield
-            finally:
-                self._colocation_stack = saved
-            return
-        op = _as_operation(self.as_graph_element(op))
-        saved_devices = self._device_function_stack
-        self._device_function_stack = []
-        saved_coloc = self._colocation_stack
-        if ignore_existing:
-            self._colocation_stack = []
-        self._colocation_stack = self._colocation_stack + [_colocation_root(op)]
-        try:
-            yield
-        finally:
-            self._device_function_stack = saved_devices
-            self._colocation_stack = saved_coloc
+        if op is not None:
+            op = _colocation_root(_as_operation(self.as_graph_element(op)))
+        return _Colocation(self, op, ignore_existing)
 
     @contextlib.contextmanager
     def _attr_scope(self, attr_map):
@@ -645,6 +619,64 @@ class _ControlDependenciesController:
         return False
 
 
+_valid_scope_names = set()  # names that passed the (stricter) root-scope check
+
+
+class _NameScope:
+    """The context of `Graph.name_scope` (a class: it is entered for most ops made)."""
+
+    __slots__ = ("_graph", "_name", "_old")
+
+    def __init__(self, graph, name):
+        self._graph = graph
+        self._name = name
+
+    def __enter__(self):
+        state = self._graph._thread_local
+        name = self._name
+        self._old = state.name_stack
+        if not name:
+            state.name_stack = ""
+            return ""
+        if name[-1] == "/":
+            state.name_stack = name[:-1]
+            return name
+        state.name_stack = new = self._graph.unique_name(name)
+        return new + "/"
+
+    def __exit__(self, *exc):
+        self._graph._thread_local.name_stack = self._old
+        return False
+
+
+class _Colocation:
+    """The context of `Graph.colocate_with`: no device scopes inside, `op` on the stack."""
+
+    __slots__ = ("_graph", "_op", "_ignore", "_saved")
+
+    def __init__(self, graph, op, ignore_existing):
+        self._graph, self._op, self._ignore = graph, op, ignore_existing
+
+    def __enter__(self):
+        g = self._graph
+        saved_coloc = g._colocation_stack
+        if self._op is None:
+            self._saved = (None, saved_coloc)
+            g._colocation_stack = []
+            return None
+        self._saved = (g._device_function_stack, saved_coloc)
+        g._device_function_stack = []
+        g._colocation_stack = ([] if self._ignore else saved_coloc) + [self._op]
+        return None
+
+    def __exit__(self, *exc):
+        devices, coloc = self._saved
+        if devices is not None:
+            self._graph._device_function_stack = devices
+        self._graph._colocation_stack = coloc
+        return False
+
+
 class _ThreadState(threading.local):
     name_stack = ""  # each thread starts at the root name scope
 
@@ -707,7 +739,11 @@ _default_graph_stack = _DefaultGraphStack()
 
 def get_default_graph():
     """Returns the default graph of the current thread."""
-    return _default_graph_stack.get_default()
+    stack = _default_graph_stack.stack
+    if stack:
+        return stack[-1]
+    graph = _global_default_graph[0]
+    return graph if graph is not None else _default_graph_stack.get_default()
 
 
 def reset_default_graph():

@@ -1,13 +1,18 @@
 """Operation and Tensor: the nodes and edges of a graph."""
 
-import numpy as np
-
-from flowloom.framework import dtypes
 from flowloom.framework import lazy_registry
 from flowloom.framework import tensor_shape
 from flowloom.framework.user_stack import site_frame, user_site
 
 _UNKNOWN_SHAPE = tensor_shape.unknown_shape()
+
+
+def _add_control_output(op, consumer):
+    outs = op._control_outputs
+    if type(outs) is tuple:
+        op._control_outputs = [consumer]
+    else:
+        outs.append(consumer)
 
 
 class Operation:
@@ -33,8 +38,10 @@ class Operation:
         self._control_inputs = control_inputs
         self._attrs = attrs
         self._device = device
-        self._site = user_site()  # the user's line, resolved when asked for
-        self._control_outputs = []
+        # The user's line, resolved when asked for. The walk starts at the caller of
+        # Graph._create_op_internal (which calls _create_op_locked, which calls this).
+        self._site = user_site(4)
+        self._control_outputs = ()  # most ops have none: a list is made on the first
         self._control_flow_context = None
         if len(output_dtypes) == 1:
             self._outputs = [Tensor(self, 0, output_dtypes[0])]
@@ -124,8 +131,11 @@ class Operation:
 
     def _add_control_input(self, op):
         if op not in self._control_inputs:
+            # Both start as shared empty tuples (no container per op until one is needed).
+            if type(self._control_inputs) is tuple:
+                self._control_inputs = list(self._control_inputs)
             self._control_inputs.append(op)
-            op._control_outputs.append(self)
+            _add_control_output(op, self)
             self._graph._version += 1
 
     def _update_input(self, index, tensor):
@@ -142,7 +152,7 @@ class Operation:
     def _remove_all_control_inputs(self):
         for c in self._control_inputs:
             c._control_outputs.remove(self)
-        self._control_inputs = []
+        self._control_inputs = ()
         self._graph._version += 1
 
     def _get_control_flow_context(self):
@@ -306,128 +316,9 @@ class Tensor:
 lazy_registry.install_operator_stubs(Tensor)  # operators come with their op family
 
 
-# ---------------------------------------------------------------------------
-# Conversion of Python values, numpy arrays and Tensor-likes to Tensors.
-
-_conversion_functions = []  # (type, fn)
-
-
-def register_tensor_conversion_function(base_type, conversion_func, priority=100):
-    """Registers `conversion_func(value, dtype=None, name=None, as_ref=False)` for a type."""
-    lazy_registry.note_types("tensor_conversion", base_type)
-    _conversion_functions.append((priority, base_type, conversion_func))
-    _conversion_functions.sort(key=lambda e: e[0])
-
-
-def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref=False,
-                      dtype_hint=None):
-    """Converts `value` (Tensor, Variable, numpy array, Python value) to a Tensor."""
-    if isinstance(value, Tensor):
-        if dtype is not None:
-            dtype = dtypes.as_dtype(dtype)
-            if not dtype.is_compatible_with(value._dtype):
-                raise ValueError(
-                    f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
-                    f"{value._dtype.name}: {value!s}")
-        return value
-    if dtype is not None:
-        dtype = dtypes.as_dtype(dtype)
-    for _, base_type, fn in _conversion_functions:
-        if isinstance(value, base_type):
-            ret = fn(value, dtype=dtype, name=name, as_ref=as_ref)
-            if ret is not NotImplemented:
-                return ret
-    if lazy_registry.load_type("tensor_conversion", type(value)):  # its module registers one
-        return convert_to_tensor(value, dtype, name, preferred_dtype, as_ref, dtype_hint)
-    preferred_dtype = preferred_dtype or dtype_hint
-    if dtype is None and preferred_dtype is not None:
-        from flowloom.ops.array import array_ops
-
-        try:
-            return array_ops.constant(value, dtype=preferred_dtype, name=name or "Const")
-        except (TypeError, ValueError):
-            pass
-    from flowloom.ops.array import array_ops
-
-    return array_ops.constant(value, dtype=dtype, name=name or "Const")
-
-
-def convert_n_to_tensor(values, dtype=None, name=None, preferred_dtype=None):
-    return [convert_to_tensor(v, dtype=dtype, preferred_dtype=preferred_dtype) for v in values]
-
-
-def convert_to_tensor_or_indexed_slices(value, dtype=None, name=None):
-    if hasattr(value, "indices") and hasattr(value, "values") and hasattr(value, "dense_shape"):
-        return value
-    return convert_to_tensor(value, dtype=dtype, name=name)
-
-
-def tensor_value_to_numpy(value, dtype):
-    """Converts a Python/numpy value to an array of `dtype` (a DType), TF's way."""
-    npt = dtype.as_numpy_dtype
-    if dtype.base_dtype is dtypes.string:
-        arr = np.asarray(value, dtype=object)
-        flat = arr.reshape(-1)
-        for i, v in enumerate(flat):
-            if isinstance(v, str):
-                flat[i] = v.encode("utf-8")
-            elif not isinstance(v, bytes):
-                raise TypeError(f"Expected string, got {v!r} of type '{type(v).__name__}' instead.")
-        return arr
-    if isinstance(value, np.ndarray) and value.dtype == npt:
-        return value
-    arr = _dimensions_to_ints(np.asarray(value))
-    if arr.size == 0 and arr.dtype.kind == "f" and not isinstance(value, np.ndarray):
-        return arr.astype(npt)  # `[]` (NumPy: float64) is an empty tensor of any dtype, as in TF
-    if arr.dtype.kind in "OUS":
-        raise TypeError(f"Expected {dtype.name}, got {value!r} of type '{type(value).__name__}' "
-                        "instead.")
-    if dtype.is_integer or dtype.is_bool:
-        if arr.dtype.kind == "f" or arr.dtype.kind == "c":
-            if not np.all(np.equal(np.mod(arr, 1), 0)) if arr.dtype.kind == "f" else True:
-                raise TypeError(f"Expected {dtype.name}, got {value!r} of type "
-                                f"'{type(value).__name__}' instead.")
-    if dtype.is_bool and arr.dtype.kind != "b":
-        raise TypeError(f"Expected bool, got {value!r} of type '{type(value).__name__}' instead.")
-    if dtype.is_integer and arr.dtype.kind in "iu" and arr.size:
-        info = np.iinfo(npt)
-        if arr.min() < info.min or arr.max() > info.max:
-            raise ValueError(f"Value {value!r} is out of range for {dtype.name}")
-    return arr.astype(npt)
-
-
-def _dimensions_to_ints(arr):
-    """An object array of known Dimensions and ints as ints (TF1 code builds shapes from
-    Dimensions: `[-1, x.shape[1] * x.shape[2]]`); any other array unchanged."""
-    if arr.dtype.kind == "O" and arr.size and all(_is_int_like(v) for v in arr.reshape(-1)):
-        return np.array([int(v) for v in arr.reshape(-1)]).reshape(arr.shape)
-    return arr
-
-
-def _is_int_like(v):
-    from flowloom.framework.tensor_shape import Dimension
-
-    if isinstance(v, Dimension):
-        return v.value is not None
-    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
-
-
-def infer_dtype(value):
-    """TF's dtype for a Python value: int → int32, float → float32, str → string."""
-    if isinstance(value, np.ndarray) or isinstance(value, np.generic):
-        return dtypes.as_dtype(value.dtype)
-    arr = _dimensions_to_ints(np.asarray(value))
-    kind = arr.dtype.kind
-    if kind == "b":
-        return dtypes.bool_
-    if kind in "iu":
-        if arr.size and (arr.max() > 2**31 - 1 or arr.min() < -2**31):
-            return dtypes.int64
-        return dtypes.int32
-    if kind == "f":
-        return dtypes.float32
-    if kind == "c":
-        return dtypes.complex128
-    if kind in "USO":
-        return dtypes.string
-    raise TypeError(f"Cannot infer a TensorFlow dtype for {value!r}")
+# Conversion of Python values, numpy arrays and Tensor-likes to Tensors lives in
+# tensor_conversion.py; its names stay importable from here.
+from flowloom.framework.tensor_conversion import (  # noqa: E402,F401
+    _conversion_functions, convert_n_to_tensor, convert_to_tensor,
+    convert_to_tensor_or_indexed_slices, infer_dtype, register_tensor_conversion_function,
+    tensor_value_to_numpy)

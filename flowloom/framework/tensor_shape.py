@@ -130,7 +130,17 @@ class TensorShape:
     def __init__(self, dims):
         if dims is None:
             self._dims = None
-        elif isinstance(dims, TensorShape):
+            return
+        cls = type(dims)
+        if cls is tuple or cls is list:
+            # Non-negative ints and None (array shapes, most literals): nothing to convert.
+            for d in dims:
+                if d is not None and (type(d) is not int or d < 0):
+                    break
+            else:
+                self._dims = tuple(dims)
+                return
+        if isinstance(dims, TensorShape):
             self._dims = dims._dims
         else:
             if hasattr(dims, "dim") and hasattr(dims, "unknown_rank"):  # TensorShapeProto

@@ -10,6 +10,18 @@ import sys
 import traceback
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+# Source files seen so far, inside and outside flowloom: a set lookup per frame is about
+# half the cost of a prefix test, and the walk passes ~15 frames for a variable's ops.
+_inside = set()
+_outside = set()
+
+
+def _is_inside(filename):
+    inside = filename.startswith(_PACKAGE_DIR)
+    seen = _inside if inside else _outside
+    if len(seen) < 10000:
+        seen.add(filename)
+    return inside
 
 
 def user_site(depth=2):
@@ -18,11 +30,14 @@ def user_site(depth=2):
     the line is worked out only then, since finding it walks the code's line table (costly
     for long module-level scripts)."""
     f = sys._getframe(depth)
-    while f is not None and f.f_code.co_filename.startswith(_PACKAGE_DIR):
-        f = f.f_back
-    if f is None:
-        return None
-    return (f.f_code, f.f_lasti)
+    inside = _inside
+    while f is not None:
+        filename = f.f_code.co_filename
+        if filename in inside or (filename not in _outside and _is_inside(filename)):
+            f = f.f_back
+            continue
+        return (f.f_code, f.f_lasti)
+    return None
 
 
 def site_frame(site):
@@ -43,7 +58,8 @@ def user_sites(limit=5, depth=2):
     out = []
     f = sys._getframe(depth)
     while f is not None and len(out) < limit:
-        if not f.f_code.co_filename.startswith(_PACKAGE_DIR):
+        filename = f.f_code.co_filename
+        if not (filename in _inside or (filename not in _outside and _is_inside(filename))):
             out.append((f.f_code, f.f_lasti))
         f = f.f_back
     return out

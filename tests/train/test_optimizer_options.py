@@ -55,3 +55,19 @@ def test_saver_reshape_restores_another_shape(tmp_path):
             tf.train.Saver().restore(sess, prefix)
         tf.train.Saver(reshape=True).restore(sess, prefix)
         np.testing.assert_array_equal(sess.run(v), [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+
+
+def test_save_under_a_file_is_a_value_error_and_file_io_strings(tmp_path):
+    from flowloom import gfile
+    from flowloom.variable_scope import variable
+
+    path = str(tmp_path / "actually_a_file")
+    gfile.write_string_to_file(path, "abc")
+    assert gfile.read_file_to_string(path) == "abc"
+    assert gfile.read_file_to_string(path, binary_mode=True) == b"abc"
+    with tf.Graph().as_default(), tf.Session() as sess:
+        v = variable(1.0, name="v")
+        assert isinstance(v, tf.Variable) and v.op.type == "VariableV2"
+        sess.run(v.initializer)
+        with pytest.raises(ValueError, match="Parent directory"):
+            tf.train.Saver().save(sess, path + "/ckpt")

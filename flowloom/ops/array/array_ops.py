@@ -3,6 +3,7 @@
 Slicing, gathering/scattering and padding/splitting ops have files of their own."""
 
 import builtins
+import math
 
 import numpy as np
 
@@ -82,7 +83,13 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
         raise ValueError("None values not supported.")
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype).base_dtype
-    else:
+    if shape is None:
+        # Python scalars and int lists (most constants a program writes): nothing to infer
+        # or check.
+        fast = _scalar_array(value, dtype)
+        if fast is not None:
+            return _const(get_default_graph(), fast[0], fast[1], name or "Const")
+    if dtype is None:
         dtype = infer_dtype(value)
     arr = tensor_value_to_numpy(value, dtype)
     if shape is not None:
@@ -112,6 +119,41 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     if isinstance(name, bytes):
         name = name.decode("utf-8")
     return _const(get_default_graph(), arr, dtype, name or "Const")
+
+
+_INT32_MIN, _INT32_MAX = -2 ** 31, 2 ** 31 - 1
+_INT_LIST_DTYPES = (None, dtypes.int32, dtypes.int64)
+
+
+def _scalar_array(value, dtype):
+    """(read-only array, dtype) of Python scalar `value` (a float, or an int in int32's
+    range) as `dtype` (None: TF's inferred float32 / int32) when that needs no check; else
+    None (the general path converts and checks)."""
+    cls = type(value)
+    if cls is float:
+        if dtype is None:
+            dtype = dtypes.float32
+        elif not dtype.is_floating:
+            return None
+    elif cls is int:
+        if not _INT32_MIN <= value <= _INT32_MAX:
+            return None
+        if dtype is None:
+            dtype = dtypes.int32
+        elif not (dtype.is_floating or dtype in (dtypes.int32, dtypes.int64)):
+            return None
+    elif (cls is list or cls is tuple) and value and dtype in _INT_LIST_DTYPES:
+        # A flat list of ints in int32's range (shapes, axes).
+        for v in value:
+            if type(v) is not int or not _INT32_MIN <= v <= _INT32_MAX:
+                return None
+        if dtype is None:
+            dtype = dtypes.int32
+    else:
+        return None
+    arr = np.array(value, dtype=dtype.as_numpy_dtype)
+    arr.flags.writeable = False
+    return arr, dtype
 
 
 def _const(graph, arr, dtype, name):
@@ -937,7 +979,7 @@ def _filled(shape, fill_value, dtype, name):
                 shape_t = reshape(shape_t, [-1])  # a scalar shape is a vector of one (TF)
             return fill(shape_t, constant(fill_value, dtype=dtype), name=scope)
     dims = tensor_shape.as_shape(shape).as_list()
-    if int(np.prod(dims)) < 1000:
+    if math.prod(dims) < 1000:
         return constant(np.full(dims, fill_value, dtype=dtype.as_numpy_dtype), dtype=dtype,
                         name=name)
     with name_scope(name) as scope:

@@ -9,7 +9,7 @@ from flowloom.framework import dtypes, errors
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.graph import get_default_graph, name_scope
 from flowloom.framework.op_def import defop
-from flowloom.framework.ops import convert_to_tensor
+from flowloom.framework.ops import Tensor, convert_to_tensor
 from flowloom.framework.tensor_util import constant_value_as_shape
 from flowloom.ops.random import philox
 
@@ -168,8 +168,7 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
     maxval_is_one = isinstance(maxval, int) and maxval == 1
     bare = minval_is_zero and maxval_is_one and seed_rules() == "2"
     with name_scope(name, "random_uniform", [shape, minval, maxval]) as scope:
-        from flowloom.ops.math import math_ops
-
+        math_ops = _math_ops()
         shape_t = _shape_tensor(shape)
         if not bare or dtype.is_integer:
             lo = convert_to_tensor(minval, dtype=dtype, name="min")
@@ -193,13 +192,22 @@ def _mul_add(rnd, std, mean, scope):
     return math_ops.add(math_ops.multiply(rnd, std, name="mul"), mean, name=scope)
 
 
-def _shape_tensor(shape):
-    from flowloom.framework.ops import Tensor
-    from flowloom.ops.array import array_ops
+def _math_ops():
+    global _math_ops_module
+    if _math_ops_module is None:  # imported late: math_ops is built on this module's users
+        from flowloom.ops.math import math_ops as _math_ops_module
+    return _math_ops_module
 
+
+_math_ops_module = None
+
+
+def _shape_tensor(shape):
     if isinstance(shape, Tensor):
         return shape
     if isinstance(shape, (list, tuple)) and any(isinstance(d, Tensor) for d in shape):
+        from flowloom.ops.array import array_ops
+
         return array_ops.stack(shape)
     return convert_to_tensor(list(shape) if not np.isscalar(shape) else [shape],
                              dtype=dtypes.int32, name="shape")

@@ -6,7 +6,8 @@ from flowloom.framework import dtypes
 from flowloom.framework import errors
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.op_def import defop
-from flowloom.framework.tensor_shape import unknown_shape
+from flowloom.framework.ops import Tensor
+from flowloom.framework.tensor_shape import as_shape, unknown_shape
 from flowloom.runtime.executor import Ref
 
 VariableV2 = defop("VariableV2", outputs=["ref: Ref(dtype)"],
@@ -48,8 +49,6 @@ def variable_op(shape, dtype, name="Variable", set_shape=True, container="", sha
 
 
 def variable_op_v2(shape, dtype, name="Variable", container="", shared_name=""):
-    from flowloom.framework.tensor_shape import as_shape
-
     return apply_op("VariableV2", (), name=name, shape=as_shape(shape),
                     dtype=dtypes.as_dtype(dtype).base_dtype, container=container,
                     shared_name=shared_name).outputs[0]
@@ -153,8 +152,6 @@ IsVariableInitialized.no_gradient()
 
 
 def _ref_of(ref):
-    from flowloom.framework.ops import Tensor
-
     if isinstance(ref, Tensor):
         return ref
     if hasattr(ref, "_ref"):
@@ -164,6 +161,8 @@ def _ref_of(ref):
 
 def _resource_update(kind, ref, value, name, indices=None):
     """The update `kind` of a resource variable (or `resource` handle), or None for others."""
+    if type(ref) is Tensor and ref._dtype.base_dtype is not dtypes.resource:
+        return None  # a variable's reference (the usual case): no resource to update
     from flowloom.resource_variable import is_resource_target, resource_update
 
     if not is_resource_target(ref):
