@@ -290,6 +290,8 @@ def _slice_helper(tensor, slice_spec, var=None):
     begin, end, strides = [], [], []
     begin_mask = end_mask = ellipsis_mask = new_axis_mask = shrink_axis_mask = 0
     for i, s in enumerate(slice_spec):
+        if isinstance(s, np.ndarray) and s.ndim == 0 and s.dtype.kind in "iu":
+            s = int(s)  # a 0-d integer array indexes as its integer (TF)
         if isinstance(s, _builtin_slice):
             # As TF: a known `Dimension` (anything with __index__) is an integer index.
             s = _builtin_slice(*(_as_index(p) for p in (s.start, s.stop, s.step)))
