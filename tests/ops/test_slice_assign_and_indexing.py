@@ -97,3 +97,17 @@ def test_strided_slice_grad_wrapper():
             array_ops.strided_slice_grad(tf.constant([6, 4, 4], tf.int64),
                                          tf.constant([0, 0, 0]), tf.constant([4, 1, 1], tf.int64),
                                          tf.constant([1, 1, 1], tf.int64), dy)
+
+
+def test_zero_d_integer_array_indexes_like_its_integer():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        t = tf.constant(np.arange(6).reshape(2, 3))
+        assert sess.run(t[np.array(1)]).tolist() == [3, 4, 5]
+
+
+def test_matmul_flops_statistic():
+    from flowloom.framework import op_stats
+
+    with tf.Graph().as_default() as g:
+        m = tf.matmul(tf.zeros([3, 4]), tf.zeros([5, 4]), transpose_b=True)
+        assert op_stats.get_stats_for_node_def(g, m.op.node_def, "flops").value == 2 * 4 * 15
