@@ -219,6 +219,19 @@ def Walk(top, in_order=True):
         yield dirpath, sorted(subdirs), sorted(files)
 
 
+def write_string_to_file(filename, file_content):
+    """Writes `file_content` (str or bytes) to `filename`, replacing what it held."""
+    with GFile(filename, mode="wb") as f:
+        f.write(file_content if isinstance(file_content, bytes) else
+                file_content.encode("utf-8"))
+
+
+def read_file_to_string(filename, binary_mode=False):
+    """The contents of `filename` (bytes with `binary_mode`, else str)."""
+    with GFile(filename, mode="rb" if binary_mode else "r") as f:
+        return f.read()
+
+
 # tf.io.gfile spellings.
 exists = Exists
 isdir = IsDirectory

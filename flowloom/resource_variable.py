@@ -20,7 +20,7 @@ from flowloom.framework.graph import (control_dependencies, get_default_graph,
 from flowloom.framework.ops import Tensor, convert_to_tensor, register_tensor_conversion_function
 from flowloom.ops.array import array_ops
 from flowloom.ops.state import resource_variable_ops as rvo
-from flowloom.variables import OPERATOR_NAMES, Variable
+from flowloom.variables import OPERATOR_NAMES, Variable, check_not_in_control_flow
 
 
 class ResourceVariable(Variable):
@@ -65,6 +65,8 @@ class ResourceVariable(Variable):
                             value = value.initialized_value()
                         self._initial_value = convert_to_tensor(value, name="initial_value",
                                                                 dtype=dtype)
+                    if not init_from_fn:
+                        check_not_in_control_flow(self._initial_value, handle_name)
                     var_shape = self._initial_value._shape
                     if shape is not None:
                         var_shape = tensor_shape.as_shape(shape)

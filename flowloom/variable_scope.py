@@ -417,6 +417,11 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
         synchronization=synchronization, aggregation=aggregation)
 
 
+def variable(*args, **kwargs):
+    """A TF1 variable from `tf.Variable`'s arguments, as TF's variable_scope.variable."""
+    return Variable(*args, **kwargs)
+
+
 def _get_partitioned_variable(name, shape=None, dtype=None, initializer=None, **kwargs):
     """The PartitionedVariable `name` of the current scope (`create_partitioned_variables`)."""
     return get_variable_scope()._get_partitioned_variable(

@@ -113,6 +113,7 @@ class Variable:
                         initial_value = initial_value.initialized_value()
                     self._initial_value = convert_to_tensor(initial_value, name="initial_value",
                                                             dtype=dtype)
+                check_not_in_control_flow(self._initial_value, true_name)
                 init_shape = self._initial_value._shape
                 if shape is not None:
                     init_shape = tensor_shape.as_shape(shape)
@@ -344,6 +345,15 @@ class Variable:
     def __array__(self, dtype=None):
         raise NotImplementedError(f"Cannot convert a symbolic Variable ({self.name}) to a numpy "
                                   "array.")
+
+
+def check_not_in_control_flow(initial_value, name):
+    """TF's check: an initial value built inside a while loop or cond cannot initialize."""
+    op = getattr(initial_value, "_op", None)
+    if op is not None and getattr(op, "_control_flow_context", None) is not None:
+        raise ValueError(f"Initializer for variable {name} is from inside a control-flow "
+                         "construct, such as a loop or conditional. When creating a variable "
+                         "inside a loop or conditional, use a lambda as the initializer.")
 
 
 def _slice_info_of(variable_def, import_scope):

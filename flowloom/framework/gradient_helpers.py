@@ -68,3 +68,26 @@ def recompute_grad(f):
             return grads[:len(args)], grads[len(args):]
         return result, grad
     return inner
+
+
+def raise_no_grad_wrt_initial_loop_value(op, from_ops):
+    """Raises TF's ValueError for a gradient, built inside a while loop, that would flow
+    through the initial value of a loop variable (the loop's Switch `op`), naming the
+    nearest x behind it."""
+    from collections import deque
+
+    target, queue, seen = None, deque([op]), set()
+    while queue:
+        current = queue.popleft()
+        if current in seen:
+            continue
+        seen.add(current)
+        if current in from_ops:
+            target = current
+            break
+        queue.extend(t.op for t in current.inputs)
+    raise ValueError(
+        f"Cannot compute gradient inside while loop with respect to op "
+        f"'{(target or op).name}'. We do not support taking the gradient wrt or through the "
+        "initial value of a loop variable. Gradients can be computed through loop invariants "
+        "or wrt the input parameters to the loop body.")

@@ -426,6 +426,14 @@ class _GradientBuilder:
         if grad_fn is not None and has_out_grads:
             from flowloom.ops.array import array_ops
 
+            ctxt = op._control_flow_context
+            if op._type in ("Switch", "RefSwitch") and ctxt is not None and \
+                    ctxt.IsWhileContext() and ctxt is self.graph._get_control_flow_context():
+                from flowloom.framework.gradient_helpers import (
+                    raise_no_grad_wrt_initial_loop_value)
+
+                raise_no_grad_wrt_initial_loop_value(op, self.from_ops)
+
             for i, g in enumerate(out_grads):
                 if g is None and is_trainable(op._outputs[i]):
                     # The output is unused by ys: its gradient is zero.

@@ -274,13 +274,35 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
       saver.restore(sess, "/tmp/model.ckpt-100")
     """
     from flowloom.train.saver import Saver
+
+    meta, graph, elements = import_graph_and_collections(
+        meta_graph_or_file, clear_devices, import_scope, get_default_graph(),
+        input_map=kwargs.get("input_map"), return_elements=kwargs.get("return_elements"))
+    return_elements = kwargs.get("return_elements")
+    if meta.HasField("saver_def"):
+        saver = Saver.from_proto(meta.saver_def, import_scope)
+    elif graph.get_collection(GraphKeys.GLOBAL_VARIABLES):
+        saver = Saver()
+    else:
+        _log.info("Saver not created because there are no variables in the graph to restore")
+        saver = None
+    if return_elements is not None:
+        return saver, elements
+    return saver
+
+
+def import_graph_and_collections(meta_graph_or_file, clear_devices, import_scope, graph,
+                                 input_map=None, return_elements=None,
+                                 restore_collections_predicate=None):
+    """Imports a MetaGraphDef's graph into `graph` and restores its collections (those the
+    predicate accepts); returns (meta_graph_def, graph, return_elements' elements)."""
+    from flowloom.train.saver import Saver
     from flowloom.variables import Variable
 
     if isinstance(meta_graph_or_file, meta_graph_pb2.MetaGraphDef):
         meta = meta_graph_or_file
     else:
         meta = read_meta_graph_file(meta_graph_or_file)
-    graph = get_default_graph()
     graph_def = type(meta.graph_def)()
     graph_def.CopyFrom(meta.graph_def)
     if clear_devices:
@@ -289,16 +311,18 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
     producer_op_list = None
     if meta.meta_info_def.HasField("stripped_op_list"):
         producer_op_list = meta.meta_info_def.stripped_op_list
-    return_elements = kwargs.get("return_elements")
-    elements = import_graph_def(graph_def, input_map=kwargs.get("input_map"),
-                                return_elements=return_elements, name=import_scope or "",
-                                producer_op_list=producer_op_list)
+    with graph.as_default():
+        elements = import_graph_def(graph_def, input_map=input_map,
+                                    return_elements=return_elements, name=import_scope or "",
+                                    producer_op_list=producer_op_list)
 
     def scoped(name):
         return prepend_name_scope(name, import_scope)
 
     variables_by_name = {}
     for key in sorted(meta.collection_def):
+        if restore_collections_predicate is not None and not restore_collections_predicate(key):
+            continue
         col = meta.collection_def[key]
         kind = col.WhichOneof("kind")
         if kind is None:
@@ -330,13 +354,8 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
         else:
             for v in values:
                 graph.add_to_collection(key, v)
-    if meta.HasField("saver_def"):
-        saver = Saver.from_proto(meta.saver_def, import_scope)
-    elif graph.get_collection(GraphKeys.GLOBAL_VARIABLES):
-        saver = Saver()
-    else:
-        _log.info("Saver not created because there are no variables in the graph to restore")
-        saver = None
-    if return_elements is not None:
-        return saver, elements
-    return saver
+    return meta, graph, elements
+
+
+from flowloom.framework.meta_graph_scoped import (  # noqa: E402,F401
+    export_scoped_meta_graph, import_scoped_meta_graph)

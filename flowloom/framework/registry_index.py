@@ -213,15 +213,18 @@ INDEX = {
             'ScatterUpdate Variable VariableV2',
         'flowloom.ops.state.training_ops':
             'ApplyAdadelta ApplyAdagrad ApplyAdam ApplyCenteredRMSProp ApplyFtrl ApplyFtrlV2 '
-            'ApplyGradientDescent ApplyMomentum ApplyRMSProp ResourceApplyAdadelta '
-            'ResourceApplyAdagrad ResourceApplyAdam ResourceApplyCenteredRMSProp '
-            'ResourceApplyFtrl ResourceApplyFtrlV2 ResourceApplyGradientDescent '
-            'ResourceApplyMomentum ResourceApplyRMSProp ResourceSparseApplyAdadelta '
-            'ResourceSparseApplyAdagrad ResourceSparseApplyCenteredRMSProp '
-            'ResourceSparseApplyFtrl ResourceSparseApplyFtrlV2 ResourceSparseApplyMomentum '
-            'ResourceSparseApplyRMSProp SparseApplyAdadelta SparseApplyAdagrad '
-            'SparseApplyCenteredRMSProp SparseApplyFtrl SparseApplyFtrlV2 SparseApplyMomentum '
-            'SparseApplyRMSProp',
+            'ApplyGradientDescent ApplyMomentum ApplyProximalGradientDescent ApplyRMSProp '
+            'ResourceApplyAdadelta ResourceApplyAdagrad ResourceApplyAdam '
+            'ResourceApplyCenteredRMSProp ResourceApplyFtrl ResourceApplyFtrlV2 '
+            'ResourceApplyGradientDescent ResourceApplyMomentum '
+            'ResourceApplyProximalGradientDescent ResourceApplyRMSProp '
+            'ResourceSparseApplyAdadelta ResourceSparseApplyAdagrad '
+            'ResourceSparseApplyCenteredRMSProp ResourceSparseApplyFtrl '
+            'ResourceSparseApplyFtrlV2 ResourceSparseApplyMomentum '
+            'ResourceSparseApplyProximalGradientDescent ResourceSparseApplyRMSProp '
+            'SparseApplyAdadelta SparseApplyAdagrad SparseApplyCenteredRMSProp '
+            'SparseApplyFtrl SparseApplyFtrlV2 SparseApplyMomentum '
+            'SparseApplyProximalGradientDescent SparseApplyRMSProp',
         'flowloom.ops.strings.hash_ops':
             'AsString StringToHashBucketFast',
         'flowloom.ops.strings.string_ops':

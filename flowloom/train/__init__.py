@@ -10,6 +10,7 @@ _TABLE = _lazy_names.parse({
     "flowloom.train.adaptive": "AdadeltaOptimizer AdagradOptimizer RMSPropOptimizer",
     "flowloom.train.ftrl": "FtrlOptimizer",
     "flowloom.train.gradient_descent": "GradientDescentOptimizer MomentumOptimizer",
+    "flowloom.train.proximal_gradient_descent": "ProximalGradientDescentOptimizer",
     "flowloom.train.learning_rate_decay": (
         "cosine_decay cosine_decay_restarts exponential_decay inverse_time_decay "
         "linear_cosine_decay natural_exp_decay piecewise_constant polynomial_decay"),

@@ -24,11 +24,24 @@ class AdagradOptimizer(Optimizer):
     def _create_slots(self, var_list):
         for v in var_list:
             dtype = v.dtype.base_dtype
-            if not v.get_shape().is_fully_defined():
-                raise NotImplementedError("AdagradOptimizer for a variable of unknown shape")
-            init = init_ops.constant_initializer(self._initial_accumulator_value, dtype=dtype)
+            if v.get_shape().is_fully_defined():
+                init = init_ops.constant_initializer(self._initial_accumulator_value,
+                                                     dtype=dtype)
+            else:
+                init = self._init_like(v, dtype)
             self._get_or_make_slot_with_initializer(v, init, v.get_shape(), dtype,
                                                     "accumulator", self._name)
+
+    def _init_like(self, var, dtype):
+        """A variable of unknown shape: its accumulator starts as a tensor of the variable's
+        run-time shape (read once the variable is initialized)."""
+        def init():
+            from flowloom.ops.array import array_ops
+            from flowloom.ops.math import math_ops
+
+            shape = array_ops.shape(var.initialized_value())
+            return math_ops.cast(array_ops.fill(shape, self._initial_accumulator_value), dtype)
+        return init
 
     def _prepare(self):
         self._learning_rate_tensor = convert_to_tensor(

@@ -15,6 +15,7 @@ pointing at a complete checkpoint.
 import logging
 import numbers
 import os
+import time  # the clock checkpoints are kept by (TF's tests replace saver.time)
 
 from flowloom.framework import device as device_lib
 from flowloom.framework import errors
@@ -95,6 +96,7 @@ class Saver:
             raise ValueError("If `var_list` is provided then build cannot be deferred. Either "
                              "set defer_build=False or var_list=None.")
         self._var_list = var_list
+        self._write_version = write_version
         self._reshape = reshape
         self._sharded = sharded
         self._max_to_keep = max_to_keep
@@ -112,7 +114,7 @@ class Saver:
             self._check_saver_def()
         elif not defer_build:
             self.build()
-        self._next_checkpoint_time = checkpoint_management.now() + self._keep_hours * 3600
+        self._next_checkpoint_time = time.time() + self._keep_hours * 3600
 
     # -- building ------------------------------------------------------------------------------
     def build(self):
@@ -256,7 +258,7 @@ class Saver:
         if not self.saver_def.max_to_keep:
             return
         self._last_checkpoints = [(p, t) for p, t in self._last_checkpoints if p != path]
-        self._last_checkpoints.append((path, checkpoint_management.now()))
+        self._last_checkpoints.append((path, time.time()))
         if len(self._last_checkpoints) > self.saver_def.max_to_keep:
             self._checkpoints_to_be_deleted.append(self._last_checkpoints.pop(0))
 
@@ -314,6 +316,8 @@ class Saver:
         if not hasattr(sess, "run"):
             raise TypeError(f"'sess' must be a Session; {sess}")
         parent = os.path.dirname(save_path)
+        if parent and os.path.exists(parent) and not os.path.isdir(parent):
+            raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
         if parent and not os.path.isdir(parent):
             # TF's unsharded save writes its bundle straight at the prefix and creates the
             # missing folder (one level, not its parents); a sharded save writes into a temp

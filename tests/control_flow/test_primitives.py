@@ -8,6 +8,7 @@ testWhile_5).
 """
 
 import numpy as np
+import pytest
 
 import flowloom as tf
 from flowloom.ops.control_flow import control_flow_ops as cfo
@@ -76,3 +77,11 @@ def test_strided_slice_with_begin_tensor_and_default_strides():
     s = tf.strided_slice(x, tf.expand_dims(i, 0), [1] + tf.expand_dims(i, 0))
     with tf.Session() as sess:
         assert sess.run(s).tolist() == [2]
+
+
+def test_slicing_an_unknown_rank_tensor_with_an_index_tensor():
+    ws = tf.placeholder(tf.float64)  # as a function argument: unknown rank
+    i = tf.placeholder(tf.int32)
+    assert ws[i, :].shape.ndims is None  # builds (TF accepts scalar or unknown-rank indices)
+    with pytest.raises(TypeError):
+        ws[tf.constant([[1]])]

@@ -75,3 +75,18 @@ def test_resource_variable_read_in_a_cond_branch_gets_its_gradient():
         sess.run(tf.global_variables_initializer())
         assert sess.run(g).tolist() == [2.0] and sess.run(g, {c: False}).tolist() == [3.0]
         assert sess.run(only_true, {c: False}).tolist() == [0.0]
+
+
+def test_gradient_inside_a_loop_through_a_loop_variables_initial_value_is_an_error():
+    x = tf.placeholder(tf.float32, shape=(), name="x")
+
+    def body(i, v):
+        return i + 1, tf.gradients(v * 2, x)[0]
+    with pytest.raises(ValueError, match="Cannot compute gradient inside while loop with "
+                                         "respect to op 'x'"):
+        tf.while_loop(lambda i, v: i < 3, body, [0, x + 1])
+    # Within one iteration, the gradient w.r.t. the body's own parameter is fine.
+    r = tf.while_loop(lambda i, v: i < 3,
+                      lambda i, v: (i + 1, tf.gradients(v * v, v)[0]), [0, tf.constant(1.0)])
+    with tf.Session() as sess:
+        assert sess.run(r[1]) == 8.0

@@ -236,3 +236,12 @@ def test_inputs_are_read_only():
     assert list(op.inputs) == [x] and op.inputs == (x,)
     with pytest.raises(AttributeError, match="'_InputList' object has no attribute 'append'"):
         op.inputs.append(None)
+
+
+def test_scalar_mul_scales_indexed_slices():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        values = tf.constant([2, 3, 5, 7], shape=[2, 2])
+        x = tf.scalar_mul(-2, tf.IndexedSlices(values, tf.constant([0, 2])))
+        assert isinstance(x, tf.IndexedSlices)
+        assert sess.run(x.values).tolist() == [[-4, -6], [-10, -14]]
+        assert sess.run(x.indices).tolist() == [0, 2]

@@ -40,3 +40,17 @@ def test_scopes_must_exit_in_order():
                     scope.__exit__(None, None, None)
             scope.__exit__(None, None, None)
             assert tf.get_variable_scope().name == "aa"
+
+
+@pytest.mark.parametrize("use_resource", [False, True])
+def test_initial_value_from_inside_a_loop_is_refused(use_resource):
+    def body(i, _):
+        v = tf.Variable(initial_value=tf.zeros([], dtype=tf.int32), use_resource=use_resource)
+        return i + 1, v.read_value()
+
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="inside a control-flow"):
+            tf.while_loop(lambda i, _: i < 10, body, [0, 0])
+        # A lambda initializer is built outside the loop and is fine.
+        tf.while_loop(lambda i, _: i < 3, lambda i, x: (i + 1, tf.Variable(
+            lambda: tf.zeros([], tf.int32), use_resource=use_resource).read_value()), [0, 0])

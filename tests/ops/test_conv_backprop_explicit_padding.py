@@ -52,3 +52,10 @@ def test_filter_gradient_of_an_empty_output_is_zeros():
         got = sess.run(tf.nn.conv2d_backprop_filter(x, [2, 2, 1, 0], dy, strides=[1, 1, 1, 1],
                                                     padding="VALID"))
         assert got.shape == (2, 2, 1, 0)
+
+
+@pytest.mark.parametrize("padding", [[[0], [0], [0], [0]], [0, 0, 0, 0]])
+def test_explicit_padding_elements_must_be_pairs(padding):
+    with tf.Graph().as_default(), pytest.raises(ValueError, match="explicit"):
+        tf.nn.conv2d(tf.placeholder(tf.float32), tf.placeholder(tf.float32),
+                     strides=[1, 1, 1, 1], padding=padding)

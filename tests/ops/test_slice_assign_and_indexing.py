@@ -51,6 +51,7 @@ def test_gather_nd_batch_dims():
     indices = np.array([[[1], [3]], [[0], [2]], [[2], [2]]]).reshape(3, 2, 1)
     with tf.Graph().as_default(), tf.Session() as sess:
         out = tf.gather_nd(tf.constant(params), indices, batch_dims=1)
+        assert out.shape.as_list() == [3, 2, 5]  # the static shape TF infers
         want = np.stack([params[b][indices[b][:, 0]] for b in range(3)])
         np.testing.assert_array_equal(sess.run(out), want)
         same = tf.gather_nd(tf.constant(params), indices, batch_dims=tf.constant([1]))
@@ -97,3 +98,17 @@ def test_strided_slice_grad_wrapper():
             array_ops.strided_slice_grad(tf.constant([6, 4, 4], tf.int64),
                                          tf.constant([0, 0, 0]), tf.constant([4, 1, 1], tf.int64),
                                          tf.constant([1, 1, 1], tf.int64), dy)
+
+
+def test_zero_d_integer_array_indexes_like_its_integer():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        t = tf.constant(np.arange(6).reshape(2, 3))
+        assert sess.run(t[np.array(1)]).tolist() == [3, 4, 5]
+
+
+def test_matmul_flops_statistic():
+    from flowloom.framework import op_stats
+
+    with tf.Graph().as_default() as g:
+        m = tf.matmul(tf.zeros([3, 4]), tf.zeros([5, 4]), transpose_b=True)
+        assert op_stats.get_stats_for_node_def(g, m.op.node_def, "flops").value == 2 * 4 * 15

@@ -47,3 +47,16 @@ def test_weights_follow_the_variables_trainability_and_default_dtype():
     lstm = cells.LSTMCell(10)
     lstm.build(tf.ones([10, 50]).get_shape())  # built directly: float32 weights
     assert lstm._bias.dtype.base_dtype == tf.float32
+
+
+def test_cells_built_directly_open_their_own_scopes():
+    names = []
+    for cls in (cells.BasicRNNCell, cells.BasicRNNCell, cells.GRUCell):
+        cell = cls(3, dtype=tf.float64)
+        cell.build(tf.TensorShape((5, 7)))
+        state = cell.get_initial_state(inputs=None, batch_size=5, dtype=tf.float64)
+        out, _ = cell(tf.zeros((5, 7), tf.float64), state)
+        assert out.shape.as_list() == [5, 3]
+        names.append(cell.trainable_variables[0].name)
+    assert names[:2] == ["basic_rnn_cell/kernel:0", "basic_rnn_cell_1/kernel:0"]
+    assert names[2].startswith("gru_cell/")

@@ -55,3 +55,32 @@ def test_saver_reshape_restores_another_shape(tmp_path):
             tf.train.Saver().restore(sess, prefix)
         tf.train.Saver(reshape=True).restore(sess, prefix)
         np.testing.assert_array_equal(sess.run(v), [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+
+
+def test_save_under_a_file_is_a_value_error_and_file_io_strings(tmp_path):
+    from flowloom import gfile
+    from flowloom.variable_scope import variable
+
+    path = str(tmp_path / "actually_a_file")
+    gfile.write_string_to_file(path, "abc")
+    assert gfile.read_file_to_string(path) == "abc"
+    assert gfile.read_file_to_string(path, binary_mode=True) == b"abc"
+    with tf.Graph().as_default(), tf.Session() as sess:
+        v = variable(1.0, name="v")
+        assert isinstance(v, tf.Variable) and v.op.type == "VariableV2"
+        sess.run(v.initializer)
+        with pytest.raises(ValueError, match="Parent directory"):
+            tf.train.Saver().save(sess, path + "/ckpt")
+
+
+def test_adagrad_on_a_variable_of_unknown_shape():
+    with tf.Graph().as_default(), tf.Session() as sess:
+        var = tf.get_variable("var0", initializer=tf.constant(1.0), validate_shape=False)
+        assert not var.shape.is_fully_defined()
+        opt = tf.train.AdagradOptimizer(lambda: 3.0, initial_accumulator_value=0.1)
+        update = opt.apply_gradients([(tf.constant(0.1), var)])
+        sess.run(tf.global_variables_initializer())
+        for _ in range(3):
+            sess.run(update)
+        # TF 1.15's adagrad_test value for these three steps.
+        np.testing.assert_allclose(sess.run(var), -1.6026098728179932, rtol=1e-6)

@@ -6,13 +6,14 @@ import os
 import shutil
 import subprocess
 import sys
+import types
 
 import numpy as np
 import pytest
 
 import flowloom as tf
 from flowloom.framework import errors
-from flowloom.train import checkpoint_management
+from flowloom.train import saver as saver_module
 
 DATA = os.path.join(os.path.dirname(__file__), "..", "data")
 TF_CKPT = os.path.join(DATA, "graphdef", "tf_ckpt")
@@ -125,7 +126,7 @@ def test_max_to_keep_and_state_file(tmp_path):
 
 def test_keep_checkpoint_every_n_hours(tmp_path, monkeypatch):
     clock = [1000.0]
-    monkeypatch.setattr(checkpoint_management, "now", lambda: clock[0])
+    monkeypatch.setattr(saver_module, "time", types.SimpleNamespace(time=lambda: clock[0]))
     _small_graph()
     saver = tf.train.Saver(max_to_keep=1, keep_checkpoint_every_n_hours=1)
     with tf.Session() as sess:

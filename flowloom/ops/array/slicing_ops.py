@@ -271,7 +271,8 @@ def _check_index(idx):
     except TypeError:
         ok = False
     shape = getattr(idx, "shape", None)
-    if not ok or (shape is not None and len(shape) == 1):
+    # As TF: a scalar or unknown-rank index tensor is accepted (a vector is not).
+    if not ok or (shape is not None and getattr(shape, "ndims", None) not in (0, None)):
         raise TypeError(_SLICE_TYPE_ERROR + f", got {idx!r}")
 
 
@@ -289,6 +290,8 @@ def _slice_helper(tensor, slice_spec, var=None):
     begin, end, strides = [], [], []
     begin_mask = end_mask = ellipsis_mask = new_axis_mask = shrink_axis_mask = 0
     for i, s in enumerate(slice_spec):
+        if isinstance(s, np.ndarray) and s.ndim == 0 and s.dtype.kind in "iu":
+            s = int(s)  # a 0-d integer array indexes as its integer (TF)
         if isinstance(s, _builtin_slice):
             # As TF: a known `Dimension` (anything with __index__) is an integer index.
             s = _builtin_slice(*(_as_index(p) for p in (s.start, s.stop, s.step)))

@@ -101,6 +101,11 @@ def scalar_mul(scalar, x, name=None):
     scalar = convert_to_tensor(scalar, dtype=getattr(x, "dtype", None), name="scalar")
     if scalar._shape.ndims not in (None, 0):
         raise ValueError(f"Only scalar multiply works, got shape {scalar._shape}")
+    if hasattr(x, "indices") and hasattr(x, "dense_shape"):  # IndexedSlices: scale the values
+        from flowloom.framework.indexed_slices import IndexedSlices
+
+        return IndexedSlices(math_ops.multiply(scalar, x.values, name=name), x.indices,
+                             x.dense_shape)
     return math_ops.multiply(scalar, x, name=name)
 
 

@@ -149,3 +149,28 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
                             adj_y=transpose_b or adjoint_b).outputs[0]
         return apply_op("MatMul", (a, b), name=scope, transpose_a=transpose_a or adjoint_a,
                         transpose_b=transpose_b or adjoint_b).outputs[0]
+
+
+def _matmul_flops(graph, node):
+    """MatMul's "flops" statistic: 2 * k * (output elements), shapes from the graph."""
+    from flowloom.framework import graph_util
+    from flowloom.framework.op_stats import OpStats
+
+    a_shape = graph_util.tensor_shape_from_node_def_name(graph, node.input[0])
+    a_shape.assert_is_fully_defined()
+    k = int(a_shape[0]) if node.attr["transpose_a"].b else int(a_shape[1])
+    output_shape = graph_util.tensor_shape_from_node_def_name(graph, node.name)
+    output_shape.assert_is_fully_defined()
+    count = 1
+    for d in output_shape.as_list():
+        count *= int(d)
+    return OpStats("flops", k * count * 2)
+
+
+def _register_statistics():
+    from flowloom.framework.op_stats import RegisterStatistics
+
+    RegisterStatistics("MatMul", "flops")(_matmul_flops)
+
+
+_register_statistics()

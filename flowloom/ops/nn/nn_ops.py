@@ -242,6 +242,9 @@ def _padding_attrs(padding):
         if padding not in ("SAME", "VALID"):
             raise ValueError(f"padding should be one of SAME, VALID or EXPLICIT, got {padding}")
         return padding, []
+    if any(not isinstance(p, (list, tuple)) for p in padding):
+        raise ValueError(f"When padding is explicit, each element of it must be a list of two "
+                         f"integers. Got padding {padding}")
     pairs = [list(p) for p in padding]
     if len(pairs) != 4 or any(len(p) != 2 for p in pairs):
         raise ValueError(f"When padding is explicit, it must be a list of size 4. Got "

@@ -185,6 +185,15 @@ class RNNCell(Layer):
                    trainable=True, constraint=None, partitioner=None):
         if partitioner is not None:
             raise NotImplementedError("partitioned RNN cell weights (num_unit_shards)")
+        if self._scope is None:
+            # Built directly (not by a call): as TF's layers, the cell opens its own scope.
+            with variable_scope(None, default_name=self._base_name) as captured:
+                self._scope = captured
+        if get_variable_scope().name != self._scope.name:
+            with variable_scope(self._scope, auxiliary_name_scope=False), \
+                    name_scope(self._scope.original_name_scope):
+                return self.add_weight(name, shape, dtype, initializer, regularizer,
+                                       trainable, constraint)
         v = super().add_weight(name, shape, dtype=dtype or self.dtype or dtypes.float32,
                                initializer=initializer, regularizer=regularizer,
                                trainable=trainable, constraint=constraint)

@@ -150,6 +150,14 @@ def _gradient_descent(var, alpha, delta):
     var -= alpha * delta
 
 
+def _proximal_gradient_descent(var, alpha, l1, l2, delta):
+    """TF's proximal step: a gradient step, then L1 shrinkage and L2 scaling."""
+    prox = var - alpha * delta
+    if l1 > 0:
+        prox = np.sign(prox) * np.maximum(np.abs(prox) - alpha * l1, 0)
+    var[...] = prox / (1 + alpha * l2)
+
+
 def _momentum(var, accum, lr, grad, momentum, use_nesterov):
     accum *= momentum
     accum += grad
@@ -230,6 +238,12 @@ def _ftrl(var, accum, linear, grad, lr, l1, l2, *rest, multiply_linear_by_lr=Fal
 
 _NESTEROV = {"use_nesterov": False}
 
+ApplyProximalGradientDescent = _defapply("ApplyProximalGradientDescent", [],
+                                         ["alpha", "l1", "l2"], _proximal_gradient_descent)
+SparseApplyProximalGradientDescent = _defapply(
+    "SparseApplyProximalGradientDescent", [], ["alpha", "l1", "l2"],
+    _proximal_gradient_descent, sparse=True)
+
 ApplyGradientDescent = _defapply("ApplyGradientDescent", [], ["alpha"], _gradient_descent)
 ApplyMomentum = _defapply("ApplyMomentum", ["accum"], ["lr"], _momentum, _NESTEROV,
                           after=["momentum"])
@@ -287,6 +301,18 @@ def _apply(op_type, inputs, use_locking, name=None, **attrs):
 def apply_gradient_descent(var, alpha, delta, use_locking=False, name=None):
     """var -= alpha * delta (op type ApplyGradientDescent)."""
     return _apply("ApplyGradientDescent", (var, alpha, delta), use_locking, name)
+
+
+def apply_proximal_gradient_descent(var, alpha, l1, l2, delta, use_locking=False, name=None):
+    """var = prox(var - alpha * delta) with L1 `l1` and L2 `l2` (ApplyProximalGradientDescent)."""
+    return _apply("ApplyProximalGradientDescent", (var, alpha, l1, l2, delta), use_locking, name)
+
+
+def sparse_apply_proximal_gradient_descent(var, alpha, l1, l2, grad, indices,
+                                           use_locking=False, name=None):
+    """The proximal step on the rows `indices` (SparseApplyProximalGradientDescent)."""
+    return _apply("SparseApplyProximalGradientDescent", (var, alpha, l1, l2, grad, indices),
+                  use_locking, name)
 
 
 def apply_momentum(var, accum, lr, grad, momentum, use_locking=False, use_nesterov=False,
