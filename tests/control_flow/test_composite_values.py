@@ -87,3 +87,18 @@ def test_while_loop_sparse_shape_invariants():
     assert r.indices.shape.as_list() == [None, None]
     with tf.Session() as sess:
         assert sess.run(r.dense_shape).tolist() == [10, 10, 10, 10]
+
+
+def test_cond_returning_namedtuples_inside_a_while_loop():
+    import collections
+
+    Pair = collections.namedtuple("Pair", "a b")
+
+    def body(i, m):
+        r, _ = tf.cond(tf.constant(True), lambda: (Pair(m * 2, m * 4), m),
+                       lambda: (Pair(m * 4, m * 2), m))
+        return [i + 1, r.a]
+    it, m = tf.while_loop(lambda i, m: i < 3, body, [tf.constant(0), tf.ones([2, 2])])
+    assert it.shape.as_list() == [] and m.shape.as_list() == [2, 2]
+    with tf.Session() as sess:
+        assert sess.run(m)[0, 0] == 8.0

@@ -82,3 +82,8 @@ def test_cond_dict_keys_error_and_with_dependencies_of_a_python_value():
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         assert sess.run(r) == 0 and sess.run(w) == 7 and sess.run(v) == 5
+
+
+def test_group_of_python_values_is_a_type_error():
+    with pytest.raises(TypeError, match="Expected tf.group"):
+        tf.group(1, 2)

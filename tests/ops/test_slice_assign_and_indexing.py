@@ -51,6 +51,7 @@ def test_gather_nd_batch_dims():
     indices = np.array([[[1], [3]], [[0], [2]], [[2], [2]]]).reshape(3, 2, 1)
     with tf.Graph().as_default(), tf.Session() as sess:
         out = tf.gather_nd(tf.constant(params), indices, batch_dims=1)
+        assert out.shape.as_list() == [3, 2, 5]  # the static shape TF infers
         want = np.stack([params[b][indices[b][:, 0]] for b in range(3)])
         np.testing.assert_array_equal(sess.run(out), want)
         same = tf.gather_nd(tf.constant(params), indices, batch_dims=tf.constant([1]))

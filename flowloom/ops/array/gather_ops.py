@@ -382,6 +382,7 @@ def batch_gather_nd(params, indices, batch_dims, name=None):
         if params_ndims is not None and batch_dims >= params_ndims:
             raise ValueError(f"batch_dims = {batch_dims} must be less than rank(params) = "
                              f"{params_ndims}")
+        p_shape, i_shape, static_batch_dims = params.shape, indices.shape, batch_dims
         expand = batch_dims == 0
         if expand:
             params = array_ops.expand_dims(params, axis=0)
@@ -414,6 +415,14 @@ def batch_gather_nd(params, indices, batch_dims, name=None):
                                                             axis=0))
         if expand:
             out = array_ops.squeeze(out, axis=0)
+        # The static shape TF's shape inference finds (it evaluates the shape arithmetic
+        # above): batch dims + indices' inner dims + the params' dims not indexed.
+        b = static_batch_dims
+        if p_shape.ndims is not None and i_shape.ndims is not None and \
+                i_shape[-1].value is not None:
+            depth = i_shape[-1].value
+            out.set_shape(p_shape[:b].merge_with(i_shape[:b]).concatenate(
+                i_shape[b:-1]).concatenate(p_shape[b + depth:]))
     return out
 
 

@@ -13,6 +13,7 @@ While a context is the graph's current one, every new op passes through `AddOp`:
 These follow TF1's `control_flow_ops.py`, so graphs and op names match TF's.
 """
 
+from flowloom.framework import nest
 from flowloom.framework.graph import get_default_graph
 
 
@@ -165,7 +166,8 @@ class ControlFlowContext:
 
     def ExitResult(self, result):
         if self._outer_context is not None:
-            for x in result:
+            # Any nesting of results (namedtuples, composites): each tensor's name.
+            for x in nest.flatten(result, expand_composites=True):
                 self._outer_context.AddName(x.name)
 
     def GetWhileContext(self):

@@ -291,6 +291,12 @@ def group(*inputs, **kwargs):
             continue
         if hasattr(x, "_as_graph_element") and not isinstance(x, (Tensor, Operation)):
             x = x._as_graph_element()
+        if not isinstance(x, (Tensor, Operation)) and isinstance(getattr(x, "op", None),
+                                                                 Operation):
+            x = x.op  # IndexedSlices, SparseTensor: the op of their values
+        if not isinstance(x, (Tensor, Operation)):
+            raise TypeError(f"Expected tf.group() expected Tensor arguments not '{x}' with "
+                            f"type '{type(x)}'")
         ops.append(x.op if isinstance(x, Tensor) else x)
     g = _graph_of(ops)
     with g.as_default(), name_scope(name, "group_deps", ops) as scope:
