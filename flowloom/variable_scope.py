@@ -475,7 +475,8 @@ def _pure_variable_scope(name_or_scope, reuse=None, initializer=None, regularize
             reuse_value, name=new_name, initializer=old.initializer,
             regularizer=old.regularizer, caching_device=old.caching_device,
             partitioner=old.partitioner, custom_getter=old.custom_getter,
-            name_scope=old_name_scope or name_or_scope, dtype=old.dtype,
+            name_scope=name_or_scope if old_name_scope is None else old_name_scope,
+            dtype=old.dtype,
             use_resource=old.use_resource, constraint=old.constraint)
     if initializer is not None:
         scope.set_initializer(initializer)

@@ -69,3 +69,16 @@ def test_caching_device_places_the_read_not_the_variable():
         assert w.value().device.endswith("CPU:0") and not w.device
         sess.run(w.initializer)
         assert sess.run(w.value()) == 1.0
+
+
+def test_scope_without_auxiliary_name_scope_keeps_the_current_name_scope():
+    with tf.Graph().as_default():
+        with tf.variable_scope("scope", auxiliary_name_scope=False) as scope:
+            assert scope.original_name_scope == ""
+            assert tf.get_variable("w", []).name == "scope/w:0"
+            assert tf.constant([], name="c").name == "c:0"
+        with tf.variable_scope(None, default_name="default", auxiliary_name_scope=False) as d:
+            assert d.original_name_scope == ""
+        with tf.variable_scope("outer"):
+            with tf.variable_scope("inner", auxiliary_name_scope=False) as inner:
+                assert inner.original_name_scope == "outer/"
