@@ -130,10 +130,11 @@ class Variable:
                     self._initializer_op = state_ops.assign(
                         self._variable, self._initial_value, validate_shape=validate_shape,
                         name="Assign").op
-                    if caching_device is not None:
-                        with g.device(caching_device):
-                            self._snapshot = array_ops.identity(self._variable, name="read")
-                    else:
+                    if caching_device is None:
+                        self._snapshot = array_ops.identity(self._variable, name="read")
+                if caching_device is not None:
+                    # Read on the caching device, not colocated with the variable (as TF).
+                    with g.device(caching_device):
                         self._snapshot = array_ops.identity(self._variable, name="read")
         self._caching_device = caching_device
         g.add_to_collections(collections, self)

@@ -54,3 +54,18 @@ def test_initial_value_from_inside_a_loop_is_refused(use_resource):
         # A lambda initializer is built outside the loop and is fine.
         tf.while_loop(lambda i, _: i < 3, lambda i, x: (i + 1, tf.Variable(
             lambda: tf.zeros([], tf.int32), use_resource=use_resource).read_value()), [0, 0])
+
+
+def test_caching_device_places_the_read_not_the_variable():
+    with tf.Graph().as_default():
+        plain = tf.Variable(2.0)
+        assert plain.value().device == plain.device
+        cached = tf.Variable(2.0, caching_device="/job:foo")
+        assert not cached.device.startswith("/job:foo")
+        assert cached.value().device.startswith("/job:foo")
+    with tf.Graph().as_default(), tf.Session() as sess:
+        with tf.variable_scope("s", caching_device="/cpu:0"):
+            w = tf.get_variable("w", [], initializer=tf.ones_initializer())
+        assert w.value().device.endswith("CPU:0") and not w.device
+        sess.run(w.initializer)
+        assert sess.run(w.value()) == 1.0
