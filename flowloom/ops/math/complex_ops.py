@@ -16,7 +16,7 @@ from flowloom.framework.ops import convert_to_tensor
 _COMPLEX_OF = {dtypes.float32: dtypes.complex64, dtypes.float64: dtypes.complex128}
 
 Complex = defop("Complex", inputs=["real: T", "imag: T"], outputs=["out: Tout"],
-                attrs={"Tout": dtypes.complex64})
+                attrs={"T": dtypes.float32, "Tout": dtypes.complex64})
 Complex.shape(common_shapes.binary_broadcast)
 
 
@@ -30,7 +30,7 @@ def _(xp, re, im, *, Tout):
 
 def _part_op(op_type, fn):
     op_def = defop(op_type, inputs=["input: T"], outputs=["output: Tout"],
-                   attrs={"Tout": dtypes.float32})
+                   attrs={"T": dtypes.complex64, "Tout": dtypes.float32})
     op_def.shape(common_shapes.unchanged)
 
     @op_def.kernel
