@@ -138,6 +138,7 @@ _TABLE = _lazy_names.parse({
     "flowloom.ops.array.edit_distance_ops": "edit_distance",
     "flowloom.metrics.metrics_impl": "confusion_matrix",
     "flowloom.ops.math.unary_ops": "conj",
+    "flowloom.ops.math.complex_ops": "angle complex imag real",
     "flowloom.platform": "app flags logging=tf_logging",
     "flowloom.platform.tf_logging": "get_logger",
     "flowloom.compat.importer": "install_as_tensorflow",

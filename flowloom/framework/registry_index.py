@@ -120,6 +120,8 @@ INDEX = {
             'LookupTableFindV2 LookupTableSizeV2',
         'flowloom.ops.math.bucketize_ops':
             'Bucketize',
+        'flowloom.ops.math.complex_ops':
+            'Angle Complex ComplexAbs Imag Real',
         'flowloom.ops.math.einsum_ops':
             'Einsum',
         'flowloom.ops.math.fused_elementwise':

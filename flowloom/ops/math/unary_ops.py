@@ -308,7 +308,19 @@ def _unary(op_type, default_name):
 
 
 negative = _unary("Neg", "Neg")
-abs = _unary("Abs", "Abs")  # noqa: A001
+_abs_real = _unary("Abs", "Abs")
+
+
+def abs(x, name=None):  # noqa: A001 - TF's name
+    """|x| elementwise; of a complex tensor, its magnitude in the parts' dtype (ComplexAbs)."""
+    x = convert_to_tensor(x, name="x")
+    if x.dtype.base_dtype.is_complex:
+        from flowloom.ops.math.complex_ops import complex_abs
+
+        return complex_abs(x, name=name)
+    return _abs_real(x, name=name)
+
+
 sign = _unary("Sign", "Sign")
 square = _unary("Square", "Square")
 sqrt = _unary("Sqrt", "Sqrt")
