@@ -6,6 +6,12 @@ sent to that task as plain data: for each step its kind, op or key, value slots 
 slots it frees. The task rebuilds the same `Step`/`SendStep`/`RecvStep` objects on its copy
 of the graph (imported from the master's GraphDef), binds its own kernels and runs them
 with `runtime/parallel.run_partition`, as a local device's partition runs.
+
+An op that a rewrite made for the plan (a fused kernel, an AddN for a chain of adds, a copy
+reading a twin's output: `runtime/rewrite_remap.RewrittenOp`) is not in the task's graph: its
+step carries the op itself (type, name, input tensor names, attrs and the graph ops it stands
+for), and the task makes the same RewrittenOp over its copy of the graph. Looking it up by
+name would find the graph op it replaced, with another kernel and fewer inputs.
 """
 
 import numpy as np
@@ -20,7 +26,7 @@ def describe_partition(partition):
     for s in partition.steps:
         if s.kind == "op":
             steps.append(("op", s.op._name, tuple(s.ins), tuple(s.derefs), s.out, s.nout,
-                          tuple(s.frees)))
+                          tuple(s.frees), _describe_rewritten(s.op)))
         else:
             slot = s.ins[0] if s.kind == "send" and s.ins else (
                 s.out if s.kind == "recv" else None)
@@ -29,6 +35,24 @@ def describe_partition(partition):
                           s.control_op._name if s.control_op is not None else None,
                           s.tensor_name))
     return (partition.device.name, bool(partition.has_control_flow), tuple(steps))
+
+
+def _describe_rewritten(op):
+    """None for a graph op; for an op a rewrite made, what `_rewritten_op` rebuilds it from."""
+    if getattr(op, "replaces", None) is None:
+        return None
+    from flowloom.runtime.rewrite_remap import stands_for
+
+    return (op._type, op._name, tuple(t.name for t in op._inputs), dict(op._attrs),
+            tuple(g._name for g in stands_for(op)))
+
+
+def _rewritten_op(graph, desc):
+    from flowloom.runtime.rewrite_remap import RewrittenOp
+
+    type_name, name, inputs, attrs, replaces = desc
+    return RewrittenOp(type_name, name, [graph.get_tensor_by_name(n) for n in inputs], attrs,
+                       [graph.get_operation_by_name(n) for n in replaces])
 
 
 class _PeerDevice:
@@ -69,8 +93,9 @@ def rebuild(descs, num_slots, graph, session_view, devices):
         steps = []
         for d in step_descs:
             if d[0] == "op":
-                _, op_name, ins, derefs, out, nout, frees = d
-                op = graph.get_operation_by_name(op_name)
+                _, op_name, ins, derefs, out, nout, frees, rewritten = d
+                op = graph.get_operation_by_name(op_name) if rewritten is None else \
+                    _rewritten_op(graph, rewritten)
                 step = executor.Step(op, executor._bind_kernel(session_view, op, dev.xp),
                                      ins, derefs, out, nout, dev)
             else:
