@@ -456,6 +456,8 @@ def _pure_variable_scope(name_or_scope, reuse=None, initializer=None, regularize
     old = get_variable_scope()
     if isinstance(name_or_scope, VariableScope):
         new_name = name_or_scope.name
+        # Re-entering a scope object: its sub-scope numbering resumes after it (as TF).
+        old_counts = dict(store.variable_scopes_count)
         store.open_variable_scope(new_name)
         reuse_value = reuse if reuse else name_or_scope.reuse
         scope = VariableScope(
@@ -504,7 +506,10 @@ def _pure_variable_scope(name_or_scope, reuse=None, initializer=None, regularize
     try:
         yield scope
     finally:
-        store.close_variable_subscopes(new_name)
+        if isinstance(name_or_scope, VariableScope):
+            store.variable_scopes_count = old_counts
+        else:
+            store.close_variable_subscopes(new_name)
         _set_variable_scope(old)
 
 

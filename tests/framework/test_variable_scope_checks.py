@@ -82,3 +82,18 @@ def test_scope_without_auxiliary_name_scope_keeps_the_current_name_scope():
         with tf.variable_scope("outer"):
             with tf.variable_scope("inner", auxiliary_name_scope=False) as inner:
                 assert inner.original_name_scope == "outer/"
+
+
+def test_unique_scope_numbering_survives_reentering_a_scope_object():
+    with tf.Graph().as_default():
+        with tf.variable_scope("default") as default:
+            names = []
+            with tf.variable_scope(None, "layer"):
+                names.append(tf.get_variable("w", []).name)
+            with tf.variable_scope(None, "layer"):
+                names.append(tf.get_variable("w", []).name)
+            with tf.variable_scope(default):
+                pass
+            with tf.variable_scope(None, "layer"):
+                names.append(tf.get_variable("w", []).name)
+        assert names == ["default/layer/w:0", "default/layer_1/w:0", "default/layer_2/w:0"]
