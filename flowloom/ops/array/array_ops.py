@@ -83,6 +83,8 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
         raise ValueError("None values not supported.")
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype).base_dtype
+    if isinstance(name, bytes):  # TF 1.15 takes bytes names (its op names are bytes-compatible)
+        name = name.decode()
     if shape is None:
         # Python scalars and int lists (most constants a program writes): nothing to infer
         # or check.
