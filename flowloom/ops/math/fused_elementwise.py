@@ -86,13 +86,13 @@ def _run(program, args):
     return buf
 
 
-def _fail(program, members, args, exc):
-    """The error of the chain's op that failed, as the interpreter reports that op alone."""
-    from flowloom.runtime.op_errors import op_error
-
+def _run_each(xp, program, args, members=None):
+    """The chain's value with each op through its own kernel (another device's arrays, or
+    finding the op that failed). With `members`, an op's failure is raised as the error of
+    that graph op, as the interpreter reports it alone."""
     k = 0
     value = None
-    for (name, _, binary, at), member in zip(program, members):
+    for i, (name, _, binary, at) in enumerate(program):
         if value is None:
             ins = list(args[:2] if binary else args[:1])
             k = len(ins)
@@ -102,12 +102,25 @@ def _fail(program, members, args, exc):
         else:
             ins = [value]
         try:
-            with np.errstate(all="ignore"):
-                value = get(name).kernel_fn(np, *ins)
+            value = get(name).kernel_fn(xp, *ins)
         except Exception as e:  # noqa: BLE001 - reported as the op's kernel reports it
-            err = op_error(member, ins, e)
+            if members is None:
+                raise
+            from flowloom.runtime.op_errors import op_error
+
+            err = op_error(members[i], ins, e)
             err.names_its_op = True
-            return err
+            raise err from None
+    return value
+
+
+def _fail(program, members, args, exc):
+    """The error of the chain's op that failed, as the interpreter reports that op alone."""
+    try:
+        with np.errstate(all="ignore"):
+            _run_each(np, program, args, members)
+    except errors.OpError as err:
+        return err
     return exc
 
 
@@ -134,20 +147,7 @@ def _kernel(xp, *args, fused_ops, chain_at):
     if xp is np:
         with np.errstate(all="ignore"):
             return _run(program, args)
-    # Another device's arrays: each op through its own kernel.
-    k = 0
-    value = None
-    for name, _, binary, at in program:
-        if value is None:
-            ins = list(args[:2] if binary else args[:1])
-            k = len(ins)
-        elif binary:
-            ins = [value, args[k]] if at == 0 else [args[k], value]
-            k += 1
-        else:
-            ins = [value]
-        value = get(name).kernel_fn(xp, *ins)
-    return value
+    return _run_each(xp, program, args)
 
 
 _kernel.bind = _bind
