@@ -28,17 +28,9 @@ class _Walk:
         self.ends = np.zeros(len(data), bool)
 
     def varint(self, pos, end, mark="fixed"):
-        """(value masked to 32 bits, full value, next position); marks its bytes."""
-        data, start, result, shift = self.data, pos, 0, 0
-        while True:
-            if pos >= end or shift >= 70:
-                raise example_wire.WireError("varint")
-            b = data[pos]
-            pos += 1
-            result |= (b & 0x7F) << shift
-            shift += 7
-            if not b & 0x80:
-                break
+        """(value masked to 32 bits, next position); marks its bytes."""
+        start = pos
+        result, pos = example_wire.read_varint(self.data, pos, end)
         (self.fixed if mark == "fixed" else self.ends)[start:pos] = True
         return result & 0xFFFFFFFF, pos
 

@@ -38,18 +38,7 @@ class _Reader:
         if pos < end and data[pos] < 0x80:  # one byte: tags, short lengths, small values
             self.pos = pos + 1
             return data[pos]
-        result = 0
-        shift = 0
-        while True:
-            if pos >= end or shift >= 70:
-                raise WireError("truncated or overlong varint")
-            b = data[pos]
-            pos += 1
-            result |= (b & 0x7F) << shift
-            shift += 7
-            if not b & 0x80:
-                break
-        self.pos = pos
+        result, self.pos = read_varint(data, pos, end)
         return result & ((1 << limit_bits) - 1)
 
     def take(self, n):
@@ -80,9 +69,8 @@ class _Reader:
             raise WireError(f"unsupported wire type {kind}")
 
 
-def _varint32(data, pos, end):
-    """(value, next position) of a varint at `pos` that must end before `end`, masked to 32
-    bits as TF reads tags and lengths."""
+def read_varint(data, pos, end):
+    """(full value, next position) of a varint at `pos` that must end before `end`."""
     result = shift = 0
     while True:
         if pos >= end or shift >= 70:
@@ -92,7 +80,14 @@ def _varint32(data, pos, end):
         result |= (b & 0x7F) << shift
         shift += 7
         if not b & 0x80:
-            return result & 0xFFFFFFFF, pos
+            return result, pos
+
+
+def _varint32(data, pos, end):
+    """(value, next position) of a varint at `pos` that must end before `end`, masked to 32
+    bits as TF reads tags and lengths."""
+    result, pos = read_varint(data, pos, end)
+    return result & 0xFFFFFFFF, pos
 
 
 def parse_example(serialized):
