@@ -83,6 +83,16 @@ def _text(v):
     return v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)
 
 
+def _dense(v, dtype, dims, name, key, index):
+    """The values `v` of a dense feature as an array of shape `dims` (TF's size check)."""
+    if len(v) != int(np.prod(dims)):
+        raise errors.InvalidArgumentError(
+            None, None, f"Name: {name}, Key: {key}, Index: {index}.  Number of "
+            f"{_VALUE_NAME[dtype]} values != expected.  values size: {len(v)} but output "
+            f"shape: {_dims(dims)}")
+    return np.asarray(v, _NP[dtype]).reshape(dims)
+
+
 def _dims(shape):
     return "[" + ",".join(str(d) for d in shape) + "]"
 
@@ -138,12 +148,7 @@ def _parse_one(serialized, name, cfg, defaults):
                     "not be found.")
             c_dense.append(np.asarray(defaults[i]).reshape(dims))
             continue
-        if len(v) != int(np.prod(dims)):
-            raise errors.InvalidArgumentError(
-                None, None, f"Name: {name}, Key: {k}, Index: 0.  Number of "
-                f"{_VALUE_NAME[dtype]} values != expected.  values size: {len(v)} but output "
-                f"shape: {_dims(dims)}")
-        c_dense.append(np.asarray(v, _NP[dtype]).reshape(dims))
+        c_dense.append(_dense(v, dtype, dims, name, k, 0))
     fl_sparse = []
     for key, dtype in zip(cfg["feature_list_sparse_keys"], cfg["feature_list_sparse_types"]):
         k = _text(key)
@@ -170,13 +175,7 @@ def _parse_one(serialized, name, cfg, defaults):
         steps = []
         for t, f in enumerate(lists[k].feature):
             v = _values(f, dtype, f"Name: {name}, Feature list: {k}, Index: {t}")
-            v = [] if v is None else v
-            if len(v) != int(np.prod(dims)):
-                raise errors.InvalidArgumentError(
-                    None, None, f"Name: {name}, Key: {k}, Index: {t}.  Number of "
-                    f"{_VALUE_NAME[dtype]} values != expected.  values size: {len(v)} but "
-                    f"output shape: {_dims(dims)}")
-            steps.append(np.asarray(v, _NP[dtype]).reshape(dims))
+            steps.append(_dense([] if v is None else v, dtype, dims, name, k, t))
         fl_dense.append(np.stack(steps) if steps else np.zeros([0] + dims, _NP[dtype]))
     return c_sparse, c_dense, fl_sparse, fl_dense
 
