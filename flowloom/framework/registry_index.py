@@ -207,6 +207,8 @@ INDEX = {
             'VarHandleOp VarIsInitializedOp VariableShape',
         'flowloom.ops.state.save_restore_ops':
             'MergeV2Checkpoints RestoreV2 SaveV2 ShardedFilename',
+        'flowloom.ops.state.save_restore_v1_ops':
+            'Restore RestoreSlice Save SaveSlices ShardedFilespec',
         'flowloom.ops.state.scatter_nd_ops':
             'ResourceScatterNdAdd ResourceScatterNdSub ResourceScatterNdUpdate ScatterNdAdd '
             'ScatterNdNonAliasingAdd ScatterNdSub ScatterNdUpdate TensorScatterAdd '
