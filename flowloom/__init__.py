@@ -130,7 +130,12 @@ _TABLE = _lazy_names.parse({
     "flowloom.ops.math.sort_ops": "argsort sort",
     "flowloom.ops.math.histogram_ops": "bincount histogram_fixed_width histogram_fixed_width_bins",
     "flowloom.ops.math.scan_ops": "cumprod",
-    "flowloom.ops.math.segment_ops": "unique unique_with_counts",
+    "flowloom.ops.math.segment_ops": (
+        "unique unique_with_counts unsorted_segment_max unsorted_segment_min "
+        "unsorted_segment_prod"),
+    "flowloom.ops.math.segment_reduction_ops": (
+        "segment_max segment_min segment_prod sparse_segment_mean sparse_segment_sqrt_n "
+        "sparse_segment_sum unsorted_segment_mean unsorted_segment_sqrt_n"),
     "flowloom.ops.array.grid_ops": "lin_space meshgrid roll",
     "flowloom.ops.array.broadcast_ops": "broadcast_to",
     "flowloom.ops.checks.shape_checks": "ensure_shape",

@@ -139,12 +139,17 @@ INDEX = {
         'flowloom.ops.math.matmul_ops':
             'BatchMatMulV2 MatMul',
         'flowloom.ops.math.reduction_ops':
-            'All Any ArgMax ArgMin EuclideanNorm Max Mean Min Prod SegmentMean SegmentSum Sum '
-            'TopKV2',
+            'All Any ArgMax ArgMin EuclideanNorm Max Mean Min Prod Sum TopKV2',
         'flowloom.ops.math.scan_ops':
             'Cumprod Cumsum',
         'flowloom.ops.math.segment_ops':
-            'Unique UniqueWithCounts UnsortedSegmentSum',
+            'Unique UniqueWithCounts UnsortedSegmentMax UnsortedSegmentMin '
+            'UnsortedSegmentProd UnsortedSegmentSum',
+        'flowloom.ops.math.segment_reduction_ops':
+            'SegmentMax SegmentMean SegmentMin SegmentProd SegmentSum SparseSegmentMean '
+            'SparseSegmentMeanGrad SparseSegmentMeanWithNumSegments SparseSegmentSqrtN '
+            'SparseSegmentSqrtNGrad SparseSegmentSqrtNWithNumSegments SparseSegmentSum '
+            'SparseSegmentSumWithNumSegments',
         'flowloom.ops.math.special_math_ops':
             'Acosh Asinh Atanh BitwiseAnd BitwiseOr BitwiseXor Digamma Erfc Invert LeftShift '
             'Lgamma MulNoNan RightShift Xdivy Xlog1py Xlogy',
