@@ -211,8 +211,8 @@ INDEX = {
         'flowloom.ops.state.slice_assign_ops':
             'ResourceStridedSliceAssign StridedSliceAssign',
         'flowloom.ops.state.state_ops':
-            'Assign AssignAdd AssignSub CountUpTo IsVariableInitialized ScatterAdd ScatterSub '
-            'ScatterUpdate Variable VariableV2',
+            'Assign AssignAdd AssignSub CountUpTo IsVariableInitialized ScatterAdd ScatterDiv '
+            'ScatterMax ScatterMin ScatterMul ScatterSub ScatterUpdate Variable VariableV2',
         'flowloom.ops.state.training_ops':
             'ApplyAdadelta ApplyAdagrad ApplyAdam ApplyCenteredRMSProp ApplyFtrl ApplyFtrlV2 '
             'ApplyGradientDescent ApplyMomentum ApplyProximalGradientDescent ApplyRMSProp '
