@@ -234,6 +234,9 @@ INDEX = {
         'flowloom.ops.summary.summary_ops':
             'AudioSummaryV2 HistogramSummary ImageSummary MergeSummary ScalarSummary '
             'TensorSummaryV2',
+        'flowloom.ops.summary.summary_writer_ops':
+            'CloseSummaryWriter CreateSummaryFileWriter FlushSummaryWriter ImportEvent '
+            'SummaryWriter WriteHistogramSummary WriteScalarSummary WriteSummary',
     },
     'proto_function': {
         'flowloom.ops.control_flow.control_flow_context_io':
