@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from flowloom.framework import errors, tensor_shape
+from flowloom.framework import dtypes, errors, tensor_shape
 from flowloom.framework.op_def import defop
 from flowloom.io.events import EventFileWriter
 from flowloom.ops.summary.summary_ops import histogram_proto, tensor_proto_of
@@ -170,7 +170,8 @@ def _(xp, resource, step, tag, value):
 
 WriteHistogramSummary = defop("WriteHistogramSummary",
                               inputs=["writer: resource", "step: int64", "tag: string",
-                                      "values: T"], stateful=True)
+                                      "values: T"], attrs={"T": dtypes.float32},
+                              stateful=True)
 WriteHistogramSummary.shape(lambda op: [])
 
 
