@@ -73,7 +73,8 @@ _TABLE = _lazy_names.parse({
         "truncatemod range=range_ arg_max arg_min argmax argmin cumsum segment_mean "
         "segment_sum unsorted_segment_sum acosh asinh atanh digamma erfc lgamma"),
     "flowloom.ops.random.random_ops": "random_normal random_uniform set_random_seed truncated_normal",
-    "flowloom.ops.state.state_ops": "assign assign_add assign_sub scatter_add scatter_sub scatter_update count_up_to",
+    "flowloom.ops.state.state_ops": "assign assign_add assign_sub scatter_add scatter_sub scatter_update count_up_to "
+                                   "scatter_mul scatter_div scatter_min scatter_max",
     "flowloom.runtime.session": "InteractiveSession Session get_default_session",
     "flowloom.variable_scope": (
         "AUTO_REUSE VariableScope get_local_variable get_variable get_variable_scope "

@@ -118,6 +118,9 @@ INDEX = {
         'flowloom.ops.lookup.lookup_ops':
             'HashTableV2 InitializeTableFromTextFileV2 InitializeTableV2 LookupTableExportV2 '
             'LookupTableFindV2 LookupTableSizeV2',
+        'flowloom.ops.lookup.mutable_table_ops':
+            'LookupTableImportV2 LookupTableInsertV2 LookupTableRemoveV2 '
+            'MutableHashTableOfTensorsV2 MutableHashTableV2',
         'flowloom.ops.math.bucketize_ops':
             'Bucketize',
         'flowloom.ops.math.complex_ops':
@@ -216,8 +219,8 @@ INDEX = {
         'flowloom.ops.state.slice_assign_ops':
             'ResourceStridedSliceAssign StridedSliceAssign',
         'flowloom.ops.state.state_ops':
-            'Assign AssignAdd AssignSub CountUpTo IsVariableInitialized ScatterAdd ScatterSub '
-            'ScatterUpdate Variable VariableV2',
+            'Assign AssignAdd AssignSub CountUpTo IsVariableInitialized ScatterAdd ScatterDiv '
+            'ScatterMax ScatterMin ScatterMul ScatterSub ScatterUpdate Variable VariableV2',
         'flowloom.ops.state.training_ops':
             'ApplyAdadelta ApplyAdagrad ApplyAdam ApplyCenteredRMSProp ApplyFtrl ApplyFtrlV2 '
             'ApplyGradientDescent ApplyMomentum ApplyProximalGradientDescent ApplyRMSProp '
@@ -239,6 +242,9 @@ INDEX = {
         'flowloom.ops.summary.summary_ops':
             'AudioSummaryV2 HistogramSummary ImageSummary MergeSummary ScalarSummary '
             'TensorSummaryV2',
+        'flowloom.ops.summary.summary_writer_ops':
+            'CloseSummaryWriter CreateSummaryFileWriter FlushSummaryWriter ImportEvent '
+            'SummaryWriter WriteHistogramSummary WriteScalarSummary WriteSummary',
     },
     'proto_function': {
         'flowloom.ops.control_flow.control_flow_context_io':
