@@ -51,6 +51,7 @@ MODULES = {
     "tensorflow.python.framework.test_util": "flowloom.test.test_util",
     "tensorflow.python.ops.gradient_checker": "flowloom.test.gradient_checker",
     "tensorflow.python.platform.gfile": "flowloom.gfile",
+    "tensorflow.python.util.tf_inspect": "flowloom.framework.tf_inspect",
     "tensorflow.python.platform.tf_logging": "flowloom.platform.tf_logging",
     "tensorflow.python.platform.flags": "flowloom.platform.flags",
     "tensorflow.python.platform.app": "flowloom.platform.app",
