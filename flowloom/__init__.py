@@ -178,7 +178,7 @@ _SUBMODULES = (
     # flowloom's own packages, attributes of the module as for any imported subpackage
     "distributed framework graph_function namespaces ops partitioned_variables platform proto "
     "resource_variable runtime template variable_creator variable_enums variable_init_guard "
-    "variables").split()
+    "variable_store variables").split()
 
 
 def _python_io(module):
