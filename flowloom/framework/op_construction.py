@@ -320,8 +320,9 @@ def _note_input_type(op, index, tensor):
         mistyped.pop((op, index), None)
     else:
         mistyped[(op, index)] = (expected, (
-            f"Input {index} of node {op._name} was passed {tensor._dtype.base_dtype.name} from "
-            f"{tensor.name} incompatible with expected {expected.name}."))
+            f"Input {index} of node {op._name} was passed "
+            f"{dtypes.type_string(tensor._dtype.base_dtype)} from {tensor.name} incompatible "
+            f"with expected {dtypes.type_string(expected)}."))
 
 
 def _dims(shape):
