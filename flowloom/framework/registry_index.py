@@ -118,6 +118,9 @@ INDEX = {
         'flowloom.ops.lookup.lookup_ops':
             'HashTableV2 InitializeTableFromTextFileV2 InitializeTableV2 LookupTableExportV2 '
             'LookupTableFindV2 LookupTableSizeV2',
+        'flowloom.ops.lookup.mutable_table_ops':
+            'LookupTableImportV2 LookupTableInsertV2 LookupTableRemoveV2 '
+            'MutableHashTableOfTensorsV2 MutableHashTableV2',
         'flowloom.ops.math.bucketize_ops':
             'Bucketize',
         'flowloom.ops.math.complex_ops':
