@@ -12,7 +12,7 @@ from flowloom.framework import op_def as op_registry
 from flowloom.framework.graph_keys import GraphKeys  # noqa: F401 - tf.GraphKeys lives here too
 from flowloom.framework.indexed_slices import IndexedSlices
 from flowloom.framework.ops import Operation, Tensor, _add_control_output
-from flowloom.framework.tensor_shape import TensorShape, as_shape
+from flowloom.framework.tensor_shape import TensorShape, as_shape, interned
 
 _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
 _VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
@@ -333,7 +333,7 @@ class Graph:
                 for c in controller.control_inputs:
                     if c not in ret and c not in input_ops:
                         ret.append(c)
-        return ret
+        return ret or ()  # a shared empty tuple: no container per op without control inputs
 
     def control_dependencies(self, control_inputs):
         """Ops created in the block run only after all of `control_inputs` have run.
@@ -371,21 +371,9 @@ class Graph:
             op = _colocation_root(_as_operation(self.as_graph_element(op)))
         return _Colocation(self, op, ignore_existing)
 
-    @contextlib.contextmanager
     def _attr_scope(self, attr_map):
-        from flowloom.framework.graph_def import attr_value_to_python
-
-        saved = dict(self._attr_scope_map)
-        for key, value in attr_map.items():  # as TF: AttrValue protos; None clears an attr
-            if value is None:
-                self._attr_scope_map.pop(key, None)
-            else:
-                self._attr_scope_map[key] = attr_value_to_python(value) \
-                    if hasattr(value, "WhichOneof") else value
-        try:
-            yield
-        finally:
-            self._attr_scope_map = saved
+        """Sets attrs (AttrValues or Python values; None clears one) on ops made in the block."""
+        return _AttrScope(self, attr_map)
 
     @contextlib.contextmanager
     def gradient_override_map(self, op_type_map):
@@ -552,14 +540,14 @@ def _set_shapes(op, opdef):
     if shapes is None:
         return
     if type(shapes) is TensorShape:
-        op._outputs[0]._shape = shapes
+        op._outputs[0]._shape = interned(shapes)
         return
     if not isinstance(shapes, (list, tuple)) or (
             shapes and not isinstance(shapes[0], (TensorShape, list, tuple, type(None)))):
         shapes = [shapes]
     for t, s in zip(op._outputs, shapes):
         if s is not None:
-            t._shape = as_shape(s)
+            t._shape = interned(as_shape(s))
 
 
 def shape_error_message(op, message):
@@ -677,6 +665,56 @@ class _Colocation:
         return False
 
 
+class _AttrScope:
+    """The context of `Graph._attr_scope` (a class: each variable enters one)."""
+
+    __slots__ = ("_graph", "_map", "_saved")
+
+    def __init__(self, graph, attr_map):
+        self._graph, self._map = graph, attr_map
+
+    def __enter__(self):
+        g = self._graph
+        self._saved = g._attr_scope_map
+        new = dict(self._saved)
+        for key, value in self._map.items():  # as TF: AttrValue protos; None clears an attr
+            if value is None:
+                new.pop(key, None)
+            elif hasattr(value, "WhichOneof"):
+                from flowloom.framework.graph_def import attr_value_to_python
+
+                new[key] = attr_value_to_python(value)
+            else:
+                new[key] = value
+        g._attr_scope_map = new
+        return None
+
+    def __exit__(self, *exc):
+        self._graph._attr_scope_map = self._saved
+        return False
+
+
+class _DefaultGraphController:
+    """The context of `Graph.as_default` (the graph on top of this thread's stack)."""
+
+    __slots__ = ("_stack", "_graph")
+
+    def __init__(self, stack, graph):
+        self._stack, self._graph = stack, graph
+
+    def __enter__(self):
+        self._stack.append(self._graph)
+        return self._graph
+
+    def __exit__(self, *exc):
+        stack, graph = self._stack, self._graph
+        if stack and stack[-1] is graph:
+            stack.pop()
+        elif graph in stack:
+            stack.remove(graph)
+        return False
+
+
 class _ThreadState(threading.local):
     name_stack = ""  # each thread starts at the root name scope
 
@@ -714,16 +752,8 @@ class _DefaultGraphStack(threading.local):
             _global_default_graph[0] = Graph()
         return _global_default_graph[0]
 
-    @contextlib.contextmanager
     def get_controller(self, graph):
-        self.stack.append(graph)
-        try:
-            yield graph
-        finally:
-            if self.stack and self.stack[-1] is graph:
-                self.stack.pop()
-            elif graph in self.stack:
-                self.stack.remove(graph)
+        return _DefaultGraphController(self.stack, graph)
 
     def reset(self):
         if self.stack:
@@ -859,6 +889,11 @@ def get_collection_ref(key):
 def init_scope():
     """Lifts op creation out of function graphs and control-dependency blocks (TF's
     `init_scope`; op_construction has it)."""
-    from flowloom.framework.op_construction import init_scope as lifted
+    if not _init_scope:
+        from flowloom.framework.op_construction import init_scope as lifted
 
-    return lifted()
+        _init_scope.append(lifted)
+    return _init_scope[0]()
+
+
+_init_scope = []

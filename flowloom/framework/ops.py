@@ -34,7 +34,7 @@ class Operation:
         self._name = name
         self._type = opdef.type
         self._opdef = opdef
-        self._inputs = inputs
+        self._inputs = inputs or ()  # no inputs: the shared empty tuple, no list per op
         self._control_inputs = control_inputs
         self._attrs = attrs
         self._device = device
