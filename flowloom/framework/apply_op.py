@@ -187,7 +187,9 @@ def _convert_inputs(op_type, opdef, args, inputs, attrs):
             flat.extend(ts)
         else:
             want = arg.fixed_dtype if arg.fixed_dtype is not None else attrs.get(arg.type_attr)
-            t = _convert(value, want, arg, op_type, source)
+            # As TF: a Python value of an input whose type attr has a default prefers it.
+            t = _convert(value, want, arg, op_type, source,
+                         preferred=opdef.attr_defaults.get(arg.type_attr) if want is None else None)
             if arg.type_attr is not None and arg.type_attr not in attrs:
                 attrs[arg.type_attr] = t._dtype.base_dtype
                 source[arg.type_attr] = arg.name
@@ -202,7 +204,7 @@ def _arg_of_attr(opdef, attr):
     return attr
 
 
-def _convert(value, dtype, arg, op_type, source, name=None):
+def _convert(value, dtype, arg, op_type, source, name=None, preferred=None):
     if isinstance(value, Tensor):
         if arg.is_ref:
             if not value._dtype.is_ref_dtype:
@@ -214,7 +216,8 @@ def _convert(value, dtype, arg, op_type, source, name=None):
                 f"that does not match {_expected(dtype, arg, source)}.")
         return value
     try:
-        t = convert_to_tensor(value, dtype=dtype, as_ref=arg.is_ref, name=name or arg.name)
+        t = convert_to_tensor(value, dtype=dtype, as_ref=arg.is_ref, name=name or arg.name,
+                              preferred_dtype=preferred)
     except (TypeError, ValueError) as e:
         if dtype is not None:
             raise TypeError(

@@ -62,8 +62,6 @@ class Saver:
                  saver_def=None, builder=None, defer_build=False, allow_empty=False,
                  write_version=SaverDef.V2, pad_step_number=False, save_relative_paths=False,
                  filename=None):
-        if write_version != SaverDef.V2:
-            raise NotImplementedError("flowloom writes V2 checkpoints only (write_version=V1)")
         if defer_build and var_list:
             raise ValueError("If `var_list` is provided then build cannot be deferred. Either "
                              "set defer_build=False or var_list=None.")
@@ -192,7 +190,8 @@ class Saver:
                 self._next_checkpoint_time += self.saver_def.keep_checkpoint_every_n_hours * 3600
                 continue
             try:
-                checkpoint_management.remove_checkpoint(path, SaverDef.V2, meta_graph_suffix)
+                checkpoint_management.remove_checkpoint(path, self.saver_def.version,
+                                                        meta_graph_suffix)
             except OSError as e:
                 _log.warning("Ignoring: failed to delete %s: %s", path, e)
 
@@ -224,6 +223,12 @@ class Saver:
             raise RuntimeError("`build()` should be called before save if defer_build==True")
         if latest_filename is None:
             latest_filename = "checkpoint"
+        if self._write_version != SaverDef.V2:
+            for line in ("*" * 55, "TensorFlow's V1 checkpoint format has been deprecated.",
+                         "Consider switching to the more efficient V2 format:",
+                         "   `tf.train.Saver(write_version=tf.train.SaverDef.V2)`",
+                         "now on by default.", "*" * 55):
+                _log.warning(line)
         if os.path.split(latest_filename)[0]:
             raise ValueError("'latest_filename' must not contain path components")
         save_path = os.fspath(save_path)

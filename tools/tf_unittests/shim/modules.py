@@ -199,6 +199,7 @@ def sources_for(path, package=False):
             names.append(_op_modules()[leaf])
     for prefix, family in (("tensorflow.python.training.", "flowloom.train."),
                            ("tensorflow.python.layers.", "flowloom.layers."),
+                           ("tensorflow.python.summary.", "flowloom.summary."),
                            ("tensorflow.python.framework.", "flowloom.framework.")):
         if path.startswith(prefix):
             names.append(family + path[len(prefix):])
