@@ -75,7 +75,8 @@ _TABLE = _lazy_names.parse({
         "truncatemod range=range_ arg_max arg_min argmax argmin cumsum segment_mean "
         "segment_sum unsorted_segment_sum acosh asinh atanh digamma erfc lgamma"),
     "flowloom.ops.random.random_ops": "random_normal random_uniform set_random_seed truncated_normal",
-    "flowloom.ops.state.state_ops": "assign assign_add assign_sub scatter_add scatter_sub scatter_update count_up_to",
+    "flowloom.ops.state.state_ops": "assign assign_add assign_sub scatter_add scatter_sub scatter_update count_up_to "
+                                   "scatter_mul scatter_div scatter_min scatter_max",
     "flowloom.runtime.session": "InteractiveSession Session get_default_session",
     "flowloom.variable_scope": (
         "AUTO_REUSE VariableScope get_local_variable get_variable get_variable_scope "
@@ -132,7 +133,12 @@ _TABLE = _lazy_names.parse({
     "flowloom.ops.math.sort_ops": "argsort sort",
     "flowloom.ops.math.histogram_ops": "bincount histogram_fixed_width histogram_fixed_width_bins",
     "flowloom.ops.math.scan_ops": "cumprod",
-    "flowloom.ops.math.segment_ops": "unique unique_with_counts",
+    "flowloom.ops.math.segment_ops": (
+        "unique unique_with_counts unsorted_segment_max unsorted_segment_min "
+        "unsorted_segment_prod"),
+    "flowloom.ops.math.segment_reduction_ops": (
+        "segment_max segment_min segment_prod sparse_segment_mean sparse_segment_sqrt_n "
+        "sparse_segment_sum unsorted_segment_mean unsorted_segment_sqrt_n"),
     "flowloom.ops.array.grid_ops": "lin_space meshgrid roll",
     "flowloom.ops.array.broadcast_ops": "broadcast_to",
     "flowloom.ops.checks.shape_checks": "ensure_shape",

@@ -327,6 +327,22 @@ class Variable(VariableV2):
         """Assigns the rows of the IndexedSlices `sparse_delta` (op type ScatterUpdate)."""
         return self._scatter(state_ops.scatter_update, sparse_delta, use_locking, name)
 
+    def scatter_mul(self, sparse_delta, use_locking=False, name=None):
+        """Multiplies rows by the IndexedSlices `sparse_delta` (op type ScatterMul)."""
+        return self._scatter(state_ops.scatter_mul, sparse_delta, use_locking, name)
+
+    def scatter_div(self, sparse_delta, use_locking=False, name=None):
+        """Divides rows by the IndexedSlices `sparse_delta` (op type ScatterDiv)."""
+        return self._scatter(state_ops.scatter_div, sparse_delta, use_locking, name)
+
+    def scatter_min(self, sparse_delta, use_locking=False, name=None):
+        """Rows become the minimum with the IndexedSlices `sparse_delta` (op ScatterMin)."""
+        return self._scatter(state_ops.scatter_min, sparse_delta, use_locking, name)
+
+    def scatter_max(self, sparse_delta, use_locking=False, name=None):
+        """Rows become the maximum with the IndexedSlices `sparse_delta` (op ScatterMax)."""
+        return self._scatter(state_ops.scatter_max, sparse_delta, use_locking, name)
+
     def count_up_to(self, limit):
         """Increments this variable until it reaches `limit`; see `tf.count_up_to`."""
         from flowloom.ops.state.state_ops import count_up_to

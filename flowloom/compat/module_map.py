@@ -26,7 +26,7 @@ _MATH = ("flowloom", "flowloom.math", _OPS + "math.math_ops", _OPS + "math.matmu
          _OPS + "math.indexed_slices_ops")
 _NN = ("flowloom.nn", _OPS + "nn.nn_ops", _OPS + "nn.nn_impl", _OPS + "nn.activation_ops",
        _OPS + "nn.batch_norm_ops", _OPS + "nn.nn_loss_ops", _OPS + "nn.embedding_ops",
-       _OPS + "nn.conv_grad_ops")
+       _OPS + "nn.conv_grad_ops", _OPS + "nn.nn_v2", _OPS + "nn.sampled_losses")
 _CONTROL = ("flowloom", _OPS + "control_flow.control_flow_ops", _OPS + "control_flow.cond",
             _OPS + "control_flow.while_loop", _OPS + "control_flow.switch_case",
             _OPS + "control_flow.control_flow_primitives", _OPS + "control_flow.control_flow_context")
@@ -117,7 +117,7 @@ VIEWS = {
     "tensorflow.python.ops.gen_math_ops": _MATH,
     "tensorflow.python.ops.nn": _NN,
     "tensorflow.python.ops.nn_ops": _NN,
-    "tensorflow.python.ops.gen_nn_ops": _NN,
+    "tensorflow.python.ops.gen_nn_ops": (_NN, {"max_pool_v2": _OPS + "nn.nn_v2:max_pool_v2_op"}),
     "tensorflow.python.ops.nn_impl": _NN,
     "tensorflow.python.ops.init_ops": ("flowloom", "flowloom.initializers",
                                        _OPS + "state.init_ops"),

@@ -5,14 +5,15 @@ import re
 import threading
 
 from flowloom.framework import device as device_lib
-from flowloom.framework import dtypes
 from flowloom.framework import errors
 from flowloom.framework import observers
 from flowloom.framework import op_def as op_registry
 from flowloom.framework.graph_keys import GraphKeys  # noqa: F401 - tf.GraphKeys lives here too
 from flowloom.framework.indexed_slices import IndexedSlices
+from flowloom.framework.op_metadata import device_display_name
 from flowloom.framework.ops import Operation, Tensor, _add_control_output
-from flowloom.framework.tensor_shape import TensorShape, as_shape
+from flowloom.framework.tensor_shape import TensorShape, as_shape, interned
+from flowloom.framework.user_stack import user_site
 
 _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
 _VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
@@ -62,7 +63,7 @@ class Graph:
         self._stack_state_is_thread_local = False
         self._graph_control_dependencies_stack = []  # list of _ControlDependenciesController
         self._graph_device_function_stack = []  # callables op -> device string
-        self._graph_colocation_stack = []  # Operations
+        self._graph_colocation_stack = []  # _Colocation contexts (op and user line)
         self._attr_scope_map = {}
         self._collections = {}
         self._finalized = False
@@ -243,12 +244,14 @@ class Graph:
         if colocation_stack:
             # TF: the union of the groups of every op on the colocation stack, sorted.
             attrs["_class"] = sorted({g.decode() for c in colocation_stack
-                                      for g in c.colocation_groups()})
+                                      for g in c._op.colocation_groups()})
         if self._gradient_override_map and opdef.type in self._gradient_override_map and not bare:
             # TF records the override on the op; tf.gradients reads it back.
             attrs["_gradient_op_type"] = self._gradient_override_map[opdef.type].encode()
         op = Operation.__new__(Operation) if op is None else op  # an Operation(node_def, g)
         op._init(self, name, opdef, inputs, output_dtypes, attrs, control_inputs, "")
+        if device_stack or colocation_stack:  # where those blocks were opened (op_metadata)
+            op._scope_sites = (tuple(device_stack), colocation_stack)
         for t in inputs:
             t._consumers.append(op)
         if control_stack:
@@ -273,8 +276,8 @@ class Graph:
         if colocation_stack:
             for colocated in reversed(colocation_stack):
                 # The innermost colocation op with a device gives it (after device scopes).
-                if colocated._device:
-                    op._device = colocated._device
+                if colocated._op._device:
+                    op._device = colocated._op._device
                     break
         if _input_context_checks:
             for t in inputs:  # a loop, not any(genexpr): this runs for every op made
@@ -339,7 +342,7 @@ class Graph:
                 for c in controller.control_inputs:
                     if c not in ret and c not in input_ops:
                         ret.append(c)
-        return ret
+        return ret or ()  # a shared empty tuple: no container per op without control inputs
 
     def control_dependencies(self, control_inputs):
         """Ops created in the block run only after all of `control_inputs` have run.
@@ -359,17 +362,17 @@ class Graph:
                 c = c._op
             if c not in ops:
                 ops.append(c)
-                # TF marks every op used as a manual control dependency (an attr its
-                # GraphDefs carry).
-                if not any(c in ctl.control_inputs for ctl in self._control_dependencies_stack):
-                    c._set_attr("_has_manual_control_dependencies", True)
         return _ControlDependenciesController(self, ops)
 
     # -- devices ------------------------------------------------------------------
     def device(self, device_name_or_function):
         """Sets the device for ops created in the block (a string, DeviceSpec, function or None)."""
-        return _StackPush(self._device_function_stack,
-                          device_lib.device_function_for(device_name_or_function))
+        entry = device_lib.device_function_for(device_name_or_function)
+        if entry is not None:  # the user's line and argument, for op._device_assignments
+            entry.site = user_site(2)
+            if entry.display_name is None:
+                entry.display_name = device_display_name(device_name_or_function)
+        return _StackPush(self._device_function_stack, entry)
 
     def colocate_with(self, op, ignore_existing=False):
         """Places ops created in the block with `op` (a Tensor, Operation or Variable)."""
@@ -377,21 +380,9 @@ class Graph:
             op = _colocation_root(_as_operation(self.as_graph_element(op)))
         return _Colocation(self, op, ignore_existing)
 
-    @contextlib.contextmanager
     def _attr_scope(self, attr_map):
-        from flowloom.framework.graph_def import attr_value_to_python
-
-        saved = dict(self._attr_scope_map)
-        for key, value in attr_map.items():  # as TF: AttrValue protos; None clears an attr
-            if value is None:
-                self._attr_scope_map.pop(key, None)
-            else:
-                self._attr_scope_map[key] = attr_value_to_python(value) \
-                    if hasattr(value, "WhichOneof") else value
-        try:
-            yield
-        finally:
-            self._attr_scope_map = saved
+        """Sets attrs (AttrValues or Python values; None clears one) on ops made in the block."""
+        return _AttrScope(self, attr_map)
 
     @contextlib.contextmanager
     def gradient_override_map(self, op_type_map):
@@ -558,36 +549,25 @@ def _set_shapes(op, opdef):
     if shapes is None:
         return
     if type(shapes) is TensorShape:
-        op._outputs[0]._shape = shapes
+        op._outputs[0]._shape = interned(shapes)
         return
     if not isinstance(shapes, (list, tuple)) or (
             shapes and not isinstance(shapes[0], (TensorShape, list, tuple, type(None)))):
         shapes = [shapes]
     for t, s in zip(op._outputs, shapes):
         if s is not None:
-            t._shape = as_shape(s)
+            t._shape = interned(as_shape(s))
 
 
 def shape_error_message(op, message):
+    """TF 1.15's wording of a shape-function error: the op's name and type, and the shapes
+    of its inputs (`... for 'add' (op: 'AddV2') with input shapes: [1,2,3], [4,5,6].`)."""
     def fmt(s):
         return "?" if s.ndims is None else "[%s]" % ",".join(
             "?" if d is None else str(d) for d in s.as_list())
 
-    attrs = ", ".join(
-        f"{k}={_attr_str(v)}" for k, v in sorted(op._attrs.items())
-        if not k.startswith("_") and k not in ("value",))
-    ins = ", ".join(t._op._name if t._value_index == 0 else t.name for t in op._inputs)
     shapes = ", ".join(fmt(t._shape) for t in op._inputs)
-    return (f"{message} for '{{{{node {op._name}}}}} = {op._type}[{attrs}]({ins})' with input "
-            f"shapes: {shapes}.")
-
-
-def _attr_str(v):
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, dtypes.DType):
-        return "DT_" + {"float32": "FLOAT", "float64": "DOUBLE"}.get(v.name, v.name.upper())
-    return str(v)
+    return f"{message} for '{op._name}' (op: '{op._type}') with input shapes: {shapes}."
 
 
 class _ControlDependenciesController:
@@ -658,10 +638,11 @@ class _NameScope:
 class _Colocation:
     """The context of `Graph.colocate_with`: no device scopes inside, `op` on the stack."""
 
-    __slots__ = ("_graph", "_op", "_ignore", "_saved")
+    __slots__ = ("_graph", "_op", "_ignore", "_saved", "_site")
 
     def __init__(self, graph, op, ignore_existing):
         self._graph, self._op, self._ignore = graph, op, ignore_existing
+        self._site = user_site(2)  # the user's line, for op._colocation_dict
 
     def __enter__(self):
         g = self._graph
@@ -672,7 +653,9 @@ class _Colocation:
             return None
         self._saved = (g._device_function_stack, saved_coloc)
         g._device_function_stack = []
-        g._colocation_stack = ([] if self._ignore else saved_coloc) + [self._op]
+        # The stack holds these contexts (the op and the user's line); a list is never
+        # changed in place, so ops keep it as their snapshot.
+        g._colocation_stack = ([] if self._ignore else saved_coloc) + [self]
         return None
 
     def __exit__(self, *exc):
@@ -680,6 +663,56 @@ class _Colocation:
         if devices is not None:
             self._graph._device_function_stack = devices
         self._graph._colocation_stack = coloc
+        return False
+
+
+class _AttrScope:
+    """The context of `Graph._attr_scope` (a class: each variable enters one)."""
+
+    __slots__ = ("_graph", "_map", "_saved")
+
+    def __init__(self, graph, attr_map):
+        self._graph, self._map = graph, attr_map
+
+    def __enter__(self):
+        g = self._graph
+        self._saved = g._attr_scope_map
+        new = dict(self._saved)
+        for key, value in self._map.items():  # as TF: AttrValue protos; None clears an attr
+            if value is None:
+                new.pop(key, None)
+            elif hasattr(value, "WhichOneof"):
+                from flowloom.framework.graph_def import attr_value_to_python
+
+                new[key] = attr_value_to_python(value)
+            else:
+                new[key] = value
+        g._attr_scope_map = new
+        return None
+
+    def __exit__(self, *exc):
+        self._graph._attr_scope_map = self._saved
+        return False
+
+
+class _DefaultGraphController:
+    """The context of `Graph.as_default` (the graph on top of this thread's stack)."""
+
+    __slots__ = ("_stack", "_graph")
+
+    def __init__(self, stack, graph):
+        self._stack, self._graph = stack, graph
+
+    def __enter__(self):
+        self._stack.append(self._graph)
+        return self._graph
+
+    def __exit__(self, *exc):
+        stack, graph = self._stack, self._graph
+        if stack and stack[-1] is graph:
+            stack.pop()
+        elif graph in stack:
+            stack.remove(graph)
         return False
 
 
@@ -721,16 +754,8 @@ class _DefaultGraphStack(threading.local):
             _global_default_graph[0] = Graph()
         return _global_default_graph[0]
 
-    @contextlib.contextmanager
     def get_controller(self, graph):
-        self.stack.append(graph)
-        try:
-            yield graph
-        finally:
-            if self.stack and self.stack[-1] is graph:
-                self.stack.pop()
-            elif graph in self.stack:
-                self.stack.remove(graph)
+        return _DefaultGraphController(self.stack, graph)
 
     def reset(self):
         if self.stack:
@@ -866,6 +891,11 @@ def get_collection_ref(key):
 def init_scope():
     """Lifts op creation out of function graphs and control-dependency blocks (TF's
     `init_scope`; op_construction has it)."""
-    from flowloom.framework.op_construction import init_scope as lifted
+    if not _init_scope:
+        from flowloom.framework.op_construction import init_scope as lifted
 
-    return lifted()
+        _init_scope.append(lifted)
+    return _init_scope[0]()
+
+
+_init_scope = []

@@ -24,6 +24,7 @@ import threading
 
 from flowloom.framework import device as device_lib
 from flowloom.framework import dtypes
+from flowloom.framework import observers
 from flowloom.framework import op_def as op_registry
 from flowloom.framework.graph import _VALID_OP_NAME, Graph
 from flowloom.framework.graph_def import prepend_name_scope, strip_name_scope  # noqa: F401
@@ -307,6 +308,22 @@ def check_update_input(op, index, tensor):
         raise errors.InvalidArgumentError(
             None, op, f"Cannot update edge, incompatible shapes: {_dims(tensor._shape)} and "
             f"{_dims(old)}.")
+    _note_input_type(op, index, tensor)
+
+
+def _note_input_type(op, index, tensor):
+    """As TF, an edge of the wrong type is accepted here and refused when a session runs the
+    op (`pruning.check_input_types`): the graph keeps the mistyped edges."""
+    mistyped = op._graph.__dict__.setdefault("_mistyped_inputs", {})
+    # The type the op was built for (its type attrs say it), not a mistyped edge's.
+    expected = mistyped.get((op, index), (op._inputs[index]._dtype.base_dtype,))[0]
+    if tensor._dtype.base_dtype == expected:
+        mistyped.pop((op, index), None)
+    else:
+        mistyped[(op, index)] = (expected, (
+            f"Input {index} of node {op._name} was passed "
+            f"{dtypes.type_string(tensor._dtype.base_dtype)} from {tensor.name} incompatible "
+            f"with expected {dtypes.type_string(expected)}."))
 
 
 def _dims(shape):
@@ -345,8 +362,7 @@ class name_scope_v2:  # noqa: N801 - TF's spelling
         return self._exits.pop()(*exc)
 
 
-@contextlib.contextmanager
-def init_scope():
+class init_scope(contextlib.ContextDecorator):  # noqa: N801 - TF's spelling
     """TF's `init_scope` in graph mode: ops created in the block go to the innermost graph on
     the default-graph stack that is not building a function (the global default graph when
     all are), under the current name scope, outside every control-dependency block and
@@ -355,14 +371,44 @@ def init_scope():
     Raises:
       RuntimeError: the stack is empty and the default graph is building a function.
     """
+
+    __slots__ = ("_entered",)
+
+    def __init__(self):
+        self._entered = []  # per open __enter__: the general path's generator, or None
+
+    def __enter__(self):
+        from flowloom.framework import graph as graph_lib
+
+        default = graph_lib.get_default_graph()
+        stack = graph_lib._default_graph_stack.stack
+        if not default._building_function and (not stack or stack[-1] is default) and \
+                not default._control_dependencies_stack and \
+                default._control_flow_context is None and not observers.control_block:
+            # Nothing to lift out of (what variables built outside any block see): the
+            # general path would re-enter the same graph, name scope and device stack.
+            self._entered.append(None)
+            return None
+        general = _lifted(default, stack)
+        general.__enter__()
+        self._entered.append(general)
+        return None
+
+    def __exit__(self, *exc):
+        general = self._entered.pop()
+        if general is not None:
+            return general.__exit__(*exc)
+        return False
+
+
+@contextlib.contextmanager
+def _lifted(default, stack):
     from flowloom.framework import graph as graph_lib
 
-    default = graph_lib.get_default_graph()
     scope = default.get_name_scope()
     if scope and scope[-1] != "/":
         scope += "/"
     devices = default._device_function_stack
-    stack = graph_lib._default_graph_stack.stack
     outer = None
     if not stack:
         if default._building_function:

@@ -118,6 +118,9 @@ INDEX = {
         'flowloom.ops.lookup.lookup_ops':
             'HashTableV2 InitializeTableFromTextFileV2 InitializeTableV2 LookupTableExportV2 '
             'LookupTableFindV2 LookupTableSizeV2',
+        'flowloom.ops.lookup.mutable_table_ops':
+            'LookupTableImportV2 LookupTableInsertV2 LookupTableRemoveV2 '
+            'MutableHashTableOfTensorsV2 MutableHashTableV2',
         'flowloom.ops.math.bucketize_ops':
             'Bucketize',
         'flowloom.ops.math.complex_ops':
@@ -139,12 +142,17 @@ INDEX = {
         'flowloom.ops.math.matmul_ops':
             'BatchMatMulV2 MatMul',
         'flowloom.ops.math.reduction_ops':
-            'All Any ArgMax ArgMin EuclideanNorm Max Mean Min Prod SegmentMean SegmentSum Sum '
-            'TopKV2',
+            'All Any ArgMax ArgMin EuclideanNorm Max Mean Min Prod Sum TopKV2',
         'flowloom.ops.math.scan_ops':
             'Cumprod Cumsum',
         'flowloom.ops.math.segment_ops':
-            'Unique UniqueWithCounts UnsortedSegmentSum',
+            'Unique UniqueWithCounts UnsortedSegmentMax UnsortedSegmentMin '
+            'UnsortedSegmentProd UnsortedSegmentSum',
+        'flowloom.ops.math.segment_reduction_ops':
+            'SegmentMax SegmentMean SegmentMin SegmentProd SegmentSum SparseSegmentMean '
+            'SparseSegmentMeanGrad SparseSegmentMeanWithNumSegments SparseSegmentSqrtN '
+            'SparseSegmentSqrtNGrad SparseSegmentSqrtNWithNumSegments SparseSegmentSum '
+            'SparseSegmentSumWithNumSegments',
         'flowloom.ops.math.special_math_ops':
             'Acosh Asinh Atanh BitwiseAnd BitwiseOr BitwiseXor Digamma Erfc Invert LeftShift '
             'Lgamma MulNoNan RightShift Xdivy Xlog1py Xlogy',
@@ -177,8 +185,12 @@ INDEX = {
             'AvgPool AvgPoolGrad BiasAdd BiasAddGrad Conv2D DepthwiseConv2dNative '
             'DepthwiseConv2dNativeBackpropFilter DepthwiseConv2dNativeBackpropInput MaxPool '
             'MaxPoolGrad Relu ReluGrad',
+        'flowloom.ops.nn.nn_v2':
+            'DataFormatDimMap DataFormatVecPermute MaxPoolV2',
         'flowloom.ops.nn.pool_argmax_ops':
             'MaxPoolGradWithArgmax MaxPoolWithArgmax',
+        'flowloom.ops.nn.pool_grad_ops':
+            'MaxPoolGrad MaxPoolGradGrad MaxPoolGradGradV2 MaxPoolGradV2 MaxPoolV2',
         'flowloom.ops.parsing.decode_ops':
             'DecodeCSV DecodeRaw',
         'flowloom.ops.parsing.parse_example_v1':
@@ -204,6 +216,8 @@ INDEX = {
             'ResourceScatterUpdate VarHandleOp VarIsInitializedOp VariableShape',
         'flowloom.ops.state.save_restore_ops':
             'MergeV2Checkpoints RestoreV2 SaveV2 ShardedFilename',
+        'flowloom.ops.state.save_restore_v1_ops':
+            'Restore RestoreSlice Save SaveSlices ShardedFilespec',
         'flowloom.ops.state.scatter_nd_ops':
             'ResourceScatterNdAdd ResourceScatterNdSub ResourceScatterNdUpdate ScatterNdAdd '
             'ScatterNdNonAliasingAdd ScatterNdSub ScatterNdUpdate TensorScatterAdd '
@@ -211,8 +225,8 @@ INDEX = {
         'flowloom.ops.state.slice_assign_ops':
             'ResourceStridedSliceAssign StridedSliceAssign',
         'flowloom.ops.state.state_ops':
-            'Assign AssignAdd AssignSub CountUpTo IsVariableInitialized ScatterAdd ScatterSub '
-            'ScatterUpdate Variable VariableV2',
+            'Assign AssignAdd AssignSub CountUpTo IsVariableInitialized ScatterAdd ScatterDiv '
+            'ScatterMax ScatterMin ScatterMul ScatterSub ScatterUpdate Variable VariableV2',
         'flowloom.ops.state.training_ops':
             'ApplyAdadelta ApplyAdagrad ApplyAdam ApplyCenteredRMSProp ApplyFtrl ApplyFtrlV2 '
             'ApplyGradientDescent ApplyMomentum ApplyProximalGradientDescent ApplyRMSProp '
@@ -234,6 +248,9 @@ INDEX = {
         'flowloom.ops.summary.summary_ops':
             'AudioSummaryV2 HistogramSummary ImageSummary MergeSummary ScalarSummary '
             'TensorSummaryV2',
+        'flowloom.ops.summary.summary_writer_ops':
+            'CloseSummaryWriter CreateSummaryFileWriter FlushSummaryWriter ImportEvent '
+            'SummaryWriter WriteHistogramSummary WriteScalarSummary WriteSummary',
     },
     'proto_function': {
         'flowloom.ops.control_flow.control_flow_context_io':

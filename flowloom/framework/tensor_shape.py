@@ -321,3 +321,20 @@ def scalar():
 
 def as_shape(shape):
     return shape if isinstance(shape, TensorShape) else TensorShape(shape)
+
+
+# Shapes are immutable, so graphs can share one object per distinct shape: tensors keep the
+# interned copy (a graph of 100,000 ops holds a few hundred shapes, not 100,000 GC-tracked
+# objects). Bounded: past the limit a shape is kept as it is.
+_interned = {}
+
+
+def interned(shape):
+    """The one shared TensorShape equal to `shape` (a TensorShape)."""
+    dims = shape._dims
+    got = _interned.get(dims)
+    if got is None:
+        if len(_interned) >= 4096:
+            return shape
+        got = _interned[dims] = shape
+    return got

@@ -129,7 +129,7 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
     fed = set(feed_tensors)
     roots = [t._op for t in fetch_tensors if t not in fed] + list(target_ops)
     order = prune(roots, fed)
-    placement = session._place(order)
+    placement = session._place(order + [t._op for t in fed])  # a pruned placement holds feeds too
     rewritten = None
     if any(op._type in CONTROL_FLOW_TYPES for op in order):
         plan = _compile_control_flow(session, placement, order, feed_tensors, fetch_tensors,

@@ -68,6 +68,21 @@ def test_interactive_sessions_warn_and_place_the_pruned_graph():
     assert tf.InteractiveSession._active_session_count == 0
 
 
+def test_interactive_session_runs_fed_placeholders():
+    # The pruned placement of an InteractiveSession places the fed ops too (a public TF1
+    # program, hunkim lab-09-5, feeds placeholders into an InteractiveSession).
+    tf.InteractiveSession._active_session_count = 0
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, shape=[None, 1])
+        w = tf.Variable([[2.0]])
+        y = tf.matmul(x, w)
+        sess = tf.InteractiveSession()
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(y, feed_dict={x: [[3.0]]}).tolist() == [[6.0]]
+        assert sess.run([y, w], {x: [[1.0]]})[0].tolist() == [[2.0]]
+        sess.close()
+
+
 def test_callables_take_run_options():
     with tf.Graph().as_default(), tf.Session() as sess:
         ph = tf.placeholder(tf.float32)

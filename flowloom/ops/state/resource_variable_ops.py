@@ -293,13 +293,7 @@ def resource_count_up_to(resource, limit, T, name=None):
 def _define_resource_scatters():
     from flowloom.ops.state import state_ops
 
-    combine = {"ResourceScatterAdd": lambda old, i, u: np.add.at(old, i, u),
-               "ResourceScatterSub": lambda old, i, u: np.subtract.at(old, i, u),
-               "ResourceScatterMul": lambda old, i, u: np.multiply.at(old, i, u),
-               "ResourceScatterDiv": lambda old, i, u: np.divide.at(old, i, u),
-               "ResourceScatterMin": lambda old, i, u: np.minimum.at(old, i, u),
-               "ResourceScatterMax": lambda old, i, u: np.maximum.at(old, i, u),
-               "ResourceScatterUpdate": state_ops._scatter_update}
+    combine = {"Resource" + t: fn for t, (fn, _) in state_ops.SCATTER_COMBINE.items()}
     for type_name, fn in combine.items():
         od = defop(type_name, inputs=["resource: resource", "indices: Tindices",
                                       "updates: dtype"], attrs={"dtype": None}, stateful=True)

@@ -258,9 +258,31 @@ def _scatter_update(old, idx, updates):
     old[idx] = updates
 
 
-_SCATTER = [("ScatterAdd", lambda old, i, u: np.add.at(old, i, u), False),
-            ("ScatterSub", lambda old, i, u: np.subtract.at(old, i, u), False),
-            ("ScatterUpdate", _scatter_update, True)]
+def _scatter_div(old, idx, updates):
+    if old.dtype.kind in "fc":
+        np.divide.at(old, idx, updates)
+        return
+    # Integer division truncates toward zero (C++ `/`); dividing by each repeated update in
+    # turn equals dividing once by their product.
+    divisor = np.ones_like(old)
+    np.multiply.at(divisor, idx, updates)
+    if np.any(divisor == 0):
+        raise errors.InvalidArgumentError(None, None, "Integer division by zero")
+    q = np.abs(old) // np.abs(divisor)
+    old[...] = np.where((old < 0) != (divisor < 0), -q, q)
+
+
+# Op type -> (how updates combine into the rows, use_locking's default); shared with the
+# resource variants (ResourceScatterAdd, ...).
+SCATTER_COMBINE = {
+    "ScatterAdd": (lambda old, i, u: np.add.at(old, i, u), False),
+    "ScatterSub": (lambda old, i, u: np.subtract.at(old, i, u), False),
+    "ScatterMul": (lambda old, i, u: np.multiply.at(old, i, u), False),
+    "ScatterDiv": (_scatter_div, False),
+    "ScatterMin": (lambda old, i, u: np.minimum.at(old, i, u), False),
+    "ScatterMax": (lambda old, i, u: np.maximum.at(old, i, u), False),
+    "ScatterUpdate": (_scatter_update, True),
+}
 
 
 def _scatter_shape(op):
@@ -276,7 +298,7 @@ def _scatter_shape(op):
     return ref
 
 
-for _type, _combine, _locking in _SCATTER:
+for _type, (_combine, _locking) in SCATTER_COMBINE.items():
     _od = defop(_type, inputs=["ref: Ref(T)", "indices: Tindices", "updates: T"],
                 outputs=["output_ref: Ref(T)"], attrs={"use_locking": _locking}, stateful=True)
     _od.shape(_scatter_shape)
@@ -305,6 +327,26 @@ def scatter_sub(ref, indices, updates, use_locking=False, name=None):
 def scatter_update(ref, indices, updates, use_locking=True, name=None):
     """ref[indices] = updates (op type ScatterUpdate)."""
     return _scatter("ScatterUpdate", ref, indices, updates, use_locking, name)
+
+
+def scatter_mul(ref, indices, updates, use_locking=False, name=None):
+    """ref[indices] *= updates, multiplying repeated indices in (op type ScatterMul)."""
+    return _scatter("ScatterMul", ref, indices, updates, use_locking, name)
+
+
+def scatter_div(ref, indices, updates, use_locking=False, name=None):
+    """ref[indices] /= updates, dividing by repeated indices in turn (op type ScatterDiv)."""
+    return _scatter("ScatterDiv", ref, indices, updates, use_locking, name)
+
+
+def scatter_min(ref, indices, updates, use_locking=False, name=None):
+    """ref[indices] = min(ref[indices], updates) over repeated indices (op type ScatterMin)."""
+    return _scatter("ScatterMin", ref, indices, updates, use_locking, name)
+
+
+def scatter_max(ref, indices, updates, use_locking=False, name=None):
+    """ref[indices] = max(ref[indices], updates) over repeated indices (op type ScatterMax)."""
+    return _scatter("ScatterMax", ref, indices, updates, use_locking, name)
 
 
 CountUpTo = defop("CountUpTo", inputs=["ref: Ref(T)"], outputs=["output: T"],
