@@ -64,6 +64,8 @@ def op_def_proto(opdef):
         if name in opdef.allowed_types:
             attr.allowed_values.list.type.extend(
                 t.as_datatype_enum for t in opdef.allowed_types[name])
+    if opdef.deprecation is not None:
+        proto.deprecation.version, proto.deprecation.explanation = opdef.deprecation
     return proto
 
 

@@ -185,8 +185,12 @@ INDEX = {
             'AvgPool AvgPoolGrad BiasAdd BiasAddGrad Conv2D DepthwiseConv2dNative '
             'DepthwiseConv2dNativeBackpropFilter DepthwiseConv2dNativeBackpropInput MaxPool '
             'MaxPoolGrad Relu ReluGrad',
+        'flowloom.ops.nn.nn_v2':
+            'DataFormatDimMap DataFormatVecPermute MaxPoolV2',
         'flowloom.ops.nn.pool_argmax_ops':
             'MaxPoolGradWithArgmax MaxPoolWithArgmax',
+        'flowloom.ops.nn.pool_grad_ops':
+            'MaxPoolGrad MaxPoolGradGrad MaxPoolGradGradV2 MaxPoolGradV2 MaxPoolV2',
         'flowloom.ops.parsing.decode_ops':
             'DecodeCSV DecodeRaw',
         'flowloom.ops.parsing.parse_example_v1':
@@ -207,9 +211,9 @@ INDEX = {
             'EagerPyFunc PyFunc PyFuncStateless',
         'flowloom.ops.state.resource_variable_ops':
             'AssignAddVariableOp AssignSubVariableOp AssignVariableOp ReadVariableOp '
-            'ResourceGather ResourceScatterAdd ResourceScatterDiv ResourceScatterMax '
-            'ResourceScatterMin ResourceScatterMul ResourceScatterSub ResourceScatterUpdate '
-            'VarHandleOp VarIsInitializedOp VariableShape',
+            'ResourceCountUpTo ResourceGather ResourceScatterAdd ResourceScatterDiv '
+            'ResourceScatterMax ResourceScatterMin ResourceScatterMul ResourceScatterSub '
+            'ResourceScatterUpdate VarHandleOp VarIsInitializedOp VariableShape',
         'flowloom.ops.state.save_restore_ops':
             'MergeV2Checkpoints RestoreV2 SaveV2 ShardedFilename',
         'flowloom.ops.state.save_restore_v1_ops':

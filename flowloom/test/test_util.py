@@ -20,6 +20,7 @@ from google.protobuf import text_format
 from flowloom.framework import device as _device
 from flowloom.framework import errors
 from flowloom.framework import graph as _graph
+from flowloom.framework.op_versions import set_producer_version  # noqa: F401 - TF's helper
 from flowloom.framework.ops import Tensor
 from flowloom.platform import tf_logging
 from flowloom.ops.random.random_ops import DEFAULT_GRAPH_SEED, set_random_seed
