@@ -19,3 +19,14 @@ def skip_reason(variable="FLOWLOOM_TF_PYTHON"):
     if not value:
         return f"{variable} is not set (a Python with TensorFlow to compare against)"
     return f"{variable}={value} does not exist"
+
+
+def as_tf1_add(name, op_type):
+    """The op type TF 1.15 gives an op that TF 2.21 recorded: TF 2.21's `tf.add` builds
+    AddV2, TF 1.15's (and flowloom's) builds Add (`+` is AddV2 in both). `tf.add`'s ops are
+    the ones named `Add`, `Add_1`, ... (under any scope)."""
+    import re
+
+    if op_type == "AddV2" and re.fullmatch(r"(.*/)?Add(_\d+)?", name):
+        return "Add"
+    return op_type

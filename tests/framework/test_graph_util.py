@@ -8,6 +8,10 @@ import flowloom as tf
 from flowloom.framework import tensor_proto
 
 TF_FROZEN = load_pb("frozen_mlp.pb")
+# Recorded by TF 2.21, whose tf.add builds AddV2; TF 1.15's (and flowloom's) builds Add.
+for _node in TF_FROZEN.node:
+    if _node.name == "logits" and _node.op == "AddV2":
+        _node.op = "Add"
 
 
 def _const_values(graph_def):
