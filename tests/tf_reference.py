@@ -21,12 +21,9 @@ def skip_reason(variable="FLOWLOOM_TF_PYTHON"):
     return f"{variable}={value} does not exist"
 
 
-def as_tf1_add(name, op_type):
-    """The op type TF 1.15 gives an op that TF 2.21 recorded: TF 2.21's `tf.add` builds
-    AddV2, TF 1.15's (and flowloom's) builds Add (`+` is AddV2 in both). `tf.add`'s ops are
-    the ones named `Add`, `Add_1`, ... (under any scope)."""
-    import re
-
-    if op_type == "AddV2" and re.fullmatch(r"(.*/)?Add(_\d+)?", name):
-        return "Add"
-    return op_type
+def as_tf2_op_type(op_type):
+    """The op type TF 2.21 records for one flowloom builds: TF 2.21's `math_ops.add` (tf.add,
+    and every library function that adds: initializers, RNN cells, gradients) builds AddV2,
+    TF 1.15's and flowloom's build Add (`+` is AddV2 in both). Comparisons with TF 2.21
+    records map flowloom's Add through this."""
+    return "AddV2" if op_type == "Add" else op_type
