@@ -19,7 +19,7 @@ def apply_op(op_type, inputs=(), name=None, **attrs):
     fast = opdef._fast
     if fast is None:
         fast = opdef._fast = _fast_spec(opdef)
-    if fast:
+    if fast:  # (False for deprecated types: the general path checks the version)
         op = _apply_fast(opdef, fast, inputs, name, attrs)
         if op is not None:
             return op
@@ -28,6 +28,10 @@ def apply_op(op_type, inputs=(), name=None, **attrs):
         raise TypeError(f"{op_type} takes {len(args)} inputs, got {len(inputs)}")
     graph = _graph_of([x for v in inputs for x in (v if isinstance(v, (list, tuple)) else [v])]) \
         if inputs else get_default_graph()
+    if opdef.deprecation is not None:
+        from flowloom.framework.op_versions import check_deprecation
+
+        check_deprecation(opdef, graph)
     if name and name[-1] == "/":
         op_name = name[:-1]
     else:
@@ -59,7 +63,8 @@ def apply_op(op_type, inputs=(), name=None, **attrs):
 def _fast_spec(opdef):
     """What the fast path needs of an op type whose inputs and outputs are single tensors,
     worked out once per type; False for other types."""
-    if any(a.is_list for a in opdef.input_args) or any(a.is_list for a in opdef.output_args):
+    if any(a.is_list for a in opdef.input_args) or any(a.is_list for a in opdef.output_args) \
+            or opdef.deprecation is not None:
         return False
     sig = tuple((a.type_attr, a.fixed_dtype, a.is_ref) for a in opdef.input_args)
     outs = tuple((a.type_attr, a.fixed_dtype, a.is_ref) for a in opdef.output_args)
@@ -121,6 +126,10 @@ def _apply_fast(opdef, fast, inputs, name, attrs):
         if type(dt) is not dtypes.DType:
             dt = dtypes.as_dtype(dt)
         out_dtypes.append(dt._as_ref if is_ref else dt)
+    if opdef.deprecation is not None:
+        from flowloom.framework.op_versions import check_deprecation
+
+        check_deprecation(opdef, graph)
     if name and name[-1] == "/":
         op_name = name[:-1]
     else:

@@ -38,6 +38,8 @@ INDEX = {
             'LinSpace Roll',
         'flowloom.ops.array.manip_ops':
             'MirrorPad MirrorPadGrad OneHot Pad PadV2 ReverseV2 Split SplitV',
+        'flowloom.ops.array.parallel_concat_ops':
+            'ParallelConcat',
         'flowloom.ops.array.search_ops':
             'LowerBound UpperBound',
         'flowloom.ops.array.sequence_ops':
@@ -187,8 +189,12 @@ INDEX = {
             'AvgPool AvgPoolGrad BiasAdd BiasAddGrad Conv2D DepthwiseConv2dNative '
             'DepthwiseConv2dNativeBackpropFilter DepthwiseConv2dNativeBackpropInput MaxPool '
             'MaxPoolGrad Relu ReluGrad',
+        'flowloom.ops.nn.nn_v2':
+            'DataFormatDimMap DataFormatVecPermute MaxPoolV2',
         'flowloom.ops.nn.pool_argmax_ops':
             'MaxPoolGradWithArgmax MaxPoolWithArgmax',
+        'flowloom.ops.nn.pool_grad_ops':
+            'MaxPoolGrad MaxPoolGradGrad MaxPoolGradGradV2 MaxPoolGradV2 MaxPoolV2',
         'flowloom.ops.parsing.decode_ops':
             'DecodeCSV DecodeRaw',
         'flowloom.ops.parsing.parse_example_v1':
@@ -209,11 +215,13 @@ INDEX = {
             'EagerPyFunc PyFunc PyFuncStateless',
         'flowloom.ops.state.resource_variable_ops':
             'AssignAddVariableOp AssignSubVariableOp AssignVariableOp ReadVariableOp '
-            'ResourceGather ResourceScatterAdd ResourceScatterDiv ResourceScatterMax '
-            'ResourceScatterMin ResourceScatterMul ResourceScatterSub ResourceScatterUpdate '
-            'VarHandleOp VarIsInitializedOp VariableShape',
+            'ResourceCountUpTo ResourceGather ResourceScatterAdd ResourceScatterDiv '
+            'ResourceScatterMax ResourceScatterMin ResourceScatterMul ResourceScatterSub '
+            'ResourceScatterUpdate VarHandleOp VarIsInitializedOp VariableShape',
         'flowloom.ops.state.save_restore_ops':
             'MergeV2Checkpoints RestoreV2 SaveV2 ShardedFilename',
+        'flowloom.ops.state.save_restore_v1_ops':
+            'Restore RestoreSlice Save SaveSlices ShardedFilespec',
         'flowloom.ops.state.scatter_nd_ops':
             'ResourceScatterNdAdd ResourceScatterNdSub ResourceScatterNdUpdate ScatterNdAdd '
             'ScatterNdNonAliasingAdd ScatterNdSub ScatterNdUpdate TensorScatterAdd '
