@@ -158,6 +158,7 @@ _TABLE = _lazy_names.parse({
     "flowloom.ops.array.sparse_reshape_ops": "sparse_fill_empty_rows sparse_reshape sparse_retain",
     "flowloom.ops.array.data_flow_ops": "dynamic_partition dynamic_stitch",
     "flowloom.ops.array.array_extra_ops": "guarantee_const repeat",
+    "flowloom.ops.array.parallel_concat_ops": "parallel_stack",
     "flowloom.ops.array.sparse_reorder_ops": "sparse_merge sparse_reorder",
     "flowloom.ops.parsing.sequence_example_ops": "parse_single_sequence_example",
     "flowloom.partitioned_variables": (

@@ -38,6 +38,8 @@ INDEX = {
             'LinSpace Roll',
         'flowloom.ops.array.manip_ops':
             'MirrorPad MirrorPadGrad OneHot Pad PadV2 ReverseV2 Split SplitV',
+        'flowloom.ops.array.parallel_concat_ops':
+            'ParallelConcat',
         'flowloom.ops.array.search_ops':
             'LowerBound UpperBound',
         'flowloom.ops.array.sequence_ops':
