@@ -29,12 +29,12 @@ Slice = defop("Slice", inputs=["input: T", "begin: Index", "size: Index"], outpu
 def _(op):
     x, b, sz = op._inputs
     bv, sv = constant_value(b), constant_value(sz)
-    if x._shape.ndims is None:
-        return unknown_shape(None if sv is None else len(sv))
     nd = x._shape.ndims
-    if bv is None or sv is None:
+    if sv is None:
         return unknown_shape(nd)
-    dims = x._shape.as_list()
+    if bv is None:  # TF: the sizes alone give every dim but those of -1
+        return TensorShape([None if int(s) == -1 else int(s) for s in sv])
+    dims = x._shape.as_list() if nd is not None else [None] * len(sv)
     out = []
     for d, bb, ss in zip(dims, bv, sv):
         ss = int(ss)
