@@ -25,6 +25,8 @@ _TABLE = _lazy_names.parse({
     "flowloom.framework.device": "DeviceSpec",
     # op_construction attaches TF's NodeDef constructors and helpers to these classes
     "flowloom.framework.op_construction": "Graph Operation Tensor",
+    "flowloom.framework.container": "container",
+    "flowloom.variable_creator": "variable_creator_scope",
     "flowloom.framework.graph": (
         "GraphKeys add_to_collection add_to_collections colocate_with "
         "control_dependencies device get_collection get_collection_ref get_default_graph "
@@ -181,7 +183,8 @@ _SUBMODULES = (
     "metrics nn saved_model summary test train version "
     # flowloom's own packages, attributes of the module as for any imported subpackage
     "distributed framework graph_function namespaces ops partitioned_variables platform proto "
-    "resource_variable runtime template variable_enums variables").split()
+    "resource_variable runtime template variable_creator variable_enums variable_init_guard "
+    "variable_store variables").split()
 
 
 def _python_io(module):

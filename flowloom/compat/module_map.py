@@ -51,6 +51,7 @@ MODULES = {
     "tensorflow.python.framework.test_util": "flowloom.test.test_util",
     "tensorflow.python.ops.gradient_checker": "flowloom.test.gradient_checker",
     "tensorflow.python.platform.gfile": "flowloom.gfile",
+    "tensorflow.python.util.tf_inspect": "flowloom.framework.tf_inspect",
     "tensorflow.python.platform.tf_logging": "flowloom.platform.tf_logging",
     "tensorflow.python.platform.flags": "flowloom.platform.flags",
     "tensorflow.python.platform.app": "flowloom.platform.app",
@@ -121,7 +122,11 @@ VIEWS = {
     "tensorflow.python.ops.init_ops": ("flowloom", "flowloom.initializers",
                                        _OPS + "state.init_ops"),
     "tensorflow.python.ops.variable_scope": ("flowloom.variable_scope", "flowloom"),
-    "tensorflow.python.ops.variables": ("flowloom.variables", "flowloom"),
+    # TF 1.15's module-level `Variable` is the V2 class (it makes resource variables);
+    # `VariableV1` is tf.Variable.
+    "tensorflow.python.ops.variables": (
+        ("flowloom.variables", "flowloom"),
+        {"Variable": "flowloom.variables:VariableV2", "VariableV1": "flowloom.variables:Variable"}),
     "tensorflow.python.compat.compat": ("flowloom.compat.forward_compat",),
     "tensorflow.contrib.framework.python.ops.variables": ("flowloom.contrib.framework.variables",
                                                           "flowloom.contrib.framework"),

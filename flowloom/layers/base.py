@@ -72,14 +72,15 @@ class Layer:
         get_default_graph().add_to_collection(GraphKeys.UPDATE_OPS, update)
 
     def add_weight(self, name, shape, dtype=None, initializer=None, regularizer=None,
-                   trainable=True, constraint=None):
-        """Creates (or reuses) a variable of this layer through `tf.get_variable`."""
+                   trainable=True, constraint=None, partitioner=None):
+        """Creates (or reuses) a variable of this layer through `tf.get_variable` (a
+        PartitionedVariable with a `partitioner`)."""
         dtype = dtype or self.dtype or "float32"
         trainable = trainable and self.trainable
         graph = get_default_graph()
         existing = set(graph.get_collection(GraphKeys.GLOBAL_VARIABLES))
         v = get_variable(name, shape=shape, dtype=dtype, initializer=initializer,
-                         trainable=trainable, constraint=constraint)
+                         trainable=trainable, constraint=constraint, partitioner=partitioner)
         if regularizer is not None and v not in existing:
             # As TF's layers: the penalty of a new weight, named `<layer>/<weight>/Regularizer`
             # after the layer's own name for the weight (before any custom getter renames it).
