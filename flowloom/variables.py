@@ -458,6 +458,17 @@ def global_variables(scope=None):
     return get_default_graph().get_collection(GraphKeys.GLOBAL_VARIABLES, scope)
 
 
+def all_saveable_objects(scope=None):
+    """The global variables and the `saveable_objects` collection (under `scope`): what a
+    Saver saves by default."""
+    g = get_default_graph()
+    return g.get_collection(GraphKeys.GLOBAL_VARIABLES, scope) + \
+        g.get_collection(GraphKeys.SAVEABLE_OBJECTS, scope)
+
+
+_all_saveable_objects = all_saveable_objects
+
+
 def all_variables():
     return global_variables()
 

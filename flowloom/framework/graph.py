@@ -138,7 +138,7 @@ class Graph:
 
     @property
     def building_function(self):
-        return False
+        return self._building_function
 
     # -- names ----------------------------------------------------------------
     def get_name_scope(self):
