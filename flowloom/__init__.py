@@ -140,7 +140,8 @@ _TABLE = _lazy_names.parse({
         "segment_max segment_min segment_prod sparse_segment_mean sparse_segment_sqrt_n "
         "sparse_segment_sum unsorted_segment_mean unsorted_segment_sqrt_n"),
     "flowloom.ops.array.grid_ops": "lin_space meshgrid roll",
-    "flowloom.ops.array.broadcast_ops": "broadcast_to",
+    "flowloom.ops.array.broadcast_ops": (
+        "broadcast_to broadcast_dynamic_shape broadcast_static_shape"),
     "flowloom.ops.checks.shape_checks": "ensure_shape",
     "flowloom.ops.script.script_ops": "numpy_function py_func py_function",
     "flowloom.ops.array.edit_distance_ops": "edit_distance",

@@ -29,12 +29,15 @@ Slice = defop("Slice", inputs=["input: T", "begin: Index", "size: Index"], outpu
 def _(op):
     x, b, sz = op._inputs
     bv, sv = constant_value(b), constant_value(sz)
+    if sv is not None and (bv is None or x._shape.ndims is None):
+        # sizes alone: the dims whose size is not -1 (TF's shape function)
+        return TensorShape([None if int(s) == -1 else int(s) for s in np.reshape(sv, -1)])
+    if x._shape.ndims is None:
+        return unknown_shape(None)
     nd = x._shape.ndims
-    if sv is None:
+    if bv is None or sv is None:
         return unknown_shape(nd)
-    if bv is None:  # TF: the sizes alone give every dim but those of -1
-        return TensorShape([None if int(s) == -1 else int(s) for s in sv])
-    dims = x._shape.as_list() if nd is not None else [None] * len(sv)
+    dims = x._shape.as_list()
     out = []
     for d, bb, ss in zip(dims, bv, sv):
         ss = int(ss)
