@@ -21,6 +21,7 @@ from flowloom.framework.graph_def import (
     attr_value_to_python,
     prepend_name_scope,
 )
+from flowloom.framework.import_shapes import apply_output_shapes
 from flowloom.framework.ops import Operation, Tensor
 from flowloom.proto import graph_pb2
 
@@ -541,6 +542,8 @@ class _Importer:
         except Exception as e:  # a shape function meeting attrs it never expected
             raise ValueError(f"Node '{full}' ({node.op}): invalid attrs or inputs: "
                              f"{type(e).__name__}: {e}") from e
+        if "_output_shapes" in node.attr:
+            apply_output_shapes(op, node.attr["_output_shapes"], full)
         self._set_device(op, node, full)
         # TF gives every imported op the enclosing control dependencies, even ops whose
         # inputs were imported in the same block.
