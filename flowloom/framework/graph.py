@@ -19,6 +19,12 @@ _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
 _VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
 
 
+def _thread_property(attr):
+    """A construction state of the graph that each thread has its own of."""
+    return property(lambda self: getattr(self._thread_local, attr),
+                    lambda self, value: setattr(self._thread_local, attr, value))
+
+
 def _stack_property(attr):
     """A construction stack of the graph: shared (`_graph<attr>`) until
     `switch_to_thread_local`, then per thread."""
@@ -45,6 +51,7 @@ class Graph:
     """
 
     _default_original_op = None  # set in a `Graph._original_op(op)` block (op_construction)
+    _container = ""  # set in a `tf.container(name)` block (framework/container.py)
 
     def __init__(self):
         self._ops_by_name = {}
@@ -73,23 +80,13 @@ class Graph:
         self._graph_def_versions = None
 
     # -- per-thread construction state ----------------------------------------
-    @property
-    def _name_stack(self):
-        return self._thread_local.name_stack
+    _name_stack = _thread_property("name_stack")
+    # (priority, creator) pairs of tf.variable_creator_scope (flowloom/variable_creator.py)
+    _variable_creator_stack = _thread_property("variable_creator_stack")
 
-    @_name_stack.setter
-    def _name_stack(self, value):
-        self._thread_local.name_stack = value
-
-    @property
-    def _control_flow_context(self):
-        """The CondContext/WhileContext new ops go into: per thread, so that a loop built in
-        one thread does not take in the ops other threads build meanwhile."""
-        return self._thread_local.control_flow_context
-
-    @_control_flow_context.setter
-    def _control_flow_context(self, ctx):
-        self._thread_local.control_flow_context = ctx
+    # The CondContext/WhileContext new ops go into: per thread, so that a loop built in one
+    # thread does not take in the ops other threads build into the graph meanwhile.
+    _control_flow_context = _thread_property("control_flow_context")
 
     def _thread_stack(self, attr):
         if not self._stack_state_is_thread_local:
@@ -144,7 +141,7 @@ class Graph:
 
     @property
     def building_function(self):
-        return False
+        return self._building_function
 
     # -- names ----------------------------------------------------------------
     def get_name_scope(self):
@@ -244,6 +241,9 @@ class Graph:
         if self._attr_scope_map and not bare:
             for k, v in self._attr_scope_map.items():
                 attrs.setdefault(k, v)
+        if self._container and opdef.stateful and "container" in opdef.attr_defaults \
+                and not attrs.get("container"):
+            attrs["container"] = self._container  # tf.container: stateful ops with the attr
         if colocation_stack:
             # TF: the union of the groups of every op on the colocation stack, sorted.
             attrs["_class"] = sorted({g.decode() for c in colocation_stack
@@ -723,6 +723,7 @@ class _DefaultGraphController:
 class _ThreadState(threading.local):
     name_stack = ""  # each thread starts at the root name scope
     control_flow_context = None  # and outside any cond/while_loop
+    variable_creator_stack = ()
 
 
 class _StackPush:

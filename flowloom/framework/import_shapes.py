@@ -1,13 +1,15 @@
 """What `import_graph_def` does with a node's `_output_shapes` attr, as TF 1.15's importer.
 
 The attr is not kept (it is re-derived at export), but each listed shape is merged with the
-shape the op's shape function gives: a shape the function leaves unknown is refined (an
-Identity of an unknown-shape placeholder takes the listed `[43]`); a shape that contradicts
-the function fails the import with TF's ValueError, except for the op types TF's importer
-lets through because their old shape functions were wrong (its whitelist).
+shape the op's shape function gives: a shape the function leaves unknown is refined (a loop
+variable's Enter, whose shape function knows nothing, gets back the shape while_loop had set
+when the graph was built; an Identity of an unknown-shape placeholder takes the listed
+`[43]`); a shape that contradicts the function fails the import with TF's ValueError, except
+for the op types TF's importer lets through because their old shape functions were wrong (its
+whitelist).
 """
 
-from flowloom.framework.tensor_shape import TensorShape
+from flowloom.framework.tensor_shape import as_shape, interned
 
 # TF 1.15's graph_constructor whitelist: op types whose listed shapes are not checked.
 _UNCHECKED = frozenset((
@@ -37,20 +39,27 @@ def _merge_error(inferred, listed):
     return None
 
 
-def apply_output_shapes(op, attr_value, full_name):
-    """Merges the `_output_shapes` AttrValue of an imported node into `op`'s output shapes.
+def refine_from_output_shapes(op, node, check=True):
+    """Merges NodeDef `node`'s `_output_shapes` into the output shapes of `op` (imported as
+    `op._name`).
+
+    Args:
+      op: the imported Operation.
+      node: its NodeDef.
+      check: whether a contradiction is an error (False while a loop's back edge is not
+        connected yet: the shapes are worked out again once it is).
 
     Raises:
       ValueError: a listed shape contradicts the op's shape function (TF's words).
     """
-    listed = attr_value.list.shape
-    for i, (tensor, proto) in enumerate(zip(op._outputs, listed)):
-        shape = TensorShape(None) if proto.unknown_rank else TensorShape(
-            [None if d.size < 0 else d.size for d in proto.dim])
-        error = _merge_error(tensor._shape, shape)
+    if "_output_shapes" not in node.attr:
+        return
+    for i, (tensor, proto) in enumerate(zip(op._outputs, node.attr["_output_shapes"].list.shape)):
+        listed = as_shape(proto)
+        error = _merge_error(tensor._shape, listed)
         if error is not None:
-            if op._type in _UNCHECKED:
+            if not check or op._type in _UNCHECKED:
                 continue
-            raise ValueError(f"Node '{full_name}' has an _output_shapes attribute inconsistent "
+            raise ValueError(f"Node '{op._name}' has an _output_shapes attribute inconsistent "
                              f"with the GraphDef for output #{i}: {error}")
-        tensor._shape = tensor._shape.merge_with(shape)
+        tensor._shape = interned(tensor._shape.merge_with(listed))

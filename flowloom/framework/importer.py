@@ -21,7 +21,7 @@ from flowloom.framework.graph_def import (
     attr_value_to_python,
     prepend_name_scope,
 )
-from flowloom.framework.import_shapes import apply_output_shapes
+from flowloom.framework.import_shapes import refine_from_output_shapes
 from flowloom.framework.ops import Operation, Tensor
 from flowloom.proto import graph_pb2
 
@@ -270,6 +270,7 @@ class _Importer:
         self.created = {}  # node name in graph_def -> Operation
         self.node_names = {node.name for node in graph_def.node}
         self.back_edges = []  # (consumer's full name, input position, source, output index)
+        self.nodes = {}  # full name -> its NodeDef
         self.producer_ops = {}
         self.renames = {}  # node name in graph_def -> its uniquified full name
         self.used_keys = set()  # input_map keys that replaced an input
@@ -528,7 +529,8 @@ class _Importer:
                 data.append(None)
             else:
                 data.append(self._input_tensor(node.name, source, index))
-        if None in data:
+        back_edge = None in data
+        if back_edge:
             stand_in = next((t for t in data if t is not None), None)
             if stand_in is None:
                 raise ValueError(f"Node '{full}': a Merge needs one input from outside its loop")
@@ -542,8 +544,8 @@ class _Importer:
         except Exception as e:  # a shape function meeting attrs it never expected
             raise ValueError(f"Node '{full}' ({node.op}): invalid attrs or inputs: "
                              f"{type(e).__name__}: {e}") from e
-        if "_output_shapes" in node.attr:
-            apply_output_shapes(op, node.attr["_output_shapes"], full)
+        refine_from_output_shapes(op, node, check=not back_edge)
+        self.nodes[full] = node
         self._set_device(op, node, full)
         # TF gives every imported op the enclosing control dependencies, even ops whose
         # inputs were imported in the same block.
@@ -605,6 +607,7 @@ class _Importer:
                 except Exception as e:
                     raise ValueError(f"Node '{full}' ({op._type}): invalid attrs or inputs: "
                                      f"{type(e).__name__}: {e}") from e
+            refine_from_output_shapes(op, self.nodes[full])
 
     # -- results -------------------------------------------------------------------------------
     def return_element(self, name):

@@ -446,3 +446,5 @@ register_tensor_conversion_function(Operation, _operation_to_tensor, 0)
 Graph._add_new_tf_operations = _add_new_tf_operations
 Tensor._shape_tuple = _shape_tuple
 Operation._input_types = property(_input_types)
+
+from flowloom.framework import container as _container  # noqa: E402,F401 - Graph.container

@@ -657,3 +657,6 @@ def create_local_cluster(num_workers, num_ps, protocol="grpc", worker_config=Non
 
     return inprocess.create_local_cluster(num_workers, num_ps, protocol, worker_config,
                                           ps_config)
+
+
+from flowloom.test.test_util_protos import assert_meta_graph_protos_equal  # noqa: E402,F401

@@ -13,7 +13,6 @@ import os
 import time  # the clock checkpoints are kept by (TF's tests replace saver.time)
 
 from flowloom.framework import errors
-from flowloom.framework.graph import GraphKeys, get_default_graph
 from flowloom.framework.graph_def import prepend_name_scope, strip_name_scope
 from flowloom.proto import saver_pb2
 from flowloom.train import checkpoint_management
@@ -106,9 +105,9 @@ class Saver:
             return
         var_list = self._var_list
         if var_list is None:
-            g = get_default_graph()
-            var_list = g.get_collection(GraphKeys.GLOBAL_VARIABLES) + g.get_collection(
-                GraphKeys.SAVEABLE_OBJECTS)
+            from flowloom.variables import all_saveable_objects
+
+            var_list = all_saveable_objects()
         if not var_list:
             if self._allow_empty:
                 self._is_empty = True
@@ -255,15 +254,18 @@ class Saver:
             if self._sharded or (grandparent and not os.path.isdir(grandparent)):
                 raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
             os.makedirs(parent, exist_ok=True)
-        if self._is_empty:
-            return None
-        prefix = sess.run(self.saver_def.save_tensor_name,
-                          {self.saver_def.filename_tensor_name: checkpoint_file})
-        prefix = prefix.decode("utf-8") if isinstance(prefix, bytes) else str(prefix)
+        prefix = None
+        if not self._is_empty:
+            prefix = sess.run(self.saver_def.save_tensor_name,
+                              {self.saver_def.filename_tensor_name: checkpoint_file})
+            prefix = prefix.decode("utf-8") if isinstance(prefix, bytes) else str(prefix)
         if write_meta_graph:
+            # An empty Saver still writes the meta graph, as TF's.
             self.export_meta_graph(
                 checkpoint_management.meta_graph_filename(checkpoint_file, meta_graph_suffix),
                 strip_default_attrs=strip_default_attrs, graph=sess.graph)
+        if self._is_empty:
+            return None
         if write_state:
             self._record_last_checkpoint(prefix)
             checkpoint_management.update_checkpoint_state(
@@ -315,4 +317,12 @@ class Saver:
         return meta_graph.export_meta_graph(
             filename=filename, graph=graph, saver_def=self.saver_def,
             collection_list=collection_list, as_text=as_text, export_scope=export_scope,
-            clear_devices=clear_devices, strip_default_attrs=strip_default_attrs)
+            clear_devices=clear_devices, clear_extraneous_savers=clear_extraneous_savers,
+            strip_default_attrs=strip_default_attrs)
+
+    @staticmethod
+    def _add_collection_def(meta_graph_def, key, export_scope=None):
+        """Adds collection `key` of the default graph to `meta_graph_def`."""
+        from flowloom.framework import meta_graph
+
+        meta_graph.add_collection_def(meta_graph_def, key, export_scope=export_scope)
