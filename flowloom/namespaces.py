@@ -24,7 +24,7 @@ igamma igammac imag in_top_k=nn.in_top_k invert_permutation is_finite is_inf is_
 is_non_decreasing is_strictly_increasing l2_normalize=nn.l2_normalize lbeta less less_equal
 lgamma log log1p log_sigmoid log_softmax=nn.log_softmax logical_and logical_not logical_or
 logical_xor maximum minimum mod multiply multiply_no_nan=flowloom.ops.math.special_math_ops:mul_no_nan
-negative nextafter=? not_equal polygamma polyval=? pow real reciprocal reciprocal_no_nan=?
+negative nextafter=flowloom.ops.math.extra_math_ops:nextafter not_equal polygamma polyval=flowloom.ops.math.extra_math_ops:polyval pow real reciprocal reciprocal_no_nan=flowloom.ops.math.extra_math_ops:reciprocal_no_nan
 reduce_all reduce_any reduce_euclidean_norm=flowloom.ops.math.reduction_ops:reduce_euclidean_norm reduce_logsumexp reduce_max reduce_mean reduce_min
 reduce_prod reduce_std=%(m)s:reduce_std reduce_sum reduce_variance=%(m)s:reduce_variance rint
 round rsqrt scalar_mul segment_max segment_mean segment_min segment_prod segment_sum sigmoid

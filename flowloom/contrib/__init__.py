@@ -8,10 +8,11 @@ from flowloom.contrib import metrics, seq2seq, slim  # noqa: F401
 from flowloom.contrib import deprecated  # noqa: F401
 from flowloom.contrib import lookup  # noqa: F401
 from flowloom.contrib import training  # noqa: F401
+from flowloom.contrib import summary  # noqa: F401
 
 _PROVIDED = ("deprecated (summaries)", "factorization (KMeans)", "framework", "layers",
              "learn (preprocessing)", "legacy_seq2seq", "lookup", "losses", "metrics", "rnn",
-             "seq2seq", "slim", "training (ps strategies)")
+             "seq2seq", "slim", "summary (graph mode)", "training (ps strategies)")
 
 # The contrib modules of TF 1.15 that flowloom does not provide.
 _NOT_PROVIDED = frozenset("""
@@ -24,7 +25,7 @@ libsvm linear_optimizer memory_stats meta_graph_transform
 mixed_precision model_pruning nearest_neighbor nn opt optimizer_v2 periodic_resample
 predictor proto quantization quantize receptive_field recurrent reduce_slice_ops
 remote_fused_graph resampler rpc saved_model session_bundle signal solvers sparsemax
-specs staging stat_summarizer stateless summary tensor_forest tensorboard tensorrt testing
+specs staging stat_summarizer stateless tensor_forest tensorboard tensorrt testing
 text tfprof timeseries tpu util
 """.split())
 

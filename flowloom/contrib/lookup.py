@@ -1,7 +1,9 @@
 """`tf.contrib.lookup`: TF 1.15's contrib lookup tables (flowloom/ops/lookup/tables.py).
 
-MutableHashTable, MutableDenseHashTable and StrongHashSpec are not implemented.
+MutableDenseHashTable and StrongHashSpec are not implemented.
 """
+
+from flowloom.ops.lookup.mutable_tables import MutableHashTable  # noqa: F401
 
 from flowloom.ops.lookup.tables import (FastHashSpec, HashTable, HasherSpec,  # noqa: F401
                                         IdTableWithHashBuckets, KeyValueTensorInitializer,
@@ -15,7 +17,7 @@ from flowloom.ops.lookup.tables import (FastHashSpec, HashTable, HasherSpec,  # 
 
 
 def __getattr__(name):
-    if name in ("MutableHashTable", "MutableDenseHashTable", "LookupInterface",
+    if name in ("MutableDenseHashTable", "LookupInterface",
                 "InitializableLookupTableBase", "HashTableV1"):
         raise NotImplementedError(f"tf.contrib.lookup.{name} is not implemented in flowloom")
     raise AttributeError(f"module 'tf.contrib.lookup' has no attribute '{name}'")

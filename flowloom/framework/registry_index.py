@@ -25,7 +25,7 @@ INDEX = {
             'ListDiff OnesLike Pack Placeholder PlaceholderWithDefault Rank Reshape Shape '
             'ShapeN Size Squeeze StopGradient Transpose Unpack ZerosLike',
         'flowloom.ops.array.broadcast_ops':
-            'BroadcastGradientArgs BroadcastTo Tile',
+            'BroadcastArgs BroadcastGradientArgs BroadcastTo Tile',
         'flowloom.ops.array.data_flow_ops':
             'DynamicPartition DynamicStitch ParallelDynamicStitch',
         'flowloom.ops.array.edit_distance_ops':
@@ -38,6 +38,8 @@ INDEX = {
             'LinSpace Roll',
         'flowloom.ops.array.manip_ops':
             'MirrorPad MirrorPadGrad OneHot Pad PadV2 ReverseV2 Split SplitV',
+        'flowloom.ops.array.parallel_concat_ops':
+            'ParallelConcat',
         'flowloom.ops.array.search_ops':
             'LowerBound UpperBound',
         'flowloom.ops.array.sequence_ops':
@@ -118,12 +120,17 @@ INDEX = {
         'flowloom.ops.lookup.lookup_ops':
             'HashTableV2 InitializeTableFromTextFileV2 InitializeTableV2 LookupTableExportV2 '
             'LookupTableFindV2 LookupTableSizeV2',
+        'flowloom.ops.lookup.mutable_table_ops':
+            'LookupTableImportV2 LookupTableInsertV2 LookupTableRemoveV2 '
+            'MutableHashTableOfTensorsV2 MutableHashTableV2',
         'flowloom.ops.math.bucketize_ops':
             'Bucketize',
         'flowloom.ops.math.complex_ops':
             'Angle Complex ComplexAbs Imag Real',
         'flowloom.ops.math.einsum_ops':
             'Einsum',
+        'flowloom.ops.math.extra_math_ops':
+            'ApproximateEqual NextAfter',
         'flowloom.ops.math.fused_elementwise':
             '_FusedElementwise',
         'flowloom.ops.math.histogram_ops':
@@ -139,15 +146,20 @@ INDEX = {
         'flowloom.ops.math.matmul_ops':
             'BatchMatMulV2 MatMul',
         'flowloom.ops.math.reduction_ops':
-            'All Any ArgMax ArgMin EuclideanNorm Max Mean Min Prod SegmentMean SegmentSum Sum '
-            'TopKV2',
+            'All Any ArgMax ArgMin EuclideanNorm Max Mean Min Prod Sum TopKV2',
         'flowloom.ops.math.scan_ops':
             'Cumprod Cumsum',
         'flowloom.ops.math.segment_ops':
-            'Unique UniqueWithCounts UnsortedSegmentSum',
+            'Unique UniqueV2 UniqueWithCounts UniqueWithCountsV2 UnsortedSegmentMax '
+            'UnsortedSegmentMin UnsortedSegmentProd UnsortedSegmentSum',
+        'flowloom.ops.math.segment_reduction_ops':
+            'SegmentMax SegmentMean SegmentMin SegmentProd SegmentSum SparseSegmentMean '
+            'SparseSegmentMeanGrad SparseSegmentMeanWithNumSegments SparseSegmentSqrtN '
+            'SparseSegmentSqrtNGrad SparseSegmentSqrtNWithNumSegments SparseSegmentSum '
+            'SparseSegmentSumWithNumSegments',
         'flowloom.ops.math.special_math_ops':
-            'Acosh Asinh Atanh BitwiseAnd BitwiseOr BitwiseXor Digamma Erfc Invert LeftShift '
-            'Lgamma MulNoNan RightShift Xdivy Xlog1py Xlogy',
+            'Acosh Asinh Atanh BitwiseAnd BitwiseOr BitwiseXor Conj Digamma Erfc Invert '
+            'LeftShift Lgamma MulNoNan PopulationCount RightShift Xdivy Xlog1py Xlogy',
         'flowloom.ops.math.unary_ops':
             'Abs Acos Asin Atan Ceil Conj Cos Cosh Erf Exp Expm1 Floor Inv IsFinite IsInf '
             'IsNan Log Log1p LogicalNot Neg Reciprocal ReciprocalGrad Rint Round Rsqrt '
@@ -177,8 +189,12 @@ INDEX = {
             'AvgPool AvgPoolGrad BiasAdd BiasAddGrad Conv2D DepthwiseConv2dNative '
             'DepthwiseConv2dNativeBackpropFilter DepthwiseConv2dNativeBackpropInput MaxPool '
             'MaxPoolGrad Relu ReluGrad',
+        'flowloom.ops.nn.nn_v2':
+            'DataFormatDimMap DataFormatVecPermute MaxPoolV2',
         'flowloom.ops.nn.pool_argmax_ops':
             'MaxPoolGradWithArgmax MaxPoolWithArgmax',
+        'flowloom.ops.nn.pool_grad_ops':
+            'MaxPoolGrad MaxPoolGradGrad MaxPoolGradGradV2 MaxPoolGradV2 MaxPoolV2',
         'flowloom.ops.parsing.decode_ops':
             'DecodeCSV DecodeRaw',
         'flowloom.ops.parsing.parse_example_v1':
@@ -199,11 +215,13 @@ INDEX = {
             'EagerPyFunc PyFunc PyFuncStateless',
         'flowloom.ops.state.resource_variable_ops':
             'AssignAddVariableOp AssignSubVariableOp AssignVariableOp ReadVariableOp '
-            'ResourceGather ResourceScatterAdd ResourceScatterDiv ResourceScatterMax '
-            'ResourceScatterMin ResourceScatterMul ResourceScatterSub ResourceScatterUpdate '
-            'VarHandleOp VarIsInitializedOp VariableShape',
+            'ResourceCountUpTo ResourceGather ResourceScatterAdd ResourceScatterDiv '
+            'ResourceScatterMax ResourceScatterMin ResourceScatterMul ResourceScatterSub '
+            'ResourceScatterUpdate VarHandleOp VarIsInitializedOp VariableShape',
         'flowloom.ops.state.save_restore_ops':
             'MergeV2Checkpoints RestoreV2 SaveV2 ShardedFilename',
+        'flowloom.ops.state.save_restore_v1_ops':
+            'Restore RestoreSlice Save SaveSlices ShardedFilespec',
         'flowloom.ops.state.scatter_nd_ops':
             'ResourceScatterNdAdd ResourceScatterNdSub ResourceScatterNdUpdate ScatterNdAdd '
             'ScatterNdNonAliasingAdd ScatterNdSub ScatterNdUpdate TensorScatterAdd '
@@ -211,8 +229,8 @@ INDEX = {
         'flowloom.ops.state.slice_assign_ops':
             'ResourceStridedSliceAssign StridedSliceAssign',
         'flowloom.ops.state.state_ops':
-            'Assign AssignAdd AssignSub CountUpTo IsVariableInitialized ScatterAdd ScatterSub '
-            'ScatterUpdate Variable VariableV2',
+            'Assign AssignAdd AssignSub CountUpTo IsVariableInitialized ScatterAdd ScatterDiv '
+            'ScatterMax ScatterMin ScatterMul ScatterSub ScatterUpdate Variable VariableV2',
         'flowloom.ops.state.training_ops':
             'ApplyAdadelta ApplyAdagrad ApplyAdam ApplyCenteredRMSProp ApplyFtrl ApplyFtrlV2 '
             'ApplyGradientDescent ApplyMomentum ApplyProximalGradientDescent ApplyRMSProp '
@@ -234,6 +252,9 @@ INDEX = {
         'flowloom.ops.summary.summary_ops':
             'AudioSummaryV2 HistogramSummary ImageSummary MergeSummary ScalarSummary '
             'TensorSummaryV2',
+        'flowloom.ops.summary.summary_writer_ops':
+            'CloseSummaryWriter CreateSummaryFileWriter FlushSummaryWriter ImportEvent '
+            'SummaryWriter WriteHistogramSummary WriteScalarSummary WriteSummary',
     },
     'proto_function': {
         'flowloom.ops.control_flow.control_flow_context_io':

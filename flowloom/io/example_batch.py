@@ -14,7 +14,7 @@ which names the Example and key in TF's words.
 
 import numpy as np
 
-from flowloom.io.example_template import Template
+from flowloom.io import example_template
 
 STRING, FLOAT, INT64 = "string", "float", "int64"
 _TAG = {STRING: 0x0A, FLOAT: 0x12, INT64: 0x1A}
@@ -277,13 +277,13 @@ def decode_batch(serialized, config):
         that does not match, an unsupported Feature); nothing is said about what.
     """
     n_examples = len(serialized)
-    lengths = np.fromiter((len(s) for s in serialized), np.int64, n_examples)
+    lengths = np.fromiter(map(len, serialized), np.int64, n_examples)
     data = b"".join(serialized)
     if n_examples > 1 and lengths[0] and (lengths == lengths[0]).all():
         # Examples of one layout: read like the first (example_template.py)
-        template = Template.build(serialized[0], config)
         rows = np.frombuffer(data, np.uint8).reshape(n_examples, -1)
-        if template is not None and template.matches(rows):
+        template = example_template.for_rows(rows, serialized[0], config)
+        if template is not None:
             return template.read(rows, data, Column)
     buf = np.frombuffer(data + bytes(_PAD), np.uint8)
     ends = np.cumsum(lengths)

@@ -165,18 +165,18 @@ class Template:
         t = cls()
         row = np.frombuffer(data, np.uint8)
         t.length = len(data)
-        t.fixed_at = np.flatnonzero(walk.fixed)
-        t.fixed = row[t.fixed_at]
-        t.ends_at = np.flatnonzero(walk.ends & ~walk.fixed)
-        t.ends = row[t.ends_at] & 0x80
-        t.layouts = layouts
+        # the bits every row must share with this one: all of a fixed byte, the continuation
+        # bit of a varint's byte
+        t.mask = np.where(walk.fixed, 0xFF, np.where(walk.ends, 0x80, 0)).astype(np.uint8)
+        t.row = row & t.mask
+        t.layouts = [("varints", _varint_plan(lay[1])) if lay and lay[0] == "varints" else lay
+                     for lay in layouts]
         t.kinds = [kind for _, kind, _ in config]
         return t
 
     def matches(self, rows):
         """Whether every row (uint8 [N, length]) parses the way the first one does."""
-        return bool((rows[:, self.fixed_at] == self.fixed).all() and
-                    ((rows[:, self.ends_at] & 0x80) == self.ends).all())
+        return not ((rows & self.mask) != self.row).any()
 
     def read(self, rows, data, column):
         """The config's columns for the rows (see example_batch.Column)."""
@@ -191,10 +191,14 @@ class Template:
             if what == "empty":
                 values, count = ([] if kind == STRING else np.zeros(0, _dtype(kind))), 0
             elif what == "bytes":
-                values = np.ascontiguousarray(rows[:, where]).view("<f4").reshape(-1)
-                values, count = values.astype(np.float32), len(where) // 4
+                count = len(where) // 4
+                if count and where[-1] - where[0] == len(where) - 1:  # one packed block
+                    values = rows[:, where[0]:where[-1] + 1].copy()
+                else:
+                    values = np.ascontiguousarray(rows[:, where])
+                values = values.view("<f4").reshape(-1).astype(np.float32, copy=False)
             elif what == "varints":
-                values, count = _gather_varints(rows, where), len(where)
+                values, count = _gather_varints(rows, where), len(where[0])
             else:
                 count = len(where)
                 values = [data[r * self.length + s:r * self.length + e]
@@ -207,14 +211,44 @@ def _dtype(kind):
     return np.float32 if kind == FLOAT else np.int64
 
 
-def _gather_varints(rows, spans):
-    if not spans:
-        return np.zeros(0, np.int64)
-    starts = np.array([s for s, _ in spans])
-    sizes = np.array([k for _, k in spans])
-    offsets = np.arange(10)
-    take = np.minimum(starts[:, None] + offsets, rows.shape[1] - 1)
+def _varint_plan(spans):
+    """(starts, byte columns, their shifts, which are in the value) for varints at `spans`
+    [(start, size)]: each value's bytes up to the longest of them."""
+    starts = np.array([p for p, _ in spans], np.int64)
+    sizes = np.array([k for _, k in spans], np.int64)
+    offsets = np.arange(int(sizes.max()) if len(sizes) else 0)
+    take = starts[:, None] + offsets
     keep = offsets < sizes[:, None]
-    parts = (rows[:, take] & 0x7F).astype(np.uint64) << (offsets.astype(np.uint64) * 7)
-    values = np.bitwise_or.reduce(np.where(keep, parts, np.uint64(0)), axis=2)
-    return values.reshape(-1).view(np.int64)
+    return starts, np.where(keep, take, starts[:, None]), offsets.astype(np.uint64) * 7, keep
+
+
+def _gather_varints(rows, plan):
+    starts, take, shifts, keep = plan
+    if not len(starts):
+        return np.zeros(0, np.int64)
+    if take.shape[1] == 1:  # one byte each (its continuation bit is clear: `matches`)
+        return rows[:, starts].astype(np.int64).reshape(-1)
+    parts = (rows[:, take] & 0x7F).astype(np.uint64) << shifts
+    parts[:, ~keep] = 0
+    return np.bitwise_or.reduce(parts, axis=2).reshape(-1).view(np.int64)
+
+
+_RECENT = {}  # a decode config -> the Template its last batch matched
+
+
+def for_rows(rows, first, config):
+    """A Template that every row (uint8 [N, length]) matches: the one the config's last
+    batch matched when these rows match it too (an Example that agrees with a Template's
+    bytes parses the way the Example it was built from does), else one built from `first`
+    (the first row's bytes); None when there is none."""
+    key = tuple(config)
+    t = _RECENT.get(key)
+    if t is not None and t.length == rows.shape[1] and t.matches(rows):
+        return t
+    t = Template.build(first, config)
+    if t is None or not t.matches(rows):
+        return None
+    if len(_RECENT) > 256:
+        _RECENT.clear()
+    _RECENT[key] = t
+    return t

@@ -15,6 +15,8 @@ import os
 import struct
 import zlib
 
+import numpy as np
+
 from flowloom.framework import errors
 from flowloom.io import crc32c
 from flowloom.io.atomic_file import AtomicFile
@@ -329,48 +331,144 @@ def _truncated(path, offset, what, n, remaining):
                                 f"{what} needs {n} bytes, {remaining} left in file")
 
 
-def _plain_records(file, path):
-    """`read_records` of an uncompressed file: the framing read from 1 MiB blocks (the same
-    checks and messages as the stream reader)."""
-    size = os.fstat(file.fileno()).st_size - file.tell()
-    crc, delta = crc32c.value, crc32c._MASK_DELTA
-    header, footer = _HEADER.unpack_from, _FOOTER.unpack_from
-    buf, pos, offset = b"", 0, 0  # offset: the stream offset of buf[pos]
-    while True:
-        if len(buf) - pos < _HEADER.size:
-            buf = buf[pos:] + file.read(_BLOCK)
-            pos = 0
-            if not buf:
-                return
-            if len(buf) < _HEADER.size:
-                raise _truncated(path, offset, "header", _HEADER.size - 1, size - offset - 1)
-        length, length_crc = header(buf, pos)
-        c = crc(buf[pos:pos + 8])  # masked as TF stores it: rotate right 15, add a constant
-        if (((c >> 15) | (c << 17)) + delta) & 0xFFFFFFFF != length_crc:
+def _masked(c):
+    return (((c >> 15) | (c << 17)) + crc32c._MASK_DELTA) & 0xFFFFFFFF
+
+
+def _masked_array(c):
+    """`crc32c.mask` of a uint32 array (wrapping arithmetic)."""
+    return ((c >> np.uint32(15)) | (c << np.uint32(17))) + np.uint32(crc32c._MASK_DELTA)
+
+
+class PlainRecords:
+    """The records of an uncompressed TFRecord file, framed from 1 MiB blocks.
+
+    `take(n, offsets, datas)` appends up to n records' stream offsets and bytes (fewer only
+    at the end of the file) and returns how many it appended; a bad record raises TF's
+    DataLossError after the records before it were appended. The checks and messages are
+    the stream reader's. A run of records of one length in the block is framed at once:
+    their length fields and header checksums compared in one NumPy step, their data
+    checksums computed in one pass; anything else record by record.
+    """
+
+    def __init__(self, file, path):
+        self._file, self._path = file, path
+        self._size = os.fstat(file.fileno()).st_size - file.tell()
+        self._buf, self._pos, self._offset = b"", 0, 0  # offset: the stream offset of pos
+        self._header_crc = {}  # length -> its masked checksum
+
+    def close(self):
+        self._file.close()
+
+    def _header_ok(self, length, stored):
+        want = self._header_crc.get(length)
+        if want is None:
+            want = _masked(crc32c.value(_HEADER.pack(length, 0)[:8]))
+            if len(self._header_crc) < 64:
+                self._header_crc[length] = want
+        return want == stored
+
+    def take(self, n, offsets, datas):
+        got = 0
+        while got < n:
+            if len(self._buf) - self._pos < _HEADER.size:
+                self._buf = self._buf[self._pos:] + self._file.read(_BLOCK)
+                self._pos = 0
+                if not self._buf:
+                    return got
+                if len(self._buf) < _HEADER.size:
+                    raise _truncated(self._path, self._offset, "header", _HEADER.size - 1,
+                                     self._size - self._offset - 1)
+            k = self._take_run(n - got, offsets, datas)
+            got += k
+            if not k:
+                self._take_one(offsets, datas)
+                got += 1
+        return got
+
+    def _take_run(self, n, offsets, datas):
+        """Frames the records of one length that follow in the block, up to n; returns how
+        many (0 when fewer than two, or the first is not plainly good)."""
+        buf, pos = self._buf, self._pos
+        length, stored = _HEADER.unpack_from(buf, pos)
+        stride = _HEADER.size + length + _FOOTER.size
+        k = min(n, (len(buf) - pos) // stride)
+        if k < 2 or not self._header_ok(length, stored):
+            return 0
+        lengths = np.ndarray((k,), "<u8", buf, pos, (stride,))
+        headers = np.ndarray((k,), "<u4", buf, pos + 8, (stride,))
+        odd = np.flatnonzero((lengths != length) | (headers != stored))
+        if len(odd):
+            k = int(odd[0])  # that record is framed on its own (and its error said there)
+        if k < 2:
+            return 0
+        start = pos + _HEADER.size
+        chunk = [buf[s:s + length] for s in range(start, start + k * stride, stride)]
+        sums = _masked_array(np.fromiter(map(crc32c.value, chunk), np.uint32, k))
+        bad = np.flatnonzero(sums != np.ndarray((k,), "<u4", buf, start + length, (stride,)))
+        good = int(bad[0]) if len(bad) else k
+        offsets.extend(range(self._offset, self._offset + good * stride, stride))
+        datas.extend(chunk[:good] if good < k else chunk)
+        self._offset += good * stride
+        self._pos += good * stride
+        if good < k:
+            raise errors.DataLossError(
+                None, None, f"{self._path}: corrupted record at offset {self._offset}: data "
+                "checksum mismatch")
+        return k
+
+    def _take_one(self, offsets, datas):
+        buf, pos, offset, path = self._buf, self._pos, self._offset, self._path
+        length, length_crc = _HEADER.unpack_from(buf, pos)
+        if not self._header_ok(length, length_crc):
             raise errors.DataLossError(
                 None, None, f"{path}: corrupted record at offset {offset}: length checksum "
                 "mismatch")
         total = _HEADER.size + length + _FOOTER.size
         if pos + total > len(buf):
-            remaining = size - offset - _HEADER.size
+            remaining = self._size - offset - _HEADER.size
             if length > remaining:
                 raise _truncated(path, offset, "data", length, remaining)
             if length + _FOOTER.size > remaining:
                 raise _truncated(path, offset, "footer", _FOOTER.size, remaining - length)
-            buf = buf[pos:] + file.read(max(_BLOCK, total - (len(buf) - pos)))
-            pos = 0
+            buf = self._buf = buf[pos:] + self._file.read(max(_BLOCK, total - (len(buf) - pos)))
+            pos = self._pos = 0
             if len(buf) < total:
                 raise _truncated(path, offset, "data", length, len(buf) - _HEADER.size)
         start = pos + _HEADER.size
         data = buf[start:start + length]
-        c = crc(data)
-        if (((c >> 15) | (c << 17)) + delta) & 0xFFFFFFFF != footer(buf, start + length)[0]:
+        if _masked(crc32c.value(data)) != _FOOTER.unpack_from(buf, start + length)[0]:
             raise errors.DataLossError(
                 None, None, f"{path}: corrupted record at offset {offset}: data checksum "
                 "mismatch")
-        yield offset, data
-        offset += total
-        pos += total
+        offsets.append(offset)
+        datas.append(data)
+        self._offset += total
+        self._pos = pos + total
+
+
+def _plain_records(file, path):
+    """`read_records` of an uncompressed file (PlainRecords, 256 records at a time)."""
+    records = PlainRecords(file, path)
+    while True:
+        offsets, datas = [], []
+        try:
+            records.take(256, offsets, datas)
+        except errors.DataLossError:
+            yield from zip(offsets, datas)
+            raise
+        if not datas:
+            return
+        yield from zip(offsets, datas)
+
+
+def open_plain(path):
+    """A `PlainRecords` of the uncompressed TFRecord file `path` (NotFoundError if none)."""
+    path = os.fspath(path)
+    try:
+        return PlainRecords(open(path, "rb"), path)  # noqa: SIM115 (closed by its owner)
+    except FileNotFoundError:
+        raise errors.NotFoundError(None, None, f"{path}: No such file or directory") from None
 
 
 def tf_record_iterator(path, options=None):

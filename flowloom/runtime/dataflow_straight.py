@@ -135,7 +135,7 @@ class StraightPlan:
             elif trigger:
                 dead = False
             else:
-                dead = any(a is DEAD for a in args) or any(dead_node[c] for c in ctrls)
+                dead = any(a is DEAD for a in args) or any(dead_node.get(c, False) for c in ctrls)
             dead_node[idx] = dead
             if dead:
                 continue  # the template holds DEAD in its output slots
@@ -230,7 +230,7 @@ def _compile(plan, num_feeds):
             dies, test = False, ""
         else:
             terms = [f"{names[i]} is D" for i in ins if i in may_die] + \
-                [f"d{c}" for c in ctrls if node_dies[c]]
+                [f"d{c}" for c in ctrls if node_dies.get(c, False)]  # folded: never dead
             dies, test = bool(terms), " or ".join(terms)
         node_dies[idx] = dies
         outs = [f"v{i}" for i in range(out, out + nout)]

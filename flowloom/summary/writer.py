@@ -13,6 +13,8 @@ from flowloom.proto import event_pb2, graph_pb2, meta_graph_pb2, summary_pb2
 
 
 _open_writers = weakref.WeakSet()
+# Where plugin assets go under a log directory (TF's name).
+_PLUGINS_DIR = "plugins"
 
 
 @atexit.register
@@ -93,7 +95,8 @@ class FileWriter:
       flush_secs: seconds between automatic flushes.
       graph_def: deprecated spelling of `graph` (a `GraphDef` or `Graph`).
       filename_suffix: appended to the event file's name.
-      session: not supported (TF2 summary writer resources).
+      session: a Session whose summary writer resource for `logdir` (shared with the
+        session's other writers of `logdir`) writes the events.
 
     Example:
       writer = tf.summary.FileWriter('/tmp/logs', sess.graph)
@@ -104,9 +107,13 @@ class FileWriter:
     def __init__(self, logdir, graph=None, max_queue=10, flush_secs=120, graph_def=None,
                  filename_suffix=None, session=None):
         if session is not None:
-            raise NotImplementedError("FileWriter(session=...) (TF2 summary writer resources)")
-        self.event_writer = _SyncingEventFileWriter(logdir, max_queue, flush_secs,
-                                                    filename_suffix)
+            from flowloom.summary.event_file_writer_v2 import EventFileWriterV2
+
+            self.event_writer = EventFileWriterV2(session, logdir, max_queue, flush_secs,
+                                                  filename_suffix)
+        else:
+            self.event_writer = _SyncingEventFileWriter(logdir, max_queue, flush_secs,
+                                                        filename_suffix)
         self._closed = False
         self._session_run_tags = {}
         self._seen_summary_tags = set()
@@ -195,6 +202,8 @@ class FileWriter:
             raise ValueError("Please pass only graph, or graph_def (deprecated), but not both.")
         if isinstance(graph, Graph) or isinstance(graph_def, Graph):
             true_graph_def = _graph_def_of(graph if isinstance(graph, Graph) else graph_def)
+            if isinstance(graph, Graph):
+                self._write_plugin_assets(graph)
         elif isinstance(graph, graph_pb2.GraphDef) or isinstance(graph_def, graph_pb2.GraphDef):
             true_graph_def = graph if isinstance(graph, graph_pb2.GraphDef) else graph_def
         else:
@@ -202,6 +211,17 @@ class FileWriter:
                             "`GraphDef`")
         event = event_pb2.Event(graph_def=true_graph_def.SerializeToString())
         self._add_event(event, global_step)
+
+    def _write_plugin_assets(self, graph):
+        from flowloom.summary.plugin_asset import get_all_plugin_assets
+
+        for container in get_all_plugin_assets(graph):
+            plugin_dir = os.path.join(self.get_logdir(), _PLUGINS_DIR, container.plugin_name)
+            os.makedirs(plugin_dir, exist_ok=True)
+            for asset_name, content in container.assets().items():
+                mode = "wb" if isinstance(content, bytes) else "w"
+                with open(os.path.join(plugin_dir, asset_name), mode) as f:
+                    f.write(content)
 
     def add_meta_graph(self, meta_graph_def, global_step=None):
         """Adds a `MetaGraphDef` event."""

@@ -20,6 +20,7 @@ from google.protobuf import text_format
 from flowloom.framework import device as _device
 from flowloom.framework import errors
 from flowloom.framework import graph as _graph
+from flowloom.framework.op_versions import set_producer_version  # noqa: F401 - TF's helper
 from flowloom.framework.ops import Tensor
 from flowloom.platform import tf_logging
 from flowloom.ops.random.random_ops import DEFAULT_GRAPH_SEED, set_random_seed
@@ -96,6 +97,15 @@ class ErrorLoggingSession(Session):
                 tf_logging.error(str(e))
             raise
 
+
+
+def _quantized_as_base(array):
+    """A quantized value (qint8, ...: a one-field structured dtype) viewed as its integers, so
+    it compares with plain numbers as it did under the NumPy TF 1.x was built with."""
+    names = array.dtype.names
+    if names is not None and len(names) == 1:
+        return array[names[0]]
+    return array
 
 class TensorFlowTestCase(CaptureWritesMixin, absltest.TestCase):
     """Base class for tests that build and run graphs (`tf.test.TestCase`).
@@ -366,6 +376,7 @@ class TensorFlowTestCase(CaptureWritesMixin, absltest.TestCase):
         else:
             self.assertEqual(a.shape, b.shape, "Shape mismatch: expected %s, got %s. %s"
                              % (a.shape, b.shape, msg))
+        a, b = _quantized_as_base(a), _quantized_as_base(b)
         same = a == b
         if a.dtype in (np.float16, np.float32, np.float64):
             same = np.logical_or(same, np.logical_and(np.isnan(a), np.isnan(b)))
@@ -646,3 +657,6 @@ def create_local_cluster(num_workers, num_ps, protocol="grpc", worker_config=Non
 
     return inprocess.create_local_cluster(num_workers, num_ps, protocol, worker_config,
                                           ps_config)
+
+
+from flowloom.test.test_util_protos import assert_meta_graph_protos_equal  # noqa: E402,F401

@@ -1,79 +1,40 @@
-"""What a Saver saves: each variable (or slice of a partitioned variable) as a checkpoint
-entry with a name, a slice spec, a tensor to write and a way to restore it.
+"""What a Saver saves: its `var_list` turned into SaveableObjects (saveable_object.py), one
+per variable, slice of a partitioned variable, or custom saveable (a lookup table).
 
 The names are TF's: a variable's op name, or the full name of the partitioned variable a
-slice belongs to (its SaveSliceInfo), each slice written with its spec ("10 3 0,4:0,3").
+slice belongs to (its SaveSliceInfo), each slice written with its spec ("10 3 0,4:0,3"); a
+SaveableObject under its own name. An object with `_gather_saveables_for_checkpoint` (TF's
+trackable protocol) is saved through the variables or saveables it returns.
 """
 
-from flowloom.framework.graph import get_default_graph
 from flowloom.framework.ops import Tensor
-from flowloom.ops.array import array_ops
-from flowloom.ops.state import state_ops
+from flowloom.train.saveable_object import (ReferenceVariableSaveable,
+                                            ResourceVariableSaveable, SaveableObject)
+
+# The key under which a trackable object returns the value that stands for itself.
+VARIABLE_VALUE_KEY = "VARIABLE_VALUE"
+_VARIABLE_OPS = ("Variable", "VariableV2", "AutoReloadVariable", "VarHandleOp",
+                 "ReadVariableOp", "Identity")
 
 
-class Saveable:
-    """One checkpoint entry: `name`, `spec` ("" for a whole tensor), the tensor to save and
-    the ref (or resource handle) to assign on restore."""
+def _is_trackable(obj):
+    from flowloom.variables import Variable
 
-    def __init__(self, name, variable, spec=""):
-        from flowloom.resource_variable import is_resource_target, resource_handle
-        from flowloom.variables import Variable
+    return hasattr(obj, "_gather_saveables_for_checkpoint") and not isinstance(obj, Variable)
 
-        self.name = name
-        self.spec = spec
-        self.variable = variable
-        self.resource = is_resource_target(variable)
-        if self.resource:
-            # A resource variable (or its handle): saved through a read, restored through
-            # AssignVariableOp on the handle.
-            self.ref = resource_handle(variable)
-        elif isinstance(variable, Variable):
-            self.ref = variable._variable
-        elif isinstance(variable, Tensor) and (variable._dtype.is_ref_dtype or
-                                               variable._op._type in ("VariableV2", "Identity")):
-            self.ref = variable
-        else:
-            raise TypeError(f"Variable to save is not a Variable: {variable!r}")
-        self.op = self.ref._op
 
-    @property
-    def device(self):
-        return self.ref._op._device
+def _variable_saveable(var, spec, name):
+    """The SaveableObject of one variable, variable tensor or resource handle."""
+    from flowloom.resource_variable import is_resource_target
+    from flowloom.variables import Variable
 
-    @property
-    def dtype(self):
-        if self.resource:
-            from flowloom.ops.state.resource_variable_ops import handle_dtype
-
-            return handle_dtype(self.ref)
-        return self.ref._dtype.base_dtype
-
-    def tensor(self):
-        """What SaveV2 writes: the reference (a slice: the variable's read, as TF), or a read
-        of the resource variable."""
-        if self.resource:
-            from flowloom.ops.state.resource_variable_ops import read_variable_op
-
-            with get_default_graph().device(self.device or None):
-                return array_ops.identity(read_variable_op(self.ref, self.dtype))
-        if self.spec and hasattr(self.variable, "_snapshot"):
-            return self.variable._snapshot
-        return self.ref
-
-    def restore(self, tensor, reshape=False):
-        """The op that stores the restored `tensor` into the variable (reshaped to the
-        variable's shape first when `reshape`, as Saver(reshape=True))."""
-        if reshape:
-            shape = self.variable.get_shape() if hasattr(self.variable, "get_shape") else \
-                self.ref._shape
-            tensor = array_ops.reshape(tensor, shape.as_list() if shape.is_fully_defined()
-                                       else array_ops.shape(self.tensor()))
-        if self.resource:
-            from flowloom.ops.state.resource_variable_ops import assign_variable_op
-
-            return assign_variable_op(self.ref, array_ops.identity(tensor))
-        return state_ops.assign(self.ref, tensor, validate_shape=not reshape and
-                                self.ref._shape.is_fully_defined()).op
+    if is_resource_target(var) or (isinstance(var, Tensor) and
+                                   var._op._type == "ReadVariableOp"):
+        return ResourceVariableSaveable(var, spec, name)
+    if isinstance(var, Variable) or (isinstance(var, Tensor) and (
+            var._dtype.is_ref_dtype or var._op._type in _VARIABLE_OPS)):
+        return ReferenceVariableSaveable(var, spec, name)
+    raise TypeError(f"Variable to save is not a Variable: {var!r}")
 
 
 def _slice_saveables(name, slices):
@@ -92,8 +53,44 @@ def _slice_saveables(name, slices):
         elif full_name != info.full_name:
             raise ValueError(f"Slices must all be from the same tensor: {full_name} != "
                              f"{info.full_name}")
-        out.append(Saveable(name, var, info.spec))
+        out.append(_variable_saveable(var, info.spec, name))
     return out
+
+
+def _saveables_for(var, name):
+    """The SaveableObjects that save `var` under `name` (TF's saveable_objects_for_op)."""
+    from flowloom.partitioned_variables import PartitionedVariable
+
+    if not isinstance(name, str):
+        raise TypeError("names_to_saveables must be a dict mapping string names to trackable "
+                        f"operations. Name is not a string: {name!r}")
+    if isinstance(var, SaveableObject):
+        return [var]
+    if isinstance(var, PartitionedVariable):
+        var = list(var)
+    if isinstance(var, (list, tuple)):
+        return _slice_saveables(name, var)
+    if _is_trackable(var):
+        out = []
+        for attr, factory in var._gather_saveables_for_checkpoint().items():
+            full_name = name if attr == VARIABLE_VALUE_KEY else f"{name}_{attr}"
+            item = factory(full_name) if callable(factory) else factory
+            out.extend(_saveables_for(item, item.name))
+        return out
+    return [_variable_saveable(var, "", name)]
+
+
+def _checkpoint_name(var):
+    """The name a variable or saveable is saved under when listed (not keyed)."""
+    from flowloom.variables import Variable
+
+    if isinstance(var, SaveableObject):
+        return var.name
+    ref = var._variable if isinstance(var, Variable) else getattr(var, "_handle", var)
+    op = ref._op
+    if op._type == "ReadVariableOp":
+        op = op._inputs[0]._op
+    return op._name
 
 
 def _names_to_variables(var_list):
@@ -112,7 +109,13 @@ def _names_to_variables(var_list):
         if id(var) in seen:
             continue
         seen.add(id(var))
-        if isinstance(var, PartitionedVariable):
+        if isinstance(var, SaveableObject):
+            by_name[var.name] = var
+        elif _is_trackable(var):
+            items = [f() if callable(f) else f
+                     for f in var._gather_saveables_for_checkpoint().values()]
+            by_name.update(_names_to_variables(items))
+        elif isinstance(var, PartitionedVariable):
             if var.name in by_name:
                 raise ValueError(f"At least two variables have the same name: {var.name}")
             by_name[var.name] = var
@@ -122,8 +125,7 @@ def _names_to_variables(var_list):
                 raise ValueError(f"Mixing slices and non-slices with the same name: {name}")
             by_name.setdefault(name, []).append(var)
         elif isinstance(var, (Variable, Tensor)):
-            ref = var._variable if isinstance(var, Variable) else var
-            name = ref._op._name
+            name = _checkpoint_name(var)
             if name in by_name:
                 raise ValueError(f"At least two variables have the same name: {name}")
             by_name[name] = var
@@ -133,16 +135,14 @@ def _names_to_variables(var_list):
 
 
 def saveables(var_list):
-    """`var_list` (list or dict) -> [Saveable] sorted by checkpoint name, as TF orders them
-    (the slices of one variable in the order listed; a PartitionedVariable's by offset).
+    """`var_list` (list or dict) -> [SaveableObject] sorted by checkpoint name, as TF orders
+    them (the slices of one variable in the order listed; a PartitionedVariable's by offset).
 
     Raises:
       TypeError: for a key that is not a string or an entry that is not a variable.
       ValueError: for two variables of one name, one variable under two names, or slices
         that are not slices of one variable.
     """
-    from flowloom.partitioned_variables import PartitionedVariable
-
     if isinstance(var_list, dict):
         for name in var_list:
             if not isinstance(name, str):
@@ -152,13 +152,8 @@ def saveables(var_list):
         by_name = _names_to_variables(var_list)
     out, seen = [], {}
     for name in sorted(by_name):
-        var = by_name[name]
-        if isinstance(var, PartitionedVariable):
-            var = list(var)
-        items = _slice_saveables(name, var) if isinstance(var, (list, tuple)) else \
-            [Saveable(name, var)]
-        for item in items:
-            key = id(item.variable)
+        for item in _saveables_for(by_name[name], name):
+            key = id(item.op)
             if key in seen:
                 raise ValueError(f"The same saveable will be restored with two names: "
                                  f"{seen[key]} and {name}")

@@ -1,10 +1,5 @@
-"""`tf.train.Saver`: V2 checkpoints through SaveV2/RestoreV2 ops, built as TF builds them.
-
-The graph a Saver adds (names as in TF, under `save/`, `save_1/`, ...):
-  save/filename/input, save/filename   the default prefix ("model"), a PlaceholderWithDefault
-  save/Const                           the prefix tensor fed by `save`/`restore`
-  save/SaveV2 (+ /tensor_names, /shape_and_slices), save/control_dependency
-  save/RestoreV2 (on CPU), save/Assign, save/Assign_1, ..., save/restore_all
+"""`tf.train.Saver`: saves and restores variables and other saveables through the ops a
+saver builder adds (saver_builder.py; TF's graph, names and formats).
 
 `save` writes the bundle (crash-safe: data file, then index, each renamed into place), then
 the meta graph, then the `checkpoint` state file (also renamed into place), and only then
@@ -17,36 +12,14 @@ import numbers
 import os
 import time  # the clock checkpoints are kept by (TF's tests replace saver.time)
 
-from flowloom.framework import device as device_lib
 from flowloom.framework import errors
-from flowloom.framework.graph import GraphKeys, get_default_graph, name_scope
 from flowloom.framework.graph_def import prepend_name_scope, strip_name_scope
-from flowloom.ops.array import array_ops
-from flowloom.ops.control_flow import control_flow_ops
-from flowloom.ops.state import save_restore_ops
-from flowloom.ops.strings import string_ops
 from flowloom.proto import saver_pb2
 from flowloom.train import checkpoint_management
-from flowloom.train.saveables import make_concat_for_collections, saveables as _saveables
+from flowloom.train.saver_builder import BaseSaverBuilder, BulkSaverBuilder  # noqa: F401
 
 SaverDef = saver_pb2.SaverDef
 _log = logging.getLogger("tensorflow")  # TF logs these lines on its logger
-
-
-def _group_by_device(saveables):
-    """[(canonical device, [saveables])] sorted by device, as TF's _GroupByDevices."""
-    per_device = {}
-    for saveable in saveables:
-        per_device.setdefault(device_lib.canonical_name(saveable.device), []).append(saveable)
-    return sorted(per_device.items(), key=lambda item: item[0])
-
-
-def _on_cpu0(device):
-    """The CPU:0 of a device's task (TF's set_cpu0)."""
-    spec = device_lib.DeviceSpec.from_string(device or "")
-    spec.device_type = "CPU"
-    spec.device_index = 0
-    return spec.to_string()
 
 
 class Saver:
@@ -64,10 +37,10 @@ class Saver:
       name: name scope of the saver's ops (default "save").
       restore_sequentially: accepted; restoring is one RestoreV2 op either way.
       saver_def: build from this SaverDef (ops already in the graph) instead.
-      builder: not supported.
+      builder: the saver builder making the ops (default: a BulkSaverBuilder).
       defer_build: build the graph only at `build()`.
       allow_empty: with no variables, make a Saver that does nothing instead of raising.
-      write_version: only SaverDef.V2 is supported.
+      write_version: SaverDef.V2 (default) or SaverDef.V1 (TF's older table format).
       pad_step_number: write `model-00000100` instead of `model-100`.
       save_relative_paths: write paths relative to the directory in the state file.
       filename: the default prefix used when none is fed.
@@ -88,14 +61,13 @@ class Saver:
                  saver_def=None, builder=None, defer_build=False, allow_empty=False,
                  write_version=SaverDef.V2, pad_step_number=False, save_relative_paths=False,
                  filename=None):
-        if builder is not None:
-            raise NotImplementedError("Saver(builder=...) is not supported by flowloom")
-        if write_version != SaverDef.V2:
-            raise NotImplementedError("flowloom writes V2 checkpoints only (write_version=V1)")
-        if defer_build and var_list is not None:
+        if defer_build and var_list:
             raise ValueError("If `var_list` is provided then build cannot be deferred. Either "
                              "set defer_build=False or var_list=None.")
         self._var_list = var_list
+        self._builder = builder
+        self._restore_sequentially = restore_sequentially
+        self._is_built = False
         self._write_version = write_version
         self._reshape = reshape
         self._sharded = sharded
@@ -110,98 +82,46 @@ class Saver:
         self._last_checkpoints = []  # [(prefix, time)], oldest first
         self._checkpoints_to_be_deleted = []
         self.saver_def = saver_def
-        if saver_def is not None:
-            self._check_saver_def()
-        elif not defer_build:
+        if not defer_build:
             self.build()
+        if self.saver_def is not None:
+            self._check_saver_def()
+            self._write_version = self.saver_def.version
         self._next_checkpoint_time = time.time() + self._keep_hours * 3600
 
     # -- building ------------------------------------------------------------------------------
     def build(self):
         """Adds the save and restore ops to the default graph (once)."""
+        if self._is_built:
+            return
+        self._is_built = True
         if self.saver_def is not None:
+            if self._name:
+                # `name` doubles as the import scope of a given SaverDef's names, as in TF.
+                for field in ("filename_tensor_name", "save_tensor_name", "restore_op_name"):
+                    setattr(self.saver_def, field,
+                            prepend_name_scope(getattr(self.saver_def, field), self._name))
+            self._check_saver_def()
             return
         var_list = self._var_list
         if var_list is None:
-            g = get_default_graph()
-            var_list = g.get_collection(GraphKeys.GLOBAL_VARIABLES) + g.get_collection(
-                GraphKeys.SAVEABLE_OBJECTS)
+            from flowloom.variables import all_saveable_objects
+
+            var_list = all_saveable_objects()
         if not var_list:
             if self._allow_empty:
                 self._is_empty = True
                 return
             raise ValueError("No variables to save")
-        saveables = _saveables(var_list)
-        self.saver_def = self._build_ops(saveables)
+        if self._builder is None:
+            self._builder = BulkSaverBuilder(self._write_version)
+        self.saver_def = self._builder._build_internal(
+            var_list, reshape=self._reshape, sharded=self._sharded,
+            max_to_keep=self._max_to_keep, keep_checkpoint_every_n_hours=self._keep_hours,
+            name=self._name, restore_sequentially=self._restore_sequentially,
+            filename=self._filename)
         self._check_saver_def()
-        make_concat_for_collections(get_default_graph())
-
-    def _build_ops(self, saveables):
-        with name_scope(self._name, "save", [s.ref for s in saveables]):
-            default = array_ops.constant(self._filename or "model", name="filename/input")
-            filename = array_ops.placeholder_with_default(default, shape=(), name="filename")
-            filename = array_ops.placeholder_with_default(filename, shape=(), name="Const")
-            if self._sharded:
-                per_device = _group_by_device(saveables)
-                save_tensor = self._add_sharded_save_ops(filename, per_device)
-                restore_op = self._add_sharded_restore_ops(filename, per_device)
-            else:
-                save_tensor = self._add_save_ops(filename, saveables)
-                restore_op = self._add_restore_ops(filename, saveables, "restore_all")
-        return SaverDef(filename_tensor_name=filename.name, save_tensor_name=save_tensor.name,
-                        restore_op_name=restore_op.name, max_to_keep=self._max_to_keep or 0,
-                        sharded=self._sharded, keep_checkpoint_every_n_hours=self._keep_hours,
-                        version=SaverDef.V2)
-
-    @staticmethod
-    def _add_save_ops(filename, saveables):
-        save = save_restore_ops.save_v2(filename, [s.name for s in saveables],
-                                        [s.spec for s in saveables],
-                                        [s.tensor() for s in saveables])
-        return control_flow_ops.with_dependencies([save], filename)
-
-    def _add_restore_ops(self, filename, saveables, name):
-        graph = get_default_graph()
-        with graph.device("/device:CPU:0"):
-            restored = save_restore_ops.restore_v2(
-                filename, [s.name for s in saveables], [s.spec for s in saveables],
-                [s.dtype for s in saveables])
-        assigns = []
-        for saveable, tensor in zip(saveables, restored):
-            with graph.device(saveable.device or None):
-                assigns.append(saveable.restore(tensor, self._reshape))
-        return control_flow_ops.group(*assigns, name=name)
-
-    def _add_sharded_save_ops(self, filename, per_device):
-        # As TF: each device's variables go to `<prefix>_temp/part-0000i-of-0000n`, then
-        # MergeV2Checkpoints joins the parts into `<prefix>`.
-        graph = get_default_graph()
-        with graph.device("CPU"):
-            suffix = array_ops.where(string_ops.regex_full_match(filename, "^s3://.*"),
-                                     array_ops.constant(".part"),
-                                     array_ops.constant("_temp/part"))
-            temp_prefix = string_ops.string_join([filename, suffix])
-        num_shards = array_ops.constant(len(per_device), name="num_shards")
-        saves, prefixes = [], []
-        for shard, (device, saveables) in enumerate(per_device):
-            with graph.device(_on_cpu0(device)):
-                prefix = save_restore_ops.sharded_filename(temp_prefix, shard, num_shards)
-                prefixes.append(prefix)
-                saves.append(self._add_save_ops(prefix, saveables))
-        with graph.control_dependencies([t.op for t in saves]), \
-                graph.device(_on_cpu0(per_device[-1][0])):
-            packed = array_ops.stack(prefixes, name="MergeV2Checkpoints/checkpoint_prefixes")
-            merge = save_restore_ops.merge_v2_checkpoints(packed, filename, delete_old_dirs=True)
-            with graph.control_dependencies([merge]):
-                return array_ops.identity(filename)
-
-    def _add_sharded_restore_ops(self, filename, per_device):
-        graph = get_default_graph()
-        shards = []
-        for device, saveables in per_device:
-            with graph.device(device or None):
-                shards.append(self._add_restore_ops(filename, saveables, "restore_shard"))
-        return control_flow_ops.group(*shards, name="restore_all")
+        self._next_checkpoint_time = time.time() + self._keep_hours * 3600
 
     def _check_saver_def(self):
         if not isinstance(self.saver_def, SaverDef):
@@ -269,7 +189,8 @@ class Saver:
                 self._next_checkpoint_time += self.saver_def.keep_checkpoint_every_n_hours * 3600
                 continue
             try:
-                checkpoint_management.remove_checkpoint(path, SaverDef.V2, meta_graph_suffix)
+                checkpoint_management.remove_checkpoint(path, self.saver_def.version,
+                                                        meta_graph_suffix)
             except OSError as e:
                 _log.warning("Ignoring: failed to delete %s: %s", path, e)
 
@@ -297,9 +218,16 @@ class Saver:
           TypeError: if `sess` is not a Session.
           ValueError: if the parent directory does not exist or `latest_filename` is bad.
         """
-        self.build()
+        if not self._is_built:
+            raise RuntimeError("`build()` should be called before save if defer_build==True")
         if latest_filename is None:
             latest_filename = "checkpoint"
+        if self._write_version != SaverDef.V2:
+            for line in ("*" * 55, "TensorFlow's V1 checkpoint format has been deprecated.",
+                         "Consider switching to the more efficient V2 format:",
+                         "   `tf.train.Saver(write_version=tf.train.SaverDef.V2)`",
+                         "now on by default.", "*" * 55):
+                _log.warning(line)
         if os.path.split(latest_filename)[0]:
             raise ValueError("'latest_filename' must not contain path components")
         save_path = os.fspath(save_path)
@@ -326,15 +254,18 @@ class Saver:
             if self._sharded or (grandparent and not os.path.isdir(grandparent)):
                 raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
             os.makedirs(parent, exist_ok=True)
-        if self._is_empty:
-            return None
-        prefix = sess.run(self.saver_def.save_tensor_name,
-                          {self.saver_def.filename_tensor_name: checkpoint_file})
-        prefix = prefix.decode("utf-8") if isinstance(prefix, bytes) else str(prefix)
+        prefix = None
+        if not self._is_empty:
+            prefix = sess.run(self.saver_def.save_tensor_name,
+                              {self.saver_def.filename_tensor_name: checkpoint_file})
+            prefix = prefix.decode("utf-8") if isinstance(prefix, bytes) else str(prefix)
         if write_meta_graph:
+            # An empty Saver still writes the meta graph, as TF's.
             self.export_meta_graph(
                 checkpoint_management.meta_graph_filename(checkpoint_file, meta_graph_suffix),
                 strip_default_attrs=strip_default_attrs, graph=sess.graph)
+        if self._is_empty:
+            return None
         if write_state:
             self._record_last_checkpoint(prefix)
             checkpoint_management.update_checkpoint_state(
@@ -386,4 +317,12 @@ class Saver:
         return meta_graph.export_meta_graph(
             filename=filename, graph=graph, saver_def=self.saver_def,
             collection_list=collection_list, as_text=as_text, export_scope=export_scope,
-            clear_devices=clear_devices, strip_default_attrs=strip_default_attrs)
+            clear_devices=clear_devices, clear_extraneous_savers=clear_extraneous_savers,
+            strip_default_attrs=strip_default_attrs)
+
+    @staticmethod
+    def _add_collection_def(meta_graph_def, key, export_scope=None):
+        """Adds collection `key` of the default graph to `meta_graph_def`."""
+        from flowloom.framework import meta_graph
+
+        meta_graph.add_collection_def(meta_graph_def, key, export_scope=export_scope)

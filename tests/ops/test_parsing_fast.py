@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import flowloom as tf
+from flowloom.io import example_template
 from flowloom.ops.parsing import parsing_ops
 
 KEYS = [b"a", b"b", b"s", b"q", b"v", b"w", b"z", b""]
@@ -315,3 +316,26 @@ def test_batches_of_one_layout_equal_the_general_reader(graphs, seed, monkeypatc
         assert _same(fast, slow), (records, fast, slow)
         parsed += not isinstance(slow, tuple)
     assert parsed >= 5
+
+
+@pytest.mark.parametrize("seed", range(SEEDS))
+def test_a_template_reused_across_batches_equals_the_general_reader(graphs, seed, monkeypatch):
+    # Batches of copies of one Example, changed here and there and shuffled: the Template of
+    # an earlier batch is used for a later one only where the later one's bytes match it.
+    sess, batch, _, fetches = graphs
+    rng = random.Random(200 + seed)
+    built = []
+    real_build = example_template.Template.build.__func__
+    monkeypatch.setattr(example_template.Template, "build",
+                        classmethod(lambda cls, *a: built.append(1) or real_build(cls, *a)))
+    batches = parsed = 0
+    for trial in range(20):
+        base = _same_layout(rng, 12)
+        batch_fetch, _ = fetches[trial % len(fetches)]
+        for _ in range(3):
+            records = rng.sample(base, 6)
+            fast, slow = _both_ways(sess, batch_fetch, {batch: records}, monkeypatch)
+            assert _same(fast, slow), (records, fast, slow)
+            parsed += not isinstance(slow, tuple)
+            batches += 1
+    assert parsed >= 5 and len(built) < batches  # some batches reused a Template

@@ -35,3 +35,41 @@ def test_scatter_errors():
             sess.run(bad_index)
         with pytest.raises(tf.errors.InvalidArgumentError, match="updates.shape"):
             sess.run(bad_shape, {updates: [[1., 1., 1.]]})
+
+
+def test_scatter_mul_div_min_max_combine_repeated_indices():
+    v = tf.Variable(np.array([[8., -9.], [2., 3.], [5., 5.]], np.float32))
+    ops = [tf.scatter_mul(v, [0, 0], [[2., 2.], [0.5, 3.]]),
+           v.scatter_div(tf.IndexedSlices(tf.constant([[2., 4.], [2., 1.]]), tf.constant([1, 1]))),
+           tf.scatter_min(v, [2, 2], [[4., 7.], [6., 1.]]),
+           tf.scatter_max(v, [2], 4.5)]  # a scalar update applies to every row named
+    assert [op.op.type for op in ops] == ["ScatterMul", "ScatterDiv", "ScatterMin", "ScatterMax"]
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        for op in ops:
+            sess.run(op)
+        assert sess.run(v).tolist() == [[8., -54.], [0.5, 0.75], [4.5, 4.5]]
+
+
+def test_scatter_div_of_integers_truncates_toward_zero():
+    v = tf.Variable(np.array([7, -7, 9], np.int32))
+    div = tf.scatter_div(v, [0, 1, 2, 2], [2, 2, -2, 2])
+    zero = tf.scatter_div(v, [0], [0])
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        sess.run(div)
+        assert sess.run(v).tolist() == [3, -3, -2]
+        with pytest.raises(tf.errors.InvalidArgumentError, match="division by zero"):
+            sess.run(zero)
+
+
+def test_resource_scatter_mul_and_div():
+    v = tf.get_variable("rv", initializer=np.array([6, 10], np.int32), use_resource=True)
+    ops = [tf.scatter_mul(v, [0], [3]), tf.scatter_div(v, [1, 1], [3, 2])]
+    assert [op.op.control_inputs[0].type for op in ops] == ["ResourceScatterMul",
+                                                            "ResourceScatterDiv"]
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        for op in ops:
+            sess.run(op)
+        assert sess.run(v).tolist() == [18, 1]

@@ -127,3 +127,25 @@ def test_a_failing_kernel_names_its_op_as_the_dataflow_executor_does(monkeypatch
     assert fast.op is not None and fast.op.name == slow.op.name
     assert "bad_reshape" in fast.op.name
     assert str(fast).split("\n")[0] == str(slow).split("\n")[0]
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_folded_op_as_a_control_input(monkeypatch, compiled):
+    # A constant-folded op never runs as a step, so it is never dead; ops that wait for it
+    # through a control edge run (a public TF1 program, morvan 501_dropout, has this shape).
+    from flowloom.runtime import compiled_plan
+
+    if not compiled:
+        monkeypatch.setattr(compiled_plan, "MAX_COMPILED_STEPS", 0)
+    with tf.Graph().as_default():
+        p = tf.placeholder(tf.bool, [])
+        x = tf.placeholder(tf.float32, [])
+        c = tf.constant(1.0) * 2.0
+        with tf.control_dependencies([c]):
+            y = tf.identity(x) + 1.0
+        z = tf.cond(p, lambda: y * 2.0, lambda: y - 1.0)
+        with tf.Session() as sess:
+            for _ in range(2):
+                assert sess.run(z, {p: True, x: 1.0}) == 4.0
+                assert sess.run(z, {p: False, x: 1.0}) == 1.0
+            assert _straight_of(sess) is not None

@@ -1,11 +1,13 @@
 """The TF unit-test harness's own logic: the module mapping, gen-op wrappers, the report."""
 
+import json
 import sys
 
 import numpy as np
 import pytest
 
 import flowloom as tf
+from flowloom.variables import VariableV2
 from tools.tf_unittests import report
 from tools.tf_unittests.shim import importer
 
@@ -35,7 +37,9 @@ def test_paths_map_onto_flowloom(shim):
     from tensorflow.python.platform import test
 
     assert array_ops.identity is tf.identity
-    assert variables.Variable is tf.Variable
+    # TF 1.15's module-level Variable is the V2 class; tf.Variable is VariableV1.
+    assert variables.VariableV1 is tf.Variable
+    assert variables.Variable is VariableV2
     assert dtypes.float32 is tf.float32
     assert test.compute_gradient is tf.test.compute_gradient
 
@@ -73,6 +77,39 @@ def test_gen_ops_take_non_inferred_attrs_positionally(shim):
         assert entered.op.get_attr("is_constant") is True
         with pytest.raises(TypeError, match="multiple values"):
             gen_control_flow_ops.enter(x, "frame", frame_name="other")
+
+
+def test_gen_ops_take_output_type_attrs_after_the_inputs(shim):
+    from tensorflow.python.ops import gen_math_ops, gen_random_ops  # noqa: F401 - via the shim
+
+    with tf.Graph().as_default():
+        cast = gen_math_ops.cast(tf.constant([1.5]), tf.int32)
+        assert cast.op.get_attr("DstT") == tf.int32
+        uniform = gen_random_ops.random_uniform([2], tf.float64, 7)
+        assert uniform.dtype == tf.float64 and uniform.op.get_attr("seed") == 7
+
+
+def test_support_files_load_as_tf_wrote_them(shim, tmp_path, monkeypatch):
+    helper = tmp_path / "helper_utils.py"
+    helper.write_text("from tensorflow.python.ops import array_ops\n"
+                      "def twice(x):\n    return array_ops.identity(x) * 2\n")
+    monkeypatch.setenv("FLOWLOOM_TF_SUPPORT", json.dumps(
+        {"tensorflow.python.training.helper_utils": str(helper)}))
+    from tensorflow.python.training import helper_utils
+
+    assert helper_utils.__file__ == str(helper)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        assert sess.run(helper_utils.twice(tf.constant(3))) == 6
+
+
+def test_support_entries_are_fetched_not_run():
+    from tools.tf_unittests import fetch
+
+    manifest = fetch.load_manifest()
+    support = {e["path"] for e in manifest.get("support", [])}
+    assert "tensorflow/python/training/saver_test_utils.py" in support
+    assert not support & {e["path"] for e in manifest["files"]}
+    assert support <= {e["path"] for e in fetch.all_entries(manifest)}
 
 
 def test_contrib_framework_variables_path(shim):

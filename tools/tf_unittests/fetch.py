@@ -1,6 +1,9 @@
 """Fetches TensorFlow's own Python unit tests (the files in manifest.json) into a cache.
 
-The files are TensorFlow's code: they are never committed to flowloom. This step puts them
+The manifest lists the test files (`files`) and TF's test-support modules that they import
+(`support`: helpers such as tensorflow/python/training/saver_test_utils.py, which the shim
+loads from the cache as TF's code instead of mapping them onto flowloom; they are never run
+as tests). The files are TensorFlow's code: they are never committed to flowloom. This step puts them
 in `$FLOWLOOM_TF_TESTS_DIR` (default `~/.cache/flowloom/tf_unittests/v1.15.0`), each checked
 against the git blob id recorded in the manifest, so every session tests the same text.
 
@@ -59,10 +62,25 @@ def _from_github(repo, commit, path):
     return data
 
 
+def all_entries(manifest):
+    """The test files and the support files of the manifest."""
+    return manifest["files"] + manifest.get("support", [])
+
+
+def support_modules(manifest, cache_dir):
+    """{TF module path: file in the cache} of the support files that are present."""
+    out = {}
+    for entry in manifest.get("support", []):
+        path = os.path.join(cache_dir, entry["path"])
+        if os.path.exists(path):
+            out[entry["path"][:-len(".py")].replace("/", ".")] = path
+    return out
+
+
 def fetch(manifest, dest, git_dir=None, log=print):
     """Writes every manifest file under `dest`; returns the number of files fetched."""
     fetched = 0
-    for entry in manifest["files"]:
+    for entry in all_entries(manifest):
         path = entry["path"]
         target = os.path.join(dest, path)
         if os.path.exists(target):
@@ -79,13 +97,13 @@ def fetch(manifest, dest, git_dir=None, log=print):
         with open(target, "wb") as f:
             f.write(data)
         fetched += 1
-    log(f"[tf-tests] {len(manifest['files'])} files in {dest} ({fetched} fetched now)")
+    log(f"[tf-tests] {len(all_entries(manifest))} files in {dest} ({fetched} fetched now)")
     return fetched
 
 
 def write_manifest(manifest, git_dir, path=MANIFEST):
     """Re-records the blob id of every listed file from a local clone."""
-    for entry in manifest["files"]:
+    for entry in all_entries(manifest):
         entry["blob"] = blob_id(_from_git(git_dir, manifest["commit"], entry["path"]))
     save_manifest(manifest, path)
 
@@ -97,6 +115,9 @@ def save_manifest(manifest, path=MANIFEST):
         lines.append(f" {json.dumps(key)}: {json.dumps(manifest[key])},")
     lines.append(' "files": [')
     lines.append(",\n".join("  " + json.dumps(e) for e in manifest["files"]))
+    lines.append(" ],")
+    lines.append(' "support": [')
+    lines.append(",\n".join("  " + json.dumps(e) for e in manifest.get("support", [])))
     lines.append(" ],")
     lines.append(' "exclusions": {')
     lines.append(",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}"

@@ -27,7 +27,7 @@ from tools.tf_unittests import fetch as fetch_lib  # noqa: E402
 from tools.tf_unittests import report  # noqa: E402
 
 
-def run_file(entry, cache_dir, exclusions, file_timeout, test_timeout, python):
+def run_file(entry, cache_dir, exclusions, file_timeout, test_timeout, python, support=None):
     """Runs one test file; returns its summary (see report.summarize)."""
     path = os.path.join(cache_dir, entry["path"])
     with tempfile.TemporaryDirectory(prefix="tf_unittest_") as work:
@@ -37,6 +37,7 @@ def run_file(entry, cache_dir, exclusions, file_timeout, test_timeout, python):
             "PYTHONPATH": ROOT + os.pathsep + env.get("PYTHONPATH", ""),
             "FLOWLOOM_TF_RESULTS": results,
             "FLOWLOOM_TF_EXCLUDE": json.dumps(exclusions),
+            "FLOWLOOM_TF_SUPPORT": json.dumps(support or {}),
             "FLOWLOOM_TF_TEST_TIMEOUT": str(test_timeout),
             "TEST_TMPDIR": work,
             "OMP_NUM_THREADS": env.get("OMP_NUM_THREADS", "1"),
@@ -80,7 +81,8 @@ def main(argv=None):
     cache_dir = fetch_lib.default_cache_dir(manifest)
     entries = [e for e in manifest["files"]
                if not args.only or any(s in e["path"] for s in args.only)]
-    absent = [e["path"] for e in entries if not os.path.exists(os.path.join(cache_dir, e["path"]))]
+    absent = [e["path"] for e in entries + manifest.get("support", [])
+              if not os.path.exists(os.path.join(cache_dir, e["path"]))]
     if absent:
         print(f"[tf-tests] SKIPPED: {len(absent)} of {len(entries)} TensorFlow test files are "
               f"not in {cache_dir}; fetch them first: python3 tools/tf_unittests/fetch.py "
@@ -98,7 +100,8 @@ def main(argv=None):
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futures = {pool.submit(run_file, e, cache_dir,
                                manifest["exclusions"].get(e["path"], {}),
-                               args.file_timeout, args.test_timeout, python): e
+                               args.file_timeout, args.test_timeout, python,
+                               fetch_lib.support_modules(manifest, cache_dir)): e
                    for e in entries}
         for future in concurrent.futures.as_completed(futures):
             s = future.result()

@@ -23,15 +23,38 @@ ParallelDynamicStitch = defop("ParallelDynamicStitch",
 @ParallelDynamicStitch.shape
 @DynamicStitch.shape
 def _(op):
+    """TF's DynamicStitchShapeFunction: each data starts with its indices' shape, the rest of
+    every data shape agrees; the rows are max(indices) + 1 when every indices is constant."""
     n = op._attrs["N"]
     indices, data = op._inputs[:n], op._inputs[n:]
-    values = [constant_value(i) for i in indices]
-    rows = None if any(v is None for v in values) else (
-        max((int(np.max(v)) for v in values if np.size(v)), default=-1) + 1)
-    i0, d0 = indices[0]._shape, data[0]._shape
-    if i0.ndims is None or d0.ndims is None:
-        return unknown_shape()
-    return TensorShape([rows] + d0.as_list()[i0.ndims:])
+    all_constant = True
+    max_index = 0  # TF starts from 0: constant but empty indices give one row
+    rest = unknown_shape()
+    for k, (i, d) in enumerate(zip(indices, data)):
+        value = constant_value(i)
+        if value is None:
+            all_constant = False
+        si, sd = i._shape, d._shape
+        if si.ndims is None:
+            continue
+        where = (f"for '{op._name}' (op: '{op._type}') with input shapes: "
+                 + ", ".join(str(t._shape) for t in op._inputs) + ".")
+        if sd.ndims is not None and sd.ndims < si.ndims:
+            raise ValueError(f"Shape must be at least rank {si.ndims} but is rank {sd.ndims} "
+                             + where)
+        prefix = sd[:si.ndims] if sd.ndims is not None else unknown_shape(si.ndims)
+        if not prefix.is_compatible_with(si):
+            raise ValueError(f"Dimensions must be equal, but data[{k}].shape {sd} does not "
+                             f"start with indices[{k}].shape {si} " + where)
+        tail = sd[si.ndims:] if sd.ndims is not None else unknown_shape()
+        if not rest.is_compatible_with(tail):
+            raise ValueError(f"Shapes {rest} and {tail} are not compatible (the data shapes "
+                             "after their indices' dims must agree) " + where)
+        rest = rest.merge_with(tail)
+        if value is not None and np.size(value):
+            max_index = max(max_index, int(np.max(value)))
+    rows = max_index + 1 if all_constant else None
+    return TensorShape([rows]).concatenate(rest)
 
 
 @ParallelDynamicStitch.kernel

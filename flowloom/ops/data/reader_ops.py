@@ -35,20 +35,22 @@ def _open(path):
 
 class _Work:
     """The records of one work unit: `next()` gives (key, value) or None at its end;
-    `next_many(n)` gives ([(key, value)] of up to n records, fewer only at its end, and the
-    error that stopped it early, or None)."""
+    `next_many(n, keys, values)` appends up to n records' keys and values (fewer only at its
+    end) and returns how many, and the error that stopped it early, or None."""
 
-    def next_many(self, n):
-        out = []
+    def next_many(self, n, keys, values):
+        got = 0
         try:
-            while len(out) < n:
+            while got < n:
                 record = self.next()
                 if record is None:
                     break
-                out.append(record)
-        except Exception as e:  # noqa: BLE001 - raised by the caller after counting `out`
-            return out, e
-        return out, None
+                keys.append(record[0])
+                values.append(record[1])
+                got += 1
+        except Exception as e:  # noqa: BLE001 - raised by the caller after counting them
+            return got, e
+        return got, None
 
     def close(self):
         pass
@@ -56,28 +58,40 @@ class _Work:
 
 class _TFRecordWork(_Work):
     def __init__(self, name, path, compression_type):
-        self._name = name
-        self._records = tfrecord.read_records(path, compression_type or None)
+        self._prefix = (name + ":").encode("utf-8", "surrogateescape")
+        self._path, self._plain, self._records = path, None, None
+        if compression_type:
+            self._records = tfrecord.read_records(path, compression_type)
 
     def next(self):
-        try:
-            offset, data = next(self._records)
-        except StopIteration:
-            return None
-        return f"{self._name}:{offset}".encode(), data
+        keys, values = [], []
+        _, error = self.next_many(1, keys, values)
+        if error is not None:
+            raise error
+        return (keys[0], values[0]) if keys else None
 
-    def next_many(self, n):
-        out = []
-        prefix = self._name + ":"
+    def next_many(self, n, keys, values):
+        prefix, offsets = self._prefix, []
         try:
-            for offset, data in itertools.islice(self._records, n):
-                out.append(((prefix + str(offset)).encode(), data))
-        except Exception as e:  # noqa: BLE001 - raised by the caller after counting `out`
-            return out, e
-        return out, None
+            if self._records is None:
+                if self._plain is None:  # opened at the first read, as the stream is
+                    self._plain = tfrecord.open_plain(self._path)
+                self._plain.take(n, offsets, values)
+            else:
+                for offset, data in itertools.islice(self._records, n):
+                    offsets.append(offset)
+                    values.append(data)
+        except Exception as e:  # noqa: BLE001 - raised by the caller after counting them
+            error = e
+        else:
+            error = None
+        keys.extend([b"%s%d" % (prefix, o) for o in offsets])
+        return len(offsets), error
 
     def close(self):
-        self._records.close()
+        for source in (self._plain, self._records):
+            if source is not None:
+                source.close()
 
 
 class _Stream:
@@ -258,13 +272,11 @@ class Reader:
                             break
                         raise
                 want = n - len(keys)
-                records, error = self._work.next_many(want)
-                self.num_records_produced += len(records)
-                keys.extend(r[0] for r in records)
-                values.extend(r[1] for r in records)
+                got, error = self._work.next_many(want, keys, values)
+                self.num_records_produced += got
                 if error is not None:
                     raise error
-                if len(records) < want:
+                if got < want:
                     self._finish_work()
         return keys, values
 

@@ -74,6 +74,12 @@ class StaticHashTable:
     def size(self):
         return 0 if self.table is None else len(self.table)
 
+    def export(self, key_dtype, value_dtype):
+        items = list((self.table or {}).items())
+        keys = np.array([k for k, _ in items], dtype=key_dtype.as_numpy_dtype)
+        values = np.array([v for _, v in items], dtype=value_dtype.as_numpy_dtype)
+        return [keys.reshape(-1), values.reshape(-1)]
+
 
 def _show(key):
     return key.decode("utf-8", "replace") if isinstance(key, bytes) else str(key)
@@ -194,7 +200,18 @@ def _(xp, table, filename, *, key_index, value_index, vocab_size, delimiter):
 
 LookupTableFindV2 = _stateful("LookupTableFindV2", ["table_handle: resource", "keys: Tin",
                                                     "default_value: Tout"], ["values: Tout"])
-LookupTableFindV2.shape(lambda op: [op._inputs[1]._shape])
+
+
+def _value_shape(op):
+    """The value shape of the table whose handle `op` takes (a MutableHashTableOfTensorsV2's
+    `value_shape`; scalars otherwise)."""
+    producer = op._inputs[0]._op
+    if producer._type == "MutableHashTableOfTensorsV2":
+        return tensor_shape.as_shape(producer._attrs["value_shape"])
+    return tensor_shape.TensorShape([])
+
+
+LookupTableFindV2.shape(lambda op: [op._inputs[1]._shape.concatenate(_value_shape(op))])
 
 
 @LookupTableFindV2.kernel
@@ -213,13 +230,11 @@ def _(xp, table):
 
 LookupTableExportV2 = _stateful("LookupTableExportV2", ["table_handle: resource"],
                                 ["keys: Tkeys", "values: Tvalues"])
-LookupTableExportV2.shape(lambda op: [tensor_shape.TensorShape([None]),
-                                      tensor_shape.TensorShape([None])])
+LookupTableExportV2.shape(lambda op: [
+    tensor_shape.TensorShape([None]),
+    tensor_shape.TensorShape([None]).concatenate(_value_shape(op))])
 
 
 @LookupTableExportV2.kernel
 def _(xp, table, *, Tkeys, Tvalues):
-    items = list((table.table or {}).items())
-    keys = np.array([k for k, _ in items], dtype=Tkeys.as_numpy_dtype)
-    values = np.array([v for _, v in items], dtype=Tvalues.as_numpy_dtype)
-    return [keys.reshape(-1), values.reshape(-1)]
+    return table.export(Tkeys, Tvalues)

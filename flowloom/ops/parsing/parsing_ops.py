@@ -188,11 +188,12 @@ def _(xp, serialized, names, sparse_keys, dense_keys, ragged_keys, *dense_defaul
         outputs = _parse_single(bytes(batch[0]), plan, defaults, required, scalar_input)
         if outputs is not None:
             return outputs
-    records = [bytes(b) for b in batch]
+    records = batch.tolist()
+    if set(map(type, records)) != {bytes}:
+        records = [bytes(b) for b in records]
     columns = None
     if len(records) >= FAST_BATCH:
-        columns = _parse_fast(records, sparse_keys, sparse_dtypes, dense_keys, dense_dtypes,
-                              dense_info, required)
+        columns = _parse_fast(records, plan, required)
     if columns is None:
         columns = _parse_slow(records, names, sparse_keys, sparse_dtypes, dense_keys,
                               dense_dtypes, dense_info, required)
@@ -245,6 +246,7 @@ class _Plan:
                              for j, (k, t) in enumerate(zip(dense_keys, self.dense_dtypes))})
         self.kinds = [_WIRE_KIND[t] for t in self.sparse_dtypes + self.dense_dtypes]
         self.checked_defaults = None  # (the default inputs, as arrays, required keys)
+        self.config = None  # the vectorised reader's config (_parse_fast)
 
 
 _PLANS = {}
@@ -337,24 +339,30 @@ _KIND_OF_FIRST_BYTE = {0x0A: example_wire.STRING, 0x12: example_wire.FLOAT,
                        0x1A: example_wire.INT64}
 
 
-def _parse_fast(records, sparse_keys, sparse_dtypes, dense_keys, dense_dtypes, dense_info,
-                required):
+def _parse_fast(records, plan, required):
     """The vectorised reader's columns, or None when the batch holds anything it (or TF)
     rejects: the slow path then finds the error and says it in TF's words."""
-    config = [(k, _WIRE_KIND[t], False) for k, t in zip(sparse_keys, sparse_dtypes)]
-    config += [(k, _WIRE_KIND[t], True) for k, t in zip(dense_keys, dense_dtypes)]
+    config = plan.config
+    if config is None:
+        config = [(k, _WIRE_KIND[t], False) for k, t in zip(plan.sparse_keys, plan.sparse_dtypes)]
+        config += [(k, _WIRE_KIND[t], True) for k, t in zip(plan.dense_keys, plan.dense_dtypes)]
+        plan.config = config
     try:
         columns = example_batch.decode_batch(records, config)
     except example_batch.Fallback:
         return None
-    for k, col in zip(dense_keys, columns[len(sparse_keys):]):
-        shape, variable = dense_info[k]
-        stride = int(np.prod(shape[1 if variable else 0:], dtype=np.int64))
+    for k, stride, col in zip(plan.dense_keys, plan.strides, columns[len(plan.sparse_keys):]):
+        variable = plan.info[k][1]
+        counts = col.counts
+        if not variable and len(counts) and counts[0] == stride and counts.min() == counts.max():
+            if k in required and not col.present.all():
+                return None
+            continue  # every Example has the feature's values, or none
         if k in required and not col.present.all():
             return None
-        if not variable and (col.counts[col.present] != stride).any():
+        if not variable and (counts[col.present] != stride).any():
             return None
-        if variable and stride and (col.counts % stride).any():
+        if variable and stride and (counts % stride).any():
             return None
     return columns
 
@@ -412,6 +420,9 @@ def _dense_output(col, dtype, info, default, batch_size, scalar_input, key):
     npt = _NUMPY[dtype]
     values = _values_array(col.values, dtype)
     if not variable:
+        if batch_size and values.flags.writeable and col.present.all():
+            out = values.reshape([batch_size] + shape)  # the reader's own copy
+            return out[0] if scalar_input else out
         out = np.empty([batch_size] + shape, dtype=npt)
         if not col.present.all():
             out[~col.present] = default

@@ -265,16 +265,35 @@ def assign_sub_variable_op(resource, value, name=None):
     return apply_op("AssignSubVariableOp", (resource, value), name=name)
 
 
+ResourceCountUpTo = defop("ResourceCountUpTo", inputs=["resource: resource"],
+                          outputs=["output: T"], attrs={"limit": 0, "T": None}, stateful=True)
+ResourceCountUpTo.shape(lambda op: handle_shape(op.inputs[0]))
+
+
+@ResourceCountUpTo.kernel
+def _(xp, ref, *, limit, T, ctx):
+    with ref.lock:
+        old = _value(ref, ctx)
+        if old >= limit:
+            raise errors.OutOfRangeError(None, None, f"Reached limit of {limit}")
+        ref.value = (old + 1).astype(old.dtype)  # a new array: earlier reads keep theirs
+        return old
+
+
+ResourceCountUpTo.no_gradient()
+
+
+def resource_count_up_to(resource, limit, T, name=None):
+    """Increments the integer variable behind `resource` until it reaches `limit` (then
+    OutOfRangeError); returns its value before the increment (op type ResourceCountUpTo)."""
+    return apply_op("ResourceCountUpTo", (resource,), name=name, limit=int(limit),
+                    T=dtypes.as_dtype(T).base_dtype).outputs[0]
+
+
 def _define_resource_scatters():
     from flowloom.ops.state import state_ops
 
-    combine = {"ResourceScatterAdd": lambda old, i, u: np.add.at(old, i, u),
-               "ResourceScatterSub": lambda old, i, u: np.subtract.at(old, i, u),
-               "ResourceScatterMul": lambda old, i, u: np.multiply.at(old, i, u),
-               "ResourceScatterDiv": lambda old, i, u: np.divide.at(old, i, u),
-               "ResourceScatterMin": lambda old, i, u: np.minimum.at(old, i, u),
-               "ResourceScatterMax": lambda old, i, u: np.maximum.at(old, i, u),
-               "ResourceScatterUpdate": state_ops._scatter_update}
+    combine = {"Resource" + t: fn for t, (fn, _) in state_ops.SCATTER_COMBINE.items()}
     for type_name, fn in combine.items():
         od = defop(type_name, inputs=["resource: resource", "indices: Tindices",
                                       "updates: dtype"], attrs={"dtype": None}, stateful=True)

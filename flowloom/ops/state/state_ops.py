@@ -259,9 +259,31 @@ def _scatter_update(old, idx, updates):
     old[idx] = updates
 
 
-_SCATTER = [("ScatterAdd", lambda old, i, u: np.add.at(old, i, u), False),
-            ("ScatterSub", lambda old, i, u: np.subtract.at(old, i, u), False),
-            ("ScatterUpdate", _scatter_update, True)]
+def _scatter_div(old, idx, updates):
+    if old.dtype.kind in "fc":
+        np.divide.at(old, idx, updates)
+        return
+    # Integer division truncates toward zero (C++ `/`); dividing by each repeated update in
+    # turn equals dividing once by their product.
+    divisor = np.ones_like(old)
+    np.multiply.at(divisor, idx, updates)
+    if np.any(divisor == 0):
+        raise errors.InvalidArgumentError(None, None, "Integer division by zero")
+    q = np.abs(old) // np.abs(divisor)
+    old[...] = np.where((old < 0) != (divisor < 0), -q, q)
+
+
+# Op type -> (how updates combine into the rows, use_locking's default); shared with the
+# resource variants (ResourceScatterAdd, ...).
+SCATTER_COMBINE = {
+    "ScatterAdd": (lambda old, i, u: np.add.at(old, i, u), False),
+    "ScatterSub": (lambda old, i, u: np.subtract.at(old, i, u), False),
+    "ScatterMul": (lambda old, i, u: np.multiply.at(old, i, u), False),
+    "ScatterDiv": (_scatter_div, False),
+    "ScatterMin": (lambda old, i, u: np.minimum.at(old, i, u), False),
+    "ScatterMax": (lambda old, i, u: np.maximum.at(old, i, u), False),
+    "ScatterUpdate": (_scatter_update, True),
+}
 
 
 def _scatter_shape(op):
@@ -277,7 +299,7 @@ def _scatter_shape(op):
     return ref
 
 
-for _type, _combine, _locking in _SCATTER:
+for _type, (_combine, _locking) in SCATTER_COMBINE.items():
     _od = defop(_type, inputs=["ref: Ref(T)", "indices: Tindices", "updates: T"],
                 outputs=["output_ref: Ref(T)"], attrs={"use_locking": _locking}, stateful=True)
     _od.shape(_scatter_shape)
@@ -308,6 +330,26 @@ def scatter_update(ref, indices, updates, use_locking=True, name=None):
     return _scatter("ScatterUpdate", ref, indices, updates, use_locking, name)
 
 
+def scatter_mul(ref, indices, updates, use_locking=False, name=None):
+    """ref[indices] *= updates, multiplying repeated indices in (op type ScatterMul)."""
+    return _scatter("ScatterMul", ref, indices, updates, use_locking, name)
+
+
+def scatter_div(ref, indices, updates, use_locking=False, name=None):
+    """ref[indices] /= updates, dividing by repeated indices in turn (op type ScatterDiv)."""
+    return _scatter("ScatterDiv", ref, indices, updates, use_locking, name)
+
+
+def scatter_min(ref, indices, updates, use_locking=False, name=None):
+    """ref[indices] = min(ref[indices], updates) over repeated indices (op type ScatterMin)."""
+    return _scatter("ScatterMin", ref, indices, updates, use_locking, name)
+
+
+def scatter_max(ref, indices, updates, use_locking=False, name=None):
+    """ref[indices] = max(ref[indices], updates) over repeated indices (op type ScatterMax)."""
+    return _scatter("ScatterMax", ref, indices, updates, use_locking, name)
+
+
 CountUpTo = defop("CountUpTo", inputs=["ref: Ref(T)"], outputs=["output: T"],
                   attrs={"limit": 0}, stateful=True)
 CountUpTo.shape(lambda op: op._inputs[0]._shape)
@@ -332,8 +374,11 @@ CountUpTo.no_gradient()
 def count_up_to(ref, limit, name=None):
     """Increments the integer variable `ref` until it reaches `limit` (then OutOfRangeError);
     returns its value before the increment."""
-    from flowloom.resource_variable import is_resource_target
+    from flowloom.resource_variable import is_resource_target, resource_handle
 
     if is_resource_target(ref):
-        raise NotImplementedError("count_up_to of a resource variable (ResourceCountUpTo)")
+        from flowloom.ops.state import resource_variable_ops as rvo
+
+        handle = resource_handle(ref)
+        return rvo.resource_count_up_to(handle, limit, rvo.handle_dtype(handle), name=name)
     return apply_op("CountUpTo", (_ref_of(ref),), name=name, limit=int(limit)).outputs[0]

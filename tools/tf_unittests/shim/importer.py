@@ -11,6 +11,9 @@ import collections
 import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.util
+import json
+import os
 import sys
 import types
 
@@ -195,11 +198,17 @@ def _op_wrapper(op_type, func_name):
     opdef = op_def.get(op_type)
     input_names = [a.name for a in opdef.input_args]
     output_names = [a.name for a in opdef.output_args]
-    # TF's generated wrappers take, after the inputs, the attrs not inferred from them, in
-    # their OpDef order (flowloom's registry keeps the attrs in definition order).
+    # TF's generated wrappers take, after the inputs, the attrs not inferred from them: the
+    # required ones first (an output's type attr among them), then those with defaults, each
+    # group in OpDef order (flowloom's registry keeps the attrs in definition order).
     inferred = {n for a in opdef.input_args
                 for n in (a.type_attr, a.number_attr, a.type_list_attr) if n}
-    positional_attrs = [n for n in opdef.attr_defaults if n not in inferred]
+    declared = [n for n in opdef.attr_defaults if n not in inferred]
+    output_types = [n for a in opdef.output_args for n in (a.type_attr, a.type_list_attr)
+                    if n and n not in inferred and n not in opdef.attr_defaults]
+    required = [n for n in declared if opdef.attr_defaults[n] is None]
+    positional_attrs = list(dict.fromkeys(
+        required + output_types + [n for n in declared if n not in required]))
     result_type = collections.namedtuple(op_type, output_names) if len(output_names) > 1 \
         else None
 
@@ -249,12 +258,22 @@ def _group_outputs(opdef, op):
     return groups
 
 
+def support_files():
+    """{TF module path: file}: TF's own test-support modules, fetched with the tests
+    (manifest.json `support`; run.py passes them in $FLOWLOOM_TF_SUPPORT). They are loaded
+    as TF wrote them, over the mapped modules, as the test files are."""
+    return json.loads(os.environ.get("FLOWLOOM_TF_SUPPORT") or "{}")
+
+
 class TensorflowFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Finds every `tensorflow` / `tensorflow.*` module (installed first on sys.meta_path)."""
 
     def find_spec(self, fullname, path=None, target=None):
         if fullname != "tensorflow" and not fullname.startswith("tensorflow."):
             return None
+        source = support_files().get(fullname)
+        if source:
+            return importlib.util.spec_from_file_location(fullname, source)
         return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
 
     def create_module(self, spec):
