@@ -13,7 +13,8 @@ from flowloom.partitioned_variables import _PartitionInfo  # noqa: F401
 from flowloom.variable_creator import variable_creator_scope  # noqa: F401
 from flowloom.variable_enums import (VariableAggregation,  # noqa: F401
                                      VariableSynchronization)
-from flowloom.variable_store import (EagerVariableStore, _get_default_variable_store,  # noqa: F401
+from flowloom.variable_store import (_STORE_KEY, EagerVariableStore,  # noqa: F401
+                                     _get_default_variable_store,
                                      _VariableStore, with_variable_store)
 from flowloom.variables import Variable
 
