@@ -246,8 +246,7 @@ class Graph:
             attrs["container"] = self._container  # tf.container: stateful ops with the attr
         if colocation_stack:
             # TF: the union of the groups of every op on the colocation stack, sorted.
-            attrs["_class"] = sorted({g.decode() for c in colocation_stack
-                                      for g in c._op.colocation_groups()})
+            attrs["_class"] = sorted({n for c in colocation_stack for n in _group_names(c._op)})
         if self._gradient_override_map and opdef.type in self._gradient_override_map and not bare:
             # TF records the override on the op; tf.gradients reads it back.
             attrs["_gradient_op_type"] = self._gradient_override_map[opdef.type].encode()
@@ -543,6 +542,14 @@ def _colocation_root(op):
     return op
 
 
+def _group_names(op):
+    """`op.colocation_groups()` as str (the `_class` attr a colocated op gets)."""
+    cls = op._attrs.get("_class")
+    if cls:
+        return [c.decode() if isinstance(c, bytes) else c for c in cls]
+    return ("loc:@" + op._name,)
+
+
 def _set_shapes(op, opdef):
     try:
         shapes = opdef.shape_fn(op)
@@ -802,26 +809,36 @@ def get_name_scope():
     return get_default_graph().get_name_scope()
 
 
-def _graph_of(values):
+def _graph_of(values, default=None):
     """The graph that `values` (Tensors, Operations, Variables...) belong to, or the default.
     While a function is built (its graph is the default), that graph, as in TF: it captures
     the tensors of the graphs around it."""
-    default = get_default_graph()
+    if default is None:
+        default = get_default_graph()
     if default._outer_graph is not None:
         return default
     graph = None
     for v in values:
-        g = None
-        if isinstance(v, (Tensor, Operation)):
+        cls = type(v)
+        if cls is Tensor:
+            g = v._op._graph
+        elif cls in _NOT_GRAPH_ELEMENTS:
+            continue  # Python values (shapes, scalars) name no graph
+        elif isinstance(v, (Tensor, Operation)):
             g = v.graph
         elif hasattr(v, "graph") and hasattr(v, "_as_graph_element"):
             g = v.graph
+        else:
+            continue
         if g is not None:
             if graph is None:
                 graph = g
             elif g is not graph:
                 raise ValueError(f"{v!r} must be from the same graph as {values[0]!r}.")
-    return graph or get_default_graph()
+    return graph or default
+
+
+_NOT_GRAPH_ELEMENTS = frozenset((int, float, bool, str, bytes, list, tuple, dict, type(None)))
 
 
 class name_scope:  # noqa: N801 - TF's spelling
@@ -848,8 +865,9 @@ class name_scope:  # noqa: N801 - TF's spelling
         if self._name is None and self._values is not None:
             raise ValueError(f"At least one of name ({self._name}) and default_name "
                              f"({self._default_name}) must be provided.")
-        g = _graph_of(self._values) if self._values else get_default_graph()
-        if self._values and g is not get_default_graph():
+        default = get_default_graph()
+        g = _graph_of(self._values, default) if self._values else default
+        if g is not default:
             self._graph_ctx = g.as_default()
             self._graph_ctx.__enter__()
         else:
