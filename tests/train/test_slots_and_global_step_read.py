@@ -62,4 +62,4 @@ def test_hooks_log_through_tf_logging(monkeypatch):
         noop = tf.no_op()
         with tf.train.MonitoredSession(hooks=[hook]) as sess:
             sess.run(noop)
-    assert any("foo:0 = 42.0" in str(args[0]) for args in logged), logged
+    assert any("foo:0 = 42.0" in " ".join(map(str, args)) for args in logged), logged
