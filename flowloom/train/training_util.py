@@ -96,8 +96,8 @@ def _get_global_step_read(graph=None):
 
 
 def _get_or_create_global_step_read(graph=None):
-    """A tensor reading the global step (`global_step/add`, after its initialization), made
-    once per graph; None when the graph has no global step."""
+    """A tensor reading the global step (`global_step/add`), made once per graph; None when
+    the graph has no global step."""
     from flowloom.framework.graph import name_scope
 
     graph = graph or get_default_graph()
@@ -109,8 +109,10 @@ def _get_or_create_global_step_read(graph=None):
         return None
     with graph.as_default(), name_scope(None):
         with name_scope(step.op.name + "/"):
-            value = step.initialized_value() if isinstance(step, variables.Variable) else step
-            graph.add_to_collection(GLOBAL_STEP_READ_KEY, value + 0)
+            # TF reads `initialized_value()` (a cond); a plain read here, since flowloom's
+            # cluster runtime cannot run TF1 control flow that spans tasks (the step lives
+            # on a ps task).
+            graph.add_to_collection(GLOBAL_STEP_READ_KEY, step + 0)
     return _get_global_step_read(graph)
 
 
