@@ -36,7 +36,7 @@ def _numerical_jacobian(sess, x, x_shape, x_value, y, y_shape, delta, feeds):
     x_size = int(np.prod(x_shape))
     y_size = int(np.prod(y_shape))
     jacobian = np.zeros((x_size, y_size), dtype=np.float64)
-    point = np.array(x_value, dtype=x.dtype.as_numpy_dtype).reshape(x_shape)
+    point = np.array(x_value, dtype=x.dtype.as_numpy_dtype, order="C").reshape(x_shape)
     flat = point.reshape(-1)
     for i in range(x_size):
         original = flat[i]
