@@ -19,7 +19,8 @@ _OPS = "flowloom.ops."
 _ARRAY = ("flowloom", _OPS + "array.array_ops", _OPS + "array.manip_ops",
           _OPS + "array.slicing_ops", _OPS + "array.gather_ops", _OPS + "array.sequence_ops",
           _OPS + "array.broadcast_ops", _OPS + "array.search_ops", _OPS + "state.scatter_nd_ops",
-          _OPS + "array.gradient_ops")
+          _OPS + "array.gradient_ops", _OPS + "array.parallel_concat_ops",
+          _OPS + "math.segment_ops")
 _MATH = ("flowloom", "flowloom.math", _OPS + "math.math_ops", _OPS + "math.matmul_ops",
          _OPS + "math.reduction_ops", _OPS + "math.unary_ops", _OPS + "math.scan_ops",
          _OPS + "math.segment_ops", _OPS + "math.special_math_ops",
@@ -149,6 +150,7 @@ VIEWS = {
                                               "flowloom.distributed.cluster_spec"),
     "tensorflow.python.ops.tensor_array_ops": ("flowloom",
                                                _OPS + "control_flow.tensor_array_ops"),
+    "tensorflow.python.ops.tensor_array_grad": (_OPS + "control_flow.tensor_array_ops",),
     "tensorflow.python.ops.functional_ops": ("flowloom", _OPS + "control_flow.functional_ops",
                                              "flowloom.graph_function.functional_call_ops"),
     "tensorflow.python.framework.function": ("flowloom.graph_function.defun",),
@@ -165,6 +167,9 @@ VIEWS = {
                                           _OPS + "parsing.parsing_ops",
                                           _OPS + "parsing.sequence_example_ops"),
     "tensorflow.python.ops.special_math_ops": ("flowloom", _OPS + "math.special_math_ops"),
+    "tensorflow.python.ops.bitwise_ops": ("flowloom.bitwise", _OPS + "math.special_math_ops"),
+    "tensorflow.python.ops.gen_bitwise_ops": ("flowloom.bitwise",
+                                              _OPS + "math.special_math_ops"),
     "tensorflow.python.ops.standard_ops": ("flowloom",),
     "tensorflow.python.ops.partitioned_variables": ("flowloom.partitioned_variables", "flowloom"),
     "tensorflow.python.ops.template": ("flowloom.template", "flowloom"),

@@ -25,7 +25,7 @@ INDEX = {
             'ListDiff OnesLike Pack Placeholder PlaceholderWithDefault Rank Reshape Shape '
             'ShapeN Size Squeeze StopGradient Transpose Unpack ZerosLike',
         'flowloom.ops.array.broadcast_ops':
-            'BroadcastGradientArgs BroadcastTo Tile',
+            'BroadcastArgs BroadcastGradientArgs BroadcastTo Tile',
         'flowloom.ops.array.data_flow_ops':
             'DynamicPartition DynamicStitch ParallelDynamicStitch',
         'flowloom.ops.array.edit_distance_ops':
@@ -38,6 +38,8 @@ INDEX = {
             'LinSpace Roll',
         'flowloom.ops.array.manip_ops':
             'MirrorPad MirrorPadGrad OneHot Pad PadV2 ReverseV2 Split SplitV',
+        'flowloom.ops.array.parallel_concat_ops':
+            'ParallelConcat',
         'flowloom.ops.array.search_ops':
             'LowerBound UpperBound',
         'flowloom.ops.array.sequence_ops':
@@ -127,6 +129,8 @@ INDEX = {
             'Angle Complex ComplexAbs Imag Real',
         'flowloom.ops.math.einsum_ops':
             'Einsum',
+        'flowloom.ops.math.extra_math_ops':
+            'ApproximateEqual NextAfter',
         'flowloom.ops.math.fused_elementwise':
             '_FusedElementwise',
         'flowloom.ops.math.histogram_ops':
@@ -146,16 +150,16 @@ INDEX = {
         'flowloom.ops.math.scan_ops':
             'Cumprod Cumsum',
         'flowloom.ops.math.segment_ops':
-            'Unique UniqueWithCounts UnsortedSegmentMax UnsortedSegmentMin '
-            'UnsortedSegmentProd UnsortedSegmentSum',
+            'Unique UniqueV2 UniqueWithCounts UniqueWithCountsV2 UnsortedSegmentMax '
+            'UnsortedSegmentMin UnsortedSegmentProd UnsortedSegmentSum',
         'flowloom.ops.math.segment_reduction_ops':
             'SegmentMax SegmentMean SegmentMin SegmentProd SegmentSum SparseSegmentMean '
             'SparseSegmentMeanGrad SparseSegmentMeanWithNumSegments SparseSegmentSqrtN '
             'SparseSegmentSqrtNGrad SparseSegmentSqrtNWithNumSegments SparseSegmentSum '
             'SparseSegmentSumWithNumSegments',
         'flowloom.ops.math.special_math_ops':
-            'Acosh Asinh Atanh BitwiseAnd BitwiseOr BitwiseXor Digamma Erfc Invert LeftShift '
-            'Lgamma MulNoNan RightShift Xdivy Xlog1py Xlogy',
+            'Acosh Asinh Atanh BitwiseAnd BitwiseOr BitwiseXor Conj Digamma Erfc Invert '
+            'LeftShift Lgamma MulNoNan PopulationCount RightShift Xdivy Xlog1py Xlogy',
         'flowloom.ops.math.unary_ops':
             'Abs Acos Asin Atan Ceil Conj Cos Cosh Erf Exp Expm1 Floor Inv IsFinite IsInf '
             'IsNan Log Log1p LogicalNot Neg Reciprocal ReciprocalGrad Rint Round Rsqrt '
