@@ -29,8 +29,11 @@ Slice = defop("Slice", inputs=["input: T", "begin: Index", "size: Index"], outpu
 def _(op):
     x, b, sz = op._inputs
     bv, sv = constant_value(b), constant_value(sz)
+    if sv is not None and (bv is None or x._shape.ndims is None):
+        # sizes alone: the dims whose size is not -1 (TF's shape function)
+        return TensorShape([None if int(s) == -1 else int(s) for s in np.reshape(sv, -1)])
     if x._shape.ndims is None:
-        return unknown_shape(None if sv is None else len(sv))
+        return unknown_shape(None)
     nd = x._shape.ndims
     if bv is None or sv is None:
         return unknown_shape(nd)
