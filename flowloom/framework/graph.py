@@ -78,12 +78,15 @@ class Graph:
         self._building_function = False
         self._outer_graph = None  # set by graphs of functions that capture outer tensors
         self._graph_def_versions = None
-        self._control_flow_context = None  # the CondContext/WhileContext ops are created in
 
     # -- per-thread construction state ----------------------------------------
     _name_stack = _thread_property("name_stack")
     # (priority, creator) pairs of tf.variable_creator_scope (flowloom/variable_creator.py)
     _variable_creator_stack = _thread_property("variable_creator_stack")
+
+    # The CondContext/WhileContext new ops go into: per thread, so that a loop built in one
+    # thread does not take in the ops other threads build into the graph meanwhile.
+    _control_flow_context = _thread_property("control_flow_context")
 
     def _thread_stack(self, attr):
         if not self._stack_state_is_thread_local:
@@ -278,19 +281,20 @@ class Graph:
                 if colocated._op._device:
                     op._device = colocated._op._device
                     break
+        context = self._thread_local.control_flow_context
         if _input_context_checks:
             for t in inputs:  # a loop, not any(genexpr): this runs for every op made
                 if t._op._control_flow_context:
-                    _input_context_checks[0](op, self._control_flow_context)  # TF's rule
+                    _input_context_checks[0](op, context)  # TF's rule
                     break
-        if self._control_flow_context is not None:
+        if context is not None:
             # cond/while_loop: the context rewires inputs (Switch, Enter) inside the op's own
             # name scope (`cond/add/Switch`), as TF does.
-            op._control_flow_context = self._control_flow_context
+            op._control_flow_context = context
             saved_stack = self._name_stack
             self._name_stack = name
             try:
-                self._control_flow_context.AddOp(op)
+                context.AddOp(op)
             finally:
                 self._name_stack = saved_stack
         if observers.op_created:
@@ -725,6 +729,7 @@ class _DefaultGraphController:
 
 class _ThreadState(threading.local):
     name_stack = ""  # each thread starts at the root name scope
+    control_flow_context = None  # and outside any cond/while_loop
     variable_creator_stack = ()
 
 
@@ -744,22 +749,23 @@ class _StackPush:
 
 
 class _DefaultGraphStack(threading.local):
+    """The `as_default` stack and the global default graph: both per thread, as in TF (a
+    thread that builds without `g.as_default()` builds into its own default graph)."""
+
     def __init__(self):
         super().__init__()
         self.stack = []
-        self._global_default = None
+        self.global_default = None
 
     def get_default(self):
         if self.stack:
             return self.stack[-1]
-        if _global_default_graph[0] is None:
-            _global_default_graph[0] = Graph()
-        return _global_default_graph[0]
+        return self.get_global_default()
 
     def get_global_default(self):
-        if _global_default_graph[0] is None:
-            _global_default_graph[0] = Graph()
-        return _global_default_graph[0]
+        if self.global_default is None:
+            self.global_default = Graph()
+        return self.global_default
 
     def get_controller(self, graph):
         return _DefaultGraphController(self.stack, graph)
@@ -769,20 +775,20 @@ class _DefaultGraphStack(threading.local):
             raise AssertionError("Do not use tf.reset_default_graph() to clear nested graphs. "
                                  "If you need a cleared graph, exit the nesting and create a "
                                  "new graph.")
-        _global_default_graph[0] = None
+        self.global_default = None
 
 
-_global_default_graph = [None]
 _default_graph_stack = _DefaultGraphStack()
 
 
 def get_default_graph():
     """Returns the default graph of the current thread."""
-    stack = _default_graph_stack.stack
+    state = _default_graph_stack
+    stack = state.stack
     if stack:
         return stack[-1]
-    graph = _global_default_graph[0]
-    return graph if graph is not None else _default_graph_stack.get_default()
+    graph = state.global_default
+    return graph if graph is not None else state.get_global_default()
 
 
 def reset_default_graph():
