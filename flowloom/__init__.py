@@ -15,7 +15,7 @@ import sys as _sys
 from flowloom import lazy_names as _lazy_names
 
 _TABLE = _lazy_names.parse({
-    "flowloom.framework": "dtypes errors nest graph_util",
+    "flowloom.framework": "errors nest graph_util",
     "flowloom.framework.dtypes": (
         "DType as_dtype bfloat16 bool=bool_ complex64 complex128 double float16 float32 "
         "float64 half int8 int16 int32 int64 resource string uint8 uint16 uint32 uint64 "
@@ -220,7 +220,8 @@ def _namespace(name):
 
 
 _FACTORIES = {name: _namespace(name) for name in (
-    "math", "linalg", "random", "strings", "sparse", "initializers", "debugging", "manip")}
+    "math", "linalg", "random", "strings", "sparse", "initializers", "debugging", "manip",
+    "dtypes", "config")}
 _FACTORIES.update(python_io=_python_io, queue=_queue, flowloom=lambda module: module,
                   __version__=lambda module: module.version.FLOWLOOM_VERSION)
 

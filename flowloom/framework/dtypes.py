@@ -181,6 +181,8 @@ bool_ref = _BY_ENUM[110]
 
 _INTEGERS = (int8, int16, int32, int64, uint8, uint16, uint32, uint64)
 _QUANTIZED = (qint8, quint8, qint16, quint16, qint32)
+QUANTIZED_DTYPES = frozenset(_QUANTIZED + tuple(_BY_ENUM[d.as_datatype_enum + 100]
+                                                for d in _QUANTIZED))
 
 # What `as_dtype` accepts, as TF's `_ANY_TO_TF` table holds it: DataType enums, the type names
 # (with TF's aliases "float", "double", "half" and their `_ref` forms), three Python types

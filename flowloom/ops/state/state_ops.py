@@ -178,7 +178,8 @@ def assign(ref, value, validate_shape=None, use_locking=None, name=None):
         return done
     from flowloom.ops.state.slice_assign_ops import is_slice
 
-    if is_slice(ref) and not ref.dtype.is_ref_dtype:
+    if not (type(ref) is Tensor and ref._dtype._enum > 100) and is_slice(ref) and \
+            not ref.dtype.is_ref_dtype:
         return ref.assign(value, name=name)  # a slice of a variable (TF: ref.assign)
     if validate_shape is None:
         validate_shape = True
