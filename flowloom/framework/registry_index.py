@@ -181,6 +181,8 @@ INDEX = {
             'MaxPool3D MaxPool3DGrad',
         'flowloom.ops.nn.conv_grad_ops':
             'Conv2DBackpropFilter Conv2DBackpropInput',
+        'flowloom.ops.nn.depthwise_grad_ops':
+            'DepthwiseConv2dNativeBackpropFilter DepthwiseConv2dNativeBackpropInput',
         'flowloom.ops.nn.fused_ops':
             '_FusedConv2D _FusedMatMul',
         'flowloom.ops.nn.nn_loss_ops':
