@@ -102,7 +102,8 @@ INDEX = {
         'flowloom.ops.data.reader_ops':
             'FixedLengthRecordReaderV2 IdentityReaderV2 ReaderNumRecordsProducedV2 '
             'ReaderNumWorkUnitsCompletedV2 ReaderReadUpToV2 ReaderReadV2 ReaderResetV2 '
-            'TFRecordReaderV2 TextLineReaderV2 WholeFileReaderV2',
+            'ReaderRestoreStateV2 ReaderSerializeStateV2 TFRecordReaderV2 TextLineReaderV2 '
+            'WholeFileReaderV2',
         'flowloom.ops.image.box_ops':
             'CropAndResize CropAndResizeGradBoxes CropAndResizeGradImage DrawBoundingBoxes '
             'DrawBoundingBoxesV2 NonMaxSuppressionV2 NonMaxSuppressionV3 NonMaxSuppressionV4 '
