@@ -697,7 +697,8 @@ def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
 
 # -- Concat, Pack, Unpack -----------------------------------------------------------------------
 ConcatV2 = defop("ConcatV2", inputs=["values: N * T", "axis: Tidx"], outputs=["output: T"],
-                 attrs={"Tidx": dtypes.int32})
+                 attrs={"Tidx": dtypes.int32},
+                 allowed_types={"Tidx": (dtypes.int32, dtypes.int64)})
 
 
 @ConcatV2.shape
@@ -709,34 +710,37 @@ def _(op):
         raise ValueError("Can't concatenate scalars (use tf.stack instead)")
     if a._shape.ndims not in (None, 0):
         raise ValueError(f"Shape must be rank 0 but is rank {a._shape.ndims}")
-    if av is None or not ranks:
-        return unknown_shape(ranks[0] if ranks else None)
+    if not ranks:
+        return unknown_shape()
     nd = ranks[0]
+    for r in ranks:
+        if r != nd:
+            raise ValueError(f"Shape must be rank {nd} but is rank {r}")
+    if av is None:
+        return unknown_shape(nd)
     axis = int(av)
     if axis < -nd or axis >= nd:
         raise ValueError(f"Expected concatenating dimensions in the range [{-nd}, {nd}), but "
                          f"got {axis}")
     axis = axis + nd if axis < 0 else axis
-    out = None
+    out = unknown_shape(nd)
     total = 0
     for x in xs:
         s = x._shape
         if s.ndims is None:
             total = None
             continue
-        if s.ndims != nd:
-            raise ValueError(f"Shape must be rank {nd} but is rank {s.ndims}")
         dims = s.as_list()
         if total is not None:
             total = None if dims[axis] is None else total + dims[axis]
-        rest = dims[:axis] + [None] + dims[axis + 1:]
-        if out is None:
-            out = rest
-        else:
-            merged = TensorShape(out).merge_with(TensorShape(rest)) if True else None
-            out = merged.as_list()
-    out[axis] = total
-    return TensorShape(out)
+        rest = TensorShape(dims[:axis] + [None] + dims[axis + 1:])
+        if not out.is_compatible_with(rest):
+            raise ValueError(f"Dimensions of inputs should match: shape[0] = {out} vs. "
+                             f"shape[{xs.index(x)}] = {s}")
+        out = out.merge_with(rest)
+    dims = out.as_list()
+    dims[axis] = total
+    return TensorShape(dims)
 
 
 @ConcatV2.kernel
@@ -752,11 +756,52 @@ def _(op, grad):
     if len(values) == 1:
         return [grad, None]
     non_neg_axis = axis % rank(values[0])
-    sizes = [shape(v) for v in values]
     if isinstance(grad, IndexedSlices):
-        grad = convert_to_tensor(grad)
+        return _concat_indexed_slices_grad(values, axis, non_neg_axis, grad) + [None]
+    sizes = [shape(v) for v in values]
     offsets = apply_op("ConcatOffset", (non_neg_axis, sizes)).outputs
     return [slice(grad, begin, size) for begin, size in zip(offsets, sizes)] + [None]
+
+
+def _concat_indexed_slices_grad(values, axis, non_neg_axis, grad):
+    """Per-input IndexedSlices of an IndexedSlices gradient (TF's construction): along axis 0
+    each input keeps the rows that fall in it, otherwise each keeps its columns of every row."""
+    from flowloom.framework.indexed_slices import IndexedSlices
+    from flowloom.ops.math import math_ops
+
+    static = constant_value(axis)
+    if static is None:
+        raise ValueError("Can only compute IndexedSlices gradient with statically-known "
+                         "concat_dim")
+    static = int(static)
+    if static < 0:
+        nd = values[0]._shape.ndims
+        if nd is None:
+            raise ValueError("Can only compute IndexedSlices gradient with negative concat_dim "
+                             "when first value rank is statically-known.")
+        static %= nd
+    sizes = [shape(v) for v in values]
+    out = []
+    if static > 0:
+        shape_of_shape = shape(sizes[0])
+        mask = concat([fill(expand_dims(non_neg_axis, 0), 0), [1],
+                       fill(shape_of_shape - non_neg_axis - 1, 0)], 0)
+        begin = fill(shape_of_shape, 0)
+        for size in sizes:
+            part = slice(grad.values, begin, concat([[-1], slice(size, [1], [-1])], 0))
+            out.append(IndexedSlices(part, grad.indices, size))
+            begin = math_ops.add(begin, size * mask)
+        return out
+    start = constant(0, dtype=grad.indices.dtype)
+    for size in sizes:
+        rows = math_ops.cast(gather(size, non_neg_axis), grad.indices.dtype)
+        end = start + rows
+        chosen = squeeze(where(math_ops.logical_and(grad.indices >= start, grad.indices < end)),
+                         axis=[1])
+        out.append(IndexedSlices(gather(grad.values, chosen),
+                                 gather(grad.indices, chosen) - start, size))
+        start = end
+    return out
 
 
 ConcatOffset = defop("ConcatOffset", inputs=["concat_dim: int32", "shape: N * shape_type"],
@@ -764,12 +809,39 @@ ConcatOffset = defop("ConcatOffset", inputs=["concat_dim: int32", "shape: N * sh
 ConcatOffset.shape(lambda op: [t._shape for t in op._inputs[1:]])
 
 
+def _values_str(v):
+    return " ".join(str(int(x)) for x in np.ravel(v)[:10]) + (" ..." if np.size(v) > 10 else "")
+
+
 @ConcatOffset.kernel
 def _(xp, concat_dim, *shapes):
-    axis = int(concat_dim)
+    if np.size(concat_dim) != 1:
+        raise errors.InvalidArgumentError(
+            None, None, "Concat dim tensor should be a scalar integer, but got shape "
+            f"{list(np.shape(concat_dim))}")
+    for i, s in enumerate(shapes):
+        if np.ndim(s) != 1:
+            raise errors.InvalidArgumentError(
+                None, None, f"input {i} should be a vector, but got shape {list(np.shape(s))}")
+    dims = np.size(shapes[0])
+    cdim = int(np.ravel(concat_dim)[0])
+    axis = cdim + dims if cdim < 0 else cdim
+    if not 0 <= axis < dims:
+        raise errors.InvalidArgumentError(
+            None, None, f"Concat dim is out of range: {cdim} vs. {dims}")
     offsets = []
     position = 0
-    for s in shapes:
+    for i, s in enumerate(shapes):
+        if np.size(s) != dims:
+            raise errors.InvalidArgumentError(
+                None, None, f"input {i} should contain {dims} elements, but got {np.size(s)}")
+        same = np.asarray(s) == np.asarray(shapes[0])
+        same[axis] = True
+        if not same.all():
+            raise errors.InvalidArgumentError(
+                None, None, f"All dimensions except {axis} must match. Input {i} has shape "
+                f"[{_values_str(s)}] and doesn't match input 0 with shape "
+                f"[{_values_str(shapes[0])}].")
         o = np.zeros_like(s)
         o[axis] = position
         position += int(s[axis])
@@ -785,8 +857,11 @@ def concat(values, axis, name="concat"):
     if not isinstance(values, (list, tuple)):
         values = [values]
     if len(values) == 1:
-        with name_scope(name) as scope:
-            return identity(values[0], name=scope)
+        with name_scope(name):
+            # As TF: the axis must still be an int32 scalar.
+            convert_to_tensor(axis, name="concat_dim", dtype=dtypes.int32).get_shape() \
+                .assert_has_rank(0)
+            return identity(values[0], name=name)
     return apply_op("ConcatV2", (list(values), axis), name=name).outputs[0]
 
 
@@ -804,7 +879,7 @@ def _(op):
     axis = op._attrs["axis"]
     nd = len(dims) + 1
     if axis < -nd or axis >= nd:
-        raise ValueError(f"Argument `axis` = {axis} not in range [{-nd}, {nd})")
+        raise ValueError(f"axis = {axis} not in [{-nd}, {nd})")
     if axis < 0:
         axis += nd
     return TensorShape(dims[:axis] + [len(op._inputs)] + dims[axis:])
@@ -874,13 +949,13 @@ def unstack(value, num=None, axis=0, name="unstack"):
     s = value._shape
     if num is None:
         if s.ndims is None:
-            raise ValueError(f"Cannot infer argument `num` from shape {s}")
+            raise ValueError(f"Cannot infer num from shape {s}")
         nd = s.ndims
         if axis < -nd or axis >= nd:
-            raise ValueError(f"Argument `axis` = {axis} not in range [{-nd}, {nd})")
+            raise ValueError(f"axis = {axis} not in [{-nd}, {nd})")
         num = s.as_list()[axis]
         if num is None:
-            raise ValueError(f"Cannot infer argument `num` from shape {s}")
+            raise ValueError(f"Cannot infer num from shape {s}")
     if s.ndims is not None and axis < 0:
         axis += s.ndims
     return apply_op("Unpack", (value,), name=name, axis=axis, num=num).outputs

@@ -291,13 +291,17 @@ def _(op):
     if dims is None:
         return [unknown_shape(op._inputs[1]._shape.ndims)] * n
     if dims[axis] is not None and dims[axis] % n:
-        raise ValueError(f"Dimension size must be evenly divisible by {n} but is {dims[axis]}")
+        raise ValueError(f"Number of ways to split should evenly divide the split dimension, "
+                         f"but got split_dim {axis} (size = {dims[axis]}) and num_split {n}")
     dims[axis] = None if dims[axis] is None else dims[axis] // n
     return [TensorShape(dims)] * n
 
 
 @Split.kernel
 def _(xp, split_dim, value, *, num_split):
+    if np.ndim(split_dim) != 0:
+        raise errors.InvalidArgumentError(
+            None, None, f"split_dim must be a scalar but has rank {np.ndim(split_dim)}")
     axis = int(split_dim)
     if axis < -value.ndim or axis >= value.ndim:
         raise errors.InvalidArgumentError(
@@ -315,19 +319,22 @@ SplitV = defop("SplitV", inputs=["value: T", "size_splits: Tlen", "split_dim: in
 
 
 def _resolve_sizes(sizes, total):
+    """(sizes with the -1 worked out, error): TF's SplitV rule (one -1 at most; the known
+    sizes sum to the dimension, or to at most it when one is -1)."""
     sizes = [int(s) for s in sizes]
     unknown = [i for i, s in enumerate(sizes) if s == -1]
     if len(unknown) > 1:
         return None, "Only one dimensions can have a value of -1. Second one found at " \
             f"dimension {unknown[1]}"
-    if unknown:
-        if total is None:
-            return sizes, None
-        sizes[unknown[0]] = total - (sum(sizes) + 1)
-    if total is not None and sum(sizes) != total:
+    known = sum(s for s in sizes if s != -1)
+    if total is None:
+        return sizes, None
+    if (known > total) if unknown else (known != total):
         return None, "Determined shape must either match input shape along split_dim " \
             f"exactly if fully specified, or be less than the size of the input along " \
-            f"split_dim if not fully specified.  Got: {sum(sizes)}"
+            f"split_dim if not fully specified.  Got: {known}"
+    if unknown:
+        sizes[unknown[0]] = total - known
     return sizes, None
 
 
@@ -337,8 +344,13 @@ def _(op):
     x, sizes_t, axis_t = op._inputs
     dims, axis = _split_dims(x._shape, constant_value(axis_t))
     sv = constant_value(sizes_t)
-    if dims is None or sv is None:
+    if sv is not None and np.size(sv) != n:
+        raise ValueError("Length of size_splits should be equal to num_outputs")
+    if dims is None:
         return [unknown_shape(x._shape.ndims)] * n
+    if sv is None:
+        # The split dimension is unknown; the others are the input's.
+        return [TensorShape(dims[:axis] + [None] + dims[axis + 1:])] * n
     sizes, err = _resolve_sizes(np.ravel(sv), dims[axis])
     if err:
         raise ValueError(err)
@@ -352,7 +364,13 @@ def _(op):
 
 @SplitV.kernel
 def _(xp, value, size_splits, split_dim, *, num_split):
-    axis = int(split_dim)
+    if np.size(split_dim) != 1:
+        raise errors.InvalidArgumentError(
+            None, None, "split_dim_tensor must have exactly one element.")
+    if np.size(size_splits) != num_split:
+        raise errors.InvalidArgumentError(
+            None, None, f"Length of size_splits should be equal to num_outputs ({num_split})")
+    axis = int(np.ravel(split_dim)[0])
     if axis < -value.ndim or axis >= value.ndim:
         raise errors.InvalidArgumentError(
             None, None, f"-input rank(-{value.ndim}) <= split_dim < input rank ({value.ndim}), "
@@ -404,15 +422,16 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
         return apply_op("Split", (axis, value), name=name,
                         num_split=int(num_or_size_splits)).outputs
     sizes = num_or_size_splits
+    sizes_t = convert_to_tensor(sizes) if not isinstance(sizes, Tensor) else sizes
+    s = sizes_t._shape
+    if s.ndims == 0:
+        raise ValueError("Rank-0 tensors are not supported as the num_or_size_splits argument "
+                         f"to split. Argument provided: {num_or_size_splits}")
     if num is None:
-        sizes_t = convert_to_tensor(sizes) if not isinstance(sizes, Tensor) else sizes
-        s = sizes_t._shape
-        if s.ndims is None or s.as_list()[0] is None:
-            raise ValueError(f"Cannot infer argument `num` from shape {s}")
-        num = s.as_list()[0]
-        if s.ndims == 0:
-            raise ValueError(f"Cannot infer argument `num` from shape {s}")
-    return apply_op("SplitV", (value, sizes, axis), name=name, num_split=num).outputs
+        num = s[0].value if s.ndims is not None else None
+        if num is None:
+            raise ValueError(f"Cannot infer num from shape {num_or_size_splits}")
+    return apply_op("SplitV", (value, sizes_t, axis), name=name, num_split=num).outputs
 
 
 # -- ReverseV2 ----------------------------------------------------------------------------------
