@@ -93,6 +93,11 @@ def tensor_value_to_numpy(value, dtype):
         return arr
     if isinstance(value, np.ndarray) and value.dtype == npt:
         return value
+    if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "biufc" and \
+            dtype.is_numpy_compatible:
+        # A NumPy value is cast as NumPy casts (float -> uint8 truncates), as TF's
+        # make_tensor_proto does; only Python values are checked for compatibility.
+        return np.asarray(value).astype(npt)
     arr = _dimensions_to_ints(np.asarray(value))
     if arr.size == 0 and arr.dtype.kind == "f" and not isinstance(value, np.ndarray):
         return arr.astype(npt)  # `[]` (NumPy: float64) is an empty tensor of any dtype, as in TF
@@ -106,10 +111,8 @@ def tensor_value_to_numpy(value, dtype):
                                 f"'{type(value).__name__}' instead.")
     if dtype.is_bool and arr.dtype.kind != "b":
         raise TypeError(f"Expected bool, got {value!r} of type '{type(value).__name__}' instead.")
-    if dtype.is_integer and arr.dtype.kind in "iu" and arr.size:
-        info = np.iinfo(npt)
-        if arr.min() < info.min or arr.max() > info.max:
-            raise ValueError(f"Value {value!r} is out of range for {dtype.name}")
+    # Integers out of the dtype's range wrap, as in TF 1.15 and 2.x (NumPy's integer cast):
+    # tf.constant(-1, tf.uint8) is 255.
     return arr.astype(npt)
 
 

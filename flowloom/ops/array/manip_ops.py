@@ -69,7 +69,8 @@ Pad.shape(_pad_shape)
 
 @Pad.kernel
 def _(xp, x, paddings):
-    return xp.pad(x, _check_paddings(x, paddings))
+    pads = _check_paddings(x, paddings)
+    return xp.pad(x, pads) if pads else x.copy()
 
 
 PadV2 = defop("PadV2", inputs=["input: T", "paddings: Tpaddings", "constant_values: T"],
@@ -79,7 +80,8 @@ PadV2.shape(_pad_shape)
 
 @PadV2.kernel
 def _(xp, x, paddings, constant_values):
-    return xp.pad(x, _check_paddings(x, paddings), constant_values=constant_values)
+    pads = _check_paddings(x, paddings)
+    return xp.pad(x, pads, constant_values=constant_values) if pads else x.copy()
 
 
 def _pad_grad(op, grad):
@@ -175,13 +177,38 @@ def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
     if mode == "CONSTANT":
         if not isinstance(constant_values, Tensor) and np.ndim(constant_values) == 0 and \
                 constant_values == 0:
-            return apply_op("Pad", (tensor, paddings), name=name).outputs[0]
-        tensor = convert_to_tensor(tensor, name="tensor")
-        return apply_op("PadV2", (tensor, paddings, constant_values), name=name).outputs[0]
-    if mode in ("REFLECT", "SYMMETRIC"):
-        return apply_op("MirrorPad", (tensor, paddings), name=name, mode=mode).outputs[0]
-    raise ValueError(f"Value of argument `mode` expected to be one of \"CONSTANT\", "
-                     f"\"REFLECT\", or \"SYMMETRIC\". Received `mode` = {mode}")
+            result = apply_op("Pad", (tensor, paddings), name=name).outputs[0]
+        else:
+            tensor = convert_to_tensor(tensor, name="tensor")
+            result = apply_op("PadV2", (tensor, paddings, constant_values),
+                              name=name).outputs[0]
+    elif mode in ("REFLECT", "SYMMETRIC"):
+        result = apply_op("MirrorPad", (tensor, paddings), name=name, mode=mode).outputs[0]
+    else:
+        raise ValueError(f"Unknown padding mode: {mode}")
+    # As TF 1.15's wrapper: dims whose paddings are both known get their size even when the
+    # paddings tensor as a whole is not constant.
+    known = _paddings_constant(paddings)
+    input_shape = result.op.inputs[0]._shape
+    if input_shape.ndims is not None and not result._shape.is_fully_defined() and \
+            known is not None:
+        dims = []
+        for padding, dim in zip(known, input_shape.as_list()):
+            if padding is None or dim is None or any(x is None for x in padding):
+                dims.append(None)
+            else:
+                dims.append(int(sum(padding)) + dim)
+        result.set_shape(dims)
+    return result
+
+
+def _paddings_constant(paddings):
+    """The known values of a paddings argument: nested lists with None where unknown."""
+    if isinstance(paddings, Tensor):
+        return constant_value(paddings, partial=True)
+    if isinstance(paddings, (list, tuple)):
+        return [_paddings_constant(x) for x in paddings]
+    return paddings
 
 
 # -- OneHot ---------------------------------------------------------------------------------------
@@ -241,31 +268,30 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     with name_scope(name, "one_hot", [indices, depth, on_value, off_value, axis, dtype]) \
             as scope:
         on_exists, off_exists = on_value is not None, off_value is not None
-        if on_exists:
-            on_value = convert_to_tensor(on_value, dtype=dtype)
-        if off_exists:
-            off_value = convert_to_tensor(off_value, dtype=dtype)
-        on_dtype = on_value.dtype.base_dtype if on_exists else None
-        off_dtype = off_value.dtype.base_dtype if off_exists else None
+        # As TF 1.15: the values' own dtypes (converted without `dtype`) must agree with it.
+        on_dtype = convert_to_tensor(on_value).dtype.base_dtype if on_exists else None
+        off_dtype = convert_to_tensor(off_value).dtype.base_dtype if off_exists else None
         if on_exists or off_exists:
             if dtype is not None:
                 dtype = dtypes.as_dtype(dtype)
                 for given, label in ((on_dtype, "on_value"), (off_dtype, "off_value")):
                     if given is not None and given != dtype:
-                        raise TypeError(f"dtype {dtype!r} of {label} does not match "
-                                        f"dtype parameter {given!r}")
+                        raise TypeError(f"dtype {given!r} of {label} does not match "
+                                        f"dtype parameter {dtype!r}")
             else:
                 dtype = on_dtype if on_exists else off_dtype
         elif dtype is None:
             dtype = dtypes.float32
         dtype = dtypes.as_dtype(dtype)
-        if on_exists and off_exists and on_dtype != off_dtype:
-            raise TypeError(f"dtype {on_dtype!r} of on_value does not match dtype {off_dtype!r} "
-                            "of off_value")
         if not on_exists:
             on_value = convert_to_tensor(1, dtype=dtype, name="on_value")
+            on_dtype = dtype
         if not off_exists:
             off_value = convert_to_tensor(0, dtype=dtype, name="off_value")
+            off_dtype = dtype
+        if on_dtype != off_dtype:
+            raise TypeError(f"dtype {on_dtype!r} of on_value does not match dtype {off_dtype!r} "
+                            "of off_value")
         return apply_op("OneHot", (indices, depth, on_value, off_value), name=scope,
                         axis=-1 if axis is None else axis).outputs[0]
 

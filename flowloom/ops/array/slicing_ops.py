@@ -117,6 +117,10 @@ def strided_slice_np(xp, x, begin, end, strides, *, begin_mask=0, end_mask=0, el
             continue
         if k is None:
             continue
+        if dim >= x.ndim:
+            raise errors.InvalidArgumentError(
+                None, None, f"Index out of range using input dim {dim}; input has only "
+                f"{x.ndim} dims")
         if isinstance(k, int):
             n = x.shape[dim]
             if k < -n or k >= n:
