@@ -122,8 +122,9 @@ def compute_gradient_error(x, x_shape, y, y_shape, x_init_value=None, delta=1e-3
                              extra_feed_dict)
     if isinstance(grads, tuple):
         grads = [grads]
-    error = 0.0
+    error = 0
     for theoretical, numerical in grads:
         if theoretical.size or numerical.size:
-            error = max(error, float(np.max(np.fabs(theoretical - numerical))))
+            # A NumPy scalar, as TF returns (callers format it with `%`).
+            error = np.maximum(error, np.fabs(theoretical - numerical).max())
     return error

@@ -17,7 +17,8 @@ from flowloom.framework.ops import (Tensor, convert_to_tensor, infer_dtype,
                                     tensor_value_to_numpy)
 from flowloom.framework.op_def import defop
 from flowloom.framework.tensor_shape import TensorShape, unknown_shape
-from flowloom.framework.tensor_util import constant_value, constant_value_as_shape
+from flowloom.framework.tensor_util import constant_value
+from flowloom.framework.shape_eval import input_value, input_value_as_shape
 
 
 _builtin_slice = builtins.slice
@@ -461,30 +462,42 @@ Reshape = defop("Reshape", inputs=["tensor: T", "shape: Tshape"], outputs=["outp
 
 @Reshape.shape
 def _(op):
+    """TF's SetOutputShapeForReshape: the target shape's known values; one unknown dim of the
+    output (or input) inferred from the element counts when the rest is known."""
     x, s = op._inputs
-    target = constant_value_as_shape(s)
-    if target.ndims is None:
-        return unknown_shape()
-    dims = list(target.as_list())
-    sv = constant_value(s)
-    minus = [i for i, d in enumerate(np.ravel(sv))] if sv is not None else []
-    minus = [i for i in minus if int(np.ravel(sv)[i]) == -1]
-    if len(minus) > 1:
-        raise ValueError("Cannot infer multiple unknown dimensions in shape")
-    n_in = x._shape.num_elements()
-    known = [d for i, d in enumerate(dims) if d is not None]
-    if minus and n_in is not None and None not in [d for i, d in enumerate(dims)
-                                                   if i != minus[0]]:
-        prod = int(np.prod(known)) if known else 1
-        if prod == 0 or n_in % prod:
-            raise ValueError(f"Cannot reshape a tensor with {n_in} elements to shape "
-                             f"{_shape_list_str(sv)} ({prod} elements)")
-        dims[minus[0]] = n_in // prod
-    elif not minus and n_in is not None and None not in dims:
-        if int(np.prod(dims)) != n_in:
-            raise ValueError(f"Cannot reshape a tensor with {n_in} elements to shape "
-                             f"{_shape_list_str(dims)} ({int(np.prod(dims))} elements)")
-    return TensorShape(dims)
+    out = input_value_as_shape(s)
+    if out.ndims is None or x._shape.ndims is None:
+        return out
+    out_dims, in_dims = out.as_list(), x._shape.as_list()
+
+    def known_product(dims):
+        unknown = [i for i, d in enumerate(dims) if d is None]
+        return int(np.prod([d for d in dims if d is not None], dtype=np.int64)), unknown
+
+    out_elems, out_unknown = known_product(out_dims)
+    in_elems, in_unknown = known_product(in_dims)
+    if len(out_unknown) > 1 or len(in_unknown) > 1:
+        return out
+    if not in_unknown and not out_unknown:
+        if in_elems != out_elems:
+            raise ValueError(f"Cannot reshape a tensor with {in_elems} elements to shape "
+                             f"{_dims_str(out_dims)} ({out_elems} elements)")
+    elif not in_unknown and out_elems > 0:
+        if in_elems % out_elems:
+            raise ValueError(f"Dimension size must be evenly divisible by {out_elems} but is "
+                             f"{in_elems}")
+        out_dims[out_unknown[0]] = in_elems // out_elems
+    elif not out_unknown and in_elems != 0:
+        if out_elems % in_elems:
+            raise ValueError(f"Dimension size must be evenly divisible by {in_elems} but is "
+                             f"{out_elems}")
+    elif in_unknown and out_unknown and in_elems == out_elems:
+        out_dims[out_unknown[0]] = in_dims[in_unknown[0]]
+    return TensorShape(out_dims)
+
+
+def _dims_str(dims):
+    return "[%s]" % ",".join("?" if d is None else str(d) for d in dims)
 
 
 def _shape_list_str(v):
@@ -493,12 +506,38 @@ def _shape_list_str(v):
 
 @Reshape.kernel
 def _(xp, x, shape):
-    try:
-        return xp.reshape(x, tuple(int(d) for d in shape))
-    except ValueError:
+    if np.ndim(shape) != 1:
+        raise errors.InvalidArgumentError(
+            None, None, f"sizes input must be 1-D, not {list(np.shape(shape))}")
+    dims = [int(d) for d in shape]
+    unknown = [i for i, d in enumerate(dims) if d == -1]
+    if len(unknown) > 1:
+        raise errors.InvalidArgumentError(
+            None, None, f"Only one input size may be -1, not both {unknown[0]} and "
+            f"{unknown[1]}")
+    for i, d in enumerate(dims):
+        if d < -1:
+            raise errors.InvalidArgumentError(None, None, f"Size {i} must be non-negative, "
+                                              f"not {d}")
+    if unknown:
+        # As TF's kernel: zero dims count in neither product when the sizes have one, so the
+        # -1 still gets the size the other dims imply.
+        zero = 0 in dims
+        product = int(np.prod([d for d in dims if d > 0], dtype=np.int64))
+        elems = int(np.prod([d for d in x.shape if d > 0 or not zero], dtype=np.int64))
+        missing = elems // product if product else 0
+        if not (zero and 0 in x.shape) and product * missing != elems:
+            raise errors.InvalidArgumentError(
+                None, None, f"Input to reshape is a tensor with {elems} values, but the "
+                f"requested shape requires a multiple of {product}")
+        dims[unknown[0]] = missing
+        return xp.reshape(x, dims)
+    product = int(np.prod(dims, dtype=np.int64))
+    if product != np.size(x):
         raise errors.InvalidArgumentError(
             None, None, f"Input to reshape is a tensor with {np.size(x)} values, but the "
-            f"requested shape has {int(np.prod(shape))}") from None
+            f"requested shape has {product}")
+    return xp.reshape(x, dims)
 
 
 def _reshape_to_input(op, grad):
@@ -523,19 +562,46 @@ Transpose = defop("Transpose", inputs=["x: T", "perm: Tperm"], outputs=["y: T"],
 
 @Transpose.shape
 def _(op):
+    """TF's TransposeShapeFn: the rank from the input, perm's size or its value; the dims
+    from perm's value."""
     x, p = op._inputs
-    pv = constant_value(p)
-    if x._shape.ndims is None or pv is None:
-        return unknown_shape(x._shape.ndims)
-    dims = x._shape.as_list()
-    if len(pv) != len(dims):
-        raise ValueError(f"Dimension must be {len(dims)} but is {len(pv)}")
-    return TensorShape([dims[int(i)] for i in pv])
+    pv = input_value(p)
+    perm_elems = p._shape.num_elements()
+    if x._shape.ndims is None and perm_elems is None and pv is None:
+        return unknown_shape()
+    rank = x._shape.ndims if x._shape.ndims is not None else (
+        perm_elems if perm_elems is not None else np.size(pv))
+    if x._shape.ndims is None and rank < 2:
+        return x._shape  # one perm value: a scalar or a vector, both returned unchanged
+    if x._shape.ndims is not None and x._shape.ndims != rank:
+        raise ValueError(f"Shape must be rank {rank} but is rank {x._shape.ndims}")
+    if p._shape.ndims not in (None, 1):
+        raise ValueError(f"Shape must be rank 1 but is rank {p._shape.ndims}")
+    if perm_elems is not None and perm_elems != rank:
+        raise ValueError(f"Dimension must be {rank} but is {perm_elems}")
+    if pv is None:
+        return unknown_shape(rank)
+    dims = x._shape.as_list() if x._shape.ndims is not None else [None] * rank
+    out = []
+    for i in np.ravel(pv):
+        if int(i) >= rank:
+            raise ValueError(f"perm dim {int(i)} is out of range of input rank {rank}")
+        out.append(dims[int(i)])
+    return TensorShape(out)
 
 
 @Transpose.kernel
 def _(xp, x, perm):
-    return xp.transpose(x, tuple(int(i) for i in perm))
+    perm = [int(i) for i in np.ravel(perm)]
+    if np.ndim(x) != len(perm):
+        raise errors.InvalidArgumentError(
+            None, None, f"transpose expects a vector of size {np.ndim(x)}. But input(1) is a "
+            f"vector of size {len(perm)}")
+    for i in range(len(perm)):
+        if i not in perm:
+            raise errors.InvalidArgumentError(
+                None, None, f"{i} is missing from {{{','.join(map(str, perm))}}}.")
+    return xp.transpose(x, perm)
 
 
 @Transpose.gradient
@@ -614,7 +680,7 @@ ExpandDims = defop("ExpandDims", inputs=["input: T", "dim: Tdim"], outputs=["out
 @ExpandDims.shape
 def _(op):
     x, d = op._inputs
-    dv = constant_value(d)
+    dv = input_value(d)
     if dv is not None and np.size(dv) != 1:
         raise ValueError(f"'dim' input must be a tensor with a single value for "
                          f"'{op._name}' (op: 'ExpandDims')")
@@ -704,7 +770,7 @@ ConcatV2 = defop("ConcatV2", inputs=["values: N * T", "axis: Tidx"], outputs=["o
 @ConcatV2.shape
 def _(op):
     *xs, a = op._inputs
-    av = constant_value(a)
+    av = input_value(a)
     ranks = [x._shape.ndims for x in xs if x._shape.ndims is not None]
     if 0 in ranks:
         raise ValueError("Can't concatenate scalars (use tf.stack instead)")
@@ -1021,11 +1087,11 @@ def _(op):
     dims, value = op._inputs
     if value._shape.ndims not in (None, 0):
         raise ValueError(f"Shape must be rank 0 but is rank {value._shape.ndims}")
-    known = constant_value(dims)
+    known = input_value(dims)
     if known is not None and np.any(np.asarray(known) < 0):
         # TF's Fill shape function: a negative static dimension is a build-time error.
         raise ValueError(f"Fill dimensions must be >= 0, got {np.asarray(known).tolist()}")
-    return constant_value_as_shape(dims)
+    return input_value_as_shape(dims)
 
 
 @Fill.kernel

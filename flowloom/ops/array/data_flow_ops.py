@@ -6,7 +6,7 @@ from flowloom.framework import dtypes, errors
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.op_def import defop
 from flowloom.framework.tensor_shape import TensorShape, unknown_shape
-from flowloom.framework.tensor_util import constant_value
+from flowloom.framework.shape_eval import input_value
 from flowloom.ops.array import array_ops
 
 DynamicStitch = defop("DynamicStitch", inputs=["indices: N * int32", "data: N * T"],
@@ -31,7 +31,7 @@ def _(op):
     max_index = 0  # TF starts from 0: constant but empty indices give one row
     rest = unknown_shape()
     for k, (i, d) in enumerate(zip(indices, data)):
-        value = constant_value(i)
+        value = input_value(i)
         if value is None:
             all_constant = False
         si, sd = i._shape, d._shape

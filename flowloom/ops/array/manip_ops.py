@@ -12,6 +12,7 @@ from flowloom.framework.ops import (Tensor, convert_to_tensor)
 from flowloom.framework.op_def import defop
 from flowloom.framework.tensor_shape import TensorShape, unknown_shape
 from flowloom.framework.tensor_util import constant_value
+from flowloom.framework.shape_eval import input_value
 
 
 _builtin_slice = builtins.slice
@@ -31,7 +32,7 @@ def _math():
 # -- Pad ----------------------------------------------------------------------------------------
 def _pad_shape(op):
     x, p = op._inputs[0], op._inputs[1]
-    pv = constant_value(p)
+    pv = input_value(p)
     ps = p._shape
     if ps.ndims is not None and (ps.ndims != 2 or ps.as_list()[1] not in (None, 2)):
         raise ValueError(f"Shape must be rank 2 but is rank {ps.ndims}" if ps.ndims != 2 else
@@ -119,7 +120,7 @@ MirrorPadGrad = defop("MirrorPadGrad", inputs=["input: T", "paddings: Tpaddings"
 @MirrorPadGrad.shape
 def _(op):
     x, p = op._inputs
-    pv = constant_value(p)
+    pv = input_value(p)
     if pv is None or x._shape.ndims is None:
         return unknown_shape(x._shape.ndims)
     return TensorShape([None if d is None else d - int(a) - int(b)
@@ -219,7 +220,7 @@ OneHot = defop("OneHot", inputs=["indices: TI", "depth: int32", "on_value: T", "
 @OneHot.shape
 def _(op):
     ind, depth = op._inputs[0], op._inputs[1]
-    dv = constant_value(depth)
+    dv = input_value(depth)
     axis = op._attrs["axis"]
     s = ind._shape
     if axis < -1:
@@ -313,7 +314,7 @@ def _split_dims(x_shape, axis_value):
 @Split.shape
 def _(op):
     n = op._attrs["num_split"]
-    dims, axis = _split_dims(op._inputs[1]._shape, constant_value(op._inputs[0]))
+    dims, axis = _split_dims(op._inputs[1]._shape, input_value(op._inputs[0]))
     if dims is None:
         return [unknown_shape(op._inputs[1]._shape.ndims)] * n
     if dims[axis] is not None and dims[axis] % n:
@@ -368,8 +369,8 @@ def _resolve_sizes(sizes, total):
 def _(op):
     n = op._attrs["num_split"]
     x, sizes_t, axis_t = op._inputs
-    dims, axis = _split_dims(x._shape, constant_value(axis_t))
-    sv = constant_value(sizes_t)
+    dims, axis = _split_dims(x._shape, input_value(axis_t))
+    sv = input_value(sizes_t)
     if sv is not None and np.size(sv) != n:
         raise ValueError("Length of size_splits should be equal to num_outputs")
     if dims is None:
@@ -468,7 +469,7 @@ ReverseV2 = defop("ReverseV2", inputs=["tensor: T", "axis: Tidx"], outputs=["out
 @ReverseV2.shape
 def _(op):
     x, a = op._inputs
-    av = constant_value(a)
+    av = input_value(a)
     if av is not None and x._shape.ndims is not None:
         nd = x._shape.ndims
         seen = set()
