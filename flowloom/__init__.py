@@ -25,6 +25,8 @@ _TABLE = _lazy_names.parse({
     "flowloom.framework.device": "DeviceSpec",
     # op_construction attaches TF's NodeDef constructors and helpers to these classes
     "flowloom.framework.op_construction": "Graph Operation Tensor",
+    "flowloom.framework.container": "container",
+    "flowloom.variable_creator": "variable_creator_scope",
     "flowloom.framework.graph": (
         "GraphKeys add_to_collection add_to_collections colocate_with "
         "control_dependencies device get_collection get_collection_ref get_default_graph "
@@ -131,7 +133,12 @@ _TABLE = _lazy_names.parse({
     "flowloom.ops.math.sort_ops": "argsort sort",
     "flowloom.ops.math.histogram_ops": "bincount histogram_fixed_width histogram_fixed_width_bins",
     "flowloom.ops.math.scan_ops": "cumprod",
-    "flowloom.ops.math.segment_ops": "unique unique_with_counts",
+    "flowloom.ops.math.segment_ops": (
+        "unique unique_with_counts unsorted_segment_max unsorted_segment_min "
+        "unsorted_segment_prod"),
+    "flowloom.ops.math.segment_reduction_ops": (
+        "segment_max segment_min segment_prod sparse_segment_mean sparse_segment_sqrt_n "
+        "sparse_segment_sum unsorted_segment_mean unsorted_segment_sqrt_n"),
     "flowloom.ops.array.grid_ops": "lin_space meshgrid roll",
     "flowloom.ops.array.broadcast_ops": "broadcast_to",
     "flowloom.ops.checks.shape_checks": "ensure_shape",
@@ -151,6 +158,7 @@ _TABLE = _lazy_names.parse({
     "flowloom.ops.array.sparse_reshape_ops": "sparse_fill_empty_rows sparse_reshape sparse_retain",
     "flowloom.ops.array.data_flow_ops": "dynamic_partition dynamic_stitch",
     "flowloom.ops.array.array_extra_ops": "guarantee_const repeat",
+    "flowloom.ops.array.parallel_concat_ops": "parallel_stack",
     "flowloom.ops.array.sparse_reorder_ops": "sparse_merge sparse_reorder",
     "flowloom.ops.parsing.sequence_example_ops": "parse_single_sequence_example",
     "flowloom.partitioned_variables": (
@@ -176,7 +184,8 @@ _SUBMODULES = (
     "metrics nn saved_model summary test train version "
     # flowloom's own packages, attributes of the module as for any imported subpackage
     "distributed framework graph_function namespaces ops partitioned_variables platform proto "
-    "resource_variable runtime template variable_enums variables").split()
+    "resource_variable runtime template variable_creator variable_enums variable_init_guard "
+    "variable_store variables").split()
 
 
 def _python_io(module):

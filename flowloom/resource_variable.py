@@ -20,7 +20,8 @@ from flowloom.framework.graph import (control_dependencies, get_default_graph,
 from flowloom.framework.ops import Tensor, convert_to_tensor, register_tensor_conversion_function
 from flowloom.ops.array import array_ops
 from flowloom.ops.state import resource_variable_ops as rvo
-from flowloom.variables import OPERATOR_NAMES, Variable, check_not_in_control_flow
+from flowloom.variable_init_guard import _try_guard_against_uninitialized_dependencies
+from flowloom.variables import Variable, check_not_in_control_flow
 
 
 class ResourceVariable(Variable):
@@ -53,6 +54,7 @@ class ResourceVariable(Variable):
         collections = self._init_common(initial_value, trainable, collections, constraint,
                                         synchronization, aggregation, name)
         self._caching_device = caching_device
+        self._cached_value = None
         init_from_fn = callable(initial_value)
         with init_scope():
             g = get_default_graph()
@@ -81,10 +83,19 @@ class ResourceVariable(Variable):
                     self._is_initialized_op = rvo.var_is_initialized_op(self._handle)
                 with name_scope("Assign") as n, g.colocate_with(self._handle.op):
                     self._initializer_op = rvo.assign_variable_op(
-                        self._handle, self._initial_value, name=n)
+                        self._handle,
+                        _try_guard_against_uninitialized_dependencies(scope,
+                                                                      self._initial_value),
+                        name=n)
                 with name_scope("Read"), g.colocate_with(self._handle.op):
                     with g.device(self._handle.device or None):
                         self._graph_element = self._read_variable_op()
+                    if caching_device is not None:
+                        # As TF: the cached copy ignores the colocation and device scopes
+                        # around the variable.
+                        with g.colocate_with(None, ignore_existing=True), \
+                                g.device(caching_device):
+                            self._cached_value = array_ops.identity(self._graph_element)
                 self._snapshot = self._graph_element
         g.add_to_collections(collections, self)
 
@@ -105,6 +116,7 @@ class ResourceVariable(Variable):
         iv = getattr(variable_def, "initial_value_name", "")
         self._initial_value = g.as_graph_element(scoped(iv)) if iv else None
         self._is_initialized_op = None
+        self._cached_value = None
         self._trainable = getattr(variable_def, "trainable", True)
         from flowloom.variable_enums import VariableAggregation, VariableSynchronization
 
@@ -151,7 +163,10 @@ class ResourceVariable(Variable):
         return rvo.read_variable_op(self._handle, self._dtype)
 
     def value(self):
-        """A fresh read of the variable (ReadVariableOp), on the handle's device."""
+        """A fresh read of the variable (ReadVariableOp), on the handle's device; with a
+        caching device, the copy made there at creation."""
+        if self._cached_value is not None:
+            return self._cached_value
         g = get_default_graph()
         with g.colocate_with(None, ignore_existing=True), g.device(self._handle.device or None):
             return self._read_variable_op()
@@ -269,7 +284,10 @@ class ResourceVariable(Variable):
         return self._scatter("ResourceScatterMax", sparse_delta, use_locking, name)
 
     def count_up_to(self, limit):
-        raise NotImplementedError("count_up_to of a resource variable (ResourceCountUpTo)")
+        """Increments this variable until it reaches `limit` (op ResourceCountUpTo)."""
+        from flowloom.ops.state.state_ops import count_up_to
+
+        return count_up_to(self, limit)
 
     def to_proto(self, export_scope=None):
         """A `VariableDef` with is_resource set."""
@@ -285,15 +303,6 @@ class ResourceVariable(Variable):
         raise TypeError("Using a `tf.Tensor` as a Python `bool` is not allowed.")
 
 
-def _read_forwarder(name):
-    def op(self, *args):
-        return getattr(self.value(), name)(*args)
-    op.__name__ = name
-    return op
-
-
-for _name in OPERATOR_NAMES:
-    setattr(ResourceVariable, _name, _read_forwarder(_name))
 ResourceVariable.__getitem__ = lambda self, key: array_ops._slice_helper(self.value(), key,
                                                                        var=self)
 

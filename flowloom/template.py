@@ -11,7 +11,7 @@ from flowloom.platform import tf_logging
 
 
 def make_template(name_, func_, create_scope_now_=False, unique_name_=None,
-                  custom_getter_=None, create_graph_function_=False, **kwargs):
+                  custom_getter_=None, **kwargs):
     """Wraps `func_` so that it shares its variables between calls.
 
     The first call enters a fresh variable scope named `name_` (made unique, or exactly
@@ -25,7 +25,6 @@ def make_template(name_, func_, create_scope_now_=False, unique_name_=None,
       create_scope_now_: Capture the scope now rather than at the first call.
       unique_name_: Use exactly this scope name (not made unique).
       custom_getter_: A custom getter for the scope's variables.
-      create_graph_function_: True is not supported (NotImplementedError: graph functions).
       **kwargs: Keyword arguments bound to `func_`.
 
     Returns:
@@ -34,6 +33,14 @@ def make_template(name_, func_, create_scope_now_=False, unique_name_=None,
     Raises:
       ValueError: If `name_` is None.
     """
+    return make_template_internal(name_, func_, create_scope_now_, unique_name_,
+                                  custom_getter_, create_graph_function_=False, **kwargs)
+
+
+def make_template_internal(name_, func_, create_scope_now_=False, unique_name_=None,
+                           custom_getter_=None, create_graph_function_=False, **kwargs):
+    """`make_template` with TF's internal option `create_graph_function_`: True (run
+    `func_` as a TF2 graph function, eager `function.defun`) raises NotImplementedError."""
     if kwargs:
         func_ = functools.wraps(func_)(functools.partial(func_, **kwargs))
     return Template(name_, func_, create_scope_now=create_scope_now_, unique_name=unique_name_,
@@ -53,7 +60,8 @@ class Template:
     def __init__(self, name, func, create_scope_now=False, unique_name=None,
                  custom_getter=None, create_graph_function=False):
         if create_graph_function:
-            raise NotImplementedError("Template(create_graph_function=True) (graph functions)")
+            raise NotImplementedError("Template(create_graph_function=True): TF2 graph "
+                                      "functions (eager function.defun)")
         if name is None:
             raise ValueError("name cannot be None.")
         self._func = func

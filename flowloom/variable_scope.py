@@ -9,12 +9,13 @@ import enum
 import threading
 
 from flowloom.framework import dtypes
-from flowloom.framework import tensor_shape
 from flowloom.framework.graph import (GraphKeys, get_default_graph, name_scope)
-from flowloom.framework.user_stack import format_sites, user_sites
-from flowloom.ops.state import init_ops
-from flowloom.partitioned_variables import _PartitionInfo, get_partitioned_variable  # noqa: F401
-from flowloom.variable_enums import validate_synchronization_aggregation_trainable
+from flowloom.partitioned_variables import _PartitionInfo  # noqa: F401
+from flowloom.variable_creator import variable_creator_scope  # noqa: F401
+from flowloom.variable_enums import (VariableAggregation,  # noqa: F401
+                                     VariableSynchronization)
+from flowloom.variable_store import (EagerVariableStore, _get_default_variable_store,  # noqa: F401
+                                     _VariableStore, with_variable_store)
 from flowloom.variables import Variable
 
 
@@ -210,169 +211,7 @@ class _VariableScopeStore(threading.local):
         return self.variable_scopes_count.get(scope_name, 0)
 
 
-class _VariableStore:
-    """The variables created by get_variable in one graph, by full name (shared by threads:
-    creating or finding a variable happens under its lock)."""
-
-    def __init__(self):
-        self._vars = {}
-        self._partitioned_vars = {}
-        self._lock = threading.RLock()
-
-    def get_variable(self, name, shape=None, dtype=dtypes.float32, initializer=None,
-                     regularizer=None, reuse=None, trainable=None, collections=None,
-                     caching_device=None, partitioner=None, validate_shape=True,
-                     custom_getter=None, constraint=None, use_resource=None,
-                     synchronization=None, aggregation=None):
-        synchronization, aggregation, trainable = \
-            validate_synchronization_aggregation_trainable(synchronization, aggregation,
-                                                           trainable, name)
-        if custom_getter is not None and not callable(custom_getter):
-            raise ValueError(f"Passed a custom_getter which is not callable: {custom_getter}")
-
-        def true_getter(name, shape=None, dtype=dtypes.float32, initializer=None,
-                        regularizer=None, reuse=None, trainable=None, collections=None,
-                        caching_device=None, partitioner=None, validate_shape=True,
-                        use_resource=None, constraint=None, synchronization=None,
-                        aggregation=None, **kwargs):
-            is_scalar = shape is not None and isinstance(shape, (list, tuple)) and not shape
-            partitioned = partitioner is not None and not is_scalar
-            if partitioned and not callable(partitioner):
-                raise ValueError(f"Partitioner must be callable, but received: {partitioner}")
-            # Reusing a partitioned variable needs no partitioner.
-            if partitioned or (reuse is True and name in self._partitioned_vars):
-                with name_scope(None):
-                    return get_partitioned_variable(
-                        self, name, partitioner if partitioned else None, shape, dtype,
-                        initializer, regularizer, reuse, trainable, collections,
-                        caching_device, validate_shape, use_resource, constraint,
-                        synchronization, aggregation)
-            if "%s/part_0" % name in self._vars:
-                raise ValueError("No partitioner was provided, but a partitioned version of "
-                                 f"the variable was found: {name}/part_0. Perhaps a variable "
-                                 "of the same name was already created with partitioning?")
-            return self._get_single_variable(
-                name, shape, dtype, initializer, regularizer, reuse, trainable, collections,
-                caching_device, validate_shape, constraint, use_resource, synchronization,
-                aggregation)
-
-        if custom_getter is not None:
-            return custom_getter(true_getter, name, shape=shape, dtype=dtype,
-                                 initializer=initializer, regularizer=regularizer, reuse=reuse,
-                                 trainable=trainable, collections=collections,
-                                 caching_device=caching_device, partitioner=partitioner,
-                                 validate_shape=validate_shape, constraint=constraint,
-                                 use_resource=use_resource, synchronization=synchronization,
-                                 aggregation=aggregation)
-        return true_getter(name, shape, dtype, initializer, regularizer, reuse, trainable,
-                           collections, caching_device, partitioner, validate_shape,
-                           use_resource=use_resource, constraint=constraint,
-                           synchronization=synchronization, aggregation=aggregation)
-
-    def _get_single_variable(self, *args):
-        with self._lock:
-            return self._get_or_create_variable(*args)
-
-    def _get_or_create_variable(self, name, shape, dtype, initializer, regularizer, reuse,
-                                trainable, collections, caching_device, validate_shape,
-                                constraint, use_resource=None, synchronization=None,
-                                aggregation=None, partition_info=None):
-        initializing_from_value = initializer is not None and not callable(initializer) and \
-            not isinstance(initializer, type)
-        shape = tensor_shape.as_shape(shape) if shape is not None else \
-            tensor_shape.unknown_shape()
-        if initializing_from_value and shape.ndims is not None and shape.dims:
-            raise ValueError("If initializer is a constant, do not specify shape.")
-        dtype = dtypes.as_dtype(dtype)
-        if name in self._vars:
-            if reuse is False:
-                var = self._vars[name]
-                where = format_sites(getattr(var, "_defined_at", ()))
-                raise ValueError(
-                    f"Variable {name} already exists, disallowed. Did you mean to set "
-                    f"reuse=True or reuse=tf.AUTO_REUSE in VarScope? Originally defined at:"
-                    f"\n\n{where}")
-            found = self._vars[name]
-            if not shape.is_compatible_with(found.get_shape()):
-                raise ValueError(f"Trying to share variable {name}, but specified shape {shape} "
-                                 f"and found shape {found.get_shape()}.")
-            if not dtype.is_compatible_with(found.dtype):
-                raise ValueError(f"Trying to share variable {name}, but specified dtype "
-                                 f"{dtype.name} and found dtype {found.dtype.base_dtype.name}.")
-            return found
-        if reuse is True:
-            raise ValueError(f"Variable {name} does not exist, or was not created with "
-                             "tf.get_variable(). Did you mean to set reuse=tf.AUTO_REUSE in "
-                             "VarScope?")
-        if initializer is None:
-            if dtype.is_floating:
-                initializer = init_ops.glorot_uniform_initializer()
-            elif dtype.is_integer or dtype.is_unsigned or dtype.is_bool or \
-                    dtype.base_dtype == dtypes.string:
-                initializer = init_ops.zeros_initializer()
-            else:
-                raise ValueError(f"An initializer for variable {name} of {dtype.base_dtype!r} is "
-                                 "required")
-        if initializing_from_value:
-            init_val = initializer
-            variable_dtype = None
-        else:
-            if isinstance(initializer, type):
-                initializer = initializer(dtype=dtype)
-            if shape.is_fully_defined():
-                def init_val():
-                    return initializer(shape.as_list(), dtype=dtype,
-                                       partition_info=partition_info)
-                variable_dtype = dtype.base_dtype
-            elif _takes_no_required_args(initializer):
-                # As TF: a callable whose arguments all have defaults gives the value itself.
-                init_val = initializer
-                variable_dtype = None
-            else:
-                raise ValueError(
-                    "The initializer passed is not valid. It should be a callable with no "
-                    "arguments and the shape should not be provided or an instance of "
-                    "`tf.keras.initializers.*' and `shape` should be fully defined.")
-        v = Variable(initial_value=init_val, name=name, trainable=trainable,
-                     collections=collections, caching_device=caching_device,
-                     dtype=variable_dtype, validate_shape=validate_shape, constraint=constraint,
-                     use_resource=use_resource, synchronization=synchronization,
-                     aggregation=aggregation)
-        # As TF: the first 5 frames outside the library, formatted only if an error needs them.
-        v._defined_at = user_sites(5)
-        self._vars[name] = v
-        if regularizer is not None:
-            from flowloom.framework.graph import name_scope as _ns
-
-            with _ns(name + "/Regularizer/"):
-                loss = regularizer(v)
-            if loss is not None:
-                get_default_graph().add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
-        return v
-
-
-def _takes_no_required_args(fn):
-    import inspect
-
-    try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-               for p in params)
-
-
-_STORE_KEY = ("__variable_store",)
 _SCOPE_KEY = ("__varscope",)
-
-
-def _get_default_variable_store():
-    g = get_default_graph()
-    store = g._collections.get(_STORE_KEY)
-    if store is None:
-        with g._lock:
-            store = g._collections.setdefault(_STORE_KEY, _VariableStore())
-    return store
 
 
 def _get_variable_scope_store():
@@ -396,7 +235,8 @@ def _set_variable_scope(scope):
 def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=None,
                  trainable=None, collections=None, caching_device=None, partitioner=None,
                  validate_shape=True, use_resource=None, custom_getter=None, constraint=None,
-                 synchronization=None, aggregation=None):
+                 synchronization=VariableSynchronization.AUTO,
+                 aggregation=VariableAggregation.NONE):
     """Gets an existing variable or creates a new one, named by the variable scope.
 
     Args:
@@ -429,10 +269,22 @@ def _get_partitioned_variable(name, shape=None, dtype=None, initializer=None, **
         **kwargs)
 
 
-def get_local_variable(name, shape=None, dtype=None, initializer=None, **kwargs):
-    kwargs["collections"] = [GraphKeys.LOCAL_VARIABLES] + list(kwargs.get("collections") or [])
-    kwargs["trainable"] = False
-    return get_variable(name, shape=shape, dtype=dtype, initializer=initializer, **kwargs)
+def get_local_variable(name, shape=None, dtype=None, initializer=None, regularizer=None,
+                       trainable=False, collections=None, caching_device=None,
+                       partitioner=None, validate_shape=True, use_resource=None,
+                       custom_getter=None, constraint=None,
+                       synchronization=VariableSynchronization.AUTO,
+                       aggregation=VariableAggregation.NONE):
+    """`get_variable` for a non-trainable variable in LOCAL_VARIABLES (plus `collections`);
+    the same arguments as `get_variable` (`trainable` is ignored, as TF)."""
+    del trainable
+    collections = list(collections or []) + [GraphKeys.LOCAL_VARIABLES]
+    return get_variable(name, shape=shape, dtype=dtype, initializer=initializer,
+                        regularizer=regularizer, trainable=False, collections=collections,
+                        caching_device=caching_device, partitioner=partitioner,
+                        validate_shape=validate_shape, use_resource=use_resource,
+                        custom_getter=custom_getter, constraint=constraint,
+                        synchronization=synchronization, aggregation=aggregation)
 
 
 def _get_unique_variable_scope(prefix):

@@ -1,5 +1,6 @@
 """Classic TF1 variables: a VariableV2 buffer, its Assign initializer and its `read` Identity."""
 
+import functools
 import os
 
 import numpy as np
@@ -7,11 +8,15 @@ import numpy as np
 from flowloom.framework import dtypes
 from flowloom.framework.graph import (GraphKeys, get_default_graph, init_scope, name_scope)
 from flowloom.framework.op_construction import register_dense_tensor_like_type
-from flowloom.framework.ops import convert_to_tensor, register_tensor_conversion_function
-from flowloom.framework import tensor_shape
+from flowloom.framework.ops import (Tensor, convert_to_tensor,
+                                    register_tensor_conversion_function)
+from flowloom.framework import lazy_registry, tensor_shape
 from flowloom.ops.array import array_ops
 from flowloom.ops.state import state_ops
+from flowloom.variable_creator import (VariableMetaclass, create_through_stack,
+                                       default_variable_creator, default_variable_creator_v2)
 from flowloom.partitioned_variables import PartitionedVariable, SaveSliceInfo  # noqa: F401
+from flowloom.variable_init_guard import _try_guard_against_uninitialized_dependencies
 from flowloom.variable_enums import (VariableAggregation, VariableAggregationV2,  # noqa: F401
                                      VariableSynchronization,
                                      validate_synchronization_aggregation_trainable)
@@ -36,31 +41,55 @@ def resource_variables_enabled():
     return _DEFAULT_USE_RESOURCE[0]
 
 
-class Variable:
+class VariableV2(metaclass=VariableMetaclass):
+    """The V2 variable class (TF 1.15's `tensorflow.python.ops.variables.Variable`, TF 2's
+    `tf.Variable`): calling it makes a resource variable, through the variable creators.
+
+    Every flowloom variable is an instance of it: `tf.Variable` (V1) and both variable
+    kinds derive from it.
+
+    Args:
+      initial_value, trainable, validate_shape, caching_device, name, variable_def, dtype,
+      import_scope, constraint, synchronization, aggregation, shape: as `tf.Variable`'s
+      (there is no `collections`, `expected_shape` or `use_resource`).
+    """
+
+    @staticmethod
+    def _variable_call(initial_value=None, trainable=None, validate_shape=True,
+                       caching_device=None, name=None, variable_def=None, dtype=None,
+                       import_scope=None, constraint=None,
+                       synchronization=VariableSynchronization.AUTO,
+                       aggregation=VariableAggregation.NONE, shape=None):
+        kwargs = dict(locals())
+        if aggregation is None:
+            kwargs["aggregation"] = VariableAggregation.NONE
+        return create_through_stack(default_variable_creator_v2, kwargs)
+
+
+class Variable(VariableV2):
     """`tf.Variable`: state that persists across `Session.run` calls.
 
     The graph holds four ops per variable, named as TF names them: `x` (VariableV2, the
     buffer), `x/initial_value`, `x/Assign` (the initializer) and `x/read` (Identity: how other
-    ops see the value).
+    ops see the value). `tf.Variable(use_resource=True)`, a variable scope with use_resource,
+    a VariableDef with is_resource, or tf.enable_resource_variables() make a ResourceVariable
+    instead (the default creator decides; see flowloom/variable_creator.py).
 
     Example:
       x = tf.Variable(0.0, name='x')
       inc = tf.assign_add(x, 1)
     """
 
-    def __new__(cls, *args, **kwargs):
-        # tf.Variable(use_resource=True), a VariableDef with is_resource, or
-        # tf.enable_resource_variables() make a ResourceVariable, as TF's VariableV1 does.
-        if cls is Variable:
-            use_resource = kwargs.get("use_resource", args[11] if len(args) > 11 else None)
-            var_def = kwargs.get("variable_def", args[6] if len(args) > 6 else None)
-            if use_resource is None:
-                use_resource = _DEFAULT_USE_RESOURCE[0]
-            if use_resource or getattr(var_def, "is_resource", False):
-                from flowloom.resource_variable import ResourceVariable
-
-                return super().__new__(ResourceVariable)
-        return super().__new__(cls)
+    @staticmethod
+    def _variable_call(initial_value=None, trainable=None, collections=None,
+                       validate_shape=True, caching_device=None, name=None, variable_def=None,
+                       dtype=None, expected_shape=None, import_scope=None, constraint=None,
+                       use_resource=None, synchronization=VariableSynchronization.AUTO,
+                       aggregation=VariableAggregation.NONE, shape=None):
+        kwargs = dict(locals())
+        if aggregation is None:
+            kwargs["aggregation"] = VariableAggregation.NONE
+        return create_through_stack(default_variable_creator, kwargs)
 
     def _init_common(self, initial_value, trainable, collections, constraint,
                      synchronization, aggregation, name):
@@ -128,8 +157,10 @@ class Variable:
                     self._variable.op._attrs.setdefault("_class", ["loc:@" + true_name])
                 with g.colocate_with(self._variable.op):
                     self._initializer_op = state_ops.assign(
-                        self._variable, self._initial_value, validate_shape=validate_shape,
-                        name="Assign").op
+                        self._variable,
+                        _try_guard_against_uninitialized_dependencies(scope,
+                                                                      self._initial_value),
+                        validate_shape=validate_shape, name="Assign").op
                     if caching_device is None:
                         self._snapshot = array_ops.identity(self._variable, name="read")
                 if caching_device is not None:
@@ -383,23 +414,32 @@ def _slice_info_of(variable_def, import_scope):
 
 def _operator_forwarder(name):
     def op(self, *args):
-        return getattr(self._snapshot, name)(*args)
-    op.__name__ = name
-    return op
+        return getattr(self.value(), name)(*args)
+    # As TF: the operator carries the Tensor operator's name, module and docstring (the
+    # Tensor operator's family is imported for it).
+    lazy_registry.load("tensor_operator", name)
+    return functools.update_wrapper(op, getattr(Tensor, name))
 
 
-# The Python operators a variable answers with the tensor it reads (both variable kinds).
+# The Python operators a variable answers with the tensor it reads (`value()`: the `read`
+# snapshot of a reference variable, a fresh ReadVariableOp of a resource variable).
 OPERATOR_NAMES = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
                   "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__",
                   "__rmod__", "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__neg__",
                   "__abs__", "__lt__", "__le__", "__gt__", "__ge__", "__and__", "__rand__",
                   "__or__", "__ror__", "__xor__", "__invert__")
 for _name in OPERATOR_NAMES:
-    setattr(Variable, _name, _operator_forwarder(_name))
+    setattr(VariableV2, _name, _operator_forwarder(_name))
 
-RefVariable = Variable
+
+class RefVariable(Variable):
+    """A reference variable (a VariableV2 op): what `tf.Variable(...)` makes by default.
+
+    Constructed directly it skips the variable creators, as TF's RefVariable."""
+
+
 VariableV1 = Variable
-Variable.SaveSliceInfo = SaveSliceInfo
+VariableV2.SaveSliceInfo = SaveSliceInfo
 
 
 def _variable_to_tensor(v, dtype=None, name=None, as_ref=False):
@@ -416,6 +456,17 @@ register_dense_tensor_like_type(Variable)
 # -- collections and initializers ----------------------------------------------------------
 def global_variables(scope=None):
     return get_default_graph().get_collection(GraphKeys.GLOBAL_VARIABLES, scope)
+
+
+def all_saveable_objects(scope=None):
+    """The global variables and the `saveable_objects` collection (under `scope`): what a
+    Saver saves by default."""
+    g = get_default_graph()
+    return g.get_collection(GraphKeys.GLOBAL_VARIABLES, scope) + \
+        g.get_collection(GraphKeys.SAVEABLE_OBJECTS, scope)
+
+
+_all_saveable_objects = all_saveable_objects
 
 
 def all_variables():

@@ -19,14 +19,14 @@ _OPS = "flowloom.ops."
 _ARRAY = ("flowloom", _OPS + "array.array_ops", _OPS + "array.manip_ops",
           _OPS + "array.slicing_ops", _OPS + "array.gather_ops", _OPS + "array.sequence_ops",
           _OPS + "array.broadcast_ops", _OPS + "array.search_ops", _OPS + "state.scatter_nd_ops",
-          _OPS + "array.gradient_ops")
+          _OPS + "array.gradient_ops", _OPS + "array.parallel_concat_ops")
 _MATH = ("flowloom", "flowloom.math", _OPS + "math.math_ops", _OPS + "math.matmul_ops",
          _OPS + "math.reduction_ops", _OPS + "math.unary_ops", _OPS + "math.scan_ops",
          _OPS + "math.segment_ops", _OPS + "math.special_math_ops",
          _OPS + "math.indexed_slices_ops")
 _NN = ("flowloom.nn", _OPS + "nn.nn_ops", _OPS + "nn.nn_impl", _OPS + "nn.activation_ops",
        _OPS + "nn.batch_norm_ops", _OPS + "nn.nn_loss_ops", _OPS + "nn.embedding_ops",
-       _OPS + "nn.conv_grad_ops")
+       _OPS + "nn.conv_grad_ops", _OPS + "nn.nn_v2", _OPS + "nn.sampled_losses")
 _CONTROL = ("flowloom", _OPS + "control_flow.control_flow_ops", _OPS + "control_flow.cond",
             _OPS + "control_flow.while_loop", _OPS + "control_flow.switch_case",
             _OPS + "control_flow.control_flow_primitives", _OPS + "control_flow.control_flow_context")
@@ -51,6 +51,7 @@ MODULES = {
     "tensorflow.python.framework.test_util": "flowloom.test.test_util",
     "tensorflow.python.ops.gradient_checker": "flowloom.test.gradient_checker",
     "tensorflow.python.platform.gfile": "flowloom.gfile",
+    "tensorflow.python.util.tf_inspect": "flowloom.framework.tf_inspect",
     "tensorflow.python.platform.tf_logging": "flowloom.platform.tf_logging",
     "tensorflow.python.platform.flags": "flowloom.platform.flags",
     "tensorflow.python.platform.app": "flowloom.platform.app",
@@ -116,12 +117,16 @@ VIEWS = {
     "tensorflow.python.ops.gen_math_ops": _MATH,
     "tensorflow.python.ops.nn": _NN,
     "tensorflow.python.ops.nn_ops": _NN,
-    "tensorflow.python.ops.gen_nn_ops": _NN,
+    "tensorflow.python.ops.gen_nn_ops": (_NN, {"max_pool_v2": _OPS + "nn.nn_v2:max_pool_v2_op"}),
     "tensorflow.python.ops.nn_impl": _NN,
     "tensorflow.python.ops.init_ops": ("flowloom", "flowloom.initializers",
                                        _OPS + "state.init_ops"),
     "tensorflow.python.ops.variable_scope": ("flowloom.variable_scope", "flowloom"),
-    "tensorflow.python.ops.variables": ("flowloom.variables", "flowloom"),
+    # TF 1.15's module-level `Variable` is the V2 class (it makes resource variables);
+    # `VariableV1` is tf.Variable.
+    "tensorflow.python.ops.variables": (
+        ("flowloom.variables", "flowloom"),
+        {"Variable": "flowloom.variables:VariableV2", "VariableV1": "flowloom.variables:Variable"}),
     "tensorflow.python.compat.compat": ("flowloom.compat.forward_compat",),
     "tensorflow.contrib.framework.python.ops.variables": ("flowloom.contrib.framework.variables",
                                                           "flowloom.contrib.framework"),
@@ -143,6 +148,7 @@ VIEWS = {
                                               "flowloom.distributed.cluster_spec"),
     "tensorflow.python.ops.tensor_array_ops": ("flowloom",
                                                _OPS + "control_flow.tensor_array_ops"),
+    "tensorflow.python.ops.tensor_array_grad": (_OPS + "control_flow.tensor_array_ops",),
     "tensorflow.python.ops.functional_ops": ("flowloom", _OPS + "control_flow.functional_ops",
                                              "flowloom.graph_function.functional_call_ops"),
     "tensorflow.python.framework.function": ("flowloom.graph_function.defun",),

@@ -19,7 +19,7 @@ def apply_op(op_type, inputs=(), name=None, **attrs):
     fast = opdef._fast
     if fast is None:
         fast = opdef._fast = _fast_spec(opdef)
-    if fast:
+    if fast:  # (False for deprecated types: the general path checks the version)
         op = _apply_fast(opdef, fast, inputs, name, attrs)
         if op is not None:
             return op
@@ -28,6 +28,10 @@ def apply_op(op_type, inputs=(), name=None, **attrs):
         raise TypeError(f"{op_type} takes {len(args)} inputs, got {len(inputs)}")
     graph = _graph_of([x for v in inputs for x in (v if isinstance(v, (list, tuple)) else [v])]) \
         if inputs else get_default_graph()
+    if opdef.deprecation is not None:
+        from flowloom.framework.op_versions import check_deprecation
+
+        check_deprecation(opdef, graph)
     if name and name[-1] == "/":
         op_name = name[:-1]
     else:
@@ -59,7 +63,8 @@ def apply_op(op_type, inputs=(), name=None, **attrs):
 def _fast_spec(opdef):
     """What the fast path needs of an op type whose inputs and outputs are single tensors,
     worked out once per type; False for other types."""
-    if any(a.is_list for a in opdef.input_args) or any(a.is_list for a in opdef.output_args):
+    if any(a.is_list for a in opdef.input_args) or any(a.is_list for a in opdef.output_args) \
+            or opdef.deprecation is not None:
         return False
     sig = tuple((a.type_attr, a.fixed_dtype, a.is_ref) for a in opdef.input_args)
     outs = tuple((a.type_attr, a.fixed_dtype, a.is_ref) for a in opdef.output_args)
@@ -121,6 +126,10 @@ def _apply_fast(opdef, fast, inputs, name, attrs):
         if type(dt) is not dtypes.DType:
             dt = dtypes.as_dtype(dt)
         out_dtypes.append(dt._as_ref if is_ref else dt)
+    if opdef.deprecation is not None:
+        from flowloom.framework.op_versions import check_deprecation
+
+        check_deprecation(opdef, graph)
     if name and name[-1] == "/":
         op_name = name[:-1]
     else:
@@ -178,7 +187,9 @@ def _convert_inputs(op_type, opdef, args, inputs, attrs):
             flat.extend(ts)
         else:
             want = arg.fixed_dtype if arg.fixed_dtype is not None else attrs.get(arg.type_attr)
-            t = _convert(value, want, arg, op_type, source)
+            # As TF: a Python value of an input whose type attr has a default prefers it.
+            t = _convert(value, want, arg, op_type, source,
+                         preferred=opdef.attr_defaults.get(arg.type_attr) if want is None else None)
             if arg.type_attr is not None and arg.type_attr not in attrs:
                 attrs[arg.type_attr] = t._dtype.base_dtype
                 source[arg.type_attr] = arg.name
@@ -193,7 +204,7 @@ def _arg_of_attr(opdef, attr):
     return attr
 
 
-def _convert(value, dtype, arg, op_type, source, name=None):
+def _convert(value, dtype, arg, op_type, source, name=None, preferred=None):
     if isinstance(value, Tensor):
         if arg.is_ref:
             if not value._dtype.is_ref_dtype:
@@ -205,7 +216,8 @@ def _convert(value, dtype, arg, op_type, source, name=None):
                 f"that does not match {_expected(dtype, arg, source)}.")
         return value
     try:
-        t = convert_to_tensor(value, dtype=dtype, as_ref=arg.is_ref, name=name or arg.name)
+        t = convert_to_tensor(value, dtype=dtype, as_ref=arg.is_ref, name=name or arg.name,
+                              preferred_dtype=preferred)
     except (TypeError, ValueError) as e:
         if dtype is not None:
             raise TypeError(

@@ -160,11 +160,14 @@ class MergeDevice:
     """The device function of `tf.device(string or DeviceSpec)`: merges its spec underneath
     the device that inner scopes already chose."""
 
-    __slots__ = ("spec", "_cache")
+    # site, display_name: where and as what the user gave it (Graph.device; op_metadata).
+    __slots__ = ("spec", "_cache", "site", "display_name")
 
     def __init__(self, spec):
         self.spec = DeviceSpec.from_string(spec)
         self._cache = {}
+        self.site = None
+        self.display_name = spec if isinstance(spec, str) else self.spec.to_string()
 
     @property
     def is_null_merge(self):
@@ -184,11 +187,13 @@ class UserDeviceFunction:
     """`tf.device(fn)`: `fn(op)` sees the op with the device inner scopes gave it and returns
     the device (string or DeviceSpec) that replaces it."""
 
-    __slots__ = ("fn",)
+    __slots__ = ("fn", "site", "display_name")
     is_null_merge = False
 
     def __init__(self, fn):
         self.fn = fn
+        self.site = None
+        self.display_name = None
 
     def __call__(self, op, current):
         op._device = current

@@ -235,3 +235,11 @@ def as_dtype(type_value):
         except (KeyError, TypeError):
             pass
     raise TypeError(f"Cannot convert value {type_value!r} to a TensorFlow DType.")
+
+
+def type_string(dtype):
+    """TF's DataTypeString, the type name its C++ messages use: 'float' for float32, 'double'
+    for float64, 'half' for float16, a `_ref` suffix for reference types."""
+    base = dtype.base_dtype.name
+    name = {"float32": "float", "float64": "double", "float16": "half"}.get(base, base)
+    return name + "_ref" if dtype.is_ref_dtype else name

@@ -536,6 +536,11 @@ class _GradientBuilder:
                 else:
                     g = _aggregate_indexed_slices(g)
         if g is None and unconnected == UnconnectedGradients.ZERO:
+            if x._dtype.base_dtype == dtypes.resource:
+                # As TF: zeros of the variable behind the handle (its shape and dtype).
+                from flowloom.ops.state import resource_variable_ops as rvo
+
+                return array_ops.zeros(rvo.variable_shape(x), dtype=rvo.handle_dtype(x))
             return array_ops.zeros_like(x)
         return g
 

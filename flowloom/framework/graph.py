@@ -5,17 +5,24 @@ import re
 import threading
 
 from flowloom.framework import device as device_lib
-from flowloom.framework import dtypes
 from flowloom.framework import errors
 from flowloom.framework import observers
 from flowloom.framework import op_def as op_registry
 from flowloom.framework.graph_keys import GraphKeys  # noqa: F401 - tf.GraphKeys lives here too
 from flowloom.framework.indexed_slices import IndexedSlices
+from flowloom.framework.op_metadata import device_display_name
 from flowloom.framework.ops import Operation, Tensor, _add_control_output
 from flowloom.framework.tensor_shape import TensorShape, as_shape, interned
+from flowloom.framework.user_stack import user_site
 
 _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
 _VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\\/>-]*$")
+
+
+def _thread_property(attr):
+    """A construction state of the graph that each thread has its own of."""
+    return property(lambda self: getattr(self._thread_local, attr),
+                    lambda self, value: setattr(self._thread_local, attr, value))
 
 
 def _stack_property(attr):
@@ -44,6 +51,7 @@ class Graph:
     """
 
     _default_original_op = None  # set in a `Graph._original_op(op)` block (op_construction)
+    _container = ""  # set in a `tf.container(name)` block (framework/container.py)
 
     def __init__(self):
         self._ops_by_name = {}
@@ -55,7 +63,7 @@ class Graph:
         self._stack_state_is_thread_local = False
         self._graph_control_dependencies_stack = []  # list of _ControlDependenciesController
         self._graph_device_function_stack = []  # callables op -> device string
-        self._graph_colocation_stack = []  # Operations
+        self._graph_colocation_stack = []  # _Colocation contexts (op and user line)
         self._attr_scope_map = {}
         self._collections = {}
         self._finalized = False
@@ -73,13 +81,9 @@ class Graph:
         self._control_flow_context = None  # the CondContext/WhileContext ops are created in
 
     # -- per-thread construction state ----------------------------------------
-    @property
-    def _name_stack(self):
-        return self._thread_local.name_stack
-
-    @_name_stack.setter
-    def _name_stack(self, value):
-        self._thread_local.name_stack = value
+    _name_stack = _thread_property("name_stack")
+    # (priority, creator) pairs of tf.variable_creator_scope (flowloom/variable_creator.py)
+    _variable_creator_stack = _thread_property("variable_creator_stack")
 
     def _thread_stack(self, attr):
         if not self._stack_state_is_thread_local:
@@ -134,7 +138,7 @@ class Graph:
 
     @property
     def building_function(self):
-        return False
+        return self._building_function
 
     # -- names ----------------------------------------------------------------
     def get_name_scope(self):
@@ -234,15 +238,20 @@ class Graph:
         if self._attr_scope_map and not bare:
             for k, v in self._attr_scope_map.items():
                 attrs.setdefault(k, v)
+        if self._container and opdef.stateful and "container" in opdef.attr_defaults \
+                and not attrs.get("container"):
+            attrs["container"] = self._container  # tf.container: stateful ops with the attr
         if colocation_stack:
             # TF: the union of the groups of every op on the colocation stack, sorted.
             attrs["_class"] = sorted({g.decode() for c in colocation_stack
-                                      for g in c.colocation_groups()})
+                                      for g in c._op.colocation_groups()})
         if self._gradient_override_map and opdef.type in self._gradient_override_map and not bare:
             # TF records the override on the op; tf.gradients reads it back.
             attrs["_gradient_op_type"] = self._gradient_override_map[opdef.type].encode()
         op = Operation.__new__(Operation) if op is None else op  # an Operation(node_def, g)
         op._init(self, name, opdef, inputs, output_dtypes, attrs, control_inputs, "")
+        if device_stack or colocation_stack:  # where those blocks were opened (op_metadata)
+            op._scope_sites = (tuple(device_stack), colocation_stack)
         for t in inputs:
             t._consumers.append(op)
         if control_stack:
@@ -267,8 +276,8 @@ class Graph:
         if colocation_stack:
             for colocated in reversed(colocation_stack):
                 # The innermost colocation op with a device gives it (after device scopes).
-                if colocated._device:
-                    op._device = colocated._device
+                if colocated._op._device:
+                    op._device = colocated._op._device
                     break
         if _input_context_checks:
             for t in inputs:  # a loop, not any(genexpr): this runs for every op made
@@ -353,17 +362,17 @@ class Graph:
                 c = c._op
             if c not in ops:
                 ops.append(c)
-                # TF marks every op used as a manual control dependency (an attr its
-                # GraphDefs carry).
-                if not any(c in ctl.control_inputs for ctl in self._control_dependencies_stack):
-                    c._set_attr("_has_manual_control_dependencies", True)
         return _ControlDependenciesController(self, ops)
 
     # -- devices ------------------------------------------------------------------
     def device(self, device_name_or_function):
         """Sets the device for ops created in the block (a string, DeviceSpec, function or None)."""
-        return _StackPush(self._device_function_stack,
-                          device_lib.device_function_for(device_name_or_function))
+        entry = device_lib.device_function_for(device_name_or_function)
+        if entry is not None:  # the user's line and argument, for op._device_assignments
+            entry.site = user_site(2)
+            if entry.display_name is None:
+                entry.display_name = device_display_name(device_name_or_function)
+        return _StackPush(self._device_function_stack, entry)
 
     def colocate_with(self, op, ignore_existing=False):
         """Places ops created in the block with `op` (a Tensor, Operation or Variable)."""
@@ -551,25 +560,14 @@ def _set_shapes(op, opdef):
 
 
 def shape_error_message(op, message):
+    """TF 1.15's wording of a shape-function error: the op's name and type, and the shapes
+    of its inputs (`... for 'add' (op: 'AddV2') with input shapes: [1,2,3], [4,5,6].`)."""
     def fmt(s):
         return "?" if s.ndims is None else "[%s]" % ",".join(
             "?" if d is None else str(d) for d in s.as_list())
 
-    attrs = ", ".join(
-        f"{k}={_attr_str(v)}" for k, v in sorted(op._attrs.items())
-        if not k.startswith("_") and k not in ("value",))
-    ins = ", ".join(t._op._name if t._value_index == 0 else t.name for t in op._inputs)
     shapes = ", ".join(fmt(t._shape) for t in op._inputs)
-    return (f"{message} for '{{{{node {op._name}}}}} = {op._type}[{attrs}]({ins})' with input "
-            f"shapes: {shapes}.")
-
-
-def _attr_str(v):
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, dtypes.DType):
-        return "DT_" + {"float32": "FLOAT", "float64": "DOUBLE"}.get(v.name, v.name.upper())
-    return str(v)
+    return f"{message} for '{op._name}' (op: '{op._type}') with input shapes: {shapes}."
 
 
 class _ControlDependenciesController:
@@ -640,10 +638,11 @@ class _NameScope:
 class _Colocation:
     """The context of `Graph.colocate_with`: no device scopes inside, `op` on the stack."""
 
-    __slots__ = ("_graph", "_op", "_ignore", "_saved")
+    __slots__ = ("_graph", "_op", "_ignore", "_saved", "_site")
 
     def __init__(self, graph, op, ignore_existing):
         self._graph, self._op, self._ignore = graph, op, ignore_existing
+        self._site = user_site(2)  # the user's line, for op._colocation_dict
 
     def __enter__(self):
         g = self._graph
@@ -654,7 +653,9 @@ class _Colocation:
             return None
         self._saved = (g._device_function_stack, saved_coloc)
         g._device_function_stack = []
-        g._colocation_stack = ([] if self._ignore else saved_coloc) + [self._op]
+        # The stack holds these contexts (the op and the user's line); a list is never
+        # changed in place, so ops keep it as their snapshot.
+        g._colocation_stack = ([] if self._ignore else saved_coloc) + [self]
         return None
 
     def __exit__(self, *exc):
@@ -717,6 +718,7 @@ class _DefaultGraphController:
 
 class _ThreadState(threading.local):
     name_stack = ""  # each thread starts at the root name scope
+    variable_creator_stack = ()
 
 
 class _StackPush:

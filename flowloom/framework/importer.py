@@ -22,6 +22,7 @@ from flowloom.framework.graph_def import (
     prepend_name_scope,
 )
 from flowloom.framework.ops import Operation, Tensor
+from flowloom.framework.import_shapes import refine_from_output_shapes
 from flowloom.proto import graph_pb2
 
 # Attrs that describe a node for export only: re-derived, never imported.
@@ -269,6 +270,7 @@ class _Importer:
         self.created = {}  # node name in graph_def -> Operation
         self.node_names = {node.name for node in graph_def.node}
         self.back_edges = []  # (consumer's full name, input position, source, output index)
+        self.nodes = {}  # full name -> its NodeDef
         self.producer_ops = {}
         self.renames = {}  # node name in graph_def -> its uniquified full name
         self.used_keys = set()  # input_map keys that replaced an input
@@ -541,6 +543,8 @@ class _Importer:
         except Exception as e:  # a shape function meeting attrs it never expected
             raise ValueError(f"Node '{full}' ({node.op}): invalid attrs or inputs: "
                              f"{type(e).__name__}: {e}") from e
+        refine_from_output_shapes(op, node)
+        self.nodes[full] = node
         self._set_device(op, node, full)
         # TF gives every imported op the enclosing control dependencies, even ops whose
         # inputs were imported in the same block.
@@ -602,6 +606,7 @@ class _Importer:
                 except Exception as e:
                     raise ValueError(f"Node '{full}' ({op._type}): invalid attrs or inputs: "
                                      f"{type(e).__name__}: {e}") from e
+            refine_from_output_shapes(op, self.nodes[full])
 
     # -- results -------------------------------------------------------------------------------
     def return_element(self, name):

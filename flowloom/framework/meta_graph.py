@@ -18,7 +18,6 @@ from flowloom.framework import op_def as op_registry
 from flowloom.framework.graph import GraphKeys, get_default_graph
 from flowloom.framework.graph_def import prepend_name_scope, strip_name_scope
 from flowloom.framework.importer import import_graph_def
-from flowloom.framework.ops import Operation, Tensor
 from flowloom.io.atomic_file import write_atomic
 from flowloom.proto import meta_graph_pb2, op_def_pb2, saver_pb2, variable_pb2
 
@@ -65,6 +64,8 @@ def op_def_proto(opdef):
         if name in opdef.allowed_types:
             attr.allowed_values.list.type.extend(
                 t.as_datatype_enum for t in opdef.allowed_types[name])
+    if opdef.deprecation is not None:
+        proto.deprecation.version, proto.deprecation.explanation = opdef.deprecation
     return proto
 
 
@@ -110,36 +111,80 @@ def _proto_functions(key):
     return _PROTO_FUNCTIONS.get(key)
 
 
-def _add_collection_def(meta, key, values, export_scope):
+def _kind_of(item):
+    """The CollectionDef field TF stores a collection in, by its first element."""
+    if isinstance(item, (str, bytes)):
+        return "bytes_list"
+    if isinstance(item, int):
+        return "int64_list"
+    if isinstance(item, float):
+        return "float_list"
+    if _is_any(item):
+        return "any_list"
+    return "node_list"
+
+
+def _is_any(item):
+    # An Any of any descriptor pool (protobuf's own, or flowloom's).
+    descriptor = getattr(type(item), "DESCRIPTOR", None)
+    return getattr(descriptor, "full_name", None) == "google.protobuf.Any"
+
+
+def add_collection_def(meta_graph_def, key, graph=None, export_scope=None, exclude_nodes=None,
+                       override_contents=None):
+    """Adds collection `key` of `graph` (or `override_contents`) to `meta_graph_def`, as TF
+    serializes it: through the collection's proto functions, else by the kind of its first
+    element (strings/bytes, ints, floats, Any protos, or names of graph elements). A
+    collection whose elements do not fit that kind is left out, with a warning."""
+    from flowloom.framework.meta_graph_scoped import should_include_node
     from flowloom.train.saver import Saver
     from flowloom.variables import Variable
 
-    values = [v for v in values if not (export_scope and hasattr(v, "name")
-                                         and not v.name.startswith(export_scope))]
+    if not isinstance(key, (str, bytes)):
+        _log.warning("Only collections with string type keys will be serialized. This key "
+                     "has %s", type(key))
+        return
+    graph = graph or get_default_graph()
+    values = override_contents if override_contents else graph.get_collection(key)
+    values = [v for v in values if should_include_node(v, export_scope, exclude_nodes)]
     if not values:
         return
-    col = meta_graph_pb2.CollectionDef()
-    if _proto_functions(key) is not None:
-        protos = [_PROTO_FUNCTIONS[key][0](v, export_scope) for v in values]
-        col.bytes_list.value.extend(p.SerializeToString() for p in protos if p is not None)
-    elif all(isinstance(v, Variable) for v in values) or all(isinstance(v, Saver) for v in values):
-        # A Saver built with defer_build has no proto yet: TF leaves it out.
-        protos = [v.to_proto(export_scope) for v in values]
-        col.bytes_list.value.extend(p.SerializeToString() for p in protos if p is not None)
-    elif all(isinstance(v, (Tensor, Operation)) for v in values):
-        col.node_list.value.extend(strip_name_scope(v.name, export_scope) for v in values)
-    elif all(isinstance(v, (str, bytes)) for v in values):
-        col.bytes_list.value.extend(v.encode("utf-8") if isinstance(v, str) else v
-                                    for v in values)
-    elif all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-        col.int64_list.value.extend(values)
-    elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
-        col.float_list.value.extend(values)
-    else:
-        _log.warning("Issue encountered when serializing %s: its elements have no proto "
-                     "form; the collection is left out of the MetaGraphDef.", key)
-        return
-    meta.collection_def[key].CopyFrom(col)
+    col = meta_graph_def.collection_def[key]
+    try:
+        if _proto_functions(key) is not None:
+            protos = [_PROTO_FUNCTIONS[key][0](v, export_scope) for v in values]
+            col.bytes_list.value.extend(p.SerializeToString() for p in protos
+                                        if p is not None)
+        elif all(isinstance(v, Variable) for v in values) or \
+                all(isinstance(v, Saver) for v in values):
+            # A Saver built with defer_build has no proto yet: TF leaves it out.
+            protos = [v.to_proto(export_scope) for v in values]
+            col.bytes_list.value.extend(p.SerializeToString() for p in protos
+                                        if p is not None)
+        else:
+            kind = _kind_of(values[0])
+            if kind == "node_list":
+                col.node_list.value.extend(strip_name_scope(v.name, export_scope)
+                                           for v in values
+                                           if not export_scope or
+                                           v.name.startswith(export_scope))
+            elif kind == "bytes_list":
+                col.bytes_list.value.extend(v.encode("utf-8") if isinstance(v, str) else v
+                                            for v in values)
+            elif kind == "any_list":
+                for v in values:
+                    if not _is_any(v):
+                        raise TypeError(f"{v!r} is not an Any")
+                    col.any_list.value.add().ParseFromString(v.SerializeToString())
+            else:
+                if kind == "int64_list":  # bools as TF stores them (Python ints)
+                    values = [int(v) if isinstance(v, bool) else v for v in values]
+                getattr(col, kind).value.extend(values)
+    except Exception as e:  # TF leaves out a collection it cannot serialize
+        _log.warning("Issue encountered when serializing %s.\nType is unsupported, or the "
+                     "types of the items don't match field type in CollectionDef. Note this "
+                     "is a warning and probably safe to ignore.\n%s", key, e)
+        del meta_graph_def.collection_def[key]
 
 
 def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_def=None,
@@ -158,77 +203,68 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
       graph: the Graph (default: the default graph).
       export_scope: keep only names under this scope, with it stripped.
       clear_devices: drop device assignments.
+      clear_extraneous_savers: leave out the ops and SaverDefs of other Savers.
       strip_default_attrs: drop attrs at their op's default values.
 
     Returns:
       A `MetaGraphDef`.
     """
-    del clear_extraneous_savers, save_debug_info, kwargs
-    graph = graph or get_default_graph()
-    meta = meta_graph_pb2.MetaGraphDef()
-    if meta_info_def is not None:
-        meta.meta_info_def.CopyFrom(meta_info_def)
-    if graph_def is None:
-        graph_def = graph.as_graph_def(add_shapes=True)
-    exported = type(graph_def)()
-    exported.CopyFrom(graph_def)
-    if export_scope:
-        del exported.node[:]
-        for node in graph_def.node:
-            if node.name.startswith(export_scope + "/") or node.name == export_scope:
-                new = exported.node.add()
-                new.CopyFrom(node)
-                new.name = strip_name_scope(node.name, export_scope)
-                new.input[:] = [strip_name_scope(i, export_scope) for i in node.input]
-                if "_class" in new.attr:
-                    values = [strip_name_scope(s.decode(), export_scope).encode()
-                              for s in new.attr["_class"].list.s]
-                    new.attr["_class"].list.s[:] = values
-    if clear_devices:
-        for node in exported.node:
-            node.device = ""
-    if strip_default_attrs:
-        _strip_default_attrs(exported)
-    meta.graph_def.CopyFrom(exported)
-    from flowloom.version import GIT_VERSION
 
-    # tensorflow_version stays empty: TF parses it as a version number (and an empty one
-    # means "VariableDefs carry `trainable`", which they do).
-    meta.meta_info_def.tensorflow_git_version = GIT_VERSION
-    meta.meta_info_def.stripped_default_attrs = bool(strip_default_attrs)
-    meta.meta_info_def.stripped_op_list.CopyFrom(stripped_op_list_for_graph(exported))
-    if saver_def is not None:
-        meta.saver_def.CopyFrom(saver_def)
-    keys = collection_list if collection_list is not None else graph.get_all_collection_keys()
-    for key in keys:
-        _add_collection_def(meta, key, graph.get_collection(key), export_scope)
-    if filename:
-        filename = os.fspath(filename)
-        directory = os.path.dirname(filename)
-        if directory:
-            os.makedirs(directory, exist_ok=True)
-        data = (text_format.MessageToString(meta).encode("utf-8") if as_text
-                else meta.SerializeToString(deterministic=True))
-        write_atomic(filename, data)
-    return meta
+    del save_debug_info, kwargs
+    return export_scoped_meta_graph(
+        filename=filename, graph_def=graph_def, graph=graph, export_scope=export_scope,
+        as_text=as_text, clear_devices=clear_devices, saver_def=saver_def,
+        clear_extraneous_savers=clear_extraneous_savers,
+        strip_default_attrs=strip_default_attrs, meta_info_def=meta_info_def,
+        collection_list=collection_list)[0]
+
+
+def write_meta_graph(meta, filename, as_text=False):
+    """Writes a MetaGraphDef to `filename` (crash-safely; text or binary)."""
+    filename = os.fspath(filename)
+    directory = os.path.dirname(filename)
+    if directory:
+        os.makedirs(directory, exist_ok=True)
+    data = (text_format.MessageToString(meta).encode("utf-8") if as_text
+            else meta.SerializeToString(deterministic=True))
+    write_atomic(filename, data)
 
 
 def create_meta_graph_def(meta_info_def=None, graph_def=None, saver_def=None,
                           collection_list=None, graph=None, export_scope=None,
                           exclude_nodes=None, clear_extraneous_savers=False,
                           strip_default_attrs=False):
-    """Returns the MetaGraphDef of a graph (what `export_meta_graph` returns, no file).
+    """Returns the MetaGraphDef of `graph_def` (default: the graph's, with shapes) with its
+    op list, SaverDef and the graph's collections (those under `export_scope`, without
+    `exclude_nodes`; only `saver_def`'s Saver when `clear_extraneous_savers`)."""
+    from flowloom.train.saver import Saver
+    from flowloom.version import GIT_VERSION, VERSION
 
-    Raises:
-      NotImplementedError: `exclude_nodes` is given.
-    """
-    if exclude_nodes:
-        raise NotImplementedError("create_meta_graph_def(exclude_nodes=...) is not implemented")
-    return export_meta_graph(meta_info_def=meta_info_def, graph_def=graph_def,
-                             saver_def=saver_def, collection_list=collection_list, graph=graph,
-                             export_scope=export_scope,
-                             clear_extraneous_savers=clear_extraneous_savers,
-                             strip_default_attrs=strip_default_attrs)
+    graph = graph or get_default_graph()
+    meta = meta_graph_pb2.MetaGraphDef()
+    if meta_info_def is not None:
+        meta.meta_info_def.CopyFrom(meta_info_def)
+    # The TF release whose API flowloom follows (TF reads it as a version: >= 1.9 means
+    # VariableDefs carry `trainable`).
+    meta.meta_info_def.tensorflow_version = VERSION
+    meta.meta_info_def.tensorflow_git_version = GIT_VERSION
+    meta.graph_def.CopyFrom(graph_def if graph_def is not None
+                            else graph.as_graph_def(add_shapes=True))
+    if not meta.meta_info_def.stripped_op_list.op:
+        meta.meta_info_def.stripped_op_list.CopyFrom(stripped_op_list_for_graph(meta.graph_def))
+    if strip_default_attrs:
+        _strip_default_attrs(meta.graph_def)
+        meta.meta_info_def.stripped_default_attrs = True
+    if saver_def is not None:
+        meta.saver_def.CopyFrom(saver_def)
+    keys = collection_list if collection_list is not None else graph.get_all_collection_keys()
+    for key in keys:
+        override = None
+        if clear_extraneous_savers and key == GraphKeys.SAVERS and saver_def is not None:
+            override = [Saver(saver_def=saver_def)]
+        add_collection_def(meta, key, graph=graph, export_scope=export_scope,
+                           exclude_nodes=exclude_nodes, override_contents=override)
+    return meta
 
 
 def read_meta_graph_file(filename):
@@ -273,22 +309,37 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
       saver = tf.train.import_meta_graph("/tmp/model.ckpt-100.meta")
       saver.restore(sess, "/tmp/model.ckpt-100")
     """
-    from flowloom.train.saver import Saver
 
-    meta, graph, elements = import_graph_and_collections(
-        meta_graph_or_file, clear_devices, import_scope, get_default_graph(),
-        input_map=kwargs.get("input_map"), return_elements=kwargs.get("return_elements"))
-    return_elements = kwargs.get("return_elements")
-    if meta.HasField("saver_def"):
-        saver = Saver.from_proto(meta.saver_def, import_scope)
-    elif graph.get_collection(GraphKeys.GLOBAL_VARIABLES):
-        saver = Saver()
+    if isinstance(meta_graph_or_file, meta_graph_pb2.MetaGraphDef):
+        meta = meta_graph_or_file
     else:
-        _log.info("Saver not created because there are no variables in the graph to restore")
-        saver = None
+        meta = read_meta_graph_file(meta_graph_or_file)
+    return_elements = kwargs.pop("return_elements", None)
+    imported_vars, elements = import_scoped_meta_graph_with_return_elements(
+        meta, clear_devices=clear_devices, import_scope=import_scope,
+        return_elements=return_elements, **kwargs)
+    saver = _saver_for_imported(meta, import_scope, imported_vars)
     if return_elements is not None:
         return saver, elements
     return saver
+
+
+def _saver_for_imported(meta, import_scope, imported_vars):
+    """The Saver of an imported MetaGraphDef: over its SaverDef (under the scope its
+    variables were imported into), else a new one if the scope has variables, else None."""
+    from flowloom.train.saver import Saver
+    from flowloom.variables import all_saveable_objects
+
+    if meta.HasField("saver_def"):
+        scope = import_scope
+        if imported_vars:
+            key, var = next(iter(imported_vars.items()))
+            scope = var.name[:-len(key)]
+        return Saver(saver_def=meta.saver_def, name=scope)
+    if all_saveable_objects(scope=import_scope):
+        return Saver()
+    _log.info("Saver not created because there are no variables in the graph to restore")
+    return None
 
 
 def import_graph_and_collections(meta_graph_or_file, clear_devices, import_scope, graph,
@@ -315,6 +366,9 @@ def import_graph_and_collections(meta_graph_or_file, clear_devices, import_scope
         elements = import_graph_def(graph_def, input_map=input_map,
                                     return_elements=return_elements, name=import_scope or "",
                                     producer_op_list=producer_op_list)
+    # "scope/" (an exact scope, as an import under the current name scope gives) names the
+    # same scope as "scope" in the collections' names.
+    import_scope = import_scope.rstrip("/") if import_scope else import_scope
 
     def scoped(name):
         return prepend_name_scope(name, import_scope)
@@ -358,4 +412,5 @@ def import_graph_and_collections(meta_graph_or_file, clear_devices, import_scope
 
 
 from flowloom.framework.meta_graph_scoped import (  # noqa: E402,F401
-    export_scoped_meta_graph, import_scoped_meta_graph)
+    copy_scoped_meta_graph, export_scoped_meta_graph, import_scoped_meta_graph,
+    import_scoped_meta_graph_with_return_elements)

@@ -308,6 +308,22 @@ def check_update_input(op, index, tensor):
         raise errors.InvalidArgumentError(
             None, op, f"Cannot update edge, incompatible shapes: {_dims(tensor._shape)} and "
             f"{_dims(old)}.")
+    _note_input_type(op, index, tensor)
+
+
+def _note_input_type(op, index, tensor):
+    """As TF, an edge of the wrong type is accepted here and refused when a session runs the
+    op (`pruning.check_input_types`): the graph keeps the mistyped edges."""
+    mistyped = op._graph.__dict__.setdefault("_mistyped_inputs", {})
+    # The type the op was built for (its type attrs say it), not a mistyped edge's.
+    expected = mistyped.get((op, index), (op._inputs[index]._dtype.base_dtype,))[0]
+    if tensor._dtype.base_dtype == expected:
+        mistyped.pop((op, index), None)
+    else:
+        mistyped[(op, index)] = (expected, (
+            f"Input {index} of node {op._name} was passed "
+            f"{dtypes.type_string(tensor._dtype.base_dtype)} from {tensor.name} incompatible "
+            f"with expected {dtypes.type_string(expected)}."))
 
 
 def _dims(shape):
@@ -430,3 +446,5 @@ register_tensor_conversion_function(Operation, _operation_to_tensor, 0)
 Graph._add_new_tf_operations = _add_new_tf_operations
 Tensor._shape_tuple = _shape_tuple
 Operation._input_types = property(_input_types)
+
+from flowloom.framework import container as _container  # noqa: E402,F401 - Graph.container

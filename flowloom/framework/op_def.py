@@ -92,6 +92,7 @@ class OpDef:
         self.grad_none = False
         self._fast = None  # apply_op's per-type fast-path spec, worked out on first use
         self.attr_hook = None  # attrs -> None: converts attr values (func attrs) at build time
+        self.deprecation = None  # (GraphDef version, explanation): see `deprecated`
 
     def shape(self, fn):
         lazy_registry.note("op", self.type)
@@ -115,6 +116,12 @@ class OpDef:
     def no_gradient(self):
         lazy_registry.note("op", self.type)
         self.grad_none = True
+        return self
+
+    def deprecated(self, version, explanation):
+        """Marks the type as removed from GraphDef `version` on (TF's `.Deprecated()`): a
+        graph whose producer version is at least `version` cannot build it."""
+        self.deprecation = (version, explanation)
         return self
 
     def __repr__(self):

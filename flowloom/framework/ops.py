@@ -1,6 +1,6 @@
 """Operation and Tensor: the nodes and edges of a graph."""
 
-from flowloom.framework import lazy_registry
+from flowloom.framework import lazy_registry, op_metadata
 from flowloom.framework import tensor_shape
 from flowloom.framework.user_stack import site_frame, user_site
 
@@ -20,7 +20,7 @@ class Operation:
 
     __slots__ = ("_graph", "_name", "_type", "_opdef", "_inputs", "_control_inputs", "_outputs",
                  "_attrs", "_device", "_site", "_id", "_control_outputs",
-                 "_control_flow_context", "_original_op", "__weakref__")
+                 "_control_flow_context", "_original_op", "_scope_sites", "__weakref__")
 
     def __init__(self, node_def, g, *args, **kwargs):
         """TF's `Operation(node_def, g, inputs, ...)` (op_construction); graphs use _init."""
@@ -41,6 +41,7 @@ class Operation:
         # The user's line, resolved when asked for. The walk starts at the caller of
         # Graph._create_op_internal (which calls _create_op_locked, which calls this).
         self._site = user_site(4)
+        self._scope_sites = None  # (device entries, colocation entries): op_metadata
         self._control_outputs = ()  # most ops have none: a list is made on the first
         self._control_flow_context = None
         if len(output_dtypes) == 1:
@@ -88,8 +89,9 @@ class Operation:
         """(file, line, function) of the user's line that created the op, or None."""
         site = self._site
         if site is not None and type(site[0]) is not str:
-            site = self._site = site_frame(site)
-        return site
+            # Resolved once: (file, line, function, the function's first line).
+            site = self._site = site_frame(site) + (site[0].co_firstlineno,)
+        return site[:3] if site is not None and len(site) == 4 else site
 
     @_traceback.setter
     def _traceback(self, frame):
@@ -97,7 +99,20 @@ class Operation:
 
     @property
     def traceback(self):
-        return [self._traceback] if self._traceback else []
+        """TF's frames (file, line, function, source line) of the user's line that made it."""
+        return op_metadata.traceback(self)
+
+    @property
+    def traceback_with_start_lines(self):
+        return op_metadata.traceback(self, start_lines=True)
+
+    @property
+    def _device_assignments(self):
+        return op_metadata.device_assignments(self)
+
+    @property
+    def _colocation_dict(self):
+        return op_metadata.colocation_dict(self)
 
     def values(self):
         return tuple(self._outputs)

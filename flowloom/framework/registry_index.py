@@ -38,6 +38,8 @@ INDEX = {
             'LinSpace Roll',
         'flowloom.ops.array.manip_ops':
             'MirrorPad MirrorPadGrad OneHot Pad PadV2 ReverseV2 Split SplitV',
+        'flowloom.ops.array.parallel_concat_ops':
+            'ParallelConcat',
         'flowloom.ops.array.search_ops':
             'LowerBound UpperBound',
         'flowloom.ops.array.sequence_ops':
@@ -142,12 +144,17 @@ INDEX = {
         'flowloom.ops.math.matmul_ops':
             'BatchMatMulV2 MatMul',
         'flowloom.ops.math.reduction_ops':
-            'All Any ArgMax ArgMin EuclideanNorm Max Mean Min Prod SegmentMean SegmentSum Sum '
-            'TopKV2',
+            'All Any ArgMax ArgMin EuclideanNorm Max Mean Min Prod Sum TopKV2',
         'flowloom.ops.math.scan_ops':
             'Cumprod Cumsum',
         'flowloom.ops.math.segment_ops':
-            'Unique UniqueWithCounts UnsortedSegmentSum',
+            'Unique UniqueWithCounts UnsortedSegmentMax UnsortedSegmentMin '
+            'UnsortedSegmentProd UnsortedSegmentSum',
+        'flowloom.ops.math.segment_reduction_ops':
+            'SegmentMax SegmentMean SegmentMin SegmentProd SegmentSum SparseSegmentMean '
+            'SparseSegmentMeanGrad SparseSegmentMeanWithNumSegments SparseSegmentSqrtN '
+            'SparseSegmentSqrtNGrad SparseSegmentSqrtNWithNumSegments SparseSegmentSum '
+            'SparseSegmentSumWithNumSegments',
         'flowloom.ops.math.special_math_ops':
             'Acosh Asinh Atanh BitwiseAnd BitwiseOr BitwiseXor Digamma Erfc Invert LeftShift '
             'Lgamma MulNoNan RightShift Xdivy Xlog1py Xlogy',
@@ -180,8 +187,12 @@ INDEX = {
             'AvgPool AvgPoolGrad BiasAdd BiasAddGrad Conv2D DepthwiseConv2dNative '
             'DepthwiseConv2dNativeBackpropFilter DepthwiseConv2dNativeBackpropInput MaxPool '
             'MaxPoolGrad Relu ReluGrad',
+        'flowloom.ops.nn.nn_v2':
+            'DataFormatDimMap DataFormatVecPermute MaxPoolV2',
         'flowloom.ops.nn.pool_argmax_ops':
             'MaxPoolGradWithArgmax MaxPoolWithArgmax',
+        'flowloom.ops.nn.pool_grad_ops':
+            'MaxPoolGrad MaxPoolGradGrad MaxPoolGradGradV2 MaxPoolGradV2 MaxPoolV2',
         'flowloom.ops.parsing.decode_ops':
             'DecodeCSV DecodeRaw',
         'flowloom.ops.parsing.parse_example_v1':
@@ -202,11 +213,14 @@ INDEX = {
             'EagerPyFunc PyFunc PyFuncStateless',
         'flowloom.ops.state.resource_variable_ops':
             'AssignAddVariableOp AssignSubVariableOp AssignVariableOp ReadVariableOp '
-            'ResourceGather ResourceGatherNd ResourceScatterAdd ResourceScatterDiv '
-            'ResourceScatterMax ResourceScatterMin ResourceScatterMul ResourceScatterSub '
-            'ResourceScatterUpdate VarHandleOp VarIsInitializedOp VariableShape',
+            'ResourceCountUpTo ResourceGather ResourceGatherNd ResourceScatterAdd '
+            'ResourceScatterDiv ResourceScatterMax ResourceScatterMin ResourceScatterMul '
+            'ResourceScatterSub ResourceScatterUpdate VarHandleOp VarIsInitializedOp '
+            'VariableShape',
         'flowloom.ops.state.save_restore_ops':
             'MergeV2Checkpoints RestoreV2 SaveV2 ShardedFilename',
+        'flowloom.ops.state.save_restore_v1_ops':
+            'Restore RestoreSlice Save SaveSlices ShardedFilespec',
         'flowloom.ops.state.scatter_nd_ops':
             'ResourceScatterNdAdd ResourceScatterNdSub ResourceScatterNdUpdate ScatterNdAdd '
             'ScatterNdNonAliasingAdd ScatterNdSub ScatterNdUpdate TensorScatterAdd '

@@ -10,7 +10,7 @@ import numpy as np
 
 from flowloom.framework import dtypes
 from flowloom.framework.graph import name_scope
-from flowloom.framework.ops import convert_to_tensor
+from flowloom.framework.ops import Tensor, convert_to_tensor
 from flowloom.framework.tensor_shape import TensorShape
 from flowloom.framework.tensor_util import constant_value_as_shape
 
@@ -147,13 +147,17 @@ def _fetch(sparse):
 def _feed(sparse, value):
     if isinstance(value, SparseTensor):
         raise TypeError("The value of a feed cannot be a tf.SparseTensor object.")
-    if not isinstance(value, (tuple, list)) or len(value) != 3:
+    if not isinstance(value, (tuple, list)) or not 1 <= len(value) <= 3:
         raise TypeError("A SparseTensor must be fed a SparseTensorValue or an "
-                        "(indices, values, dense_shape) tuple, got %r" % (value,))
-    indices, values, dense_shape = value
-    return [(sparse.indices, np.asarray(indices, dtype=np.int64)),
-            (sparse.values, values),
-            (sparse.dense_shape, np.asarray(dense_shape, dtype=np.int64))]
+                        "(indices, values[, dense_shape]) tuple, got %r" % (value,))
+    # As TF 1.15 (it zips the parts with the value): a shorter tuple feeds the first parts
+    # only, so a sparse_placeholder with a Const dense_shape is fed (indices, values).
+    parts = [(sparse.indices, np.asarray(value[0], dtype=np.int64))]
+    if len(value) > 1:
+        parts.append((sparse.values, value[1]))
+    if len(value) > 2:
+        parts.append((sparse.dense_shape, np.asarray(value[2], dtype=np.int64)))
+    return parts
 
 
 def _register():
@@ -181,20 +185,18 @@ def sparse_placeholder(dtype, shape=None, name=None):
     def sub(part):
         return None if name is None else f"{name}/{part}"
 
+    # TF 1.15's rule: a fully given shape (entries may be -1) is a Const `name/shape`, whose
+    # value gives the static shape; a shape with None entries, or none, is a placeholder.
     if shape is None:
         rank = None
         dense_shape = array_ops.placeholder(dtypes.int64, shape=[None], name=sub("shape"))
-        static = TensorShape(None)
     else:
-        rank = len(shape)
-        static = TensorShape([None if d is None or d == -1 else d for d in shape])
-        default = convert_to_tensor([-1 if d is None else int(d) for d in shape],
-                                    dtype=dtypes.int64, name=sub("shape_default"))
-        dense_shape = array_ops.placeholder_with_default(default, shape=[rank],
-                                                         name=sub("shape"))
-    result = SparseTensor(
+        rank = shape.get_shape()[0] if isinstance(shape, Tensor) else len(shape)
+        if isinstance(shape, Tensor) or not any(d is None for d in shape):
+            dense_shape = convert_to_tensor(shape, dtype=dtypes.int64, name=sub("shape"))
+        else:
+            dense_shape = array_ops.placeholder(dtypes.int64, shape=[rank], name=sub("shape"))
+    return SparseTensor(
         values=array_ops.placeholder(dtype, shape=[None], name=sub("values")),
         indices=array_ops.placeholder(dtypes.int64, shape=[None, rank], name=sub("indices")),
         dense_shape=dense_shape)
-    result.set_shape(static)
-    return result

@@ -4,14 +4,14 @@ Conv3DTranspose, SeparableConv1D/2D, pooling in 1-D and 3-D — the graphs TF 1.
 
 from flowloom.framework import tensor_shape
 from flowloom.layers.base import Layer
-from flowloom.layers.convolutional import _nn_format, tf1_dilation_rate_const
+from flowloom.layers.convolutional import _nn_format, normalize_tuple, tf1_dilation_rate_const
 from flowloom.ops.array import array_ops
 from flowloom.ops.nn import conv3d_ops, nn_impl, nn_ops
 from flowloom.ops.state import init_ops
 
 
-def _tuple(v, n):
-    return (int(v),) * n if isinstance(v, int) else tuple(int(x) for x in v)
+def _tuple(v, n, name):
+    return tuple(int(x) for x in normalize_tuple(v, n, name))
 
 
 def _channels_first(data_format):
@@ -40,17 +40,18 @@ class _Conv(Layer):
                  bias_initializer=init_ops.zeros_initializer(), kernel_regularizer=None,
                  bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
                  bias_constraint=None, trainable=True, name=None, **kwargs):
-        super().__init__(trainable=trainable, name=name, **kwargs)
+        super().__init__(trainable=trainable, name=name,
+                         activity_regularizer=activity_regularizer, **kwargs)
         self.filters = int(filters)
-        self.kernel_size = _tuple(kernel_size, self.rank)
-        self.strides = _tuple(strides, self.rank)
+        self.kernel_size = _tuple(kernel_size, self.rank, "kernel_size")
+        self.strides = _tuple(strides, self.rank, "strides")
         self.padding = padding.lower()
         if self.padding not in ("valid", "same") + (("causal",) if self.rank == 1 else ()):
             raise ValueError(f"The `padding` argument must be one of \"valid\", \"same\". "
                              f"Received: {padding}")
         self.channels_first = _channels_first(data_format)
         self.data_format = data_format
-        self.dilation_rate = _tuple(dilation_rate, self.rank)
+        self.dilation_rate = _tuple(dilation_rate, self.rank, "dilation_rate")
         self.activation = activation
         self.use_bias = use_bias
         self.kernel_initializer, self.bias_initializer = kernel_initializer, bias_initializer
@@ -218,7 +219,7 @@ class _SeparableConv(_Conv):
                          activation=activation, use_bias=use_bias,
                          bias_initializer=bias_initializer, bias_regularizer=bias_regularizer,
                          bias_constraint=bias_constraint, trainable=trainable, name=name,
-                         **kwargs)
+                         activity_regularizer=activity_regularizer, **kwargs)
         self.depth_multiplier = int(depth_multiplier)
         self.depthwise_initializer = depthwise_initializer
         self.pointwise_initializer = pointwise_initializer
@@ -298,7 +299,8 @@ class _Pooling1D(Layer):
     def __init__(self, pool_size, strides, padding="valid", data_format="channels_last",
                  name=None, **kwargs):
         super().__init__(name=name, **kwargs)
-        self.pool_size, self.strides = _tuple(pool_size, 1), _tuple(strides, 1)
+        self.pool_size = _tuple(pool_size, 1, "pool_size")
+        self.strides = _tuple(strides, 1, "strides")
         self.padding = padding.upper()
         self.channels_first = _channels_first(data_format)
 
@@ -334,7 +336,8 @@ class _Pooling3D(Layer):
     def __init__(self, pool_size, strides, padding="valid", data_format="channels_last",
                  name=None, **kwargs):
         super().__init__(name=name, **kwargs)
-        self.pool_size, self.strides = _tuple(pool_size, 3), _tuple(strides, 3)
+        self.pool_size = _tuple(pool_size, 3, "pool_size")
+        self.strides = _tuple(strides, 3, "strides")
         self.padding = padding.upper()
         self.channels_first = _channels_first(data_format)
 

@@ -16,8 +16,31 @@ def tf1_dilation_rate_const(dilation_rate):
         array_ops.constant(list(dilation_rate), dtype="int32", name="dilation_rate")
 
 
-def _pair(v):
-    return (v, v) if isinstance(v, int) else tuple(v)
+def normalize_tuple(value, n, name):
+    """`value` (an int or n ints) as a tuple of n ints (TF's conv_utils.normalize_tuple).
+
+    Raises:
+      ValueError: not an int nor a sequence of n ints, naming the argument.
+    """
+    if isinstance(value, int):
+        return (value,) * n
+    message = f"The `{name}` argument must be a tuple of {n} integers. Received: {value}"
+    try:
+        values = tuple(value)
+    except TypeError:
+        raise ValueError(message) from None
+    if len(values) != n:
+        raise ValueError(message)
+    for v in values:
+        try:
+            int(v)
+        except (ValueError, TypeError):
+            raise ValueError(f"{message} including element {v} of type {type(v)}") from None
+    return values
+
+
+def _pair(v, name):
+    return normalize_tuple(v, 2, name)
 
 
 def _nn_format(data_format):
@@ -40,13 +63,14 @@ class Conv2D(Layer):
                  bias_initializer=init_ops.zeros_initializer(), kernel_regularizer=None,
                  bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
                  bias_constraint=None, trainable=True, name=None, **kwargs):
-        super().__init__(trainable=trainable, name=name, **kwargs)
+        super().__init__(trainable=trainable, name=name,
+                         activity_regularizer=activity_regularizer, **kwargs)
         self.filters = int(filters)
-        self.kernel_size = _pair(kernel_size)
-        self.strides = _pair(strides)
+        self.kernel_size = _pair(kernel_size, "kernel_size")
+        self.strides = _pair(strides, "strides")
         self.padding = padding.upper()
         self.data_format = _nn_format(data_format)
-        self.dilation_rate = _pair(dilation_rate)
+        self.dilation_rate = _pair(dilation_rate, "dilation_rate")
         self.activation = activation
         self.use_bias = use_bias
         self.kernel_initializer = kernel_initializer
@@ -99,8 +123,8 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
                    use_bias=use_bias, kernel_initializer=kernel_initializer,
                    bias_initializer=bias_initializer, kernel_regularizer=kernel_regularizer,
                    bias_regularizer=bias_regularizer, kernel_constraint=kernel_constraint,
-                   bias_constraint=bias_constraint, trainable=trainable, name=name,
-                   _scope=name, _reuse=reuse)
+                   bias_constraint=bias_constraint, activity_regularizer=activity_regularizer,
+                   trainable=trainable, name=name, _scope=name, _reuse=reuse)
     return layer.apply(inputs)
 
 
@@ -110,8 +134,8 @@ class _Pooling2D(Layer):
     def __init__(self, pool_size, strides, padding="valid", data_format="channels_last",
                  name=None, **kwargs):
         super().__init__(name=name, **kwargs)
-        self.pool_size = _pair(pool_size)
-        self.strides = _pair(strides)
+        self.pool_size = _pair(pool_size, "pool_size")
+        self.strides = _pair(strides, "strides")
         self.padding = padding.upper()
         self.data_format = _nn_format(data_format)
 

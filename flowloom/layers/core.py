@@ -20,7 +20,8 @@ class Dense(Layer):
                  bias_initializer=init_ops.zeros_initializer(), kernel_regularizer=None,
                  bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
                  bias_constraint=None, trainable=True, name=None, **kwargs):
-        super().__init__(trainable=trainable, name=name, **kwargs)
+        super().__init__(trainable=trainable, name=name,
+                         activity_regularizer=activity_regularizer, **kwargs)
         self.units = int(units)
         self.activation = activation
         self.use_bias = use_bias
@@ -45,6 +46,13 @@ class Dense(Layer):
                                     regularizer=self.bias_regularizer,
                                     constraint=self.bias_constraint) if self.use_bias else None
         self.built = True
+
+    def compute_output_shape(self, input_shape):
+        input_shape = tensor_shape.TensorShape(input_shape).with_rank_at_least(2)
+        if input_shape[-1].value is None:
+            raise ValueError("The innermost dimension of input_shape must be defined, but saw: "
+                             f"{input_shape}")
+        return input_shape[:-1].concatenate(self.units)
 
     def call(self, inputs):
         inputs = convert_to_tensor(inputs)
@@ -76,7 +84,8 @@ def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None
                   kernel_initializer=kernel_initializer, bias_initializer=bias_initializer,
                   kernel_regularizer=kernel_regularizer, bias_regularizer=bias_regularizer,
                   kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
-                  trainable=trainable, name=name, _scope=name, _reuse=reuse)
+                  activity_regularizer=activity_regularizer, trainable=trainable, name=name,
+                  _scope=name, _reuse=reuse)
     return layer.apply(inputs)
 
 
@@ -125,7 +134,17 @@ class Flatten(Layer):
         if shape.ndims is not None and all(d is not None for d in shape.as_list()[1:]):
             flat = int(np.prod(shape.as_list()[1:]))
             return array_ops.reshape(inputs, array_ops.constant([-1, flat]))
-        return array_ops.reshape(inputs, array_ops.stack([array_ops.shape(inputs)[0], -1]))
+        out = array_ops.reshape(inputs, array_ops.stack([array_ops.shape(inputs)[0], -1]))
+        out.set_shape(self.compute_output_shape(shape))
+        return out
+
+    def compute_output_shape(self, input_shape):
+        dims = tensor_shape.as_shape(input_shape).as_list()
+        if not dims:
+            return tensor_shape.TensorShape([1])
+        rest = dims[1:]
+        return tensor_shape.TensorShape(
+            [dims[0], int(np.prod(rest)) if all(rest) else None])
 
 
 def flatten(inputs, name=None, data_format="channels_last"):

@@ -31,6 +31,7 @@ _TABLE = _lazy_names.parse({
     "flowloom.ops.nn.pool_argmax_ops": "max_pool_with_argmax",
     "flowloom.ops.math.composite_math": "log_sigmoid",
     "flowloom.ops.nn.safe_embedding": "safe_embedding_lookup_sparse",
+    "flowloom.ops.nn.nn_v2": "avg_pool_v2 conv_transpose max_pool_v2",
     "flowloom.ops.nn.nn_ops#aliases": "max_pool2d=max_pool avg_pool2d=avg_pool",
 })
 

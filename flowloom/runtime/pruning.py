@@ -47,7 +47,21 @@ def prune(fetch_ops, feed_tensors):
                     roots.append(p)
                 elif state.get(p) != 2:
                     stack.append((p, False))
+    check_input_types(order)
     return order
+
+
+def check_input_types(order):
+    """Raises TF's InvalidArgumentError when an op to run has an input of the wrong type (an
+    edge `Operation._update_input` replaced: op_construction keeps them on the graph)."""
+    if not order:
+        return
+    mistyped = order[0]._graph.__dict__.get("_mistyped_inputs")
+    if mistyped:
+        ops = set(order)
+        for (op, _), (_, message) in mistyped.items():
+            if op in ops:
+                raise errors.InvalidArgumentError(None, op, message)
 
 
 def _cycle_error(op, path):

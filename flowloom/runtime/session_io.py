@@ -116,6 +116,10 @@ def _custom_feed(key, value):
 # -- fed values ---------------------------------------------------------------------------
 
 def _fetched(value, tensor):
+    if tensor._dtype is dtypes.resource:
+        # A `resource` tensor's value is the handle itself, not the variable it names (a
+        # function body returns it to the loop that feeds it back, as TF passes handles).
+        return value
     try:
         return executor.fetch_value(value, tensor._op)
     except MemoryError as e:
@@ -128,6 +132,8 @@ def _feed_array(tensor, value):
     dtype = tensor._dtype.base_dtype
     if dtype is dtypes.variant:
         return value  # an opaque run-time value (a dataset passed to a tf.data function)
+    if dtype is dtypes.resource and type(value) is executor.Ref:
+        return value  # a variable's handle, as a `resource` fetch gave it
     if isinstance(value, Tensor):
         raise TypeError("The value of a feed cannot be a tf.Tensor object. Acceptable feed values "
                         "include Python scalars, strings, lists, numpy ndarrays, or TensorHandles.")

@@ -52,6 +52,10 @@ def benchmark_config():
 
 def create_local_cluster(num_workers, num_ps, protocol="grpc", worker_config=None,
                          ps_config=None):
-    """Not available in flowloom: raises NotImplementedError."""
-    raise NotImplementedError("tf.test.create_local_cluster")
+    """TF's local cluster for tests: (workers, ps_servers), servers in this process
+    (flowloom/distributed/inprocess.py)."""
+    from flowloom.test import test_util  # noqa: PLC0415
+
+    return test_util.create_local_cluster(num_workers, num_ps, protocol, worker_config,
+                                          ps_config)
 

@@ -20,6 +20,7 @@ from google.protobuf import text_format
 from flowloom.framework import device as _device
 from flowloom.framework import errors
 from flowloom.framework import graph as _graph
+from flowloom.framework.op_versions import set_producer_version  # noqa: F401 - TF's helper
 from flowloom.framework.ops import Tensor
 from flowloom.platform import tf_logging
 from flowloom.ops.random.random_ops import DEFAULT_GRAPH_SEED, set_random_seed
@@ -656,3 +657,6 @@ def create_local_cluster(num_workers, num_ps, protocol="grpc", worker_config=Non
 
     return inprocess.create_local_cluster(num_workers, num_ps, protocol, worker_config,
                                           ps_config)
+
+
+from flowloom.test.test_util_protos import assert_meta_graph_protos_equal  # noqa: E402,F401

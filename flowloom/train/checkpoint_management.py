@@ -164,9 +164,13 @@ def remove_checkpoint(checkpoint_prefix, checkpoint_format_version=saver_pb2.Sav
                       meta_graph_suffix="meta"):
     """Deletes a checkpoint's files (index, data shards, meta graph); missing ones are
     ignored. The index goes first, so a half-removed checkpoint never looks complete."""
-    if checkpoint_format_version != saver_pb2.SaverDef.V2:
-        raise NotImplementedError("remove_checkpoint of V1 checkpoints")
-    for path in _checkpoint_files(os.fspath(checkpoint_prefix), meta_graph_suffix):
+    prefix = os.fspath(checkpoint_prefix)
+    if checkpoint_format_version == saver_pb2.SaverDef.V2:
+        paths = _checkpoint_files(prefix, meta_graph_suffix)
+    else:
+        # A V1 checkpoint: the files matching the prefix (a pattern when sharded).
+        paths = glob.glob(prefix) + [meta_graph_filename(prefix, meta_graph_suffix)]
+    for path in paths:
         try:
             os.remove(path)
         except FileNotFoundError:
@@ -174,13 +178,21 @@ def remove_checkpoint(checkpoint_prefix, checkpoint_format_version=saver_pb2.Sav
 
 
 def get_checkpoint_mtimes(checkpoint_prefixes):
-    """The modification times (seconds) of the checkpoints' index files that exist."""
+    """The modification times (seconds) of the checkpoints that exist: a V2 checkpoint's
+    index file, else the first V1 file matching the prefix."""
     out = []
     for prefix in checkpoint_prefixes:
         try:
             out.append(os.stat(bundle.index_filename(prefix)).st_mtime)
+            continue
         except FileNotFoundError:
             pass
+        for path in sorted(glob.glob(prefix)):
+            try:
+                out.append(os.stat(path).st_mtime)
+                break
+            except FileNotFoundError:
+                pass
     return out
 
 

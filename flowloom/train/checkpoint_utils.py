@@ -4,12 +4,13 @@
 import os
 
 from flowloom.framework import dtypes, errors
-from flowloom.io import bundle
+from flowloom.io import bundle, tensor_slices
 from flowloom.train import checkpoint_management
 
 
 class CheckpointReader:
-    """Reads the tensors of a V2 checkpoint (`tf.train.NewCheckpointReader`).
+    """Reads the tensors of a V2 checkpoint, or of the V1 checkpoint files matching a pattern
+    (`tf.train.NewCheckpointReader`).
 
     Every read verifies the stored checksum: a damaged file gives DataLossError.
 
@@ -23,11 +24,11 @@ class CheckpointReader:
 
     def __init__(self, filepattern):
         prefix = os.fspath(filepattern)
-        if not os.path.exists(bundle.index_filename(prefix)):
-            raise errors.NotFoundError(
-                None, None, f"Unsuccessful TensorSliceReader constructor: Failed to find any "
-                f"matching files for {prefix}")
         self._prefix = prefix
+        if not os.path.exists(bundle.index_filename(prefix)):
+            # No V2 index: V1 checkpoint files matching the pattern (NotFoundError if none).
+            self._reader = tensor_slices.SliceReader(prefix)
+            return
         self._reader = bundle.BundleReader(prefix)
 
     @staticmethod
@@ -41,6 +42,8 @@ class CheckpointReader:
         """The value stored under `tensor_str` (NotFoundError if there is none)."""
         name = self._name(tensor_str)
         if name not in self._reader:
+            if isinstance(self._reader, tensor_slices.SliceReader):
+                raise errors.NotFoundError(None, None, f"{name} not found in checkpoint file")
             raise errors.NotFoundError(None, None, f"Key {name} not found in checkpoint")
         value = self._reader.get(name)
         return value[()] if value.ndim == 0 and value.dtype != object else value
@@ -57,6 +60,8 @@ class CheckpointReader:
         """`name (DT_FLOAT) [2,3]` per tensor, sorted by name, as TF's reader writes it."""
         from flowloom.proto import types_pb2
 
+        if isinstance(self._reader, tensor_slices.SliceReader):
+            return self._reader.debug_string()
         lines = [f"{name} ({types_pb2.DataType.Name(int(enum))}) "
                  f"[{','.join(str(int(d)) for d in shape)}]"
                  for name, (enum, shape) in sorted(self._reader.list().items())]

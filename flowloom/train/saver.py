@@ -13,7 +13,6 @@ import os
 import time  # the clock checkpoints are kept by (TF's tests replace saver.time)
 
 from flowloom.framework import errors
-from flowloom.framework.graph import GraphKeys, get_default_graph
 from flowloom.framework.graph_def import prepend_name_scope, strip_name_scope
 from flowloom.proto import saver_pb2
 from flowloom.train import checkpoint_management
@@ -62,8 +61,6 @@ class Saver:
                  saver_def=None, builder=None, defer_build=False, allow_empty=False,
                  write_version=SaverDef.V2, pad_step_number=False, save_relative_paths=False,
                  filename=None):
-        if write_version != SaverDef.V2:
-            raise NotImplementedError("flowloom writes V2 checkpoints only (write_version=V1)")
         if defer_build and var_list:
             raise ValueError("If `var_list` is provided then build cannot be deferred. Either "
                              "set defer_build=False or var_list=None.")
@@ -108,9 +105,9 @@ class Saver:
             return
         var_list = self._var_list
         if var_list is None:
-            g = get_default_graph()
-            var_list = g.get_collection(GraphKeys.GLOBAL_VARIABLES) + g.get_collection(
-                GraphKeys.SAVEABLE_OBJECTS)
+            from flowloom.variables import all_saveable_objects
+
+            var_list = all_saveable_objects()
         if not var_list:
             if self._allow_empty:
                 self._is_empty = True
@@ -192,7 +189,8 @@ class Saver:
                 self._next_checkpoint_time += self.saver_def.keep_checkpoint_every_n_hours * 3600
                 continue
             try:
-                checkpoint_management.remove_checkpoint(path, SaverDef.V2, meta_graph_suffix)
+                checkpoint_management.remove_checkpoint(path, self.saver_def.version,
+                                                        meta_graph_suffix)
             except OSError as e:
                 _log.warning("Ignoring: failed to delete %s: %s", path, e)
 
@@ -224,6 +222,12 @@ class Saver:
             raise RuntimeError("`build()` should be called before save if defer_build==True")
         if latest_filename is None:
             latest_filename = "checkpoint"
+        if self._write_version != SaverDef.V2:
+            for line in ("*" * 55, "TensorFlow's V1 checkpoint format has been deprecated.",
+                         "Consider switching to the more efficient V2 format:",
+                         "   `tf.train.Saver(write_version=tf.train.SaverDef.V2)`",
+                         "now on by default.", "*" * 55):
+                _log.warning(line)
         if os.path.split(latest_filename)[0]:
             raise ValueError("'latest_filename' must not contain path components")
         save_path = os.fspath(save_path)
@@ -250,15 +254,18 @@ class Saver:
             if self._sharded or (grandparent and not os.path.isdir(grandparent)):
                 raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
             os.makedirs(parent, exist_ok=True)
-        if self._is_empty:
-            return None
-        prefix = sess.run(self.saver_def.save_tensor_name,
-                          {self.saver_def.filename_tensor_name: checkpoint_file})
-        prefix = prefix.decode("utf-8") if isinstance(prefix, bytes) else str(prefix)
+        prefix = None
+        if not self._is_empty:
+            prefix = sess.run(self.saver_def.save_tensor_name,
+                              {self.saver_def.filename_tensor_name: checkpoint_file})
+            prefix = prefix.decode("utf-8") if isinstance(prefix, bytes) else str(prefix)
         if write_meta_graph:
+            # An empty Saver still writes the meta graph, as TF's.
             self.export_meta_graph(
                 checkpoint_management.meta_graph_filename(checkpoint_file, meta_graph_suffix),
                 strip_default_attrs=strip_default_attrs, graph=sess.graph)
+        if self._is_empty:
+            return None
         if write_state:
             self._record_last_checkpoint(prefix)
             checkpoint_management.update_checkpoint_state(
@@ -310,4 +317,12 @@ class Saver:
         return meta_graph.export_meta_graph(
             filename=filename, graph=graph, saver_def=self.saver_def,
             collection_list=collection_list, as_text=as_text, export_scope=export_scope,
-            clear_devices=clear_devices, strip_default_attrs=strip_default_attrs)
+            clear_devices=clear_devices, clear_extraneous_savers=clear_extraneous_savers,
+            strip_default_attrs=strip_default_attrs)
+
+    @staticmethod
+    def _add_collection_def(meta_graph_def, key, export_scope=None):
+        """Adds collection `key` of the default graph to `meta_graph_def`."""
+        from flowloom.framework import meta_graph
+
+        meta_graph.add_collection_def(meta_graph_def, key, export_scope=export_scope)

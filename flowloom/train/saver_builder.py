@@ -45,7 +45,9 @@ class BaseSaverBuilder:
                 tensors.append(spec.tensor)
                 slices.append(spec.slice_spec)
         if self._write_version == SaverDef.V1:
-            return save_restore_ops.save_slices(filename_tensor, names, slices, tensors)
+            from flowloom.ops.state import save_restore_v1_ops
+
+            return save_restore_v1_ops.save_slices(filename_tensor, names, slices, tensors)
         if self._write_version == SaverDef.V2:
             return save_restore_ops.save_v2(filename_tensor, names, slices, tensors)
         raise RuntimeError(f"Unexpected write_version: {self._write_version}")
@@ -109,7 +111,9 @@ class BaseSaverBuilder:
                 name = self.sharded_filename(filename_tensor, shard, num_shards)
                 saves.append(self._AddSaveOps(name, saveables))
         with graph.control_dependencies([t.op for t in saves]):
-            return save_restore_ops.sharded_filespec(filename_tensor, num_shards)
+            from flowloom.ops.state import save_restore_v1_ops
+
+            return save_restore_v1_ops.sharded_filespec(filename_tensor, num_shards)
 
     def _AddRestoreOps(self, filename_tensor, saveables, restore_sequentially, reshape,
                        preferred_shard=-1, name="restore_all"):

@@ -49,5 +49,7 @@ def test_create_scope_now_and_unique_name():
         assert sorted(v.name for v in tf.global_variables()) == ["exact/w:0", "now/w:0"]
         with pytest.raises(ValueError, match="name cannot be None"):
             tf.make_template(None, _linear)
+        from flowloom.template import make_template_internal
+
         with pytest.raises(NotImplementedError, match="graph functions"):
-            tf.make_template("g", _linear, create_graph_function_=True)
+            make_template_internal("g", _linear, create_graph_function_=True)

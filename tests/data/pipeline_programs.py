@@ -161,6 +161,51 @@ def prog_priority_queue(tf):
                     "ops": [op.type for op in g.get_operations()]}
 
 
+def prog_priority_queue_ties(tf):
+    """Equal priorities come out in the order TF's heap leaves them; a dequeue_many waits
+    for all it asks for before taking any (so a batch is sorted)."""
+    import random
+    rng = random.Random(5)
+    out = {}
+    for trial in range(4):
+        g = tf.Graph()
+        with g.as_default():
+            q = tf.PriorityQueue(1000, [tf.int32], shapes=[[]])
+            pri = tf.placeholder(tf.int64, [None])
+            val = tf.placeholder(tf.int32, [None])
+            enq = q.enqueue_many([pri, val])
+            k = tf.placeholder(tf.int32, [])
+            deq = q.dequeue_many(k)
+            with tf.Session() as sess:
+                order, counter = [], 0
+                for _ in range(8):
+                    n = rng.randint(1, 12)
+                    sess.run(enq, {pri: [rng.randint(0, 3) for _ in range(n)],
+                                   val: list(range(counter, counter + n))})
+                    counter += n
+                    m = rng.randint(0, n)
+                    if m:
+                        order.append(_v(sess.run(deq, {k: m})[1]))
+                order.append(_v(sess.run(deq, {k: sess.run(q.size())})[1]))
+        out["trial%d" % trial] = order
+    g = tf.Graph()
+    with g.as_default():
+        q = tf.PriorityQueue(10, [tf.int32], shapes=[[]])
+        enq = q.enqueue_many(([5, 6], [50, 60]))
+        late = q.enqueue((1, 10))
+        dm = q.dequeue_many(3)
+        with tf.Session() as sess:
+            sess.run(enq)
+            got = []
+            t = threading.Thread(target=lambda: got.append(_v(sess.run(dm)[1])))
+            t.start()
+            time.sleep(0.3)
+            sess.run(late)
+            t.join(10)
+            out["waits_for_whole_batch"] = got
+    return out
+
+
 def prog_queue_errors(tf):
     r = {}
     g = tf.Graph()
@@ -240,8 +285,8 @@ def prog_close_under_waiters(tf):
 
 
 PROGRAMS = [prog_fifo_queue, prog_random_shuffle_seeds, prog_random_shuffle_min_after_dequeue,
-            prog_padding_fifo_queue, prog_priority_queue, prog_queue_errors,
-            prog_close_under_waiters]
+            prog_padding_fifo_queue, prog_priority_queue, prog_priority_queue_ties,
+            prog_queue_errors, prog_close_under_waiters]
 
 
 # -- readers, producers and batching ---------------------------------------------------------

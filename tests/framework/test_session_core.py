@@ -55,8 +55,10 @@ def test_wrong_feed_shape_is_value_error():
 
 
 def test_build_time_shape_mismatch_names_op():
-    with pytest.raises(ValueError, match=r"Dimensions must be equal, but are 3 and 4 for "
-                                         r"'\{\{node MatMul\}\} = MatMul"):
+    # TF 1.15's wording (checked with TF 1.15.5; TF 2.x writes "{{node MatMul}} = MatMul[...]").
+    with pytest.raises(ValueError, match=r"^Dimensions must be equal, but are 3 and 4 for "
+                                         r"'MatMul' \(op: 'MatMul'\) with input shapes: "
+                                         r"\[2,3\], \[4,5\]\.$"):
         tf.matmul(tf.ones([2, 3]), tf.ones([4, 5]))
 
 

@@ -20,8 +20,12 @@ def test_op_traceback_is_the_creating_line():
     with tf.Graph().as_default():
         a = tf.constant(1.0)
         line = _line_here(); b = tf.add(a, a)  # noqa: E702 - same line on purpose
-        (f, ln, fn), = b.op.traceback
+        (f, ln, fn, src), = b.op.traceback  # TF's frames: file, line, function, source
         assert f == __file__ and ln == line and fn == "test_op_traceback_is_the_creating_line"
+        assert src.endswith("b = tf.add(a, a)  # noqa: E702 - same line on purpose")
+        (frame_and_start,) = b.op.traceback_with_start_lines
+        first = test_op_traceback_is_the_creating_line.__code__.co_firstlineno
+        assert frame_and_start == (f, ln, fn, src, first)
         assert b.op.user_location() == f'File "{__file__}", line {line}, in {fn}'
 
 

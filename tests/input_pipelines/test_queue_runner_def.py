@@ -5,7 +5,9 @@ from flowloom.train.queue_runner_def import QueueRunnerDef
 
 
 def test_queue_runner_def_wire_format():
-    msg = QueueRunnerDef("q", ["q/enq", "q/enq_1"], "q/Close", "q/Close_1", [11])
+    msg = QueueRunnerDef(queue_name="q", enqueue_op_name=["q/enq", "q/enq_1"],
+                         close_op_name="q/Close", cancel_op_name="q/Close_1",
+                         queue_closed_exception_types=[11])
     data = msg.SerializeToString()
     # Field 1..4 strings, field 5 packed enums (OUT_OF_RANGE = 11), as protobuf writes them.
     assert data == (b"\x0a\x01q" b"\x12\x05q/enq" b"\x12\x07q/enq_1" b"\x1a\x07q/Close"

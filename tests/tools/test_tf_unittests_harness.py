@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import flowloom as tf
+from flowloom.variables import VariableV2
 from tools.tf_unittests import report
 from tools.tf_unittests.shim import importer
 
@@ -36,7 +37,9 @@ def test_paths_map_onto_flowloom(shim):
     from tensorflow.python.platform import test
 
     assert array_ops.identity is tf.identity
-    assert variables.Variable is tf.Variable
+    # TF 1.15's module-level Variable is the V2 class; tf.Variable is VariableV1.
+    assert variables.VariableV1 is tf.Variable
+    assert variables.Variable is VariableV2
     assert dtypes.float32 is tf.float32
     assert test.compute_gradient is tf.test.compute_gradient
 

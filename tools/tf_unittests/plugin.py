@@ -48,6 +48,10 @@ def pytest_configure(config):
         if name not in np.__dict__:
             setattr(np, name, value)
     _numpy_reshape_newshape(np)
+    if "asfarray" not in np.__dict__:
+        # NumPy 2.0 removed np.asfarray (TF 1.15's tests use it): its NumPy 1.x definition.
+        np.asfarray = lambda a, dtype=np.float64: np.asarray(
+            a, dtype=dtype if np.issubdtype(dtype, np.inexact) else np.float64)
     _absl_id_as_in_tf_1_15()
     importer.install()
     importer.COLLECTING[0] = True

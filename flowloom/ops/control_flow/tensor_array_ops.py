@@ -227,14 +227,19 @@ NotDifferentiable("TensorArrayV3", "TensorArrayGradV3", "TensorArraySizeV3",
 
 
 # -- gradients (TF's tensor_array_grad.py) ------------------------------------------------------
-def _grad_source(grad):
-    """The name scope of the gradients call that `grad` belongs to (`gradients`,
-    `gradients_1`, ...): each gradients call gets its own gradient TensorArray."""
-    tokens = grad._op._name.split("/")
+def _GetGradSource(op_or_tensor):  # noqa: N802 - TF's name (tensor_array_grad)
+    """The name scope of the gradients call that the op or tensor belongs to (`gradients`,
+    `gradients_1`, `outer/gradients`, the innermost one when nested): each gradients call
+    gets its own gradient TensorArray.
+
+    Raises:
+      ValueError: When no scope of the name starts with "gradients".
+    """
+    tokens = op_or_tensor.name.split("/")
     pos = [i for i, x in enumerate(tokens) if x.startswith("gradients")]
     if not pos:
         raise ValueError("Expected op/tensor name to start with gradients (excluding scope), "
-                         f"got: {grad._op._name}")
+                         f"got: {op_or_tensor.name}")
     return "/".join(tokens[:pos[-1] + 1])
 
 
@@ -243,7 +248,7 @@ def _gradient_ta(op, flow, source):
     forward = TensorArray(dtype=op._attrs.get("dtype") or op._attrs.get("T"),
                           handle=op._inputs[0], flow=flow,
                           colocate_with_first_write_call=False)
-    return forward.grad(source=_grad_source(source), flow=flow)
+    return forward.grad(source=_GetGradSource(source._op), flow=flow)
 
 
 @TensorArrayReadV3.gradient
@@ -383,6 +388,10 @@ class TensorArray:
         return None
 
     # -- ops
+    def mark_used(self):
+        """TF's should-use marker on a TensorArray result: flowloom never warns about
+        unused TensorArrays, so there is nothing to mark."""
+
     def identity(self):
         from flowloom.ops.array import array_ops
 

@@ -14,13 +14,13 @@ blocking behaviour follows TF's queue kernels:
 """
 
 import collections
-import heapq
 import itertools
 import threading
 
 import numpy as np
 
 from flowloom.framework import errors
+from flowloom.ops.data import std_heap
 from flowloom.ops.data.shuffle_random import SingleSamplePhilox
 from flowloom.runtime import blocking
 
@@ -67,6 +67,9 @@ class Queue:
             self._slab = _Slab(self.shapes, self._np_dtypes(), self.capacity)
 
     uses_slab = True  # subclasses whose elements vary in shape or order by value: False
+    # A dequeue of n takes nothing until n are there (or the queue is closed and a smaller
+    # batch is allowed), so a batch comes out sorted: TF's PriorityQueue.
+    takes_whole = False
 
     # -- storage (overridden) ---------------------------------------------------------------
     def _init_storage(self):
@@ -83,6 +86,14 @@ class Queue:
 
     def _take(self):
         return self._items.popleft()
+
+    def _take_many(self, k, taken):
+        """Moves up to k elements (as many as `_can_take` allows) to `taken`; how many."""
+        n = 0
+        while n < k and self._can_take():
+            taken.append(self._take())
+            n += 1
+        return n
 
     def _restore(self, taken):
         self._items.extendleft(reversed(taken))
@@ -222,9 +233,10 @@ class Queue:
                 if self._dequeue_line[0] is not me:
                     return False
                 progressed = False
-                while len(taken) < want and self._can_take():
-                    taken.append(self._take())
-                    progressed = True
+                if not self.takes_whole or self._size() >= want or (
+                        self._closed and allow_smaller):
+                    k = self._take_many(want - len(taken), taken)
+                    progressed = k > 0
                 if progressed:
                     cond.notify_all()
                 if len(taken) == want:
@@ -358,6 +370,18 @@ class RandomShuffleQueue(Queue):
         items.pop()
         return item
 
+    def _take_many(self, k, taken):
+        items = self._items
+        k = min(k, len(items) - (0 if self._closed else self.min_after_dequeue))
+        if k <= 0:
+            return 0
+        for word in self._random.take(k):  # as k calls of _take
+            index = word % len(items)
+            taken.append(items[index])
+            items[index] = items[-1]
+            items.pop()
+        return k
+
     def _restore(self, taken):
         self._items.extend(reversed(taken))
 
@@ -383,10 +407,10 @@ class PriorityQueue(Queue):
 
     kind = "PriorityQueue"
     uses_slab = False
+    takes_whole = True
 
     def _init_storage(self):
-        self._items = []
-        self._arrival = itertools.count()
+        self._items = []  # std_heap's (priority, item) pairs: ties come out in TF's order
 
     def _put(self, item):
         priority = item[0]
@@ -394,10 +418,10 @@ class PriorityQueue(Queue):
             raise errors.InvalidArgumentError(
                 None, None, "Expected the priority element to be a scalar, but received shape: "
                 + _shape_str(np.shape(priority)))
-        heapq.heappush(self._items, (int(priority), next(self._arrival), item))
+        std_heap.push(self._items, int(priority), item)
 
     def _take(self):
-        return heapq.heappop(self._items)[2]
+        return std_heap.pop(self._items)
 
     def _restore(self, taken):
         for item in taken:

@@ -7,7 +7,7 @@ words come from TF's Philox (ops/random/philox.py), computed a few blocks at a t
 
 from flowloom.ops.random import philox
 
-_BLOCKS = 64  # 128-bit blocks computed per refill (256 words)
+_BLOCKS = 512  # 128-bit blocks computed per refill (2,048 words)
 
 
 class SingleSamplePhilox:
@@ -29,3 +29,16 @@ class SingleSamplePhilox:
         v = self._words[self._used]
         self._used += 1
         return v
+
+    def take(self, k):
+        """The next k words (as k calls)."""
+        out = []
+        while len(out) < k:
+            if self._used == len(self._words):
+                counter = self._state.reserve(_BLOCKS)
+                self._words = philox.blocks(self._state.key, counter, _BLOCKS).ravel().tolist()
+                self._used = 0
+            m = min(k - len(out), len(self._words) - self._used)
+            out.extend(self._words[self._used:self._used + m])
+            self._used += m
+        return out

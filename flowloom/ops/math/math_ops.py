@@ -609,10 +609,17 @@ from flowloom.ops.math.unary_ops import (  # noqa: E402,F401
 from flowloom.ops.math.reduction_ops import (  # noqa: E402,F401
     REDUCTION_OPS, _reduction_dims, constant, _reduce, reduce_sum, reduce_mean, reduce_prod,
     reduce_max, reduce_min, reduce_any, reduce_all, count_nonzero, argmax, arg_max, argmin,
-    arg_min, TopKV2, top_k, SegmentSum, SegmentMean, segment_sum, segment_mean, cumsum,
-    unsorted_segment_sum)
+    arg_min, TopKV2, top_k, cumsum, unsorted_segment_sum)
 from flowloom.ops.math.matmul_ops import (  # noqa: E402,F401
     MatMul, matmul_kernel, BatchMatMulV2, matmul)
 from flowloom.ops.math.special_math_ops import (  # noqa: E402,F401
     Invert, acosh, asinh, atanh, erfc, lgamma, digamma, invert, xlogy, xlog1py, xdivy,
     multiply_no_nan, mul_no_nan, bitwise_and, bitwise_or, bitwise_xor, left_shift, right_shift)
+from flowloom.ops.math.segment_reduction_ops import (  # noqa: E402,F401
+    SegmentSum, SegmentMean, segment_sum, segment_mean, segment_prod, segment_min, segment_max,
+    unsorted_segment_mean, unsorted_segment_sqrt_n, sparse_segment_sum, sparse_segment_mean,
+    sparse_segment_sqrt_n, sparse_segment_sum_with_num_segments,
+    sparse_segment_mean_with_num_segments, sparse_segment_sqrt_n_with_num_segments,
+    sparse_segment_mean_grad, sparse_segment_sqrt_n_grad)
+from flowloom.ops.math.segment_ops import (  # noqa: E402,F401
+    unsorted_segment_prod, unsorted_segment_max, unsorted_segment_min)

@@ -1,4 +1,4 @@
-"""Reductions (Sum, Mean, Max, ...), arg reductions, top-k, cumulative and segment reductions."""
+"""Reductions (Sum, Mean, Max, ...), arg reductions, top-k and cumulative sums."""
 
 import builtins
 
@@ -451,80 +451,6 @@ def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None):  # noqa:
     op = apply_op("TopKV2", (input, k), name=name, sorted=sorted,
                   index_type=dtypes.as_dtype(index_type))
     return tuple(op.outputs)
-
-
-# -- Segment reductions -------------------------------------------------------------------------
-def _segment_shape(op):
-    data, ids = op._inputs[0]._shape, op._inputs[1]._shape
-    if ids.ndims is not None and ids.ndims != 1:
-        raise ValueError(f"Shape must be rank 1 but is rank {ids.ndims}")
-    if data.ndims is None:
-        return unknown_shape()
-    if data.ndims < 1:
-        raise ValueError("Shape must be at least rank 1 but is rank 0")
-    return TensorShape([None] + data.as_list()[1:])
-
-
-def _check_sorted_ids(ids, n):
-    if ids.shape[0] != n:
-        raise errors.InvalidArgumentError(
-            None, None, "segment_ids should be the same size as dimension 0 of input.")
-    if ids.size and ids[0] < 0:
-        raise errors.InvalidArgumentError(None, None, "segment ids must be >= 0")
-    if ids.size > 1 and np.any(np.diff(ids) < 0):
-        raise errors.InvalidArgumentError(None, None, "segment ids are not increasing")
-
-
-def _segment_kernel(mean):
-    def kernel(xp, data, segment_ids):
-        _check_sorted_ids(segment_ids, data.shape[0])
-        num = int(segment_ids[-1]) + 1 if segment_ids.size else 0
-        out = xp.zeros((num,) + data.shape[1:], dtype=data.dtype)
-        np.add.at(out, segment_ids, data)
-        if mean:
-            counts = np.bincount(segment_ids, minlength=num).astype(data.dtype)
-            counts = counts.reshape((-1,) + (1,) * (data.ndim - 1))
-            out = out / np.where(counts == 0, 1, counts)
-            out = out.astype(data.dtype, copy=False)
-        return out
-    return kernel
-
-
-SegmentSum = defop("SegmentSum", inputs=["data: T", "segment_ids: Tindices"],
-                   outputs=["output: T"])
-SegmentSum.shape(_segment_shape)
-SegmentSum.kernel(_segment_kernel(False))
-
-SegmentMean = defop("SegmentMean", inputs=["data: T", "segment_ids: Tindices"],
-                    outputs=["output: T"])
-SegmentMean.shape(_segment_shape)
-SegmentMean.kernel(_segment_kernel(True))
-
-
-@SegmentSum.gradient
-def _(op, grad):
-    return [array_ops.gather(grad, op._inputs[1]), None]
-
-
-@SegmentMean.gradient
-def _(op, grad):
-    data, ids = op._inputs
-    ones = array_ops.ones_like(cast(ids, data.dtype.base_dtype))
-    counts = segment_sum(ones, ids)
-    counts = maximum(counts, array_ops.ones_like(counts))  # empty segments: never gathered
-    counts = array_ops.reshape(counts, array_ops.concat(
-        [array_ops.shape(counts), array_ops.ones_like(array_ops.shape(data))[1:]], 0))
-    return [array_ops.gather(grad / counts, ids), None]
-
-
-def segment_sum(data, segment_ids, name=None):
-    """Sums the rows of `data` that share a (sorted) segment id."""
-    return apply_op("SegmentSum", (data, segment_ids), name=name).outputs[0]
-
-
-def segment_mean(data, segment_ids, name=None):
-    """Averages the rows of `data` that share a (sorted) segment id."""
-    return apply_op("SegmentMean", (data, segment_ids), name=name).outputs[0]
 
 
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):

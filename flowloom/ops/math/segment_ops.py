@@ -9,17 +9,16 @@ from flowloom.framework.tensor_shape import TensorShape, unknown_shape
 from flowloom.framework.tensor_util import constant_value
 from flowloom.ops.array import array_ops
 
-# -- UnsortedSegmentSum ------------------------------------------------------------------------
-UnsortedSegmentSum = defop(
-    "UnsortedSegmentSum", inputs=["data: T", "segment_ids: Tindices",
-                                  "num_segments: Tnumsegments"],
-    outputs=["output: T"], attrs={"Tnumsegments": dtypes.int32})
-
-
-@UnsortedSegmentSum.shape
-def _(op):
+# -- UnsortedSegment{Sum,Prod,Min,Max} ---------------------------------------------------------
+def _unsorted_shape(op):
     data, ids, num = op._inputs
+    if num._shape.ndims is not None and num._shape.ndims != 0:
+        raise ValueError(f"Shape must be rank 0 but is rank {num._shape.ndims} for "
+                         f"'{op._name}' (op: '{op.type}')")
     n = constant_value(num)
+    if n is not None and int(n) < 0:
+        raise ValueError(f"Dimension size, given by scalar input 2, must be non-negative but "
+                         f"is {int(n)}")
     if data._shape.ndims is None or ids._shape.ndims is None:
         return unknown_shape()
     k = ids._shape.ndims
@@ -29,45 +28,143 @@ def _(op):
     return TensorShape([None if n is None else int(n)] + data._shape.as_list()[k:])
 
 
-@UnsortedSegmentSum.kernel
-def unsorted_segment_sum_np(xp, data, segment_ids, num_segments):
-    n = int(num_segments)
-    ids = segment_ids.reshape(-1)
-    if ids.size and ids.max() >= n:
-        i = int(np.argmax(ids >= n))
-        raise errors.InvalidArgumentError(
-            None, None, f"segment_ids[{i}] = {int(ids[i])} is out of range [0, {n})")
-    rows = data.reshape((ids.size,) + data.shape[segment_ids.ndim:])
-    out = xp.zeros((n,) + rows.shape[1:], dtype=data.dtype)
-    keep = ids >= 0  # TF drops negative ids
-    if not keep.all():
-        ids, rows = ids[keep], rows[keep]
-    if ids.size and np.unique(ids).size == ids.size:
-        out[ids] = rows
-    else:
-        np.add.at(out, ids, rows)
-    return out
+def _shape_string(shape):
+    return "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def _slice_string(shape, flat):
+    """TF's SliceDebugString: the multi-index of element `flat` of `shape`, as `[i,j]`."""
+    if not shape:
+        return ""
+    return "[" + ",".join(str(int(i)) for i in np.unravel_index(flat, shape)) + "]"
+
+
+def _unsorted_kernel(reducer, initial):
+    def kernel(xp, data, segment_ids, num_segments):
+        if np.ndim(num_segments) != 0 and np.size(num_segments) != 1:
+            raise errors.InvalidArgumentError(
+                None, None, "num_segments should be a scalar, not shape "
+                f"{_shape_string(np.shape(num_segments))}")
+        if data.shape[:segment_ids.ndim] != segment_ids.shape:
+            raise errors.InvalidArgumentError(
+                None, None, f"data.shape = {_shape_string(data.shape)} does not start with "
+                f"segment_ids.shape = {_shape_string(segment_ids.shape)}")
+        n = int(np.reshape(num_segments, ()))
+        if n < 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"Input num_segments == {n} must not be negative.")
+        ids = segment_ids.reshape(-1)
+        rows = data.reshape((ids.size,) + data.shape[segment_ids.ndim:])
+        out = np.full((n,) + rows.shape[1:], initial(data.dtype), dtype=data.dtype)
+        if not rows.size:
+            return out
+        if ids.size and ids.max() >= n:
+            i = int(np.argmax(ids >= n))
+            raise errors.InvalidArgumentError(
+                None, None, f"segment_ids{_slice_string(segment_ids.shape, i)} = "
+                f"{int(ids[i])} is out of range [0, {n})")
+        keep = ids >= 0  # TF drops negative ids
+        if not keep.all():
+            ids, rows = ids[keep], rows[keep]
+        if reducer is np.add and ids.size and np.unique(ids).size == ids.size:
+            out[ids] = rows
+        else:
+            with np.errstate(all="ignore"):
+                reducer.at(out, ids, rows)
+        return out
+    return kernel
+
+
+def _lowest(dtype):
+    return np.finfo(dtype).min if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+def _highest(dtype):
+    return np.finfo(dtype).max if dtype.kind == "f" else np.iinfo(dtype).max
+
+
+_REAL = (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.uint8, dtypes.int16, dtypes.int8,
+         dtypes.int64, dtypes.bfloat16, dtypes.uint16, dtypes.float16, dtypes.uint32,
+         dtypes.uint64)
+UNSORTED_OPS = {}
+for _type, _reducer, _initial, _types in (
+        ("UnsortedSegmentSum", np.add, lambda d: 0, None),
+        ("UnsortedSegmentProd", np.multiply, lambda d: 1, None),
+        ("UnsortedSegmentMax", np.maximum, _lowest, _REAL),
+        ("UnsortedSegmentMin", np.minimum, _highest, _REAL)):
+    _od = UNSORTED_OPS[_type] = defop(
+        _type, inputs=["data: T", "segment_ids: Tindices", "num_segments: Tnumsegments"],
+        outputs=["output: T"], attrs={"Tnumsegments": dtypes.int32},
+        allowed_types={"T": _types} if _types else None)
+    _od.shape(_unsorted_shape)
+    _od.kernel(_unsorted_kernel(_reducer, _initial))
+UnsortedSegmentSum = UNSORTED_OPS["UnsortedSegmentSum"]
 
 
 @UnsortedSegmentSum.gradient
 def _(op, grad):
-    return [_gather_drop_negatives(grad, op._inputs[1]), None, None]
+    return [_gather_drop_negatives(grad, op._inputs[1])[0], None, None]
 
 
-def _gather_drop_negatives(params, ids):
-    """params[ids] with zeros where ids < 0 (rows dropped by a segment reduction)."""
+def _gather_drop_negatives(params, ids, zero_clipped_indices=None, is_positive=None):
+    """(params[ids] with zeros where ids < 0, the clipped ids, the mask of kept rows shaped to
+    broadcast): rows dropped by a segment reduction get no gradient."""
     from flowloom.ops.math import math_ops
 
-    clipped = math_ops.maximum(ids, array_ops.zeros_like(ids))
-    gathered = array_ops.gather(params, clipped)
-    is_positive = math_ops.greater_equal(ids, 0)
-    positive_shape = array_ops.shape(is_positive)
-    broadcastable = array_ops.concat(
-        [positive_shape, array_ops.ones([array_ops.rank(gathered) - array_ops.rank(is_positive)],
-                                        dtype=positive_shape.dtype.base_dtype)], axis=0)
-    is_positive = array_ops.reshape(is_positive, broadcastable)
-    is_positive = math_ops.logical_and(is_positive, array_ops.ones_like(is_positive))
-    return array_ops.where(is_positive, gathered, array_ops.zeros_like(gathered))
+    if zero_clipped_indices is None:
+        zero_clipped_indices = math_ops.maximum(ids, array_ops.zeros_like(ids))
+    gathered = array_ops.gather(params, zero_clipped_indices)
+    if is_positive is None:
+        is_positive = math_ops.greater_equal(ids, 0)
+        positive_shape = array_ops.shape(is_positive)
+        broadcastable = array_ops.concat(
+            [positive_shape,
+             array_ops.ones([array_ops.rank(gathered) - array_ops.rank(is_positive)],
+                            dtype=positive_shape.dtype.base_dtype)], axis=0)
+        is_positive = array_ops.reshape(is_positive, broadcastable)
+        is_positive = math_ops.logical_and(is_positive, array_ops.ones_like(is_positive))
+    zero_slice = array_ops.zeros_like(gathered)
+    return (array_ops.where(is_positive, gathered, zero_slice), zero_clipped_indices,
+            is_positive)
+
+
+def _unsorted_min_or_max_grad(op, grad):
+    from flowloom.ops.math import math_ops
+
+    data, ids, num = op._inputs
+    gathered_outputs, zero_clipped_indices, is_positive = _gather_drop_negatives(
+        op.outputs[0], ids)
+    is_selected = math_ops.logical_and(math_ops.equal(data, gathered_outputs), is_positive)
+    num_selected = unsorted_segment_sum(math_ops.cast(is_selected, grad.dtype), ids, num)
+    weighted_grads = math_ops.divide(grad, num_selected)
+    gathered_grads, _, _ = _gather_drop_negatives(weighted_grads, None, zero_clipped_indices,
+                                                  is_positive)
+    zeros = array_ops.zeros_like(gathered_grads)
+    return [array_ops.where(is_selected, gathered_grads, zeros), None, None]
+
+
+UNSORTED_OPS["UnsortedSegmentMax"].gradient(_unsorted_min_or_max_grad)
+UNSORTED_OPS["UnsortedSegmentMin"].gradient(_unsorted_min_or_max_grad)
+
+
+@UNSORTED_OPS["UnsortedSegmentProd"].gradient
+def _(op, grad):
+    from flowloom.ops.math import math_ops
+
+    data, ids, num = op._inputs
+    is_zero = math_ops.equal(data, math_ops.cast(0, data.dtype))
+    num_zeros = unsorted_segment_sum(math_ops.cast(is_zero, dtypes.int32), ids, num)
+    # a segment with more than one zero has a zero gradient everywhere
+    grad = array_ops.where(math_ops.greater(num_zeros, 1), array_ops.zeros_like(grad), grad)
+    non_zero_data = array_ops.where(is_zero, array_ops.ones_like(data), data)
+    non_zero_prod = unsorted_segment_prod(non_zero_data, ids, num)
+    zero_clipped_indices = math_ops.maximum(ids, array_ops.zeros_like(ids))
+    gathered_prod = array_ops.gather(op.outputs[0], zero_clipped_indices)
+    gathered_non_zero_prod = array_ops.gather(non_zero_prod, zero_clipped_indices)
+    prod_divided_by_el = gathered_prod / data  # may hold nan/inf where data is 0
+    partial_derivative = array_ops.where(is_zero, gathered_non_zero_prod, prod_divided_by_el)
+    gathered_grad = _gather_drop_negatives(grad, ids, zero_clipped_indices)[0]
+    return [gathered_grad * partial_derivative, None, None]
 
 
 def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
@@ -76,6 +173,27 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
     `output[i] = sum(data[j] for j where segment_ids[j] == i)`; negative ids are dropped.
     """
     return apply_op("UnsortedSegmentSum", (data, segment_ids, num_segments),
+                    name=name).outputs[0]
+
+
+def unsorted_segment_prod(data, segment_ids, num_segments, name=None):
+    """The product of the rows of `data` per segment id (ids in any order, negative ids
+    dropped; empty segments are 1)."""
+    return apply_op("UnsortedSegmentProd", (data, segment_ids, num_segments),
+                    name=name).outputs[0]
+
+
+def unsorted_segment_max(data, segment_ids, num_segments, name=None):
+    """The maximum of the rows of `data` per segment id (empty segments: the dtype's lowest
+    value)."""
+    return apply_op("UnsortedSegmentMax", (data, segment_ids, num_segments),
+                    name=name).outputs[0]
+
+
+def unsorted_segment_min(data, segment_ids, num_segments, name=None):
+    """The minimum of the rows of `data` per segment id (empty segments: the dtype's highest
+    value)."""
+    return apply_op("UnsortedSegmentMin", (data, segment_ids, num_segments),
                     name=name).outputs[0]
 
 

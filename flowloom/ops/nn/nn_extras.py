@@ -273,7 +273,7 @@ def embedding_lookup_sparse(params, sp_ids, sp_weights, partition_strategy="mod"
       A dense [rows, dim] tensor (rows = sp_ids.dense_shape[0], up to the last non-empty).
     """
     from flowloom.framework.sparse_tensor import SparseTensor
-    from flowloom.ops.math.reduction_ops import segment_mean, segment_sum
+    from flowloom.ops.math.segment_reduction_ops import segment_mean, segment_sum
     from flowloom.ops.math.segment_ops import unique
     from flowloom.ops.nn.embedding_ops import _shard_list, embedding_lookup
 

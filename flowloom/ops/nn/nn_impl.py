@@ -217,7 +217,11 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         if isinstance(keep_prob, numbers.Real) and not 0 < keep_prob <= 1:
             raise ValueError(f"`keep_prob` must be a floating point number in the range "
                              f"(0, 1]. Received: keep_prob={keep_prob}")
-        rate = 1 - keep_prob
+        try:
+            rate = 1 - keep_prob
+        except TypeError:
+            raise ValueError(f"keep_prob must be a floating point number or Tensor "
+                             f"(got {keep_prob!r})") from None
     if rate is None:
         raise ValueError("rate must be specified")
     with name_scope(name, "dropout", [x]):
@@ -243,7 +247,9 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
             if rate_t._shape.ndims not in (None, 0):
                 raise ValueError(f"Shape must be rank 0 but is rank {rate_t._shape.ndims}")
             if rate_t.dtype.base_dtype != dtype:
-                rate_t = apply_op("Cast", (rate_t,), name="rate", DstT=dtype).outputs[0]
+                # TF 1.15 converts rate with x's dtype; TF 2 checks compatibility: both fail.
+                raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor "
+                                 f"with dtype {rate_t.dtype.base_dtype.name}: {rate_t}")
             one = array_ops.constant(1, dtype=dtype)
             ret = apply_op("RealDiv", (x, apply_op("Sub", (one, rate_t)).outputs[0])).outputs[0]
         shape = _noise_shape(x, noise_shape)

@@ -34,7 +34,11 @@ def out_size(n, k, s, d, padding, pads=(0, 0)):
     if padding == "SAME":
         return -(-n // s)
     n = n + pads[0] + pads[1]
-    return (n - eff) // s + 1 if n >= eff else 0
+    if n < eff:
+        # TF's shape inference (GetWindowedOutputSizeFromDims) refuses a window larger
+        # than its padded input.
+        raise ValueError(f"Negative dimension size caused by subtracting {eff} from {n}")
+    return (n - eff) // s + 1
 
 
 def same_pads(n, k, s, d, padding, explicit=(0, 0)):
@@ -352,6 +356,13 @@ def _lowest(dtype):
     return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
 
 
+def depth_max_pool(x, window, axis):
+    """Max over consecutive groups of `window` channels along `axis` (pooling across depth)."""
+    x = np.moveaxis(x, axis, -1)
+    y = x.reshape(x.shape[:-1] + (x.shape[-1] // window, window)).max(axis=-1)
+    return np.ascontiguousarray(np.moveaxis(y, -1, axis))
+
+
 def max_pool(x, ksize, strides, padding):
     """NHWC max pooling; SAME padding never wins (it is -inf)."""
     ph, pw, oh, ow = _pool_geometry(x.shape, ksize, strides, padding)
@@ -395,6 +406,11 @@ def max_pool_grad(x, y, dy, ksize, strides, padding):
         unclaimed = np.array(dy[s])
         hit = np.empty(ys.shape, bool)
         part = np.empty(ys.shape, dy.dtype)
+        if not (np.isfinite(ys).all() and np.isfinite(unclaimed).all()):
+            dxs[...] = 0
+            _max_pool_grad_nonfinite(xs, ys, unclaimed, dxs, ksize, strides, oh, ow)
+            dx[s] = dxs[:, ph[0]:ph[0] + h, pw[0]:pw[0] + w]
+            return
         for i in range(ksize[0]):
             for j in range(ksize[1]):
                 np.equal(_window(xs, i, j, oh, ow, strides, (1, 1)), ys, out=hit)
@@ -409,6 +425,22 @@ def max_pool_grad(x, y, dy, ksize, strides, padding):
         dx[s] = dxs[:, ph[0]:ph[0] + h, pw[0]:pw[0] + w]
     _over_image_blocks(run, x)
     return dx
+
+
+def _max_pool_grad_nonfinite(xs, ys, dys, dxs, ksize, strides, oh, ow):
+    """max_pool_grad where values or gradients are not finite: selects instead of
+    multiplying (0 * nan is nan), and a NaN maximum goes to its window's first NaN (TF's CPU
+    kernel keeps the first position unless a later one compares greater, which NaN never
+    does)."""
+    claimed = np.zeros(ys.shape, bool)
+    nan_out = np.isnan(ys) if ys.dtype.kind == "f" else np.zeros(ys.shape, bool)
+    for i in range(ksize[0]):
+        for j in range(ksize[1]):
+            xw = _window(xs, i, j, oh, ow, strides, (1, 1))
+            take = ((xw == ys) | (nan_out & np.isnan(xw))) & ~claimed
+            win = _window(dxs, i, j, oh, ow, strides, (1, 1))
+            win += np.where(take, dys, 0)
+            claimed |= take
 
 
 def _avg_counts(shape, ksize, strides, padding, dtype):

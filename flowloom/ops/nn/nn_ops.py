@@ -500,11 +500,43 @@ def _pool_args(ksize, strides, padding, data_format):
 
 MaxPool = defop("MaxPool", inputs=["input: T"], outputs=["output: T"],
                 attrs=dict(_POOL_ATTRS, explicit_paddings=[], T=dtypes.float32))
-MaxPool.shape(_pool_shape)
+
+
+@MaxPool.shape
+def _(op):
+    a, s = op._attrs, op._inputs[0]._shape
+    c = 1 if a["data_format"] == "NCHW" else 3
+    if _depth_window(a["ksize"], a["strides"], a["data_format"]) is None or s.ndims != 4:
+        return _pool_shape(op)
+    dims = s.as_list()
+    dims[c] = None if dims[c] is None else dims[c] // a["ksize"][c]
+    return TensorShape(dims)
+
+
+def _depth_window(ksize, strides, data_format, depth=None):
+    """The channel window of a MaxPool across depth (TF's CPU kernel allows it), else None."""
+    c = 1 if data_format == "NCHW" else 3
+    if ksize[c] == 1 and strides[c] == 1:
+        return None
+    unimplemented = errors.UnimplementedError
+    if any(ksize[i] != 1 or strides[i] != 1 for i in range(4) if i not in (0, c)):
+        raise unimplemented(None, None, "MaxPooling supports exactly one of pooling across "
+                            "depth or pooling across width/height.")
+    if depth is not None and depth % ksize[c]:
+        raise unimplemented(None, None, "Depthwise max pooling requires the depth window to "
+                            "evenly divide the input depth.")
+    if strides[c] != ksize[c]:
+        raise unimplemented(None, None, "Depthwise max pooling requires the depth window to "
+                            "equal the depth stride.")
+    return ksize[c]
 
 
 @MaxPool.kernel
 def _(xp, x, *, ksize, strides, padding, data_format):
+    c = 1 if data_format == "NCHW" else 3
+    window = _depth_window(ksize, strides, data_format, x.shape[c])
+    if window is not None:
+        return nn_kernels.depth_max_pool(x, window, c)
     ks, st = _pool_args(ksize, strides, padding, data_format)
     y = nn_kernels.max_pool(nn_kernels.to_nhwc(x, data_format), ks, st, padding)
     return nn_kernels.from_nhwc(y, data_format)

@@ -18,7 +18,7 @@ from flowloom.ops.state import init_ops
 from flowloom.ops.nn import nn_ops
 from flowloom.ops.rnn import rnn_cell_config
 from flowloom.variable_scope import get_variable_scope, variable_scope
-from flowloom.variables import trainable_variables
+from flowloom.variables import PartitionedVariable, trainable_variables
 
 _WEIGHTS_VARIABLE_NAME = "kernel"
 _BIAS_VARIABLE_NAME = "bias"
@@ -175,7 +175,7 @@ class RNNCell(Layer):
 
     def _rnn_get_variable(self, getter, *args, **kwargs):
         variable = getter(*args, **kwargs)
-        trainable = any(variable is v for v in trainable_variables())
+        trainable = _is_trainable(variable)
         weights = self._trainable_weights if trainable else self._non_trainable_weights
         if all(variable is not v for v in weights):
             weights.append(variable)
@@ -183,8 +183,6 @@ class RNNCell(Layer):
 
     def add_weight(self, name, shape, dtype=None, initializer=None, regularizer=None,
                    trainable=True, constraint=None, partitioner=None):
-        if partitioner is not None:
-            raise NotImplementedError("partitioned RNN cell weights (num_unit_shards)")
         if self._scope is None:
             # Built directly (not by a call): as TF's layers, the cell opens its own scope.
             with variable_scope(None, default_name=self._base_name) as captured:
@@ -193,12 +191,13 @@ class RNNCell(Layer):
             with variable_scope(self._scope, auxiliary_name_scope=False), \
                     name_scope(self._scope.original_name_scope):
                 return self.add_weight(name, shape, dtype, initializer, regularizer,
-                                       trainable, constraint)
+                                       trainable, constraint, partitioner)
         v = super().add_weight(name, shape, dtype=dtype or self.dtype or dtypes.float32,
                                initializer=initializer, regularizer=regularizer,
-                               trainable=trainable, constraint=constraint)
+                               trainable=trainable, constraint=constraint,
+                               partitioner=partitioner)
         # Where it goes is whether it is trainable (a custom getter may have said no).
-        actually = trainable and self.trainable and any(v is t for t in trainable_variables())
+        actually = trainable and self.trainable and _is_trainable(v)
         weights = self._trainable_weights if actually else self._non_trainable_weights
         other = self._non_trainable_weights if actually else self._trainable_weights
         other[:] = [w for w in other if w is not v]
@@ -463,6 +462,22 @@ class BasicLSTMCell(LayerRNNCell):
         return new_h, new_state
 
 
+def _is_trainable(variable):
+    """Whether `variable` (or a PartitionedVariable's first part) is in TRAINABLE_VARIABLES."""
+    if isinstance(variable, PartitionedVariable):
+        variable = list(variable)[0]
+    return any(variable is v for v in trainable_variables())
+
+
+def _shards(num_shards):
+    """The partitioner of LSTMCell's deprecated `num_*_shards` arguments (None: none)."""
+    if num_shards is None:
+        return None
+    from flowloom.partitioned_variables import fixed_size_partitioner
+
+    return fixed_size_partitioner(num_shards)
+
+
 class LSTMCell(LayerRNNCell):
     """The LSTM cell with optional peepholes (`w_f_diag`, `w_i_diag`, `w_o_diag`), cell
     clipping, and a projection of the output (`projection/kernel`, Sak et al. 2014).
@@ -474,7 +489,9 @@ class LSTMCell(LayerRNNCell):
       initializer: initializer of the weights.
       num_proj: project the output to this size.
       proj_clip: clip the projected output to [-proj_clip, proj_clip].
-      num_unit_shards, num_proj_shards: deprecated sharding (not supported).
+      num_unit_shards, num_proj_shards: split the kernel (projection kernel) into this many
+        partitioned variables along its first axis (deprecated in TF for a variable scope
+        with a partitioner; `kernel/part_0`, ...).
       forget_bias: added to the forget gate's pre-activation (default 1.0).
       state_is_tuple: states are `LSTMStateTuple(c, m)`.
       activation: the inner nonlinearity (default tanh).
@@ -487,8 +504,8 @@ class LSTMCell(LayerRNNCell):
                  dtype=None, **kwargs):
         super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
         _check_supported_dtypes(self.dtype)
-        if num_unit_shards is not None or num_proj_shards is not None:
-            raise NotImplementedError("LSTMCell num_unit_shards / num_proj_shards")
+        self._num_unit_shards = num_unit_shards
+        self._num_proj_shards = num_proj_shards
         self._num_units = num_units
         self._use_peepholes = use_peepholes
         self._cell_clip = cell_clip
@@ -515,7 +532,8 @@ class LSTMCell(LayerRNNCell):
         n = self._num_units
         h_depth = n if self._num_proj is None else self._num_proj
         self._kernel = self.add_weight(_WEIGHTS_VARIABLE_NAME, shape=[depth + h_depth, 4 * n],
-                                       initializer=self._initializer)
+                                       initializer=self._initializer,
+                                       partitioner=_shards(self._num_unit_shards))
         self._bias = self.add_weight(_BIAS_VARIABLE_NAME, shape=[4 * n],
                                      initializer=init_ops.zeros_initializer(dtype=self.dtype or dtypes.float32))
         if self._use_peepholes:
@@ -525,7 +543,7 @@ class LSTMCell(LayerRNNCell):
         if self._num_proj is not None:
             self._proj_kernel = self.add_weight(
                 "projection/" + _WEIGHTS_VARIABLE_NAME, shape=[n, self._num_proj],
-                initializer=self._initializer)
+                initializer=self._initializer, partitioner=_shards(self._num_proj_shards))
         self.built = True
 
     def call(self, inputs, state):

@@ -97,7 +97,10 @@ class TruncatedNormal(Initializer):
                                            seed=self.seed)
 
 
-def _fans(shape):
+def _compute_fans(shape):
+    """(fan_in, fan_out) of a weight of `shape` (a tuple or a TensorShape), as TF computes
+    them: a convolution kernel's receptive field multiplies both."""
+    shape = [int(d) for d in shape]
     if len(shape) < 1:
         return 1, 1
     if len(shape) == 1:
@@ -125,7 +128,7 @@ class VarianceScaling(Initializer):
         dtype = dtype or self.dtype
         # A part of a partitioned variable is scaled by the full variable's fans, as in TF.
         scale_shape = shape if partition_info is None else partition_info.full_shape
-        fan_in, fan_out = _fans([int(d) for d in scale_shape])
+        fan_in, fan_out = _compute_fans(scale_shape)
         n = {"fan_in": fan_in, "fan_out": fan_out,
              "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
         scale = self.scale / max(1.0, n)

@@ -297,6 +297,31 @@ def assign_sub_variable_op(resource, value, name=None):
     return apply_op("AssignSubVariableOp", (resource, value), name=name)
 
 
+ResourceCountUpTo = defop("ResourceCountUpTo", inputs=["resource: resource"],
+                          outputs=["output: T"], attrs={"limit": 0, "T": None}, stateful=True)
+ResourceCountUpTo.shape(lambda op: handle_shape(op.inputs[0]))
+
+
+@ResourceCountUpTo.kernel
+def _(xp, ref, *, limit, T, ctx):
+    with ref.lock:
+        old = _value(ref, ctx)
+        if old >= limit:
+            raise errors.OutOfRangeError(None, None, f"Reached limit of {limit}")
+        ref.value = (old + 1).astype(old.dtype)  # a new array: earlier reads keep theirs
+        return old
+
+
+ResourceCountUpTo.no_gradient()
+
+
+def resource_count_up_to(resource, limit, T, name=None):
+    """Increments the integer variable behind `resource` until it reaches `limit` (then
+    OutOfRangeError); returns its value before the increment (op type ResourceCountUpTo)."""
+    return apply_op("ResourceCountUpTo", (resource,), name=name, limit=int(limit),
+                    T=dtypes.as_dtype(T).base_dtype).outputs[0]
+
+
 def _define_resource_scatters():
     from flowloom.ops.state import state_ops
 

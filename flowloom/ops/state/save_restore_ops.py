@@ -4,7 +4,10 @@ The bytes are TF's (see flowloom/io/bundle.py); saving is crash-safe (the data f
 the index appear complete or not at all); a sharded save writes one bundle per device and
 MergeV2Checkpoints joins them. A non-empty `shape_and_slices` entry ("10 3 0,4:0,3") saves or
 restores one slice of a tensor (partitioned variables; see flowloom/io/bundle_slices.py).
+RestoreV2 of a prefix without `.index` reads V1 checkpoint files (save_restore_v1_ops.py).
 """
+
+import os
 
 import numpy as np
 
@@ -58,6 +61,14 @@ def _(xp, prefix, tensor_names, shape_and_slices, *, dtypes):
     names, slices = _names_and_slices("RestoreV2", tensor_names, shape_and_slices,
                                       len(dtypes))
     path = _text(prefix)
+    if not os.path.exists(bundle.index_filename(path)):
+        # No V2 index: the prefix is a pattern of V1 checkpoint files, as TF falls back.
+        from flowloom.io.tensor_slices import SliceReader
+        from flowloom.ops.state.save_restore_v1_ops import restore_v1
+
+        reader = SliceReader(path)
+        return [restore_v1(path, name, spec, dtype, reader)
+                for name, spec, dtype in zip(names, slices, dtypes)]
     try:
         reader = bundle.BundleReader(path)
     except errors.NotFoundError:

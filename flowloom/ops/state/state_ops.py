@@ -373,8 +373,11 @@ CountUpTo.no_gradient()
 def count_up_to(ref, limit, name=None):
     """Increments the integer variable `ref` until it reaches `limit` (then OutOfRangeError);
     returns its value before the increment."""
-    from flowloom.resource_variable import is_resource_target
+    from flowloom.resource_variable import is_resource_target, resource_handle
 
     if is_resource_target(ref):
-        raise NotImplementedError("count_up_to of a resource variable (ResourceCountUpTo)")
+        from flowloom.ops.state import resource_variable_ops as rvo
+
+        handle = resource_handle(ref)
+        return rvo.resource_count_up_to(handle, limit, rvo.handle_dtype(handle), name=name)
     return apply_op("CountUpTo", (_ref_of(ref),), name=name, limit=int(limit)).outputs[0]

@@ -4,6 +4,8 @@
   flowloom launch --ps 1 --workers 2 tf1_trainer.py --steps=30
 """
 
+import sys
+
 import numpy as np
 import tensorflow as tf
 
@@ -51,11 +53,14 @@ def main(_):
         while not sess.should_stop():
             _, step, value = sess.run([train_op, global_step, loss], feed)
             steps += 1
-    print("done task %d: %d local steps, last global step %d, loss %.4f, w on %s"
-          % (FLAGS.task_index, steps, step, value, w.device))
+    # One write per line: a queue-runner thread cancelled at shutdown may print its traceback
+    # into the same pipe, and print() writes the text and its newline separately.
+    sys.stdout.write("done task %d: %d local steps, last global step %d, loss %.4f, w on %s\n"
+                     % (FLAGS.task_index, steps, step, value, w.device))
     if FLAGS.sync:
         with tf.Session(server.target) as plain:
-            print("weights " + " ".join("%.6f" % v for v in plain.run(w).ravel()))
+            sys.stdout.write("weights " + " ".join("%.6f" % v for v in plain.run(w).ravel()) +
+                             "\n")
 
 
 if __name__ == "__main__":

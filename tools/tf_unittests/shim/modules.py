@@ -108,6 +108,8 @@ UNCLAIMED = [
     ("tensorflow.python.framework.indexed_slices.IndexedSlicesSpec", "TF2 type specs"),
     ("tensorflow.python.framework.sparse_tensor.SparseTensorSpec", "TF2 type specs"),
     ("tensorflow.python.framework.composite_tensor", "TF2 composite tensors"),
+    ("tensorflow.python.framework.ops.convert_to_tensor_or_composite", "TF2 composite tensors"),
+    ("tensorflow.python.autograph", "AutoGraph (flowloom does not convert Python code)"),
     ("tensorflow.python.ops.tensor_array_ops.TensorArraySpec", "TF2 type specs"),
     ("tensorflow.python.framework.test_util.run_functions_eagerly", "eager execution"),
 ]

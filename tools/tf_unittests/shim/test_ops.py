@@ -62,12 +62,18 @@ _SIGNATURES = {
 }
 
 
+# op type -> (GraphDef version, explanation): the fixtures TF registers as `.Deprecated()`.
+_DEPRECATED = {"Old": (8, "For reasons")}
+
+
 def _register():
     for op_type, (inputs, outputs, attrs, stateful) in _SIGNATURES.items():
         if op_def.get(op_type) is not None:
             continue
         opdef = op_def.defop(op_type, inputs=inputs, outputs=outputs, attrs=attrs,
                              stateful=stateful)
+        if op_type in _DEPRECATED:
+            opdef.deprecated(*_DEPRECATED[op_type])
         n = len(outputs)
         opdef.shape(lambda op, n=n: [unknown_shape() for _ in range(n)])
 

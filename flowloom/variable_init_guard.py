@@ -1,0 +1,97 @@
+"""Initial values that read other variables: reads are guarded against uninitialized ones.
+
+`tf.Variable(w * 2)` must initialize even when `w` is not initialized yet (initializers run
+in any order): as TF 1.15 does, the initializer of the new variable assigns a copy of the
+initial value's graph in which every read of a variable of GLOBAL_VARIABLES or
+LOCAL_VARIABLES is replaced by that variable's `initialized_value()` (its value when
+initialized, else its own initial value). Copies are named `<op>_<variable name>`. Best
+effort, as TF: an initial value whose graph has a cycle (a while loop) is used unchanged,
+and reads of resource variables (ReadVariableOp) are not replaced.
+"""
+
+from flowloom.framework.graph import GraphKeys
+from flowloom.framework.ops import Tensor
+
+# Ops whose outputs are kept as they are (TF's list).
+_KEEP = frozenset(("IsVariableInitialized", "VarIsInitializedOp", "ReadVariableOp", "If"))
+_VARIABLE_OPS = frozenset(("Variable", "VariableV2", "VarHandleOp"))
+_STOP = _KEEP | _VARIABLE_OPS
+
+
+def _try_guard_against_uninitialized_dependencies(name, initial_value):
+    """`initial_value` with its reads of variables replaced by their initialized values.
+
+    Args:
+      name: The new variable's name (scope form, "x/"): suffix of the copied ops' names.
+      initial_value: A `Tensor`.
+
+    Returns:
+      A `Tensor` to initialize the variable with (`initial_value` itself when nothing
+      reads a variable or its graph has a cycle).
+
+    Raises:
+      TypeError: If `initial_value` is not a `Tensor`.
+    """
+    if not isinstance(initial_value, Tensor):
+        raise TypeError("initial_value needs to be a Tensor: %s" % initial_value)
+    if _post_order(initial_value.op, lambda op: True) is None:
+        return initial_value
+    # Kept ops and variables end the walk: what they read is not copied.
+    order = _post_order(initial_value.op, lambda op: op.type not in _STOP)
+    replaced = {}  # op -> the op that replaces it (itself when unchanged)
+    for op in order:
+        replaced[op] = _safe_op(name, op, replaced)
+    return replaced[initial_value.op].outputs[initial_value.value_index]
+
+
+def _post_order(root, expand):
+    """The ops `root` depends on (data and control inputs of the ops `expand` accepts),
+    inputs before their consumers; None when they contain a cycle."""
+    started, finished, order = set(), set(), []
+    stack = [(root, False)]
+    while stack:
+        op, expanded = stack.pop()
+        if expanded:
+            started.discard(op)
+            finished.add(op)
+            order.append(op)
+            continue
+        if op in finished:
+            continue
+        if op in started:
+            return None  # reached again while its own inputs are being visited
+        started.add(op)
+        stack.append((op, True))
+        for dep in [t.op for t in op.inputs] + list(op.control_inputs) if expand(op) else ():
+            if dep in started:
+                return None
+            if dep not in finished:
+                stack.append((dep, False))
+    return order
+
+
+def _safe_op(name, op, replaced):
+    if op.type in _KEEP:
+        return op
+    if op.type in _VARIABLE_OPS:
+        value = _initialized_value_of(op)
+        return op if value is None else value.op
+    inputs = [replaced[t.op].outputs[t.value_index] for t in op.inputs]
+    if all(new is old for new, old in zip(inputs, op.inputs)):
+        return op
+    new_type = "Switch" if op.type == "RefSwitch" else op.type
+    new_name = (op.name + "_" + name).replace(":", "_")
+    return op.graph.create_op(new_type, inputs, [t.dtype.base_dtype for t in op.outputs],
+                              name=new_name, attrs=dict(op._attrs))
+
+
+def _initialized_value_of(variable_op):
+    """`initialized_value()` of the variable of GLOBAL/LOCAL_VARIABLES whose op is
+    `variable_op`, or None."""
+    names = (variable_op.name, variable_op.name + ":0")
+    for key in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.LOCAL_VARIABLES):
+        for var in variable_op.graph.get_collection(key):
+            initialized_value = getattr(var, "initialized_value", None)
+            if getattr(var, "name", None) in names and initialized_value is not None:
+                return initialized_value()
+    return None

@@ -1,0 +1,134 @@
+"""Programs run on TF 1.15 (record_tfmath.py writes tfmath_tf.json) and on flowloom
+(tests/ops/test_tfmath_vs_tf.py): segment reductions (sorted, unsorted, sparse, their *Grad
+ops and gradients) with their error messages, and the other math ops of TF 1.15's kernel
+tests. Each entry is a value (nested lists), a static shape, or [error class, first line of
+the message]."""
+
+import numpy as np
+
+
+def _value(x):
+    x = np.asarray(x)
+    if x.dtype.kind == "c":
+        return [[float(v.real), float(v.imag)] for v in x.reshape(-1)]
+    if x.dtype.kind == "f":
+        return [None if np.isnan(v) else float(v) for v in x.reshape(-1)] + [list(x.shape)]
+    return x.tolist()
+
+
+def _run(s, fn):
+    try:
+        return _value(s.run(fn()))
+    except Exception as e:  # noqa: BLE001 - the class and message are what is compared
+        message = getattr(e, "message", None) or str(e)
+        return [type(e).__name__, message.split("\n")[0]]
+
+
+def _shape(t):
+    return None if t.shape.ndims is None else t.shape.as_list()
+
+
+def segment_program(tf):
+    x = np.arange(1, 13, dtype=np.float64).reshape(6, 2) * np.array([1.0, -1.0])
+    ix = np.arange(1, 13, dtype=np.int32).reshape(6, 2)
+    out = {}
+    with tf.Graph().as_default(), tf.Session() as s:
+        for name in ("segment_sum", "segment_mean", "segment_prod", "segment_min",
+                     "segment_max"):
+            fn = getattr(tf, name)
+            out[name] = _run(s, lambda: fn(x, [0, 0, 1, 3, 3, 3]))
+            out[name + "_int"] = _run(s, lambda: fn(ix, [0, 0, 0, 2, 2, 4]))
+            for bad in ([0, 1, 0, 1, 2, 2], [-1, -1, 0, 0, 1, 1], [0, 1, 2, 0, 0, 0],
+                        [0, 0, 0, 0, 0, -1], [0, 0, 0, 0, 0, -2], [0, 1]):
+                out[f"{name}_bad_{bad}"] = _run(s, lambda: fn(x, bad))
+        out["segment_shape"] = _shape(tf.segment_max(tf.zeros([4, 3, 2]), [0, 0, 1, 1]))
+        out["segment_rank_error"] = _run(s, lambda: tf.segment_sum(tf.zeros([4]),
+                                                                   [[0, 1], [2, 3]]))
+        out["segment_complex_min"] = _run(s, lambda: tf.segment_min(
+            tf.constant([1 + 1j]), [0]))
+        ids = np.array([0, 4, 0, -1, 3, -1, 4, 7, 7, 3], np.int32)
+        y = np.arange(1, 21, dtype=np.float32).reshape(10, 2) - 7.5
+        for name in ("unsorted_segment_sum", "unsorted_segment_prod", "unsorted_segment_min",
+                     "unsorted_segment_max", "unsorted_segment_mean",
+                     "unsorted_segment_sqrt_n"):
+            fn = getattr(tf, name)
+            out[name] = _run(s, lambda: fn(y, ids, 9))
+            out[name + "_2d"] = _run(s, lambda: fn(y.reshape(5, 2, 2), ids.reshape(5, 2), 9))
+        out["unsorted_min_int"] = _run(s, lambda: tf.unsorted_segment_min(
+            ix, [0, 0, 1, 1, 3, 3], 5))
+        out["unsorted_max_f16"] = _run(s, lambda: tf.unsorted_segment_max(
+            x.astype(np.float16), [0, 0, 1, 1, 3, 3], 5))
+        out["unsorted_bad_2d"] = _run(s, lambda: tf.unsorted_segment_sum([[17.0]], [[7]], 2))
+        out["unsorted_bad_1d"] = _run(s, lambda: tf.unsorted_segment_sum(y, ids, 5))
+        out["unsorted_bad_prefix"] = _run(s, lambda: tf.unsorted_segment_max(
+            y, tf.placeholder_with_default(ids[:4], [None]), 9))
+        out["unsorted_shape"] = _shape(tf.unsorted_segment_max(tf.zeros([5, 2, 3]),
+                                                               tf.zeros([5, 2], tf.int32), 7))
+        data = np.arange(40, dtype=np.float64).reshape(10, 4) / 4.0
+        for name in ("sparse_segment_sum", "sparse_segment_mean", "sparse_segment_sqrt_n"):
+            fn = getattr(tf, name)
+            out[name] = _run(s, lambda: fn(data, [8, 3, 0, 9, 9, 1, 2, 2, 2, 2, 2, 2, 2, 2,
+                                                  2, 2], [0, 2, 2, 2, 3] + [5] * 11))
+            out[name + "_num"] = _run(s, lambda: fn(data, [8, 3, 0, 9], [0, 2, 2, 2],
+                                                    num_segments=5))
+            out[name + "_empty"] = _run(s, lambda: fn(tf.zeros([0, 4]), [], [],
+                                                      num_segments=3))
+            for indices, seg in (([8, -1, 0, 9], [0, 1, 2, 2]), ([8, 3, 0, 10], [0, 1, 2, 2]),
+                                 ([8, 3, 0, 9], [0, 1, 0, 1]), ([8, 3, 0, 9], [0, 1, 2, 0]),
+                                 ([8, 3, 0, 9], [-1, 0, 1, 1]), ([8, 3, 0, 9], [0, 0, 0, -1]),
+                                 ([8, 3, 0, 9], [0, 0, 0, -2]), ([8, 3, 0], [0, 0, 1])):
+                out[f"{name}_bad_{indices}_{seg}"] = _run(s, lambda: fn(data, indices, seg))
+            out[name + "_num_small"] = _run(s, lambda: fn(data, [8, 3, 0, 9], [0, 1, 3, 5],
+                                                          num_segments=5))
+            try:
+                fn(data, [8, 3, 0, 9], [0, 1, 3, 3], num_segments=-2)
+                out[name + "_num_negative"] = None
+            except ValueError as e:
+                out[name + "_num_negative"] = [type(e).__name__, str(e).split("\n")[0][:40]]
+        out["sparse_num_shape"] = _shape(tf.sparse_segment_sum(
+            tf.zeros([10, 3]), [0, 1], [0, 0], num_segments=6))
+        g = np.arange(12, dtype=np.float32).reshape(3, 4)
+        for name in ("sparse_segment_mean_grad", "sparse_segment_sqrt_n_grad"):
+            fn = _grad_fn(tf, name)
+            out[name] = _run(s, lambda: fn(g, [8, 3, 0, 9], [0, 1, 2, 2], 10))
+            for indices, seg, rows in (([8, 3, 0, 10], [0, 1, 2, 2], 3),
+                                       ([8, 3, -1, 9], [0, 1, 2, 2], 3),
+                                       ([8, 3, 0, 9], [0, 1, 1, 4], 3),
+                                       ([8, 3, 0, 9], [0, 1, 2, 0], 1),
+                                       ([8, 3, 0, 9], [-1, 0, 1, 1], 2),
+                                       ([8, 3, 0, 9], [0, 1, 2, -1], 0)):
+                out[f"{name}_bad_{indices}_{seg}_{rows}"] = _run(
+                    s, lambda: fn(g[:rows], indices, seg, 10))
+        # gradients
+        xt = tf.constant(x)
+        for name in ("segment_sum", "segment_mean", "segment_min", "segment_max"):
+            r = getattr(tf, name)(xt, [0, 0, 1, 3, 3, 3])
+            out[name + "_grad"] = _run(s, lambda: tf.gradients(r * r, xt)[0])
+        yt = tf.constant(np.array([0, 0, 1, 0, 2, 2, 3, 3, 3], np.float32))
+        for seg in ([0, 0, 0, 1, 1, 1, 2, 2, 2], [-1, 0, 0, -1, 1, 1, -1, 2, 2]):
+            for name in ("unsorted_segment_prod", "unsorted_segment_max",
+                         "unsorted_segment_min", "unsorted_segment_sum"):
+                r = getattr(tf, name)(yt, seg, 3)
+                out[f"{name}_grad_{seg}"] = _run(s, lambda: tf.gradients(r * r, yt)[0])
+        dt = tf.constant(data)
+        for name in ("sparse_segment_sum", "sparse_segment_mean", "sparse_segment_sqrt_n"):
+            for kw in ({}, {"num_segments": 5}):
+                r = getattr(tf, name)(dt, [8, 3, 0, 9, 3], [0, 1, 1, 1, 2], **kw)
+                out[f"{name}_grad_{sorted(kw)}"] = _run(s, lambda: tf.gradients(r * r, dt)[0])
+    return out
+
+
+def _grad_fn(tf, name):
+    """math_ops' SparseSegment*Grad wrapper (not in TF 1.15's public API)."""
+    import importlib
+
+    for module in ("tensorflow.python.ops.math_ops", "flowloom.ops.math.math_ops"):
+        try:
+            return getattr(importlib.import_module(module), name)
+        except ImportError:
+            continue
+    raise ImportError(name)
+
+
+def program(tf):
+    return {"segment": segment_program(tf)}
