@@ -82,3 +82,24 @@ def test_scatter_nd_empty_output_and_strings():
         base = tf.zeros([0, 3], tf.int32)
         assert sess.run(scatter_nd_ops.scatter_nd_non_aliasing_add(
             base, tf.zeros([0, 1], tf.int32), tf.zeros([0, 3], tf.int32))).shape == (0, 3)
+
+
+def test_resource_gather_nd_gradient_matches_finite_differences():
+    init = np.array([[1., 2.], [3., 4.], [5., 6.]])
+    v = tf.get_variable("gnd_grad", initializer=tf.constant(init), use_resource=True)
+    weights = tf.constant([[1.5, -2.0], [0.5, 3.0]], tf.float64)
+    loss = tf.reduce_sum(tf.square(tf.gather_nd(v, [[[0, 1], [2, 0]], [[2, 0], [1, 1]]]))
+                         * weights)
+    (grad,) = tf.gradients(loss, [v])
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        got = sess.run(tf.convert_to_tensor(grad))
+        eps = 1e-6
+        numeric = np.zeros_like(init)
+        for i in np.ndindex(init.shape):
+            for sign in (1, -1):
+                bumped = init.copy()
+                bumped[i] += sign * eps
+                sess.run(v.assign(bumped))
+                numeric[i] += sign * sess.run(loss) / (2 * eps)
+    assert np.allclose(got, numeric, atol=1e-4)
