@@ -61,12 +61,29 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref
     if _array_ops is None:
         from flowloom.ops.array import array_ops as _array_ops
     preferred_dtype = preferred_dtype or dtype_hint
-    if dtype is None and preferred_dtype is not None:
+    if dtype is None and preferred_dtype is not None and _fits(value, preferred_dtype):
         try:
             return _array_ops.constant(value, dtype=preferred_dtype, name=name or "Const")
         except (TypeError, ValueError):
             pass
     return _array_ops.constant(value, dtype=dtype, name=name or "Const")
+
+
+def _fits(value, dtype):
+    """False for Python integers outside a preferred integer dtype: the preference is then
+    dropped (tf.fill([2**50], 1.0) gets int64 dims, as in TF 2.x) where an explicit dtype
+    would wrap them."""
+    dtype = dtypes.as_dtype(dtype)
+    if not dtype.is_integer or isinstance(value, np.ndarray):
+        return True
+    if isinstance(value, int) and not isinstance(value, bool):
+        info = np.iinfo(dtype.as_numpy_dtype)
+        return info.min <= value <= info.max
+    if isinstance(value, (list, tuple)) and len(value) <= 4096 and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in value):
+        info = np.iinfo(dtype.as_numpy_dtype)
+        return all(info.min <= v <= info.max for v in value)
+    return True
 
 
 def convert_n_to_tensor(values, dtype=None, name=None, preferred_dtype=None):
