@@ -15,7 +15,7 @@ import sys as _sys
 from flowloom import lazy_names as _lazy_names
 
 _TABLE = _lazy_names.parse({
-    "flowloom.framework": "dtypes errors nest graph_util",
+    "flowloom.framework": "errors nest graph_util",
     "flowloom.framework.dtypes": (
         "DType as_dtype bfloat16 bool=bool_ complex64 complex128 double float16 float32 "
         "float64 half int8 int16 int32 int64 resource string uint8 uint16 uint32 uint64 "
@@ -140,7 +140,8 @@ _TABLE = _lazy_names.parse({
         "segment_max segment_min segment_prod sparse_segment_mean sparse_segment_sqrt_n "
         "sparse_segment_sum unsorted_segment_mean unsorted_segment_sqrt_n"),
     "flowloom.ops.array.grid_ops": "lin_space meshgrid roll",
-    "flowloom.ops.array.broadcast_ops": "broadcast_to",
+    "flowloom.ops.array.broadcast_ops": (
+        "broadcast_to broadcast_dynamic_shape broadcast_static_shape"),
     "flowloom.ops.checks.shape_checks": "ensure_shape",
     "flowloom.ops.script.script_ops": "numpy_function py_func py_function",
     "flowloom.ops.array.edit_distance_ops": "edit_distance",
@@ -219,7 +220,8 @@ def _namespace(name):
 
 
 _FACTORIES = {name: _namespace(name) for name in (
-    "math", "linalg", "random", "strings", "sparse", "initializers", "debugging", "manip")}
+    "math", "linalg", "random", "strings", "sparse", "initializers", "debugging", "manip",
+    "dtypes", "config")}
 _FACTORIES.update(python_io=_python_io, queue=_queue, flowloom=lambda module: module,
                   __version__=lambda module: module.version.FLOWLOOM_VERSION)
 

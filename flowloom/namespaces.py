@@ -1,5 +1,6 @@
 """The namespaces TF 1.13+ added (tf.math, tf.linalg, tf.random, tf.strings, tf.sparse, tf.io,
-tf.initializers, tf.debugging, tf.manip), with TF 1.15's member names.
+tf.initializers, tf.debugging, tf.manip, tf.dtypes, tf.config), with TF 1.15's member names
+(tf.config: the options flowloom applies, framework/config.py).
 
 Each table lists TF 1.15's names: `name` (the same object as flowloom's top-level `name`),
 `name=target` (flowloom's `target`, dotted from the top level, or `module:attr`). A name
@@ -13,6 +14,7 @@ import types
 
 _MATH = "flowloom.ops.math.composite_math"
 _LINALG = "flowloom.ops.math.linalg_ops"
+_CONFIG = "flowloom.framework.config"
 
 TABLES = {
     "math": """
@@ -24,7 +26,7 @@ igamma igammac imag in_top_k=nn.in_top_k invert_permutation is_finite is_inf is_
 is_non_decreasing is_strictly_increasing l2_normalize=nn.l2_normalize lbeta less less_equal
 lgamma log log1p log_sigmoid log_softmax=nn.log_softmax logical_and logical_not logical_or
 logical_xor maximum minimum mod multiply multiply_no_nan=flowloom.ops.math.special_math_ops:mul_no_nan
-negative nextafter=? not_equal polygamma polyval=? pow real reciprocal reciprocal_no_nan=?
+negative nextafter=flowloom.ops.math.extra_math_ops:nextafter not_equal polygamma polyval=flowloom.ops.math.extra_math_ops:polyval pow real reciprocal reciprocal_no_nan=flowloom.ops.math.extra_math_ops:reciprocal_no_nan
 reduce_all reduce_any reduce_euclidean_norm=flowloom.ops.math.reduction_ops:reduce_euclidean_norm reduce_logsumexp reduce_max reduce_mean reduce_min
 reduce_prod reduce_std=%(m)s:reduce_std reduce_sum reduce_variance=%(m)s:reduce_variance rint
 round rsqrt scalar_mul segment_max segment_mean segment_min segment_prod segment_sum sigmoid
@@ -109,6 +111,16 @@ assert_rank assert_rank_at_least assert_rank_in assert_same_float_dtype assert_s
 assert_shapes=flowloom.ops.checks.check_shapes:assert_shapes assert_type check_numerics get_log_device_placement=? is_finite is_inf is_nan
 is_non_decreasing is_numeric_tensor is_strictly_increasing set_log_device_placement=?
 """,
+    "dtypes": """
+DType QUANTIZED_DTYPES=flowloom.framework.dtypes:QUANTIZED_DTYPES as_dtype as_string bfloat16
+bool cast complex complex128 complex64 double float16 float32 float64 half int16 int32 int64
+int8 qint16 qint32 qint8 quint16 quint8 resource saturate_cast string uint16 uint32 uint64
+uint8 variant
+""",
+    "config": """
+get_soft_device_placement=%(c)s:get_soft_device_placement optimizer=%(c)s:optimizer
+set_soft_device_placement=%(c)s:set_soft_device_placement threading=%(c)s:threading
+""",
     "manip": """
 batch_to_space_nd gather_nd reshape reverse roll scatter_nd space_to_batch_nd tile
 """,
@@ -117,7 +129,7 @@ batch_to_space_nd gather_nd reshape reverse roll scatter_nd space_to_batch_nd ti
 
 def _parse(text):
     table = {}
-    for item in (text % {"m": _MATH, "l": _LINALG}).split():
+    for item in (text % {"m": _MATH, "l": _LINALG, "c": _CONFIG}).split():
         name, _, target = item.partition("=")
         table[name] = target or name
     return table

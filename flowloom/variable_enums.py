@@ -56,6 +56,8 @@ def validate_synchronization_aggregation_trainable(synchronization, aggregation,
     """
     if aggregation is None:
         aggregation = VariableAggregation.NONE
+    elif type(aggregation) is VariableAggregation:
+        pass  # already a member (what get_variable passes on to Variable)
     elif not isinstance(aggregation, (VariableAggregation, VariableAggregationV2)):
         try:
             aggregation = VariableAggregationV2(aggregation)
@@ -64,7 +66,7 @@ def validate_synchronization_aggregation_trainable(synchronization, aggregation,
                              f"{name}") from None
     if synchronization is None:
         synchronization = VariableSynchronization.AUTO
-    else:
+    elif type(synchronization) is not VariableSynchronization:
         try:
             synchronization = VariableSynchronization(synchronization)
         except ValueError:

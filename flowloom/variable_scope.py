@@ -4,7 +4,6 @@ Variable names depend on the variable scope only, never on the name scope; a var
 scope also opens a name scope of the same name for the ops created inside it.
 """
 
-import contextlib
 import enum
 import threading
 
@@ -14,7 +13,8 @@ from flowloom.partitioned_variables import _PartitionInfo  # noqa: F401
 from flowloom.variable_creator import variable_creator_scope  # noqa: F401
 from flowloom.variable_enums import (VariableAggregation,  # noqa: F401
                                      VariableSynchronization)
-from flowloom.variable_store import (EagerVariableStore, _get_default_variable_store,  # noqa: F401
+from flowloom.variable_store import (_STORE_KEY, EagerVariableStore,  # noqa: F401
+                                     _get_default_variable_store,
                                      _VariableStore, with_variable_store)
 from flowloom.variables import Variable
 
@@ -156,7 +156,7 @@ class VariableScope:
         use_resource = self._use_resource if use_resource is None else use_resource
         full_name = self._name + "/" + name if self._name else name
         # Variable names depend on the variable scope only: reset the name scope.
-        with name_scope(None):
+        with get_default_graph().name_scope(None):
             return var_store.get_variable(
                 full_name, shape=shape, dtype=dtype, initializer=initializer,
                 regularizer=regularizer, reuse=reuse, trainable=trainable,
@@ -249,8 +249,13 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
       ValueError: creating a variable that exists without reuse, reusing one that does not
         exist, or a shape or dtype that differs from the existing variable's.
     """
-    return get_variable_scope().get_variable(
-        _get_default_variable_store(), name, shape=shape, dtype=dtype, initializer=initializer,
+    collections_of_graph = get_default_graph()._collections
+    store = collections_of_graph.get(_STORE_KEY)
+    scopes = collections_of_graph.get(_SCOPE_KEY)
+    if store is None or scopes is None:
+        store, scopes = _get_default_variable_store(), _get_variable_scope_store()
+    return scopes.current_scope.get_variable(
+        store, name, shape=shape, dtype=dtype, initializer=initializer,
         regularizer=regularizer, trainable=trainable, collections=collections,
         caching_device=caching_device, partitioner=partitioner, validate_shape=validate_shape,
         use_resource=use_resource, custom_getter=custom_getter, constraint=constraint,
@@ -299,70 +304,99 @@ def _get_unique_variable_scope(prefix):
     return prefix + "_%d" % idx
 
 
-@contextlib.contextmanager
-def _pure_variable_scope(name_or_scope, reuse=None, initializer=None, regularizer=None,
-                         caching_device=None, partitioner=None, custom_getter=None,
-                         old_name_scope=None, dtype=dtypes.float32, use_resource=None,
-                         constraint=None):
-    store = _get_variable_scope_store()
-    old = get_variable_scope()
-    if isinstance(name_or_scope, VariableScope):
-        new_name = name_or_scope.name
-        # Re-entering a scope object: its sub-scope numbering resumes after it (as TF).
-        old_counts = dict(store.variable_scopes_count)
-        store.open_variable_scope(new_name)
-        reuse_value = reuse if reuse else name_or_scope.reuse
-        scope = VariableScope(
-            reuse_value, name=new_name, initializer=name_or_scope.initializer,
-            regularizer=name_or_scope.regularizer, caching_device=name_or_scope.caching_device,
-            partitioner=name_or_scope.partitioner, custom_getter=name_or_scope.custom_getter,
-            name_scope=name_or_scope.original_name_scope if old_name_scope is None
-            else old_name_scope,
-            dtype=name_or_scope.dtype, use_resource=name_or_scope.use_resource,
-            constraint=name_or_scope.constraint)
-    else:
-        new_name = old.name + "/" + name_or_scope if old.name else name_or_scope
-        store.open_variable_scope(new_name)
-        # Reuse is inherited by sub-scopes.
-        reuse_value = reuse or old.reuse
-        scope = VariableScope(
-            reuse_value, name=new_name, initializer=old.initializer,
-            regularizer=old.regularizer, caching_device=old.caching_device,
-            partitioner=old.partitioner, custom_getter=old.custom_getter,
-            name_scope=name_or_scope if old_name_scope is None else old_name_scope,
-            dtype=old.dtype,
-            use_resource=old.use_resource, constraint=old.constraint)
-    if initializer is not None:
-        scope.set_initializer(initializer)
-    if regularizer is not None:
-        scope.set_regularizer(regularizer)
-    if caching_device is not None:
-        scope.set_caching_device(caching_device)
-    if partitioner is not None:
-        scope.set_partitioner(partitioner)
-    if custom_getter is not None:
-        outer = scope.custom_getter
-        if outer is None:
-            scope.set_custom_getter(custom_getter)
-        else:
-            def nested(getter, *args, **kwargs):
-                return custom_getter(lambda *a, **k: outer(getter, *a, **k), *args, **kwargs)
-            scope.set_custom_getter(nested)
-    if dtype is not None:
-        scope.set_dtype(dtype)
-    if use_resource is not None:
-        scope.set_use_resource(use_resource)
-    if constraint is not None:
-        scope._constraint = constraint
-    _set_variable_scope(scope)
-    try:
-        yield scope
-    finally:
+class _pure_variable_scope:  # noqa: N801 - TF's name (a context, entered once per scope)
+    """Makes a VariableScope current (opening no name scope): `name_or_scope` below the
+    current one, or a VariableScope object re-entered."""
+
+    __slots__ = ("_name_or_scope", "_reuse", "_initializer", "_regularizer", "_caching_device",
+                 "_partitioner", "_custom_getter", "_old_name_scope", "_dtype", "_use_resource",
+                 "_constraint", "_exits")
+
+    def __init__(self, name_or_scope, reuse=None, initializer=None, regularizer=None,
+                 caching_device=None, partitioner=None, custom_getter=None,
+                 old_name_scope=None, dtype=dtypes.float32, use_resource=None,
+                 constraint=None):
+        self._name_or_scope = name_or_scope
+        self._reuse = reuse
+        self._initializer = initializer
+        self._regularizer = regularizer
+        self._caching_device = caching_device
+        self._partitioner = partitioner
+        self._custom_getter = custom_getter
+        self._old_name_scope = old_name_scope
+        self._dtype = dtype
+        self._use_resource = use_resource
+        self._constraint = constraint
+        self._exits = []  # per open __enter__: (store, scope before, name, counts before)
+
+    def __enter__(self):
+        store = _get_variable_scope_store()
+        old = store.current_scope
+        name_or_scope, reuse, old_name_scope = self._name_or_scope, self._reuse, \
+            self._old_name_scope
+        old_counts = None
         if isinstance(name_or_scope, VariableScope):
+            new_name = name_or_scope._name
+            # Re-entering a scope object: its sub-scope numbering resumes after it (as TF).
+            old_counts = dict(store.variable_scopes_count)
+            store.open_variable_scope(new_name)
+            scope = VariableScope(
+                reuse if reuse else name_or_scope._reuse, name=new_name,
+                initializer=name_or_scope._initializer,
+                regularizer=name_or_scope._regularizer,
+                caching_device=name_or_scope._caching_device,
+                partitioner=name_or_scope._partitioner,
+                custom_getter=name_or_scope._custom_getter,
+                name_scope=name_or_scope._name_scope if old_name_scope is None
+                else old_name_scope,
+                dtype=name_or_scope._dtype, use_resource=name_or_scope._use_resource,
+                constraint=name_or_scope._constraint)
+        else:
+            new_name = old._name + "/" + name_or_scope if old._name else name_or_scope
+            store.open_variable_scope(new_name)
+            # Reuse is inherited by sub-scopes.
+            scope = VariableScope(
+                reuse or old._reuse, name=new_name, initializer=old._initializer,
+                regularizer=old._regularizer, caching_device=old._caching_device,
+                partitioner=old._partitioner, custom_getter=old._custom_getter,
+                name_scope=name_or_scope if old_name_scope is None else old_name_scope,
+                dtype=old._dtype, use_resource=old._use_resource, constraint=old._constraint)
+        if self._initializer is not None:
+            scope._initializer = self._initializer
+        if self._regularizer is not None:
+            scope._regularizer = self._regularizer
+        if self._caching_device is not None:
+            scope._caching_device = self._caching_device
+        if self._partitioner is not None:
+            scope._partitioner = self._partitioner
+        custom_getter = self._custom_getter
+        if custom_getter is not None:
+            outer = scope._custom_getter
+            if outer is None:
+                scope._custom_getter = custom_getter
+            else:
+                def nested(getter, *args, **kwargs):
+                    return custom_getter(lambda *a, **k: outer(getter, *a, **k), *args,
+                                         **kwargs)
+                scope._custom_getter = nested
+        if self._dtype is not None:
+            scope._dtype = self._dtype
+        if self._use_resource is not None:
+            scope._use_resource = self._use_resource
+        if self._constraint is not None:
+            scope._constraint = self._constraint
+        store.current_scope = scope
+        self._exits.append((store, old, new_name, old_counts))
+        return scope
+
+    def __exit__(self, *exc):
+        store, old, new_name, old_counts = self._exits.pop()
+        if old_counts is not None:
             store.variable_scopes_count = old_counts
         else:
             store.close_variable_subscopes(new_name)
-        _set_variable_scope(old)
+        store.current_scope = old
+        return False
 
 
 class variable_scope:  # noqa: N801 - TF's spelling
@@ -403,24 +437,23 @@ class variable_scope:  # noqa: N801 - TF's spelling
         self._entered = []  # the VariableScope each open __enter__ made current
 
     def __enter__(self):
-        stack = contextlib.ExitStack()
-        self._stack.append(stack)
+        exits = []  # the contexts this __enter__ entered, innermost last
+        self._stack.append(exits)
         try:
             if self._values:
                 from flowloom.framework.graph import _graph_of
 
                 g = _graph_of(self._values)
                 if g is not get_default_graph():
-                    stack.enter_context(g.as_default())
-            scope = self._enter(stack)
+                    _enter(exits, g.as_default())
+            scope = self._enter(exits)
             self._entered.append(scope)
             return scope
         except BaseException:
-            stack.close()
-            self._stack.pop()
+            _exit_all(self._stack.pop())
             raise
 
-    def _enter(self, stack):
+    def _enter(self, exits):
         if self._name_or_scope is not None:
             if not isinstance(self._name_or_scope, (VariableScope, str)):
                 raise TypeError("VariableScope: name_or_scope must be a string or VariableScope.")
@@ -430,7 +463,7 @@ class variable_scope:  # noqa: N801 - TF's spelling
                 else:
                     ns_name = self._name_or_scope.name.split("/")[-1]
                 # The root scope ("") opens no name scope: ops keep the current one, as in TF.
-                ns = stack.enter_context(name_scope(ns_name)) if ns_name else \
+                ns = _enter(exits, name_scope(ns_name)) if ns_name else \
                     _current_name_scope()
                 old_name_scope = ns if isinstance(self._name_or_scope, str) else \
                     self._name_or_scope.original_name_scope
@@ -441,27 +474,45 @@ class variable_scope:  # noqa: N801 - TF's spelling
                 else:
                     # TF re-enters the current name scope, not the scope's own.
                     old_name_scope = self._name_or_scope.original_name_scope
-            return stack.enter_context(_pure_variable_scope(
+            return _enter(exits, _pure_variable_scope(
                 self._name_or_scope, reuse=self._reuse, old_name_scope=old_name_scope,
                 **self._kwargs))
         if self._reuse:
             raise ValueError("reuse=True cannot be used without a name_or_scope")
         if self._auxiliary_name_scope:
-            ns = stack.enter_context(name_scope(self._default_name))
+            ns = _enter(exits, name_scope(self._default_name))
         else:
             ns = get_default_graph().get_name_scope()
             ns = ns + "/" if ns else ""
         unique = _get_unique_variable_scope(self._default_name)
-        return stack.enter_context(_pure_variable_scope(unique, old_name_scope=ns,
-                                                        **self._kwargs))
+        return _enter(exits, _pure_variable_scope(unique, old_name_scope=ns, **self._kwargs))
 
     def __exit__(self, *exc):
         if self._entered and get_variable_scope() is not self._entered[-1]:
             raise RuntimeError("Improper nesting of variable_scope.")
         if self._entered:
             self._entered.pop()
-        self._stack.pop().close()
+        _exit_all(self._stack.pop())
         return False
+
+
+def _enter(exits, ctx):
+    value = ctx.__enter__()
+    exits.append(ctx)
+    return value
+
+
+def _exit_all(exits):
+    """Exits `exits` innermost first, as contextlib.ExitStack.close does (all are exited even
+    if one raises; the last error raised propagates)."""
+    error = None
+    while exits:
+        try:
+            exits.pop().__exit__(None, None, None)
+        except BaseException as e:
+            error = e
+    if error is not None:
+        raise error
 
 
 def _current_name_scope():

@@ -19,14 +19,16 @@ _OPS = "flowloom.ops."
 _ARRAY = ("flowloom", _OPS + "array.array_ops", _OPS + "array.manip_ops",
           _OPS + "array.slicing_ops", _OPS + "array.gather_ops", _OPS + "array.sequence_ops",
           _OPS + "array.broadcast_ops", _OPS + "array.search_ops", _OPS + "state.scatter_nd_ops",
-          _OPS + "array.gradient_ops", _OPS + "array.parallel_concat_ops")
+          _OPS + "array.gradient_ops", _OPS + "array.parallel_concat_ops",
+          _OPS + "math.segment_ops")
 _MATH = ("flowloom", "flowloom.math", _OPS + "math.math_ops", _OPS + "math.matmul_ops",
          _OPS + "math.reduction_ops", _OPS + "math.unary_ops", _OPS + "math.scan_ops",
          _OPS + "math.segment_ops", _OPS + "math.special_math_ops",
          _OPS + "math.indexed_slices_ops")
 _NN = ("flowloom.nn", _OPS + "nn.nn_ops", _OPS + "nn.nn_impl", _OPS + "nn.activation_ops",
        _OPS + "nn.batch_norm_ops", _OPS + "nn.nn_loss_ops", _OPS + "nn.embedding_ops",
-       _OPS + "nn.conv_grad_ops", _OPS + "nn.nn_v2", _OPS + "nn.sampled_losses")
+       _OPS + "nn.conv_grad_ops", _OPS + "nn.nn_v2", _OPS + "nn.sampled_losses",
+       _OPS + "nn.depthwise_grad_ops")
 _CONTROL = ("flowloom", _OPS + "control_flow.control_flow_ops", _OPS + "control_flow.cond",
             _OPS + "control_flow.while_loop", _OPS + "control_flow.switch_case",
             _OPS + "control_flow.control_flow_primitives", _OPS + "control_flow.control_flow_context")
@@ -165,6 +167,9 @@ VIEWS = {
                                           _OPS + "parsing.parsing_ops",
                                           _OPS + "parsing.sequence_example_ops"),
     "tensorflow.python.ops.special_math_ops": ("flowloom", _OPS + "math.special_math_ops"),
+    "tensorflow.python.ops.bitwise_ops": ("flowloom.bitwise", _OPS + "math.special_math_ops"),
+    "tensorflow.python.ops.gen_bitwise_ops": ("flowloom.bitwise",
+                                              _OPS + "math.special_math_ops"),
     "tensorflow.python.ops.standard_ops": ("flowloom",),
     "tensorflow.python.ops.partitioned_variables": ("flowloom.partitioned_variables", "flowloom"),
     "tensorflow.python.ops.template": ("flowloom.template", "flowloom"),

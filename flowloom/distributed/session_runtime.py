@@ -271,8 +271,24 @@ def make_runtime(session, target, config):
             "tf.train.Server in this process and use server.target")
     if not server._started:
         server.start()
-
+    merged = with_server_defaults(config, server.server_def.default_session_config)
+    if merged is not config:
+        config = session._config = merged
+        session._operation_timeout_ms = int(config.operation_timeout_in_ms or 0)
     return DistributedRuntime(session, server, config)
+
+
+def with_server_defaults(config, defaults):
+    """The config a session on a server runs with: as TF's master, the server's default
+    session config merged into the session's own (`config`, None for none); `config` itself
+    when the server has no defaults."""
+    if not defaults.ByteSize():
+        return config
+    merged = type(defaults)()
+    if config is not None:
+        merged.CopyFrom(config)
+    merged.MergeFrom(defaults)
+    return merged
 
 
 def task_of(device):

@@ -2,7 +2,7 @@
 
 from flowloom.framework import dtypes
 from flowloom.framework import op_def as op_registry
-from flowloom.framework.graph import _graph_of, get_default_graph
+from flowloom.framework.graph import _colocation_root, _graph_of, get_default_graph
 from flowloom.framework.ops import Tensor, convert_to_tensor
 
 
@@ -151,7 +151,14 @@ def _check_allowed(opdef, attrs):
 def _create_colocated(graph, tensors, opdef, flat, out_dtypes, attrs, op_name):
     if not tensors:
         return graph._create_op_internal(opdef, flat, out_dtypes, attrs, op_name)
-    with graph.colocate_with(tensors[0]._op):
+    stack = graph._colocation_stack
+    op = tensors[0]._op
+    if stack and stack[-1]._op is op and not graph._device_function_stack and \
+            _colocation_root(op) is op:
+        # Already inside colocate_with(that op) (a variable's Assign): entering it again
+        # would give the same `_class` and device.
+        return _create_colocated(graph, tensors[1:], opdef, flat, out_dtypes, attrs, op_name)
+    with graph.colocate_with(op):
         return _create_colocated(graph, tensors[1:], opdef, flat, out_dtypes, attrs, op_name)
 
 

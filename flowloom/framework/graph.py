@@ -78,12 +78,15 @@ class Graph:
         self._building_function = False
         self._outer_graph = None  # set by graphs of functions that capture outer tensors
         self._graph_def_versions = None
-        self._control_flow_context = None  # the CondContext/WhileContext ops are created in
 
     # -- per-thread construction state ----------------------------------------
     _name_stack = _thread_property("name_stack")
     # (priority, creator) pairs of tf.variable_creator_scope (flowloom/variable_creator.py)
     _variable_creator_stack = _thread_property("variable_creator_stack")
+
+    # The CondContext/WhileContext new ops go into: per thread, so that a loop built in one
+    # thread does not take in the ops other threads build into the graph meanwhile.
+    _control_flow_context = _thread_property("control_flow_context")
 
     def _thread_stack(self, attr):
         if not self._stack_state_is_thread_local:
@@ -243,8 +246,7 @@ class Graph:
             attrs["container"] = self._container  # tf.container: stateful ops with the attr
         if colocation_stack:
             # TF: the union of the groups of every op on the colocation stack, sorted.
-            attrs["_class"] = sorted({g.decode() for c in colocation_stack
-                                      for g in c._op.colocation_groups()})
+            attrs["_class"] = sorted({n for c in colocation_stack for n in _group_names(c._op)})
         if self._gradient_override_map and opdef.type in self._gradient_override_map and not bare:
             # TF records the override on the op; tf.gradients reads it back.
             attrs["_gradient_op_type"] = self._gradient_override_map[opdef.type].encode()
@@ -279,19 +281,20 @@ class Graph:
                 if colocated._op._device:
                     op._device = colocated._op._device
                     break
+        context = self._thread_local.control_flow_context
         if _input_context_checks:
             for t in inputs:  # a loop, not any(genexpr): this runs for every op made
                 if t._op._control_flow_context:
-                    _input_context_checks[0](op, self._control_flow_context)  # TF's rule
+                    _input_context_checks[0](op, context)  # TF's rule
                     break
-        if self._control_flow_context is not None:
+        if context is not None:
             # cond/while_loop: the context rewires inputs (Switch, Enter) inside the op's own
             # name scope (`cond/add/Switch`), as TF does.
-            op._control_flow_context = self._control_flow_context
+            op._control_flow_context = context
             saved_stack = self._name_stack
             self._name_stack = name
             try:
-                self._control_flow_context.AddOp(op)
+                context.AddOp(op)
             finally:
                 self._name_stack = saved_stack
         if observers.op_created:
@@ -539,6 +542,14 @@ def _colocation_root(op):
     return op
 
 
+def _group_names(op):
+    """`op.colocation_groups()` as str (the `_class` attr a colocated op gets)."""
+    cls = op._attrs.get("_class")
+    if cls:
+        return [c.decode() if isinstance(c, bytes) else c for c in cls]
+    return ("loc:@" + op._name,)
+
+
 def _set_shapes(op, opdef):
     try:
         shapes = opdef.shape_fn(op)
@@ -718,6 +729,7 @@ class _DefaultGraphController:
 
 class _ThreadState(threading.local):
     name_stack = ""  # each thread starts at the root name scope
+    control_flow_context = None  # and outside any cond/while_loop
     variable_creator_stack = ()
 
 
@@ -737,22 +749,23 @@ class _StackPush:
 
 
 class _DefaultGraphStack(threading.local):
+    """The `as_default` stack and the global default graph: both per thread, as in TF (a
+    thread that builds without `g.as_default()` builds into its own default graph)."""
+
     def __init__(self):
         super().__init__()
         self.stack = []
-        self._global_default = None
+        self.global_default = None
 
     def get_default(self):
         if self.stack:
             return self.stack[-1]
-        if _global_default_graph[0] is None:
-            _global_default_graph[0] = Graph()
-        return _global_default_graph[0]
+        return self.get_global_default()
 
     def get_global_default(self):
-        if _global_default_graph[0] is None:
-            _global_default_graph[0] = Graph()
-        return _global_default_graph[0]
+        if self.global_default is None:
+            self.global_default = Graph()
+        return self.global_default
 
     def get_controller(self, graph):
         return _DefaultGraphController(self.stack, graph)
@@ -762,20 +775,20 @@ class _DefaultGraphStack(threading.local):
             raise AssertionError("Do not use tf.reset_default_graph() to clear nested graphs. "
                                  "If you need a cleared graph, exit the nesting and create a "
                                  "new graph.")
-        _global_default_graph[0] = None
+        self.global_default = None
 
 
-_global_default_graph = [None]
 _default_graph_stack = _DefaultGraphStack()
 
 
 def get_default_graph():
     """Returns the default graph of the current thread."""
-    stack = _default_graph_stack.stack
+    state = _default_graph_stack
+    stack = state.stack
     if stack:
         return stack[-1]
-    graph = _global_default_graph[0]
-    return graph if graph is not None else _default_graph_stack.get_default()
+    graph = state.global_default
+    return graph if graph is not None else state.get_global_default()
 
 
 def reset_default_graph():
@@ -796,26 +809,36 @@ def get_name_scope():
     return get_default_graph().get_name_scope()
 
 
-def _graph_of(values):
+def _graph_of(values, default=None):
     """The graph that `values` (Tensors, Operations, Variables...) belong to, or the default.
     While a function is built (its graph is the default), that graph, as in TF: it captures
     the tensors of the graphs around it."""
-    default = get_default_graph()
+    if default is None:
+        default = get_default_graph()
     if default._outer_graph is not None:
         return default
     graph = None
     for v in values:
-        g = None
-        if isinstance(v, (Tensor, Operation)):
+        cls = type(v)
+        if cls is Tensor:
+            g = v._op._graph
+        elif cls in _NOT_GRAPH_ELEMENTS:
+            continue  # Python values (shapes, scalars) name no graph
+        elif isinstance(v, (Tensor, Operation)):
             g = v.graph
         elif hasattr(v, "graph") and hasattr(v, "_as_graph_element"):
             g = v.graph
+        else:
+            continue
         if g is not None:
             if graph is None:
                 graph = g
             elif g is not graph:
                 raise ValueError(f"{v!r} must be from the same graph as {values[0]!r}.")
-    return graph or get_default_graph()
+    return graph or default
+
+
+_NOT_GRAPH_ELEMENTS = frozenset((int, float, bool, str, bytes, list, tuple, dict, type(None)))
 
 
 class name_scope:  # noqa: N801 - TF's spelling
@@ -842,8 +865,9 @@ class name_scope:  # noqa: N801 - TF's spelling
         if self._name is None and self._values is not None:
             raise ValueError(f"At least one of name ({self._name}) and default_name "
                              f"({self._default_name}) must be provided.")
-        g = _graph_of(self._values) if self._values else get_default_graph()
-        if self._values and g is not get_default_graph():
+        default = get_default_graph()
+        g = _graph_of(self._values, default) if self._values else default
+        if g is not default:
             self._graph_ctx = g.as_default()
             self._graph_ctx.__enter__()
         else:

@@ -21,8 +21,8 @@ from flowloom.framework.graph_def import (
     attr_value_to_python,
     prepend_name_scope,
 )
-from flowloom.framework.ops import Operation, Tensor
 from flowloom.framework.import_shapes import refine_from_output_shapes
+from flowloom.framework.ops import Operation, Tensor
 from flowloom.proto import graph_pb2
 
 # Attrs that describe a node for export only: re-derived, never imported.
@@ -529,7 +529,8 @@ class _Importer:
                 data.append(None)
             else:
                 data.append(self._input_tensor(node.name, source, index))
-        if None in data:
+        back_edge = None in data
+        if back_edge:
             stand_in = next((t for t in data if t is not None), None)
             if stand_in is None:
                 raise ValueError(f"Node '{full}': a Merge needs one input from outside its loop")
@@ -543,7 +544,7 @@ class _Importer:
         except Exception as e:  # a shape function meeting attrs it never expected
             raise ValueError(f"Node '{full}' ({node.op}): invalid attrs or inputs: "
                              f"{type(e).__name__}: {e}") from e
-        refine_from_output_shapes(op, node)
+        refine_from_output_shapes(op, node, check=not back_edge)
         self.nodes[full] = node
         self._set_device(op, node, full)
         # TF gives every imported op the enclosing control dependencies, even ops whose

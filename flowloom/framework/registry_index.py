@@ -25,7 +25,7 @@ INDEX = {
             'ListDiff OnesLike Pack Placeholder PlaceholderWithDefault Rank Reshape Shape '
             'ShapeN Size Squeeze StopGradient Transpose Unpack ZerosLike',
         'flowloom.ops.array.broadcast_ops':
-            'BroadcastGradientArgs BroadcastTo Tile',
+            'BroadcastArgs BroadcastGradientArgs BroadcastTo Tile',
         'flowloom.ops.array.data_flow_ops':
             'DynamicPartition DynamicStitch ParallelDynamicStitch',
         'flowloom.ops.array.edit_distance_ops':
@@ -102,7 +102,8 @@ INDEX = {
         'flowloom.ops.data.reader_ops':
             'FixedLengthRecordReaderV2 IdentityReaderV2 ReaderNumRecordsProducedV2 '
             'ReaderNumWorkUnitsCompletedV2 ReaderReadUpToV2 ReaderReadV2 ReaderResetV2 '
-            'TFRecordReaderV2 TextLineReaderV2 WholeFileReaderV2',
+            'ReaderRestoreStateV2 ReaderSerializeStateV2 TFRecordReaderV2 TextLineReaderV2 '
+            'WholeFileReaderV2',
         'flowloom.ops.image.box_ops':
             'CropAndResize CropAndResizeGradBoxes CropAndResizeGradImage DrawBoundingBoxes '
             'DrawBoundingBoxesV2 NonMaxSuppressionV2 NonMaxSuppressionV3 NonMaxSuppressionV4 '
@@ -129,6 +130,8 @@ INDEX = {
             'Angle Complex ComplexAbs Imag Real',
         'flowloom.ops.math.einsum_ops':
             'Einsum',
+        'flowloom.ops.math.extra_math_ops':
+            'ApproximateEqual NextAfter',
         'flowloom.ops.math.fused_elementwise':
             '_FusedElementwise',
         'flowloom.ops.math.histogram_ops':
@@ -148,16 +151,16 @@ INDEX = {
         'flowloom.ops.math.scan_ops':
             'Cumprod Cumsum',
         'flowloom.ops.math.segment_ops':
-            'Unique UniqueWithCounts UnsortedSegmentMax UnsortedSegmentMin '
-            'UnsortedSegmentProd UnsortedSegmentSum',
+            'Unique UniqueV2 UniqueWithCounts UniqueWithCountsV2 UnsortedSegmentMax '
+            'UnsortedSegmentMin UnsortedSegmentProd UnsortedSegmentSum',
         'flowloom.ops.math.segment_reduction_ops':
             'SegmentMax SegmentMean SegmentMin SegmentProd SegmentSum SparseSegmentMean '
             'SparseSegmentMeanGrad SparseSegmentMeanWithNumSegments SparseSegmentSqrtN '
             'SparseSegmentSqrtNGrad SparseSegmentSqrtNWithNumSegments SparseSegmentSum '
             'SparseSegmentSumWithNumSegments',
         'flowloom.ops.math.special_math_ops':
-            'Acosh Asinh Atanh BitwiseAnd BitwiseOr BitwiseXor Digamma Erfc Invert LeftShift '
-            'Lgamma MulNoNan RightShift Xdivy Xlog1py Xlogy',
+            'Acosh Asinh Atanh BitwiseAnd BitwiseOr BitwiseXor Conj Digamma Erfc Invert '
+            'LeftShift Lgamma MulNoNan PopulationCount RightShift Xdivy Xlog1py Xlogy',
         'flowloom.ops.math.unary_ops':
             'Abs Acos Asin Atan Ceil Conj Cos Cosh Erf Exp Expm1 Floor Inv IsFinite IsInf '
             'IsNan Log Log1p LogicalNot Neg Reciprocal ReciprocalGrad Rint Round Rsqrt '
@@ -178,6 +181,8 @@ INDEX = {
             'MaxPool3D MaxPool3DGrad',
         'flowloom.ops.nn.conv_grad_ops':
             'Conv2DBackpropFilter Conv2DBackpropInput',
+        'flowloom.ops.nn.depthwise_grad_ops':
+            'DepthwiseConv2dNativeBackpropFilter DepthwiseConv2dNativeBackpropInput',
         'flowloom.ops.nn.fused_ops':
             '_FusedConv2D _FusedMatMul',
         'flowloom.ops.nn.nn_loss_ops':

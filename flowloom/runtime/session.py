@@ -7,6 +7,7 @@ import time
 import warnings
 
 from flowloom.framework import errors
+from flowloom.framework import config as tf_config
 from flowloom.framework import nest
 from flowloom.framework import observers
 from flowloom.framework.graph import get_default_graph
@@ -59,6 +60,8 @@ class BaseSession:
         elif not hasattr(graph, "_ops_by_name"):
             raise TypeError(f"graph must be a tf.Graph, but got {type(graph)}")
         session_io.check_session_args(target, config)
+        if config is None:  # as TF: the process-wide options of tf.config, if any were set
+            config = tf_config.session_config()
         self._graph = graph
         self._target = target
         self._config = config

@@ -95,3 +95,16 @@ def test_unreachable_cluster_names_the_address():
                          env=env, timeout=60)
     assert "UNAVAILABLE" in out.stdout, out.stdout + out.stderr
     assert "127.0.0.1:9" in out.stdout
+
+
+def test_server_default_session_config_merges_into_sessions():
+    from flowloom.distributed.session_runtime import with_server_defaults
+
+    defaults = tf.ConfigProto(operation_timeout_in_ms=1000, log_device_placement=True)
+    merged = with_server_defaults(None, defaults)  # a session without a config: the server's
+    assert merged.operation_timeout_in_ms == 1000 and merged.log_device_placement
+    own = tf.ConfigProto(allow_soft_placement=True, operation_timeout_in_ms=5)
+    merged = with_server_defaults(own, defaults)  # as TF's master: the defaults merged in
+    assert merged.allow_soft_placement and merged.operation_timeout_in_ms == 1000
+    assert own.operation_timeout_in_ms == 5  # the caller's proto is left alone
+    assert with_server_defaults(own, tf.ConfigProto()) is own

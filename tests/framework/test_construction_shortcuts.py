@@ -179,3 +179,130 @@ def test_tensors_share_interned_shapes_and_set_shape_changes_only_its_tensor():
         assert x.shape.as_list() == [None, 3]
         m = tf.matmul(a, tf.ones([3, 2]))
         assert m.shape.as_list() == [5, 2]
+
+
+def test_variable_scope_contexts_unwind_on_errors_and_reentry():
+    g = tf.Graph()
+    with g.as_default():
+        with pytest.raises(ZeroDivisionError):
+            with tf.variable_scope("a"):
+                with tf.variable_scope("b"):
+                    1 / 0
+        assert tf.get_variable_scope().name == "" and g.get_name_scope() == ""
+        with tf.variable_scope("a") as a:  # the failed blocks' counts were reset on exit
+            pass
+        assert a.name == "a" and a.original_name_scope == "a_1/"
+        with pytest.raises(TypeError):
+            with tf.variable_scope(3):
+                pass
+        assert tf.get_variable_scope().name == "" and g.get_name_scope() == ""
+        with tf.variable_scope(a, reuse=True):
+            with tf.variable_scope(None, default_name="d") as d:
+                assert d.name == "a/d" and d.reuse
+        with tf.variable_scope(a):  # as TF: re-entering an object restores the counts after
+            with tf.variable_scope(None, default_name="d") as d2:
+                assert d2.name == "a/d"
+            with tf.variable_scope(None, default_name="d") as d3:
+                assert d3.name == "a/d_1"
+        scope = tf.variable_scope("twice")
+        with scope as s1:
+            with scope as s2:  # one object entered twice, nested
+                assert s2.name == "twice/twice"
+            assert tf.get_variable_scope() is s1
+        assert tf.get_variable_scope().name == ""
+
+
+def test_variable_scope_defaults_reach_get_variable():
+    g = tf.Graph()
+    with g.as_default():
+        init = tf.constant_initializer(3.0)
+        reg = lambda v: tf.reduce_sum(v)  # noqa: E731
+        with tf.variable_scope("s", initializer=init, regularizer=reg, dtype=tf.float64):
+            with tf.variable_scope("inner"):
+                v = tf.get_variable("v", [2])
+        assert v.dtype.base_dtype == tf.float64 and v.name == "s/inner/v:0"
+        assert len(g.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)) == 1
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            assert sess.run(v).tolist() == [3.0, 3.0]
+
+
+def test_assign_of_a_variable_is_colocated_as_by_the_general_path():
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/job:ps/task:0"):
+            v = tf.get_variable("v", [3])
+            w = tf.Variable(tf.zeros([3]), name="w")
+        with tf.device("/job:worker"):
+            a = tf.assign(v, [1.0, 2.0, 3.0])
+            with tf.colocate_with(w.op):
+                b = tf.assign(w, [1.0, 2.0, 3.0])
+                c = tf.assign(v, [1.0, 2.0, 3.0])
+    for var, assign in ((v, v.initializer), (w, w.initializer), (v, a.op), (w, b.op)):
+        assert assign.get_attr("_class") == ["loc:@" + var.op.name]
+        assert assign.device == var.op.device == "/job:ps/task:0"
+    assert sorted(c.op.get_attr("_class")) == sorted(["loc:@v", "loc:@w"])
+    assert c.op.device == "/job:ps/task:0"
+
+
+def test_name_scope_values_pick_their_graph_and_reject_mixed_graphs():
+    g1, g2 = tf.Graph(), tf.Graph()
+    with g1.as_default():
+        x = tf.constant(1.0)
+    with g2.as_default():
+        y = tf.constant(1.0)
+        with tf.name_scope("s", values=[x, 3, [1, 2], None, "a"]):
+            assert tf.get_default_graph() is g1
+            z = tf.identity(x)
+        assert tf.get_default_graph() is g2 and z.graph is g1 and z.op.name == "s/Identity"
+        with pytest.raises(ValueError):
+            with tf.name_scope("t", values=[x, y]):
+                pass
+        with tf.name_scope("u", values=[1.0, [y]]) as u:
+            assert u == "u/"
+
+
+def test_variable_enums_keep_their_checks():
+    from flowloom.variable_enums import (VariableAggregation, VariableSynchronization,
+                                         validate_synchronization_aggregation_trainable)
+
+    assert validate_synchronization_aggregation_trainable(None, None, None, "v") == (
+        VariableSynchronization.AUTO, VariableAggregation.NONE, True)
+    assert validate_synchronization_aggregation_trainable(
+        VariableSynchronization.ON_READ, VariableAggregation.SUM, None, "v") == (
+        VariableSynchronization.ON_READ, VariableAggregation.SUM, False)
+    assert validate_synchronization_aggregation_trainable(3, 1, None, "v")[0] is \
+        VariableSynchronization(3)
+    with pytest.raises(ValueError, match="synchronization"):
+        validate_synchronization_aggregation_trainable(17, None, None, "v")
+    with pytest.raises(ValueError, match="aggregation"):
+        validate_synchronization_aggregation_trainable(None, 17, None, "v")
+
+
+def test_initial_values_that_read_no_variable_are_used_as_they_are():
+    from flowloom.variable_init_guard import _try_guard_against_uninitialized_dependencies
+
+    g = tf.Graph()
+    with g.as_default():
+        w = tf.Variable(tf.ones([2]), name="w")
+        plain = tf.random_uniform([2]) * 2.0 + tf.constant([1.0, 2.0])
+        n = len(g.get_operations())
+        assert _try_guard_against_uninitialized_dependencies("u/", plain) is plain
+        assert len(g.get_operations()) == n  # nothing copied
+        reads = tf.identity(plain + w)  # a variable read two ops below: the copy replaces it
+        guarded = _try_guard_against_uninitialized_dependencies("z/", reads)
+        assert guarded is not reads and len(g.get_operations()) > n
+        v = tf.Variable(reads, name="v")
+        with tf.Session() as sess:
+            sess.run(v.initializer)  # w is not initialized: its initial value is used
+            assert sess.run(v).shape == (2,)
+
+
+def test_dtype_kind_tests_by_enum_match_membership_of_the_base_dtype():
+    from flowloom.framework import dtypes
+
+    floats = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.bfloat16)
+    for d in dtypes._BY_ENUM.values():
+        assert d.is_floating == (d.base_dtype in floats), d
+        assert d.is_integer == (d.base_dtype in dtypes._INTEGERS), d
+    assert tf.float32_ref.is_floating and tf.int64_ref.is_integer and not tf.bool.is_integer

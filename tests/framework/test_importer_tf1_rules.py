@@ -167,3 +167,46 @@ def test_imported_devices_merge_with_device_functions_and_colocation():
         with tf.device(count):
             tf.import_graph_def(_gd(PAIR))
     assert calls == ["import/A", "import/B"]  # each device function runs once per op
+
+
+_PLACEHOLDER = "node { name: 'A' op: 'Placeholder' attr { key: 'dtype' value { type: DT_FLOAT } } }"
+
+
+def _shapes_attr(dims):
+    return ("attr { key: '_output_shapes' value { list { shape { %s } } } }"
+            % " ".join("dim { size: %d }" % d for d in dims))
+
+
+@pytest.mark.parametrize("node, message", [
+    # (TF 1.15.5's messages for the same GraphDefs)
+    ("node { name: 'B' op: 'L2Loss' input: 'A:0' attr { key: 'T' value { type: DT_FLOAT } } "
+     + _shapes_attr([43]) + " }",
+     "Node 'import/B' has an _output_shapes attribute inconsistent with the GraphDef for "
+     "output #0: Shapes must be equal rank, but are 0 and 1"),
+    ("node { name: 'B' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } } attr { key: "
+     "'value' value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 } } float_val: 1 } "
+     "} } " + _shapes_attr([3]) + " }",
+     "Node 'import/B' has an _output_shapes attribute inconsistent with the GraphDef for "
+     "output #0: Dimension 0 in both shapes must be equal, but are 2 and 3. Shapes are [2] and "
+     "[3]."),
+])
+def test_output_shapes_that_contradict_the_shape_function_fail(node, message):
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError) as e:
+            tf.import_graph_def(_gd(_PLACEHOLDER + node), name="import")
+    assert str(e.value) == message
+
+
+def test_output_shapes_refine_unknown_shapes_and_whitelisted_types_pass():
+    with tf.Graph().as_default():
+        ident, = tf.import_graph_def(_gd(
+            _PLACEHOLDER + "node { name: 'C' op: 'Identity' input: 'A:0' attr { key: 'T' value "
+            "{ type: DT_FLOAT } } " + _shapes_attr([43]) + " }"), return_elements=["C:0"])
+        assert ident.shape.as_list() == [43]  # TF 1.15 also takes the listed shape
+        assert "_output_shapes" not in ident.op.node_def.attr
+        # ConditionalAccumulator is on TF's whitelist: its listed shape is not checked.
+        acc, = tf.import_graph_def(_gd(
+            "node { name: 'Q' op: 'ConditionalAccumulator' attr { key: 'dtype' value { type: "
+            "DT_FLOAT } } attr { key: 'shape' value { shape { } } } " + _shapes_attr([3])
+            + " }"), return_elements=["Q"])
+        assert acc.type == "ConditionalAccumulator"

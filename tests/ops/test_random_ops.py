@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import flowloom as tf
+from flowloom.ops.random import philox
 
 
 def test_dropout_keeps_scaled_fraction():
@@ -75,7 +76,6 @@ def test_multinomial_shape_function():
 
 
 def test_truncated_normal_drawn_in_slices_gives_the_same_values(monkeypatch):
-    from flowloom.ops.random import philox
 
     key, counter = (123, 456), 789 << 64
     for dtype in (np.float32, np.float64):
@@ -90,7 +90,6 @@ def test_truncated_normal_drawn_in_slices_gives_the_same_values(monkeypatch):
 def test_small_philox_draws_equal_the_vectorised_rounds():
     """Draws of a few blocks run on Python integers; they give the NumPy rounds' words,
     across the 64- and 128-bit counter wraps."""
-    from flowloom.ops.random import philox
 
     rng = np.random.RandomState(1)
     for t in range(200):
@@ -105,3 +104,26 @@ def test_small_philox_draws_equal_the_vectorised_rounds():
         with np.errstate(over="ignore"):
             big = philox.philox_rounds(key, lo64, hi64)
         assert small.shape == big.shape and (small == big).all(), t
+
+
+def test_small_uniform_draws_on_python_numbers_equal_the_numpy_ones(monkeypatch):
+    # uniform float32 and uniform_int int32 of up to 4 * SMALL_BLOCKS values take words
+    # from Python integers; the same values as the array path, across counter wraps
+    rng = np.random.RandomState(11)
+    cases = []
+    for t in range(60):
+        key = tuple(int(x) for x in rng.randint(0, 2**32, 2, dtype=np.uint64))
+        counter = [(int(rng.randint(0, 2**62)) << 66) | int(rng.randint(0, 2**62)),
+                   (1 << 128) - 1 - t % 4, (1 << 64) - 1 - t % 3][t % 3]
+        size = int(rng.randint(1, 4 * philox.SMALL_BLOCKS + 1))
+        lo, hi = sorted(int(v) for v in rng.randint(-2**31, 2**31, 2))
+        cases.append((key, counter, size, lo, hi + 1))
+    got = [(philox.uniform(k, c, n, np.float32), philox.uniform_int(k, c, n, lo, hi, np.int32))
+           for k, c, n, lo, hi in cases]
+    monkeypatch.setattr(philox, "SMALL_BLOCKS", 0)
+    for (k, c, n, lo, hi), (u, i) in zip(cases, got):
+        want_u = philox.uniform(k, c, n, np.float32)
+        want_i = philox.uniform_int(k, c, n, lo, hi, np.int32)
+        assert u.dtype == want_u.dtype and u.view(np.int32).tolist() == \
+            want_u.view(np.int32).tolist()
+        assert i.dtype == want_i.dtype and i.tolist() == want_i.tolist()

@@ -153,3 +153,14 @@ def test_fused_batch_norm_nchw_and_running_average():
     np.testing.assert_allclose(var2, 0.9 * run_var + 0.1 * var, rtol=1e-5)
     with pytest.raises(ValueError):
         tf.nn.fused_batch_norm(tf.constant(x), scale, offset, is_training=False)
+
+
+def test_slice_with_unknown_begin_takes_dims_from_constant_sizes():
+    # TF 1.15 (observed): the sizes alone give the dims whose size is not -1, so
+    # random_crop's output shape is the crop size (its begin is random)
+    x = tf.placeholder(tf.float32, [32, 32, 3])
+    begin = tf.placeholder(tf.int32, [3])
+    assert tf.random_crop(x, [24, 24, 3]).shape.as_list() == [24, 24, 3]
+    assert tf.slice(x, begin, [-1, 24, 3]).shape.as_list() == [None, 24, 3]
+    assert tf.slice(tf.placeholder(tf.float32), begin, [2, 24, 3]).shape.as_list() == [2, 24, 3]
+    assert tf.slice(x, begin, tf.placeholder(tf.int32, [3])).shape.as_list() == [None] * 3

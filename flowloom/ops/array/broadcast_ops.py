@@ -16,6 +16,7 @@ from flowloom.framework.tensor_shape import TensorShape, unknown_shape
 from flowloom.framework.tensor_util import constant_value
 from flowloom.framework.shape_eval import input_value, input_value_as_shape
 from flowloom.ops.array import array_ops
+from flowloom.ops.layout import c_order
 
 # -- BroadcastGradientArgs -------------------------------------------------------------------
 BroadcastGradientArgs = defop("BroadcastGradientArgs", inputs=["s0: T", "s1: T"],
@@ -61,6 +62,66 @@ def broadcast_gradient_args(s0, s1, name=None):
     return apply_op("BroadcastGradientArgs", (s0, s1), name=name).outputs
 
 
+# -- BroadcastArgs: the broadcast shape of two shapes -------------------------------------------
+BroadcastArgs = defop("BroadcastArgs", inputs=["s0: T", "s1: T"], outputs=["r0: T"],
+                      attrs={"T": dtypes.int32},
+                      allowed_types={"T": (dtypes.int32, dtypes.int64)})
+BroadcastArgs.no_gradient()
+
+
+@BroadcastArgs.shape
+def _(op):
+    a, b = op._inputs[0]._shape, op._inputs[1]._shape
+    for s in (a, b):
+        if s.ndims is not None and s.ndims != 1:
+            raise ValueError(f"Shape must be rank 1 but is rank {s.ndims}")
+    if a.ndims is None or b.ndims is None or a[0] is None or b[0] is None:
+        return unknown_shape(1)
+    return TensorShape([max(a[0], b[0])])
+
+
+@BroadcastArgs.kernel
+def _(xp, s0, s1):
+    if s0.ndim != 1 or s1.ndim != 1:
+        raise errors.InvalidArgumentError(
+            None, None, "In[0] and In[1] must be vectors.")
+    x, y = [int(d) for d in s0], [int(d) for d in s1]
+    n = max(len(x), len(y))
+    x, y = [1] * (n - len(x)) + x, [1] * (n - len(y)) + y
+    out = []
+    for a, b in zip(x, y):
+        if a != b and a != 1 and b != 1:
+            raise errors.InvalidArgumentError(
+                None, None, "Incompatible shapes: [%s] vs. [%s]" % (
+                    ",".join(map(str, s0)), ",".join(map(str, s1))))
+        out.append(b if a == 1 else a)
+    return np.array(out, dtype=s0.dtype)
+
+
+def broadcast_args(s0, s1, name=None):
+    """The shape that shapes `s0` and `s1` broadcast to (op BroadcastArgs)."""
+    return apply_op("BroadcastArgs", (s0, s1), name=name).outputs[0]
+
+
+def broadcast_dynamic_shape(shape_x, shape_y):
+    """The broadcast shape of the 1-D shape tensors `shape_x` and `shape_y`, computed when the
+    graph runs (BroadcastArgs)."""
+    return broadcast_args(shape_x, shape_y)
+
+
+def broadcast_static_shape(shape_x, shape_y):
+    """The broadcast of two TensorShapes; ValueError when they do not broadcast."""
+    from flowloom.framework import common_shapes
+    from flowloom.framework.tensor_shape import as_shape
+
+    shape_x, shape_y = as_shape(shape_x), as_shape(shape_y)
+    try:
+        return common_shapes.broadcast(shape_x, shape_y)
+    except ValueError:
+        raise ValueError(f"Incompatible shapes for broadcasting: {shape_x} and "
+                         f"{shape_y}") from None
+
+
 # -- BroadcastTo -----------------------------------------------------------------------------
 BroadcastTo = defop("BroadcastTo", inputs=["input: T", "shape: Tidx"], outputs=["output: T"],
                     attrs={"Tidx": dtypes.int32})
@@ -80,7 +141,7 @@ def _(op):
 @BroadcastTo.kernel
 def _(xp, x, shape):
     try:
-        return np.ascontiguousarray(xp.broadcast_to(x, tuple(int(d) for d in shape)))
+        return c_order(np, xp.broadcast_to(x, tuple(int(d) for d in shape)))
     except ValueError:
         raise errors.InvalidArgumentError(
             None, None, "Incompatible shapes: [%s] vs. [%s]" % (

@@ -13,6 +13,7 @@ from flowloom.framework.op_def import defop
 from flowloom.framework.tensor_shape import TensorShape, unknown_shape
 from flowloom.framework.tensor_util import constant_value
 from flowloom.framework.shape_eval import input_value
+from flowloom.ops.layout import c_order
 
 
 _builtin_slice = builtins.slice
@@ -144,7 +145,7 @@ def _mirror_fold(xp, g, paddings, offset):
         if b:
             mid[n - offset - b:n - offset] += core[a + n:][::-1]
         out = np.moveaxis(mid, 0, d)
-    return np.ascontiguousarray(out)
+    return c_order(np, out)
 
 
 @MirrorPad.gradient
@@ -244,7 +245,7 @@ def _(xp, indices, depth, on_value, off_value, *, axis):
     out = xp.where(hot, on_value, off_value).astype(on_value.dtype, copy=False)
     if axis != -1 and axis != indices.ndim:
         out = xp.moveaxis(out, -1, axis)
-    return xp.ascontiguousarray(out)
+    return c_order(xp, out)
 
 
 OneHot.no_gradient()
@@ -494,7 +495,7 @@ def _(xp, x, axis):
     if len(set(norm)) != len(norm):
         raise errors.InvalidArgumentError(
             None, None, f"axis {norm[0]} specified more than once.")
-    return xp.ascontiguousarray(xp.flip(x, tuple(norm))) if norm else x
+    return c_order(xp, xp.flip(x, tuple(norm))) if norm else x
 
 
 @ReverseV2.gradient

@@ -6,6 +6,8 @@ ops mutate it. The scalar `flow` tensors order the ops (each write returns a new
 what carries a TensorArray through a while_loop.
 """
 
+import itertools
+
 import numpy as np
 
 from flowloom.framework import dtypes, errors, tensor_shape
@@ -14,8 +16,8 @@ from flowloom.framework.graph import colocate_with, control_dependencies, name_s
 from flowloom.framework.op_def import NotDifferentiable, defop
 from flowloom.framework.ops import convert_to_tensor
 from flowloom.framework import tensor_util
-from flowloom.ops.control_flow.tensor_array_resource import (TensorArrayResource, _err, _partial_str,
-                                                _shape_str)
+from flowloom.ops.control_flow.tensor_array_resource import (TensorArrayResource, _dtype_name,
+                                                              _err, _partial_str, _shape_str)
 
 
 def _flow(xp):
@@ -32,6 +34,9 @@ TensorArrayV3 = defop(
 TensorArrayV3.shape(lambda op: [tensor_shape.TensorShape([2]), tensor_shape.TensorShape([])])
 
 
+_ARRAY_COUNTER = itertools.count()
+
+
 @TensorArrayV3.kernel
 def _(xp, size, *, dtype, element_shape, dynamic_size, clear_after_read,
       identical_element_shapes, tensor_array_name, ctx):
@@ -41,7 +46,9 @@ def _(xp, size, *, dtype, element_shape, dynamic_size, clear_after_read,
         raise _err("Size should be >= 0.")
     shape = tensor_shape.as_shape(element_shape) if element_shape is not None \
         else tensor_shape.unknown_shape()
-    return (TensorArrayResource(tensor_array_name or ctx.op._name, dtypes.as_dtype(dtype),
+    # As TF: the array's name carries a process-wide counter ("foo_0", "TensorArray_1").
+    name = f"{tensor_array_name or ctx.op._name}_{next(_ARRAY_COUNTER)}"
+    return (TensorArrayResource(name, dtypes.as_dtype(dtype),
                                 int(size), dynamic_size, clear_after_read, shape,
                                 identical_element_shapes), _flow(xp))
 
@@ -85,6 +92,9 @@ TensorArrayReadV3.shape(lambda op: tensor_shape.unknown_shape())
 
 @TensorArrayReadV3.kernel
 def _(xp, handle, index, flow_in, *, dtype):
+    if dtypes.as_dtype(dtype).base_dtype != handle.dtype.base_dtype:
+        raise _err(f"TensorArray dtype is {_dtype_name(handle.dtype)} but Op requested dtype "
+                   f"{_dtype_name(dtypes.as_dtype(dtype))}.", handle)
     return handle.read(index)
 
 
@@ -190,11 +200,22 @@ TensorArraySplitV3.shape(lambda op: tensor_shape.TensorShape([]))
 @TensorArraySplitV3.kernel
 def _(xp, handle, value, lengths, flow_in):
     value = np.asarray(value)
-    lengths = [int(n) for n in np.asarray(lengths).reshape(-1)]
-    if value.ndim == 0 or sum(lengths) != value.shape[0]:
+    lengths = np.asarray(lengths)
+    if lengths.ndim != 1:
+        raise _err("Expected lengths to be a vector, received shape: "
+                   f"{_shape_str(lengths.shape)}", handle)
+    if value.ndim == 0:
+        raise _err("Expected value to be at least a vector, but received shape: "
+                   f"{_shape_str(value.shape)}", handle)
+    lengths = [int(n) for n in lengths]
+    if sum(lengths) != value.shape[0]:
         raise _err(f"Expected sum of lengths to be equal to values.shape[0], but sum of "
                    f"lengths is {sum(lengths)} and value's shape is: "
-                   f"{_shape_str(value.shape)}")
+                   f"{_shape_str(value.shape)}", handle)
+    if handle.size() != len(lengths) and not handle.dynamic_size:
+        raise _err(f"TensorArray's size is not equal to the size of lengths ({handle.size()} "
+                   f"vs. {len(lengths)}), and the TensorArray is not marked as dynamically "
+                   "resizeable", handle)
     start = 0
     for i, n in enumerate(lengths):
         handle.write(i, value[start:start + n])

@@ -44,9 +44,9 @@ class TensorArrayResource:
     def write(self, index, value):
         index = int(index)
         value = np.asarray(value)
-        if value.dtype != self.dtype.as_numpy_dtype:
+        if _dtype_of(value) != self.dtype.base_dtype:
             raise _err(f"TensorArray dtype is {_dtype_name(self.dtype)} but Op is trying to "
-                       f"write dtype {_dtype_name(dtypes.as_dtype(value.dtype))} ", self)
+                       f"write dtype {_dtype_name(_dtype_of(value))} ", self)
         if index < 0:
             raise _err(f"Tried to write to index {index} but array size is: {self.size()}", self)
         if index >= self.size():
@@ -114,6 +114,13 @@ class TensorArrayResource:
         if self.element_shape.is_fully_defined():
             return tuple(self.element_shape.as_list())
         return None
+
+
+def _dtype_of(value):
+    """The TF dtype of an array (any bytes, str or object array is a string)."""
+    if value.dtype.kind in "OSU":
+        return dtypes.string
+    return dtypes.as_dtype(value.dtype)
 
 
 def _dtype_name(dt):

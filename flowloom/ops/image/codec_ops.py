@@ -16,6 +16,7 @@ from flowloom.framework.graph import name_scope
 from flowloom.framework.op_def import NotDifferentiable, defop
 from flowloom.framework.ops import convert_to_tensor
 from flowloom.framework.tensor_shape import TensorShape, unknown_shape
+from flowloom.ops.layout import c_order
 
 # Decoded images larger than this many values are refused before decoding.
 MAX_DECODED_VALUES = 1 << 30
@@ -77,7 +78,7 @@ def _to_channels(img, channels, kind):
         arr = arr[:, :, None]
     if target == "CMYK":
         arr = 255 - arr if img.info.get("adobe") else arr
-    return np.ascontiguousarray(arr)
+    return c_order(np, arr)
 
 
 def _check_channels(channels, allowed):
@@ -350,7 +351,7 @@ def _encode_jpeg(image, format, quality, progressive=False,  # noqa: A002 - TF's
     buf = io.BytesIO()
     dpi = (x_density, y_density) if density_unit == "in" else (x_density * 2.54,
                                                                y_density * 2.54)
-    _pil().fromarray(np.ascontiguousarray(pixels), mode).save(
+    _pil().fromarray(c_order(np, pixels), mode).save(
         buf, "JPEG", quality=int(quality), progressive=bool(progressive),
         optimize=bool(optimize_size), subsampling=2 if chroma_downsampling else 0, dpi=dpi)
     return np.array(buf.getvalue(), dtype=object)

@@ -10,6 +10,7 @@ from flowloom.framework.op_def import defop
 from flowloom.framework.ops import convert_to_tensor
 from flowloom.framework.tensor_shape import TensorShape, unknown_shape
 from flowloom.ops.array import array_ops
+from flowloom.ops.layout import c_order
 
 
 def _op(op_type, inputs, name=None, **attrs):
@@ -114,7 +115,7 @@ def _(xp, x):
     if x.ndim < 2:
         raise errors.InvalidArgumentError(None, None, "input must be at least 2-dim, received "
                                           f"shape: {list(x.shape)}")
-    return xp.ascontiguousarray(xp.diagonal(x, axis1=-2, axis2=-1))
+    return c_order(xp, xp.diagonal(x, axis1=-2, axis2=-1))
 
 
 MatrixSetDiag = defop("MatrixSetDiag", inputs=["input: T", "diagonal: T"], outputs=["output: T"])
@@ -238,7 +239,7 @@ def _(xp, x):
         raise errors.InvalidArgumentError(None, None, "Invalid shape: the input dimensions "
                                           f"{list(x.shape)} are not [d..., d...]")
     n = int(np.prod(half))
-    return xp.ascontiguousarray(x.reshape(n, n)[np.arange(n), np.arange(n)].reshape(half))
+    return c_order(xp, x.reshape(n, n)[np.arange(n), np.arange(n)].reshape(half))
 
 
 Diag.gradient(lambda op, grad: [_op("DiagPart", (grad,))[0]])

@@ -140,6 +140,11 @@ def _explain_broadcast_error(args, exc):
 
 
 # One row per binary op: TF type, kernel, output dtype (None = T).
+def _squared_difference(x, y):
+    d = x - y
+    return d * d.conj() if d.dtype.kind == "c" else d * d  # complex: |x - y|^2, as TF
+
+
 _BINARY = [
     ("AddV2", _same_dtype(np.add), None), ("Add", _same_dtype(np.add), None),
     ("Sub", _same_dtype(np.subtract), None), ("Mul", _same_dtype(np.multiply), None),
@@ -147,7 +152,7 @@ _BINARY = [
     ("FloorDiv", _floordiv, None), ("FloorMod", _floormod, None),
     ("TruncateDiv", _truncatediv, None), ("TruncateMod", lambda xp, x, y: np.fmod(x, y), None),
     ("Maximum", _same_dtype(np.maximum), None), ("Minimum", _same_dtype(np.minimum), None),
-    ("Pow", _pow, None), ("SquaredDifference", _same_dtype(lambda x, y: (x - y) * (x - y)), None),
+    ("Pow", _pow, None), ("SquaredDifference", _same_dtype(_squared_difference), None),
     ("Atan2", _same_dtype(np.arctan2), None), ("DivNoNan", _same_dtype(
         lambda x, y: np.where(y == 0, 0, x / np.where(y == 0, 1, y))), None),
     ("Equal", _xp_ufunc("equal"), dtypes.bool_),
@@ -208,13 +213,23 @@ def _(op, grad):
     if _same_static_shapes(op, grad) and grad.dtype.base_dtype in (dtypes.int32,
                                                                     dtypes.float32):
         return apply_op("Mul", (grad, y)).outputs[0], apply_op("Mul", (grad, x)).outputs[0]
+    x, y = _conj(x), _conj(y)
     return _reduce_args(op, apply_op("Mul", (grad, y)).outputs[0],
                         apply_op("Mul", (x, grad)).outputs[0])
 
 
+def _conj(x):
+    """TF's complex gradients use the conjugate of the op's inputs (real tensors: as they are)."""
+    if not x.dtype.base_dtype.is_complex:
+        return x
+    from flowloom.ops.math.unary_ops import conj
+
+    return conj(x)
+
+
 def _div_grad(divide):
     def grad_fn(op, grad):
-        x, y = op._inputs
+        x, y = _conj(op._inputs[0]), _conj(op._inputs[1])
         gx = divide(grad, y)
         gy = grad * divide(divide(-x, y), y)
         return _reduce_args(op, gx, gy)
@@ -237,12 +252,13 @@ def _(op, grad):
 
 @BINARY_OPS["Pow"].gradient
 def _(op, grad):
-    x, y = op._inputs
+    x, y, z = _conj(op._inputs[0]), _conj(op._inputs[1]), _conj(op._outputs[0])
     gx = grad * y * pow(x, y - 1)
-    mask = x > 0  # no sensible real gradient for x <= 0: use 0
+    # no sensible real gradient for x <= 0: use 0 (complex: only x == 0 is singular)
+    mask = not_equal(x, 0) if x.dtype.base_dtype.is_complex else x > 0
     safe_x = array_ops.where(mask, x, array_ops.ones_like(x))
     log_x = array_ops.where(mask, log(safe_x), array_ops.zeros_like(x))
-    gy = grad * op._outputs[0] * log_x
+    gy = grad * z * log_x
     return _reduce_args(op, gx, gy)
 
 
@@ -298,7 +314,7 @@ def _binary(op_type, default_name):
     return fn
 
 
-add = _binary("AddV2", "Add")
+add = _binary("Add", "Add")  # TF 1.15: tf.add is Add, `+` is AddV2
 subtract = _binary("Sub", "Sub")
 multiply = _binary("Mul", "Mul")
 maximum = _binary("Maximum", "Maximum")
@@ -558,6 +574,12 @@ def _op_type_fn(op_type):
     return lambda x, y, name: apply_op(op_type, (x, y), name=name).outputs[0]
 
 
+def _add_dispatch(x, y, name):
+    # TF 1.15's `+`: Add for strings (AddV2 has no string kernel), AddV2 otherwise.
+    op_type = "Add" if y.dtype.base_dtype == dtypes.string else "AddV2"
+    return apply_op(op_type, (x, y), name=name).outputs[0]
+
+
 _truediv_operator, _rtruediv_operator = _operator(truediv, "truediv")
 _floordiv_operator, _rfloordiv_operator = _operator(floordiv, "floordiv")
 
@@ -576,7 +598,8 @@ def _register_operators():
                                  ("mul", "Mul", "mul"), ("mod", "FloorMod", "mod"),
                                  ("pow", "Pow", "pow"), ("and", "LogicalAnd", "and"),
                                  ("or", "LogicalOr", "or")]:
-        fwd, rev = _operator(_op_type_fn(op_type), default, py)
+        fwd, rev = _operator(_add_dispatch if py == "add" else _op_type_fn(op_type), default,
+                             py)
         Tensor._override_operator(f"__{py}__", fwd)
         Tensor._override_operator(f"__r{py}__", rev)
     for py, op_type in [("lt", "Less"), ("le", "LessEqual"), ("gt", "Greater"),
@@ -623,3 +646,5 @@ from flowloom.ops.math.segment_reduction_ops import (  # noqa: E402,F401
     sparse_segment_mean_grad, sparse_segment_sqrt_n_grad)
 from flowloom.ops.math.segment_ops import (  # noqa: E402,F401
     unsorted_segment_prod, unsorted_segment_max, unsorted_segment_min)
+from flowloom.ops.math.extra_math_ops import (  # noqa: E402,F401
+    approximate_equal, nextafter, polyval, reciprocal_no_nan)

@@ -6,10 +6,15 @@ from flowloom.framework import common_shapes, dtypes, errors
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.graph import name_scope
 from flowloom.framework.op_def import defop
+from flowloom.ops.layout import c_order
 
 
 def _scan_kernel(accumulate, identity):
     def kernel(xp, x, axis, *, exclusive, reverse):
+        if np.ndim(axis) != 0:
+            raise errors.InvalidArgumentError(
+                None, None, "ScanOp: axis must be a scalar, not "
+                f"[{','.join(str(d) for d in np.shape(axis))}]")
         axis = int(axis)
         if axis < -x.ndim or axis >= max(x.ndim, 1):
             raise errors.InvalidArgumentError(
@@ -26,7 +31,7 @@ def _scan_kernel(accumulate, identity):
             out[tuple(index)] = identity
         if reverse:
             out = xp.flip(out, axis)
-        return xp.ascontiguousarray(out).astype(x.dtype, copy=False)
+        return c_order(xp, out).astype(x.dtype, copy=False)
     return kernel
 
 

@@ -254,3 +254,83 @@ def unique_with_counts(x, out_idx=dtypes.int32, name=None):
     """`unique(x)` and how often each distinct value occurs: (y, idx, count)."""
     return apply_op("UniqueWithCounts", (x,), name=name,
                     out_idx=dtypes.as_dtype(out_idx)).outputs
+
+
+# -- UniqueV2, UniqueWithCountsV2: the distinct slices along an axis -----------------------------
+def _unique_along(x, axis):
+    if axis.ndim != 1:
+        raise errors.InvalidArgumentError(None, None, "axis expects a 1D vector.")
+    if axis.size > 1:
+        raise errors.InvalidArgumentError(
+            None, None, "axis does not support input tensors larger than 1 elements")
+    if axis.size == 0:
+        if x.ndim != 1:
+            raise errors.InvalidArgumentError(None, None, "unique expects a 1D vector.")
+        a = 0
+    else:
+        a = int(axis[0])
+        if a < 0:
+            a += x.ndim
+        if not 0 <= a < x.ndim:
+            raise errors.InvalidArgumentError(
+                None, None, f"axis has to be between [0, {x.ndim})")
+    moved = np.moveaxis(x, a, 0)
+    rows = moved.reshape(moved.shape[0], -1)
+    if rows.shape[1] == 1 or not rows.size:
+        _, first, inverse = np.unique(rows.reshape(-1) if rows.shape[1] == 1 else
+                                      np.zeros(rows.shape[0]), return_index=True,
+                                      return_inverse=True)
+    else:
+        _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+    # TF orders the distinct slices by first occurrence.
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    y = np.moveaxis(moved[first[order]], 0, a)
+    return y, rank[inverse.reshape(-1)]
+
+
+def _unique_v2_shape(op):
+    x = op._inputs[0]._shape
+    return [unknown_shape(1), x]
+
+
+UniqueV2 = defop("UniqueV2", inputs=["x: T", "axis: Taxis"], outputs=["y: T", "idx: out_idx"],
+                 attrs={"out_idx": dtypes.int32, "Taxis": dtypes.int64},
+                 allowed_types={"Taxis": (dtypes.int32, dtypes.int64)})
+UniqueV2.shape(_unique_v2_shape)
+UniqueV2.no_gradient()
+
+
+@UniqueV2.kernel
+def _(xp, x, axis, *, out_idx):
+    y, idx = _unique_along(x, axis)
+    return y, idx.astype(out_idx.as_numpy_dtype)
+
+
+UniqueWithCountsV2 = defop(
+    "UniqueWithCountsV2", inputs=["x: T", "axis: Taxis"],
+    outputs=["y: T", "idx: out_idx", "count: out_idx"],
+    attrs={"out_idx": dtypes.int32, "Taxis": dtypes.int64},
+    allowed_types={"Taxis": (dtypes.int32, dtypes.int64)})
+UniqueWithCountsV2.shape(lambda op: _unique_v2_shape(op) + [unknown_shape(1)])
+UniqueWithCountsV2.no_gradient()
+
+
+@UniqueWithCountsV2.kernel
+def _(xp, x, axis, *, out_idx):
+    y, idx = _unique_along(x, axis)
+    counts = np.bincount(idx, minlength=np.shape(y)[int(axis[0]) % x.ndim if axis.size else 0])
+    return y, idx.astype(out_idx.as_numpy_dtype), counts.astype(out_idx.as_numpy_dtype)
+
+
+def unique_v2(x, axis, out_idx=dtypes.int32, name=None):
+    """The distinct slices of `x` along `axis[0]` (a 1-D x when `axis` is empty), in order of
+    first appearance, and `idx` mapping each slice of x to its distinct slice."""
+    return apply_op("UniqueV2", (x, axis), name=name, out_idx=dtypes.as_dtype(out_idx)).outputs
+
+
+def unique_with_counts_v2(x, axis, out_idx=dtypes.int32, name=None):
+    """`unique_v2(x, axis)` and how often each distinct slice occurs: (y, idx, count)."""
+    return apply_op("UniqueWithCountsV2", (x, axis), name=name,
+                    out_idx=dtypes.as_dtype(out_idx)).outputs

@@ -3,13 +3,14 @@
 
 import numpy as np
 
-from flowloom.framework import common_shapes
+from flowloom.framework import common_shapes, dtypes
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.graph import name_scope
 from flowloom.framework.op_def import defop
 from flowloom.framework.ops import convert_to_tensor
 from flowloom.ops.math.math_ops import BINARY_OPS, _binary, _binary_kernel
 from flowloom.ops.math.unary_ops import UNARY_OPS, _unary, _unary_kernel
+from flowloom.ops.layout import c_order
 
 
 
@@ -99,6 +100,26 @@ Invert = defop("Invert", inputs=["x: T"], outputs=["y: T"])
 Invert.shape(common_shapes.unchanged)
 Invert.kernel(lambda xp, x: np.invert(x))
 
+PopulationCount = defop("PopulationCount", inputs=["x: T"], outputs=["y: uint8"],
+                        allowed_types={"T": tuple(dtypes.as_dtype(t) for t in (
+                            "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                            "uint64"))})
+PopulationCount.shape(common_shapes.unchanged)
+PopulationCount.no_gradient()
+
+
+@PopulationCount.kernel
+def _(xp, x):
+    bits = np.unpackbits(c_order(np, x).reshape(-1).view(np.uint8))
+    per_value = bits.reshape(x.size, x.dtype.itemsize * 8).sum(axis=1, dtype=np.uint8)
+    return per_value.reshape(x.shape)
+
+
+def population_count(x, name=None):
+    """The number of bits set in each element of the integer tensor `x` (uint8)."""
+    return apply_op("PopulationCount", (x,), name=name).outputs[0]
+
+
 acosh = _unary("Acosh", "Acosh")
 asinh = _unary("Asinh", "Asinh")
 atanh = _unary("Atanh", "Atanh")
@@ -130,3 +151,90 @@ bitwise_or = _binary("BitwiseOr", "BitwiseOr")
 bitwise_xor = _binary("BitwiseXor", "BitwiseXor")
 left_shift = _binary("LeftShift", "LeftShift")
 right_shift = _binary("RightShift", "RightShift")
+
+
+# -- gradients (TF 1.15's math_grad) ----------------------------------------------------------
+def _gated(fn, use_input=True):
+    """The gradient `fn(conj(x), grad)` under a control dependency on grad, as TF builds it."""
+    def grad_fn(op, grad):
+        from flowloom.framework.graph import control_dependencies
+        from flowloom.ops.math.unary_ops import conj
+
+        with control_dependencies([grad]):
+            return [fn(conj(op._inputs[0] if use_input else op._outputs[0]), grad)]
+    return grad_fn
+
+
+def _math():
+    from flowloom.ops.math import math_ops
+
+    return math_ops
+
+
+UNARY_OPS["Asinh"].gradient(_gated(lambda y, g: g / _math().cosh(y), use_input=False))
+UNARY_OPS["Acosh"].gradient(_gated(lambda y, g: g / _math().sinh(y), use_input=False))
+UNARY_OPS["Atanh"].gradient(_gated(lambda x, g: g * _math().reciprocal(
+    _math().subtract(convert_to_tensor(1, dtype=g.dtype.base_dtype), _math().square(x)))))
+UNARY_OPS["Erfc"].gradient(_gated(lambda x, g: g * convert_to_tensor(
+    -2 / np.sqrt(np.pi), dtype=g.dtype.base_dtype) * _math().exp(-_math().square(x))))
+UNARY_OPS["Lgamma"].gradient(_gated(lambda x, g: g * digamma(x)))
+
+
+def _reduce_to_inputs(op, gx, gy):
+    from flowloom.ops.array import broadcast_ops
+
+    return list(broadcast_ops.reduce_gradient_args(op._inputs[0], op._inputs[1], gx, gy))
+
+
+def _not_zero(x):
+    m = _math()
+    return m.cast(m.not_equal(x, m.cast(0.0, x.dtype.base_dtype)), x.dtype.base_dtype)
+
+
+@BINARY_OPS["Xlogy"].gradient
+def _(op, grad):
+    from flowloom.framework.graph import control_dependencies
+
+    x, y = op._inputs
+    with control_dependencies([grad]):
+        partial_x = apply_op("Xlogy", (_not_zero(x), y)).outputs[0]
+        partial_y = apply_op("Xdivy", (x, y)).outputs[0]
+        return _reduce_to_inputs(op, partial_x * grad, partial_y * grad)
+
+
+@BINARY_OPS["Xdivy"].gradient
+def _(op, grad):
+    from flowloom.framework.graph import control_dependencies
+
+    x, y = op._inputs
+    with control_dependencies([grad]):
+        partial_x = apply_op("Xdivy", (_not_zero(x), y)).outputs[0]
+        partial_y = apply_op("Xdivy", (_math().negative(x), y ** 2)).outputs[0]
+        return _reduce_to_inputs(op, partial_x * grad, partial_y * grad)
+
+
+@BINARY_OPS["MulNoNan"].gradient
+def _(op, grad):
+    from flowloom.ops.array import broadcast_ops
+
+    x, y = op._inputs
+    gx = apply_op("MulNoNan", (grad, y)).outputs[0]
+    gy = apply_op("MulNoNan", (x, grad)).outputs[0]
+    if broadcast_ops.shapes_fully_equal(x, y, grad):
+        return [gx, gy]
+    return _reduce_to_inputs(op, gx, gy)
+
+
+def _conj_grad(op, grad):
+    from flowloom.ops.math.unary_ops import conj
+
+    return [conj(grad)]
+
+
+def _register_conj_grad():
+    from flowloom.ops.math.unary_ops import Conj
+
+    Conj.gradient(_conj_grad)
+
+
+_register_conj_grad()

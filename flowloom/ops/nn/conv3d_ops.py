@@ -11,6 +11,7 @@ from flowloom.framework.graph import name_scope
 from flowloom.framework.op_def import defop
 from flowloom.framework.ops import convert_to_tensor
 from flowloom.framework.tensor_shape import TensorShape, unknown_shape
+from flowloom.ops.layout import c_order
 
 
 # -- N-D helpers (spatial dims between batch and channels) ------------------------------------
@@ -54,7 +55,7 @@ def _to_last(x, channels_first):
 
 
 def _from_last(x, channels_first):
-    return np.ascontiguousarray(np.moveaxis(x, -1, 1)) if channels_first else x
+    return c_order(np, np.moveaxis(x, -1, 1)) if channels_first else x
 
 
 def conv_nd(x, w, strides, dilations, padding):
@@ -77,7 +78,7 @@ def conv_nd_backprop_input(in_shape, w, dy, strides, dilations, padding):
                       for o, d, s, m in zip(offset, dilations, strides, outs))
         dx[(slice(None),) + index] += np.tensordot(dy, w[offset], axes=([-1], [-1]))
     crop = tuple(slice(a, a + n) for (a, _), n in zip(pads, in_shape[1:-1]))
-    return np.ascontiguousarray(dx[(slice(None),) + crop])
+    return c_order(np, dx[(slice(None),) + crop])
 
 
 def conv_nd_backprop_filter(x, w_shape, dy, strides, dilations, padding):
@@ -354,7 +355,7 @@ def _(xp, x, y, dy, *, ksize, strides, padding, data_format):
     coords = [grid[1 + i] * s[i] + offs[i] for i in range(3)]
     np.add.at(dx, (grid[0],) + tuple(coords) + (grid[-1],), dyl)
     crop = tuple(slice(a, a + n) for (a, _), n in zip(pads, xl.shape[1:-1]))
-    return _from_last(np.ascontiguousarray(dx[(slice(None),) + crop]), first)
+    return _from_last(c_order(np, dx[(slice(None),) + crop]), first)
 
 
 AvgPool3DGrad = defop("AvgPool3DGrad", inputs=["orig_input_shape: int32", "grad: T"],
@@ -382,7 +383,7 @@ def _(xp, orig_input_shape, dy, *, ksize, strides, padding, data_format):
         index = tuple(slice(o, o + st * (m - 1) + 1, st) for o, st, m in zip(offset, s, outs))
         dx[(slice(None),) + index] += dyl
     crop = tuple(slice(a, a + n) for (a, _), n in zip(pads, shape[1:-1]))
-    return _from_last(np.ascontiguousarray(dx[(slice(None),) + crop]).astype(dy.dtype), first)
+    return _from_last(c_order(np, dx[(slice(None),) + crop]).astype(dy.dtype), first)
 
 
 def _pool_attrs(op):

@@ -11,6 +11,7 @@ from flowloom.framework.apply_op import apply_op
 from flowloom.framework.op_def import defop
 from flowloom.framework.tensor_util import constant_value_as_shape
 from flowloom.ops.nn import nn_kernels
+from flowloom.ops.layout import c_order
 
 _CONV_ATTRS = {"strides": None, "padding": None, "use_cudnn_on_gpu": True,
                "explicit_paddings": [], "data_format": "NHWC", "dilations": [1, 1, 1, 1]}
@@ -45,7 +46,7 @@ def _to_nhwc(xp, a):
 
 
 def _from_nhwc(xp, a):
-    return xp.ascontiguousarray(xp.transpose(a, (0, 3, 1, 2)))
+    return c_order(xp, xp.transpose(a, (0, 3, 1, 2)))
 
 
 # -- Conv2DBackpropInput ---------------------------------------------------------------------
@@ -71,7 +72,7 @@ def _(xp, input_sizes, w, dy, *, strides, padding, data_format, dilations, expli
         dx = conv2d_backprop_input_nhwc(xp, (n, h, wd, c), w, _to_nhwc(xp, dy), s, d, padding,
                                         pads)
         return _from_nhwc(xp, dx)
-    return np.ascontiguousarray(conv2d_backprop_input_nhwc(xp, sizes, w, dy, s, d, padding,
+    return c_order(np, conv2d_backprop_input_nhwc(xp, sizes, w, dy, s, d, padding,
                                                            pads))
 
 

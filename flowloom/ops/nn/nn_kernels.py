@@ -19,6 +19,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from flowloom.framework import errors
 from flowloom.ops.nn import kernel_threads, winograd
+from flowloom.ops.layout import c_order
 
 # Parallel work (patch copies, pooling slices, convolution image blocks) runs on the kernels'
 # worker threads (kernel_threads.py).
@@ -71,7 +72,7 @@ def to_nhwc(x, data_format):
 
 
 def from_nhwc(y, data_format):
-    return np.ascontiguousarray(np.transpose(y, (0, 3, 1, 2))) if data_format == "NCHW" else y
+    return c_order(np, np.transpose(y, (0, 3, 1, 2))) if data_format == "NCHW" else y
 
 
 def _geometry(h, w, kh, kw, strides, dilations, padding, explicit):
@@ -224,7 +225,7 @@ def conv2d_backprop_input(input_shape, w, dy, strides, dilations, padding,
         return _backprop_input_col2im(input_shape, w, dy, strides, dilations, ph, pw, oh, ow)
     sh, sw = strides
     dh, dw = dilations
-    flipped = np.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2))
+    flipped = c_order(np, w[::-1, ::-1].transpose(0, 1, 3, 2))
     # Pad so that a VALID correlation gives exactly h x w outputs (crop when negative).
     eff_h, eff_w = (kh - 1) * dh + 1, (kw - 1) * dw + 1
     dyd_h, dyd_w = (oh - 1) * sh + 1, (ow - 1) * sw + 1

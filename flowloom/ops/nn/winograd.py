@@ -16,6 +16,7 @@ import functools
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
+from flowloom.ops.layout import c_order
 
 # Interpolation points, best-conditioned first; alpha - 1 finite ones plus the point at infinity.
 _POINTS = (0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 3.0, -3.0)
@@ -127,7 +128,7 @@ def conv2d(x, w, pads_h, pads_w, oh, ow, m, in_groups=_sequential):
     per_image = alpha * alpha * th * tw * max(c, co) * x.itemsize
     in_groups(run, _image_blocks(n, per_image), n * per_image)
     full = full.reshape(n, th * m, tw * m, co)
-    return full if (th * m, tw * m) == (oh, ow) else np.ascontiguousarray(full[:, :oh, :ow])
+    return full if (th * m, tw * m) == (oh, ow) else c_order(np, full[:, :oh, :ow])
 
 
 def conv2d_backprop_filter(x, filter_shape, dy, pads_h, pads_w, m, in_groups=_sequential):
@@ -137,7 +138,7 @@ def conv2d_backprop_filter(x, filter_shape, dy, pads_h, pads_w, m, in_groups=_se
     oh, ow = dy.shape[1], dy.shape[2]
     alpha = m + r - 1
     at, g, bt = matrices(m, r, x.dtype.type)
-    a_mat = np.ascontiguousarray(at.T)
+    a_mat = c_order(np, at.T)
     th, tw = _tile_count(oh, ow, m)
     xpad = _padded(x, pads_h, pads_w, th, tw, m, alpha)
     if (th * m, tw * m) != (oh, ow):
@@ -159,4 +160,4 @@ def conv2d_backprop_filter(x, filter_shape, dy, pads_h, pads_w, m, in_groups=_se
         return du
     per_image = alpha * alpha * th * tw * max(c, co) * x.itemsize
     du = sum(in_groups(run, _image_blocks(n, per_image), n * per_image))
-    return _sandwich(np.ascontiguousarray(g.T), du.reshape(alpha, alpha, c, co))
+    return _sandwich(c_order(np, g.T), du.reshape(alpha, alpha, c, co))

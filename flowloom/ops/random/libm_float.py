@@ -16,6 +16,7 @@ except perhaps in the last bit.
 """
 
 import numpy as np
+from flowloom.ops.layout import c_order
 
 
 def _h(text):
@@ -70,7 +71,7 @@ def logf(x):
     Returns:
       A float32 ndarray of the same shape.
     """
-    x = np.ascontiguousarray(x, dtype=np.float32)
+    x = c_order(np, x, dtype=np.float32)
     ix = x.view(np.uint32)
     fast = (ix - np.uint32(0x00800000)) < np.uint32(0x7F800000 - 0x00800000)
     out = np.empty_like(x)
@@ -117,7 +118,7 @@ def sincosf(x):
     Returns:
       Two float32 ndarrays of x's shape.
     """
-    x = np.ascontiguousarray(x, dtype=np.float32)
+    x = c_order(np, x, dtype=np.float32)
     top = (x.view(np.uint32) >> np.uint32(20)) & np.uint32(0x7FF)
     sin_out = np.empty_like(x)
     cos_out = np.empty_like(x)

@@ -15,6 +15,7 @@ values:
 
 import math
 import os
+import struct
 
 import numpy as np
 
@@ -74,6 +75,19 @@ def blocks_at(key, counter, offsets):
     return philox_rounds(key, lo64, hi64)
 
 
+def _block_words(k0, k1, lo, hi, out):
+    """Appends the 4 words of the block at counter (hi << 64 | lo) to `out`."""
+    c0, c1, c2, c3 = lo & _M32, lo >> 32, hi & _M32, hi >> 32
+    a, b = k0, k1
+    for _ in range(10):
+        p0 = 0xD2511F53 * c0
+        p1 = 0xCD9E8D57 * c2
+        c0, c1, c2, c3 = (p1 >> 32) ^ c1 ^ a, p1 & _M32, (p0 >> 32) ^ c3 ^ b, p0 & _M32
+        a = (a + 0x9E3779B9) & _M32
+        b = (b + 0xBB67AE85) & _M32
+    out += (c0, c1, c2, c3)
+
+
 def _blocks_small(key, counter, offsets):
     """`blocks_at` on Python integers: the same words, block by block."""
     k0, k1 = int(key[0]) & _M32, int(key[1]) & _M32
@@ -81,18 +95,22 @@ def _blocks_small(key, counter, offsets):
     out = []
     for off in offsets.ravel().tolist():
         lo = lo0 + off
-        hi = (hi0 + (lo >> 64)) & _M64
-        lo &= _M64
-        c0, c1, c2, c3 = lo & _M32, lo >> 32, hi & _M32, hi >> 32
-        a, b = k0, k1
-        for _ in range(10):
-            p0 = 0xD2511F53 * c0
-            p1 = 0xCD9E8D57 * c2
-            c0, c1, c2, c3 = (p1 >> 32) ^ c1 ^ a, p1 & _M32, (p0 >> 32) ^ c3 ^ b, p0 & _M32
-            a = (a + 0x9E3779B9) & _M32
-            b = (b + 0xBB67AE85) & _M32
-        out.append((c0, c1, c2, c3))
+        _block_words(k0, k1, lo & _M64, (hi0 + (lo >> 64)) & _M64, out)
     return np.array(out, np.uint32).reshape(offsets.shape + (4,))
+
+
+def _words_small(key, counter, n):
+    """The words of blocks counter .. counter + n - 1 as a list of Python integers."""
+    k0, k1 = int(key[0]) & _M32, int(key[1]) & _M32
+    out = []
+    for off in range(n):
+        c = (counter + off) & _U128
+        _block_words(k0, k1, c & _M64, c >> 64, out)
+    return out
+
+
+_F32 = struct.Struct("<f")
+_U32 = struct.Struct("<I")
 
 
 def philox_rounds(key, lo64, hi64):
@@ -163,6 +181,11 @@ def uniform(key, counter, size, dtype):
     if dtype == np.float64:
         b = blocks(key, counter, -(-size // 2)).reshape(-1, 2)
         return uint64_to_double(b[:, 0], b[:, 1])[:size]
+    if dtype == np.float32 and size <= 4 * SMALL_BLOCKS:
+        # uint32_to_float on Python numbers: v in [1, 2) is a float32, and v - 1 is exact
+        words = _words_small(key, counter, -(-size // 4))[:size]
+        return np.array([_F32.unpack(_U32.pack((w & 0x7FFFFF) | 0x3F800000))[0] - 1.0
+                         for w in words], np.float32)
     b = blocks(key, counter, -(-size // 4)).ravel()[:size]
     if dtype == np.float16:
         return uint16_to_half(b)
@@ -186,8 +209,12 @@ def uniform_int(key, counter, size, lo, hi, dtype):
         bits = b[:, 0].astype(np.uint64) | (b[:, 1].astype(np.uint64) << np.uint64(32))
         rng = np.uint64((int(hi) - int(lo)) & 0xFFFFFFFFFFFFFFFF)
         return (np.int64(lo) + (bits % rng)[:size].astype(np.int64)).astype(np.int64)
+    span = (int(hi) - int(lo)) & 0xFFFFFFFF
+    if size <= 4 * SMALL_BLOCKS and span:
+        words = _words_small(key, counter, -(-size // 4))[:size]
+        return np.array([int(lo) + w % span for w in words], np.int64).astype(dtype)
     b = blocks(key, counter, -(-size // 4)).ravel()[:size]
-    rng = np.uint32((int(hi) - int(lo)) & 0xFFFFFFFF)
+    rng = np.uint32(span)
     return (int(lo) + (b % rng).astype(np.int64)).astype(dtype)
 
 

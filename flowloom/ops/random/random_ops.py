@@ -1,5 +1,6 @@
 """Random ops, seeded by TF's graph-seed / op-seed rules."""
 
+import math
 import os
 import weakref
 
@@ -72,10 +73,10 @@ def _shape_fn(op):
 
 
 def _out_size(shape):
-    dims = tuple(int(d) for d in np.asarray(shape).reshape(-1))
+    dims = tuple(np.asarray(shape).reshape(-1).tolist())
     if any(d < 0 for d in dims):
         raise errors.InvalidArgumentError(None, None, f"Shape {list(dims)} has negative dimensions")
-    return dims, int(np.prod(dims, dtype=np.int64))
+    return dims, math.prod(dims)
 
 
 def _random_op(type_name, sample):

@@ -322,6 +322,15 @@ def resource_count_up_to(resource, limit, T, name=None):
                     T=dtypes.as_dtype(T).base_dtype).outputs[0]
 
 
+def _resource_scatter_shape(op):
+    """TF's ResourceScatterUpdateShape: the ref scatters' check on the variable's shape."""
+    from flowloom.ops.state import state_ops
+
+    state_ops.check_scatter_updates(handle_shape(op.inputs[0]), op.inputs[1]._shape,
+                                    op.inputs[2]._shape)
+    return []
+
+
 def _define_resource_scatters():
     from flowloom.ops.state import state_ops
 
@@ -329,7 +338,7 @@ def _define_resource_scatters():
     for type_name, fn in combine.items():
         od = defop(type_name, inputs=["resource: resource", "indices: Tindices",
                                       "updates: dtype"], attrs={"dtype": None}, stateful=True)
-        od.shape(lambda op: [])
+        od.shape(_resource_scatter_shape)
         ref_kernel = state_ops._scatter_kernel(fn)
 
         def kernel(xp, ref, indices, updates, *, dtype, ctx, _k=ref_kernel):

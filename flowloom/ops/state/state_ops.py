@@ -178,7 +178,8 @@ def assign(ref, value, validate_shape=None, use_locking=None, name=None):
         return done
     from flowloom.ops.state.slice_assign_ops import is_slice
 
-    if is_slice(ref) and not ref.dtype.is_ref_dtype:
+    if not (type(ref) is Tensor and ref._dtype._enum > 100) and is_slice(ref) and \
+            not ref.dtype.is_ref_dtype:
         return ref.assign(value, name=name)  # a slice of a variable (TF: ref.assign)
     if validate_shape is None:
         validate_shape = True
@@ -288,14 +289,19 @@ SCATTER_COMBINE = {
 def _scatter_shape(op):
     """TF's ScatterUpdateShape: updates (unless a scalar) are indices.shape + ref.shape[1:]."""
     ref, indices, updates = (t._shape for t in op._inputs[:3])
+    check_scatter_updates(ref, indices, updates)
+    return ref
+
+
+def check_scatter_updates(ref, indices, updates):
+    """Raises ValueError unless `updates` (a shape) is a scalar or indices + ref[1:] (the
+    scatter ops of both variable kinds)."""
     if ref.ndims is not None and indices.ndims is not None and updates.ndims not in (None, 0):
         want = indices.concatenate(ref[1:])
         if not want.is_compatible_with(updates):
-            raise ValueError(
-                f"Shapes {updates} and {want} are not compatible (updates must have shape "
-                f"indices.shape + ref.shape[1:]) for '{op.name}' (op: '{op.type}') with input "
-                f"shapes: {ref}, {indices}, {updates}.")
-    return ref
+            # (the op's name, type and input shapes are appended by the creation path)
+            raise ValueError(f"Shapes {updates} and {want} are not compatible (updates must "
+                             "have shape indices.shape + ref.shape[1:])")
 
 
 for _type, (_combine, _locking) in SCATTER_COMBINE.items():

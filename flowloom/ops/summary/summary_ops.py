@@ -13,6 +13,7 @@ from flowloom.framework.op_def import NotDifferentiable, defop
 from flowloom.io.png import encode_png
 from flowloom.io.wav import encode_wav
 from flowloom.proto import summary_pb2
+from flowloom.ops.layout import c_order
 
 _REAL = (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.uint8, dtypes.int16, dtypes.int8,
          dtypes.int64, dtypes.bfloat16, dtypes.uint16, dtypes.float16, dtypes.uint32,
@@ -273,7 +274,7 @@ def tensor_proto_of(array, dtype):
     if dtype.base_dtype == dtypes.string:
         proto.string_val.extend(_as_bytes(x) for x in array.reshape(-1))
     else:
-        proto.tensor_content = np.ascontiguousarray(
+        proto.tensor_content = c_order(np, 
             array, dtype=array.dtype.newbyteorder("<")).tobytes()
     return proto
 
