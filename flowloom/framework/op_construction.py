@@ -438,6 +438,18 @@ def _shape_tuple(self):
     return None if dims is None else tuple(d.value for d in dims)
 
 
+@contextlib.contextmanager
+def _kernel_label_map(self, op_to_kernel_label_map):
+    """TF's kernel-label block (which registered kernel an op type's ops use). flowloom
+    registers one unlabelled kernel per op type, so only an empty map has a meaning."""
+    if op_to_kernel_label_map:
+        raise NotImplementedError(
+            f"kernel labels ({sorted(op_to_kernel_label_map.items())}): flowloom registers one "
+            "unlabelled kernel per op type")
+    yield
+
+
+Graph._kernel_label_map = _kernel_label_map
 Graph._create_op_from_tf_operation = _create_op_from_tf_operation
 Graph._original_op = _original_op
 Graph.collections = property(lambda self: list(self._collections),

@@ -9,3 +9,6 @@ from flowloom.metrics.metrics_impl import (accuracy, auc, false_negatives,  # no
                                            recall, recall_at_thresholds, root_mean_squared_error,
                                            true_negatives, true_negatives_at_thresholds,
                                            true_positives, true_positives_at_thresholds)
+from flowloom.metrics.metrics_extra import (mean_cosine_distance,  # noqa: F401
+                                            sensitivity_at_specificity,
+                                            specificity_at_sensitivity)

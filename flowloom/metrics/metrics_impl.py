@@ -34,13 +34,25 @@ def remove_squeezable_dimensions(labels, predictions, expected_rank_diff=0, name
         predictions = convert_to_tensor(predictions)
         labels = convert_to_tensor(labels)
         ps, ls = predictions._shape, labels._shape
-        if ps.ndims is None or ls.ndims is None:
-            raise NotImplementedError("tf.metrics with labels or predictions of unknown rank")
-        rank_diff = ps.ndims - ls.ndims
-        if rank_diff == expected_rank_diff + 1 and ps.as_list()[-1] in (None, 1):
-            predictions = array_ops.squeeze(predictions, [-1])
-        elif rank_diff == expected_rank_diff - 1 and ls.as_list()[-1] in (None, 1):
-            labels = array_ops.squeeze(labels, [-1])
+        if ps.ndims is not None and ls.ndims is not None:
+            rank_diff = ps.ndims - ls.ndims
+            if rank_diff == expected_rank_diff + 1 and ps.as_list()[-1] in (None, 1):
+                predictions = array_ops.squeeze(predictions, [-1])
+            elif rank_diff == expected_rank_diff - 1 and ls.as_list()[-1] in (None, 1):
+                labels = array_ops.squeeze(labels, [-1])
+            return labels, predictions
+        # an unknown rank: squeeze when the graph runs, as TF does
+        from flowloom.ops.control_flow.cond import cond
+
+        rank_diff = array_ops.rank(predictions) - array_ops.rank(labels)
+        if ps.ndims is None or ps.as_list()[-1] in (None, 1):
+            p = predictions
+            predictions = cond(math_ops.equal(expected_rank_diff + 1, rank_diff),
+                               lambda: array_ops.squeeze(p, [-1]), lambda: p)
+        if ls.ndims is None or ls.as_list()[-1] in (None, 1):
+            lab = labels
+            labels = cond(math_ops.equal(expected_rank_diff - 1, rank_diff),
+                          lambda: array_ops.squeeze(lab, [-1]), lambda: lab)
         return labels, predictions
 
 
@@ -57,12 +69,31 @@ def _remove_squeezable_dimensions(predictions, labels, weights):
     w_rank, p_rank = weights._shape.ndims, predictions._shape.ndims
     if w_rank == 0:
         return predictions, labels, weights
-    if p_rank is None or w_rank is None:
-        raise NotImplementedError("tf.metrics weights of unknown rank")
-    if w_rank - p_rank == 1:
-        weights = array_ops.squeeze(weights, [-1])
-    elif p_rank - w_rank == 1:
-        weights = array_ops.expand_dims(weights, -1)
+    if p_rank is not None and w_rank is not None:
+        if w_rank - p_rank == 1:
+            weights = array_ops.squeeze(weights, [-1])
+        elif p_rank - w_rank == 1:
+            weights = array_ops.expand_dims(weights, -1)
+        return predictions, labels, weights
+    # an unknown rank: add or remove the last dimension when the graph runs, as TF does
+    from flowloom.ops.control_flow.cond import cond
+
+    w = weights
+    w_rank_t = array_ops.rank(w)
+    rank_diff = w_rank_t - array_ops.rank(predictions)
+    if w_rank is not None and w._shape.as_list()[-1] not in (None, 1):
+        def squeezed():
+            return w
+    else:
+        def squeezed():
+            return array_ops.squeeze(w, [-1])
+
+    def expanded():
+        return cond(math_ops.equal(rank_diff, -1), lambda: array_ops.expand_dims(w, [-1]),
+                    lambda: w)
+
+    weights = cond(math_ops.equal(w_rank_t, 0), lambda: w,
+                   lambda: cond(math_ops.equal(rank_diff, 1), squeezed, expanded))
     return predictions, labels, weights
 
 
@@ -77,7 +108,32 @@ def broadcast_weights(weights, values):
     if weights._shape.is_fully_defined() and values._shape.is_fully_defined():
         return util.broadcast_weights(weights, values)
     with name_scope(None, "broadcast_weights", (weights, values)) as scope:
-        return math_ops.multiply(weights, array_ops.ones_like(values), name=scope)
+        with control_dependencies([_assert_broadcastable(weights, values)]):
+            return math_ops.multiply(weights, array_ops.ones_like(values), name=scope)
+
+
+def _assert_broadcastable(weights, values):
+    """An Assert that `weights` is a scalar or has `values`' rank with each dimension 1 or
+    `values`' (TF's rule for metric weights, stricter than NumPy broadcasting)."""
+    from flowloom.ops.checks.logging_ops import Assert_
+    from flowloom.ops.control_flow.cond import cond
+    from flowloom.ops.math.reduction_ops import reduce_all
+
+    w_shape, v_shape = array_ops.shape(weights), array_ops.shape(values)
+    w_rank, v_rank = array_ops.rank(weights), array_ops.rank(values)
+    is_scalar = math_ops.equal(0, w_rank)
+
+    def dims_match():
+        return reduce_all(math_ops.logical_or(math_ops.equal(w_shape, 1),
+                                              math_ops.equal(w_shape, v_shape)))
+
+    def same_rank_and_dims():
+        return cond(math_ops.equal(w_rank, v_rank), dims_match,
+                    lambda: array_ops.constant(False))
+
+    ok = cond(is_scalar, lambda: array_ops.constant(True), same_rank_and_dims)
+    return Assert_(ok, ["weights can not be broadcast to values.", "weights.shape=", w_shape,
+                        "values.shape=", v_shape, "is_scalar=", is_scalar])
 
 
 def _collect(collections, value):
@@ -366,9 +422,6 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
     with variable_scope(name, "auc", (labels, predictions, weights)):
         if curve not in ("ROC", "PR"):
             raise ValueError(f"curve must be either ROC or PR, {curve} unknown")
-        if summation_method == "careful_interpolation" and curve == "PR":
-            raise NotImplementedError("tf.metrics.auc with curve='PR' and "
-                                      "summation_method='careful_interpolation'")
         kepsilon = 1e-7
         if thresholds is not None:
             thresholds = sorted(thresholds)
@@ -382,6 +435,10 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
         epsilon = 1.0e-6
 
         def compute_auc(tp, fn, tn, fp, name):
+            if curve == "PR" and summation_method == "careful_interpolation":
+                from flowloom.metrics.metrics_extra import interpolate_pr_auc
+
+                return interpolate_pr_auc(tp, fp, fn, num_thresholds)
             rec = math_ops.div(tp + epsilon, tp + fn + epsilon)
             if curve == "ROC":
                 x, y = math_ops.div(fp, fp + tn + epsilon), rec

@@ -130,5 +130,67 @@ def _grad_fn(tf, name):
     raise ImportError(name)
 
 
+def metrics_program(tf):
+    """mean_cosine_distance, sensitivity/specificity at a point, careful PR AUC, metrics with
+    inputs and weights of unknown rank (two update steps each)."""
+    rng = np.random.RandomState(3)
+    labels = (rng.uniform(size=(2, 12)) > 0.5).astype(np.float32)
+    preds = rng.uniform(size=(2, 12)).astype(np.float32)
+    weights = rng.uniform(size=(2, 12)).astype(np.float32)
+    out = {}
+
+    def steps(name, build, feeds=None):
+        with tf.Graph().as_default(), tf.Session() as s:
+            try:
+                value, update = build()
+                s.run(tf.local_variables_initializer())
+                got = [float(s.run(update, feeds)) for _ in range(2)]
+                out[name] = got + [float(s.run(value))]
+            except Exception as e:  # noqa: BLE001
+                out[name] = [type(e).__name__, (getattr(e, "message", None) or str(e))
+                             .split("\n")[0]]
+
+    a = np.array([[1.0, 0.0, 0.0], [0.6, 0.8, 0.0]], np.float32)
+    b = np.array([[0.0, 1.0, 0.0], [0.6, 0.8, 0.0]], np.float32)
+    steps("cosine", lambda: tf.metrics.mean_cosine_distance(a, b, dim=1))
+    steps("cosine_w", lambda: tf.metrics.mean_cosine_distance(a, b, dim=1,
+                                                              weights=[[1.0], [3.0]]))
+    for spec in (0.2, 0.5, 0.8):
+        steps(f"sens_at_spec_{spec}", lambda: tf.metrics.sensitivity_at_specificity(
+            labels, preds, spec, weights=weights, num_thresholds=50))
+        steps(f"spec_at_sens_{spec}", lambda: tf.metrics.specificity_at_sensitivity(
+            labels, preds, spec, num_thresholds=50))
+    steps("sens_bad", lambda: tf.metrics.sensitivity_at_specificity(labels, preds, 1.5))
+    for method in ("careful_interpolation", "trapezoidal", "minoring", "majoring"):
+        steps(f"auc_pr_{method}", lambda: tf.metrics.auc(labels, preds, weights=weights,
+                                                         curve="PR", num_thresholds=20,
+                                                         summation_method=method))
+    ph = tf.placeholder(tf.float32)
+    feeds = {}
+
+    def with_placeholders():
+        p, lab = tf.placeholder(tf.float32), tf.placeholder(tf.float32)
+        w = tf.placeholder(tf.float32)
+        feeds.update({p: preds.reshape(2, 12, 1), lab: labels, w: weights.reshape(2, 12, 1)})
+        return tf.metrics.precision(lab, p, weights=w)
+    steps("precision_unknown_ranks", with_placeholders, feeds)
+    feeds2 = {}
+
+    def mean_unknown_weights():
+        w = tf.placeholder(tf.float32)
+        feeds2[w] = weights[0]
+        return tf.metrics.mean(preds[0], w)
+    steps("mean_unknown_weights", mean_unknown_weights, feeds2)
+    feeds3 = {}
+
+    def mean_bad_weights():
+        v = tf.placeholder(tf.float32)
+        feeds3[v] = preds
+        return tf.metrics.mean(v, np.ones((2, 1, 1), np.float32))
+    steps("mean_bad_weights", mean_bad_weights, feeds3)
+    del ph
+    return out
+
+
 def program(tf):
-    return {"segment": segment_program(tf)}
+    return {"segment": segment_program(tf), "metrics": metrics_program(tf)}

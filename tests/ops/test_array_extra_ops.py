@@ -53,3 +53,17 @@ def test_gradient_checker_handles_an_empty_output():
         err = gradient_checker.compute_gradient_error(x, [0, 3], y, [0], x_init_value=np.zeros(
             (0, 3)))
         assert err == 0
+
+
+def test_slice_shape_from_constant_sizes_with_unknown_begin():
+    # TF 1.15's Slice shape function: constant sizes give every dim but those of -1, even
+    # when `begin` is only known at run time (so random_crop's output shape is static).
+    x = tf.placeholder(tf.float32, [32, 32, 3])
+    b = tf.placeholder(tf.int32, [3])
+    assert tf.slice(x, b, [24, 24, 3]).shape.as_list() == [24, 24, 3]
+    assert tf.slice(x, b, [24, -1, 3]).shape.as_list() == [24, None, 3]
+    assert tf.random_crop(x, [24, 24, 3]).shape.as_list() == [24, 24, 3]
+    u = tf.placeholder(tf.float32)
+    assert tf.slice(u, tf.placeholder(tf.int32, [2]), [2, 3]).shape.as_list() == [2, 3]
+    assert tf.slice(u, [1, 1], [2, -1]).shape.as_list() == [2, None]
+    assert tf.slice(x, [1, 1, 0], [-1, 2, -1]).shape.as_list() == [31, 2, 3]

@@ -42,3 +42,9 @@ def _program(section):
 def test_segment_ops_match_tf(key):
     got = _program("segment")[key]
     assert _close(got, EXPECTED["segment"][key]), (got, EXPECTED["segment"][key])
+
+
+@pytest.mark.parametrize("key", sorted(EXPECTED["metrics"]))
+def test_metrics_match_tf(key):
+    got = _program("metrics")[key]
+    assert _close(got, EXPECTED["metrics"][key]), (got, EXPECTED["metrics"][key])
