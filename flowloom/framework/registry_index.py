@@ -102,7 +102,8 @@ INDEX = {
         'flowloom.ops.data.reader_ops':
             'FixedLengthRecordReaderV2 IdentityReaderV2 ReaderNumRecordsProducedV2 '
             'ReaderNumWorkUnitsCompletedV2 ReaderReadUpToV2 ReaderReadV2 ReaderResetV2 '
-            'TFRecordReaderV2 TextLineReaderV2 WholeFileReaderV2',
+            'ReaderRestoreStateV2 ReaderSerializeStateV2 TFRecordReaderV2 TextLineReaderV2 '
+            'WholeFileReaderV2',
         'flowloom.ops.image.box_ops':
             'CropAndResize CropAndResizeGradBoxes CropAndResizeGradImage DrawBoundingBoxes '
             'DrawBoundingBoxesV2 NonMaxSuppressionV2 NonMaxSuppressionV3 NonMaxSuppressionV4 '
@@ -220,9 +221,10 @@ INDEX = {
             'EagerPyFunc PyFunc PyFuncStateless',
         'flowloom.ops.state.resource_variable_ops':
             'AssignAddVariableOp AssignSubVariableOp AssignVariableOp ReadVariableOp '
-            'ResourceCountUpTo ResourceGather ResourceScatterAdd ResourceScatterDiv '
-            'ResourceScatterMax ResourceScatterMin ResourceScatterMul ResourceScatterSub '
-            'ResourceScatterUpdate VarHandleOp VarIsInitializedOp VariableShape',
+            'ResourceCountUpTo ResourceGather ResourceGatherNd ResourceScatterAdd '
+            'ResourceScatterDiv ResourceScatterMax ResourceScatterMin ResourceScatterMul '
+            'ResourceScatterSub ResourceScatterUpdate VarHandleOp VarIsInitializedOp '
+            'VariableShape',
         'flowloom.ops.state.save_restore_ops':
             'MergeV2Checkpoints RestoreV2 SaveV2 ShardedFilename',
         'flowloom.ops.state.save_restore_v1_ops':

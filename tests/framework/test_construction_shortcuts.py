@@ -277,3 +277,32 @@ def test_variable_enums_keep_their_checks():
         validate_synchronization_aggregation_trainable(17, None, None, "v")
     with pytest.raises(ValueError, match="aggregation"):
         validate_synchronization_aggregation_trainable(None, 17, None, "v")
+
+
+def test_initial_values_that_read_no_variable_are_used_as_they_are():
+    from flowloom.variable_init_guard import _try_guard_against_uninitialized_dependencies
+
+    g = tf.Graph()
+    with g.as_default():
+        w = tf.Variable(tf.ones([2]), name="w")
+        plain = tf.random_uniform([2]) * 2.0 + tf.constant([1.0, 2.0])
+        n = len(g.get_operations())
+        assert _try_guard_against_uninitialized_dependencies("u/", plain) is plain
+        assert len(g.get_operations()) == n  # nothing copied
+        reads = tf.identity(plain + w)  # a variable read two ops below: the copy replaces it
+        guarded = _try_guard_against_uninitialized_dependencies("z/", reads)
+        assert guarded is not reads and len(g.get_operations()) > n
+        v = tf.Variable(reads, name="v")
+        with tf.Session() as sess:
+            sess.run(v.initializer)  # w is not initialized: its initial value is used
+            assert sess.run(v).shape == (2,)
+
+
+def test_dtype_kind_tests_by_enum_match_membership_of_the_base_dtype():
+    from flowloom.framework import dtypes
+
+    floats = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.bfloat16)
+    for d in dtypes._BY_ENUM.values():
+        assert d.is_floating == (d.base_dtype in floats), d
+        assert d.is_integer == (d.base_dtype in dtypes._INTEGERS), d
+    assert tf.float32_ref.is_floating and tf.int64_ref.is_integer and not tf.bool.is_integer
