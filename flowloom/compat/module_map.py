@@ -181,7 +181,9 @@ VIEWS = {
     "tensorflow.python.ops.summary_ops": ("flowloom.summary", _OPS + "summary.summary_ops"),
     "tensorflow.python.ops.losses": ("flowloom.losses",),
     "tensorflow.python.ops.losses.losses": ("flowloom.losses",),
-    "tensorflow.python.ops.image_ops": (_OPS + "image.resize_methods", "flowloom.image"),
+    "tensorflow.python.ops.image_ops": (_OPS + "image.resize_methods", "flowloom.image",
+                                        _OPS + "image.image_ops",
+                                        _OPS + "image.color_space_ops"),
     "tensorflow.python.ops.metrics": ("flowloom.metrics",),
     # Imported for their side effect (registering gradients): flowloom has them registered.
     "tensorflow.python.ops.array_grad": ("flowloom",),
