@@ -219,9 +219,10 @@ INDEX = {
             'EagerPyFunc PyFunc PyFuncStateless',
         'flowloom.ops.state.resource_variable_ops':
             'AssignAddVariableOp AssignSubVariableOp AssignVariableOp ReadVariableOp '
-            'ResourceCountUpTo ResourceGather ResourceScatterAdd ResourceScatterDiv '
-            'ResourceScatterMax ResourceScatterMin ResourceScatterMul ResourceScatterSub '
-            'ResourceScatterUpdate VarHandleOp VarIsInitializedOp VariableShape',
+            'ResourceCountUpTo ResourceGather ResourceGatherNd ResourceScatterAdd '
+            'ResourceScatterDiv ResourceScatterMax ResourceScatterMin ResourceScatterMul '
+            'ResourceScatterSub ResourceScatterUpdate VarHandleOp VarIsInitializedOp '
+            'VariableShape',
         'flowloom.ops.state.save_restore_ops':
             'MergeV2Checkpoints RestoreV2 SaveV2 ShardedFilename',
         'flowloom.ops.state.save_restore_v1_ops':
