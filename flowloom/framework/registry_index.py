@@ -170,6 +170,9 @@ INDEX = {
         'flowloom.ops.nn.activation_ops':
             'Elu EluGrad LRN LRNGrad LeakyRelu LeakyReluGrad LogSoftmax Relu6 Relu6Grad Selu '
             'SeluGrad Softmax',
+        'flowloom.ops.nn.batch_norm_grads':
+            'BatchNormWithGlobalNormalization BatchNormWithGlobalNormalizationGrad '
+            'FusedBatchNormGradV3',
         'flowloom.ops.nn.batch_norm_ops':
             'FusedBatchNormGradV3 FusedBatchNormV3',
         'flowloom.ops.nn.candidate_sampling_ops':
