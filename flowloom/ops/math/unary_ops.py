@@ -120,8 +120,8 @@ def _(op, grad):
     a, _ = op._inputs
     y = op._outputs[0]  # y = 0.5 * b / conj(a)
     with control_dependencies([grad]):
-        ga = apply_op("Xdivy", (grad, a)).outputs[0]
-        return -apply_op("MulNoNan", (y, conj(ga))).outputs[0], 0.5 * ga
+        ga = grad / a
+        return -conj(ga) * y, 0.5 * ga
 
 
 @RsqrtGrad.gradient
