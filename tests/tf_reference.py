@@ -19,3 +19,11 @@ def skip_reason(variable="FLOWLOOM_TF_PYTHON"):
     if not value:
         return f"{variable} is not set (a Python with TensorFlow to compare against)"
     return f"{variable}={value} does not exist"
+
+
+def as_tf2_op_type(op_type):
+    """The op type TF 2.21 records for one flowloom builds: TF 2.21's `math_ops.add` (tf.add,
+    and every library function that adds: initializers, RNN cells, gradients) builds AddV2,
+    TF 1.15's and flowloom's build Add (`+` is AddV2 in both). Comparisons with TF 2.21
+    records map flowloom's Add through this."""
+    return "AddV2" if op_type == "Add" else op_type

@@ -70,9 +70,13 @@ def op_def_proto(opdef):
 
 
 def stripped_op_list_for_graph(graph_def):
-    """The OpList of the op types a GraphDef uses, sorted by name."""
+    """The OpList of the op types a GraphDef uses (in its nodes and in the bodies of its
+    library's functions; not the functions themselves), sorted by name."""
     op_list = op_def_pb2.OpList()
-    for name in sorted({node.op for node in graph_def.node}):
+    functions = {f.signature.name for f in graph_def.library.function}
+    used = {node.op for node in graph_def.node}
+    used.update(node.op for f in graph_def.library.function for node in f.node_def)
+    for name in sorted(used - functions):
         opdef = op_registry.get(name)
         if opdef is not None:
             op_list.op.append(op_def_proto(opdef))

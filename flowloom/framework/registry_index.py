@@ -86,10 +86,11 @@ INDEX = {
         'flowloom.ops.data.dataset_ops':
             'BatchDatasetV2 CacheDataset ConcatenateDataset FilterDataset '
             'FixedLengthRecordDatasetV2 FlatMapDataset GeneratorDataset InterleaveDataset '
-            'MapDataset PaddedBatchDatasetV2 ParallelMapDataset PrefetchDataset RangeDataset '
-            'RepeatDataset ShuffleAndRepeatDataset ShuffleDataset SkipDataset TFRecordDataset '
-            'TakeDataset TensorDataset TensorSliceDataset TextLineDataset UnbatchDataset '
-            'WindowDataset ZipDataset',
+            'MapAndBatchDataset MapDataset PaddedBatchDatasetV2 ParallelInterleaveDataset '
+            'ParallelMapDataset PrefetchDataset RangeDataset RepeatDataset '
+            'ShuffleAndRepeatDataset ShuffleDataset SkipDataset TFRecordDataset TakeDataset '
+            'TensorDataset TensorSliceDataset TextLineDataset UnbatchDataset WindowDataset '
+            'ZipDataset',
         'flowloom.ops.data.file_ops':
             'MatchingFiles',
         'flowloom.ops.data.iterator_ops':
@@ -102,7 +103,8 @@ INDEX = {
         'flowloom.ops.data.reader_ops':
             'FixedLengthRecordReaderV2 IdentityReaderV2 ReaderNumRecordsProducedV2 '
             'ReaderNumWorkUnitsCompletedV2 ReaderReadUpToV2 ReaderReadV2 ReaderResetV2 '
-            'TFRecordReaderV2 TextLineReaderV2 WholeFileReaderV2',
+            'ReaderRestoreStateV2 ReaderSerializeStateV2 TFRecordReaderV2 TextLineReaderV2 '
+            'WholeFileReaderV2',
         'flowloom.ops.image.box_ops':
             'CropAndResize CropAndResizeGradBoxes CropAndResizeGradImage DrawBoundingBoxes '
             'DrawBoundingBoxesV2 NonMaxSuppressionV2 NonMaxSuppressionV3 NonMaxSuppressionV4 '
@@ -169,6 +171,9 @@ INDEX = {
         'flowloom.ops.nn.activation_ops':
             'Elu EluGrad LRN LRNGrad LeakyRelu LeakyReluGrad LogSoftmax Relu6 Relu6Grad Selu '
             'SeluGrad Softmax',
+        'flowloom.ops.nn.batch_norm_grads':
+            'BatchNormWithGlobalNormalization BatchNormWithGlobalNormalizationGrad '
+            'FusedBatchNormGradV3',
         'flowloom.ops.nn.batch_norm_ops':
             'FusedBatchNormGradV3 FusedBatchNormV3',
         'flowloom.ops.nn.candidate_sampling_ops':
@@ -181,6 +186,8 @@ INDEX = {
             'MaxPool3D MaxPool3DGrad',
         'flowloom.ops.nn.conv_grad_ops':
             'Conv2DBackpropFilter Conv2DBackpropInput',
+        'flowloom.ops.nn.depthwise_grad_ops':
+            'DepthwiseConv2dNativeBackpropFilter DepthwiseConv2dNativeBackpropInput',
         'flowloom.ops.nn.fused_ops':
             '_FusedConv2D _FusedMatMul',
         'flowloom.ops.nn.nn_loss_ops':
@@ -216,9 +223,10 @@ INDEX = {
             'EagerPyFunc PyFunc PyFuncStateless',
         'flowloom.ops.state.resource_variable_ops':
             'AssignAddVariableOp AssignSubVariableOp AssignVariableOp ReadVariableOp '
-            'ResourceCountUpTo ResourceGather ResourceScatterAdd ResourceScatterDiv '
-            'ResourceScatterMax ResourceScatterMin ResourceScatterMul ResourceScatterSub '
-            'ResourceScatterUpdate VarHandleOp VarIsInitializedOp VariableShape',
+            'ResourceCountUpTo ResourceGather ResourceGatherNd ResourceScatterAdd '
+            'ResourceScatterDiv ResourceScatterMax ResourceScatterMin ResourceScatterMul '
+            'ResourceScatterSub ResourceScatterUpdate VarHandleOp VarIsInitializedOp '
+            'VariableShape',
         'flowloom.ops.state.save_restore_ops':
             'MergeV2Checkpoints RestoreV2 SaveV2 ShardedFilename',
         'flowloom.ops.state.save_restore_v1_ops':

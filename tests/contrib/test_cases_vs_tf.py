@@ -45,10 +45,7 @@ def test_errors_as_tf():
 
 def test_initializer_statistics_and_ops_as_tf():
     got, arrays = _case("initializers")
-    # TF 1.15's random_uniform adds the minimum with `Add`; flowloom builds `AddV2`, as
-    # TF 1.15's own `+` and TF 2 do (the same arithmetic).
-    want = [[n, "AddV2" if t == "Add" else t] for n, t in META["cases"]["initializers"]["ops"]]
-    assert got["ops"] == want
+    assert got["ops"] == META["cases"]["initializers"]["ops"]
     for key, (lo, hi, mean, std) in arrays.items():
         t_lo, t_hi, t_mean, t_std = VALUES["initializers/" + key]
         loose = 0.1 if key.startswith("scalar") else 0.03

@@ -126,3 +126,23 @@ def collections(tf):
             "values": {k: list(getattr(v, v.WhichOneof("kind")).value)
                        for k, v in meta.collection_def.items() if k in ("ints", "floats",
                                                                           "bools")}}
+
+
+def op_types(tf, function):
+    """The op types tf.add, `+` and truncated_normal build, and the stripped op list of a
+    meta graph whose graph calls a Defun (its body's ops are listed, the function is not)."""
+    with tf.Graph().as_default():
+        a = tf.constant(1.0)
+        s = tf.constant("x")
+
+        @function.Defun(tf.float32)
+        def minus_one(x):
+            return x - 1
+
+        minus_one(tf.identity(a))
+        out = {"tf.add": tf.add(a, a).op.type, "plus": (a + a).op.type,
+               "tf.add strings": tf.add(s, s).op.type, "plus strings": (s + s).op.type,
+               "truncated_normal": tf.truncated_normal([2]).op.type}
+        meta = tf.train.export_meta_graph()
+        out["stripped"] = [op.name for op in meta.meta_info_def.stripped_op_list.op]
+    return out

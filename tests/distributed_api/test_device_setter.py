@@ -9,6 +9,7 @@ import pytest
 
 import flowloom as tf
 from tests.distributed_api import placement_graphs
+from tests.tf_reference import as_tf2_op_type
 
 RECORD = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data",
                       "distributed_api_tf1.json")
@@ -22,9 +23,9 @@ def _record(name="distributed_api_tf1.json"):
 # Of TF's ops, how many flowloom builds with the same name and type (the rest are op-building
 # differences outside the device setter: TF 1.15's Add vs AddV2, its tf.cond in zero_fraction,
 # gradient graphs). A drop means graphs got further from TF's.
-COVERAGE_FLOOR = {("tf1", "cifar10_towers"): 679, ("tf1", "wide_model"): 532,
-                  ("tf1", "small_mlp"): 119, ("tf1", "semantics"): 84,
-                  ("tf1", "sync_replicas"): 202,
+COVERAGE_FLOOR = {("tf1", "cifar10_towers"): 686, ("tf1", "wide_model"): 540,
+                  ("tf1", "small_mlp"): 122, ("tf1", "semantics"): 84,
+                  ("tf1", "sync_replicas"): 206,
                   ("tf2", "cifar10_towers"): 702, ("tf2", "small_mlp"): 132}
 PS_TYPES = ("VariableV2", "VarHandleOp")
 
@@ -40,6 +41,8 @@ def _compare(expected, got):
 def test_placements_match_tf(record, name):
     expected = _record("distributed_api_%s.json" % record)["placements"][name]
     got = placement_graphs.placements(placement_graphs.GRAPHS[name](tf))
+    if record == "tf2":  # TF 2.21's math_ops.add builds AddV2, TF 1.15's (flowloom's) Add
+        got = [[r[0], as_tf2_op_type(r[1])] + list(r[2:]) for r in got]
     common, wrong = _compare(expected, got)
     assert not wrong, f"{len(wrong)} of {len(common)} ops differ from TF, first: {wrong[:5]}"
     assert len(common) >= COVERAGE_FLOOR[(record, name)]

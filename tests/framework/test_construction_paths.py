@@ -133,7 +133,7 @@ def test_fast_path_errors_are_the_general_paths():
     with tf.Graph().as_default():
         x = tf.constant(1.0)
         i = tf.constant(1)
-        with pytest.raises(TypeError, match="Input 'y' of 'AddV2' Op has type int32 that does "
+        with pytest.raises(TypeError, match="Input 'y' of 'Add' Op has type int32 that does "
                                             "not match type float32 of argument 'x'"):
             tf.add(x, i)
         v = tf.Variable(1.0)

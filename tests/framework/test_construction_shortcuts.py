@@ -277,3 +277,51 @@ def test_variable_enums_keep_their_checks():
         validate_synchronization_aggregation_trainable(17, None, None, "v")
     with pytest.raises(ValueError, match="aggregation"):
         validate_synchronization_aggregation_trainable(None, 17, None, "v")
+
+
+def test_initial_values_that_read_no_variable_are_used_as_they_are():
+    from flowloom.variable_init_guard import _try_guard_against_uninitialized_dependencies
+
+    g = tf.Graph()
+    with g.as_default():
+        w = tf.Variable(tf.ones([2]), name="w")
+        plain = tf.random_uniform([2]) * 2.0 + tf.constant([1.0, 2.0])
+        n = len(g.get_operations())
+        assert _try_guard_against_uninitialized_dependencies("u/", plain) is plain
+        assert len(g.get_operations()) == n  # nothing copied
+        reads = tf.identity(plain + w)  # a variable read two ops below: the copy replaces it
+        guarded = _try_guard_against_uninitialized_dependencies("z/", reads)
+        assert guarded is not reads and len(g.get_operations()) > n
+        v = tf.Variable(reads, name="v")
+        with tf.Session() as sess:
+            sess.run(v.initializer)  # w is not initialized: its initial value is used
+            assert sess.run(v).shape == (2,)
+
+
+def test_dtype_kind_tests_by_enum_match_membership_of_the_base_dtype():
+    from flowloom.framework import dtypes
+
+    floats = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.bfloat16)
+    for d in dtypes._BY_ENUM.values():
+        assert d.is_floating == (d.base_dtype in floats), d
+        assert d.is_integer == (d.base_dtype in dtypes._INTEGERS), d
+    assert tf.float32_ref.is_floating and tf.int64_ref.is_integer and not tf.bool.is_integer
+
+
+def test_op_construction_reexports_load_on_use():
+    from flowloom.framework import graph_def, op_construction
+    from flowloom.proto import attr_value_pb2, node_def_pb2
+
+    assert op_construction.prepend_name_scope is graph_def.prepend_name_scope
+    assert op_construction.strip_name_scope is graph_def.strip_name_scope
+    assert op_construction.node_def_pb2 is node_def_pb2
+    assert op_construction.attr_value_pb2 is attr_value_pb2
+    with pytest.raises(AttributeError):
+        op_construction.no_such_name  # noqa: B018
+    g = tf.Graph()
+    with g.as_default():
+        c = tf.constant(1.0)
+        node = op_construction._NodeDef("Identity", "copy", attrs={
+            "T": attr_value_pb2.AttrValue(type=tf.float32.as_datatype_enum)})
+        op = tf.Operation(node, g, inputs=[c])
+    assert op.type == "Identity" and op.name == "copy" and op.inputs[0] is c

@@ -73,3 +73,9 @@ def test_a_collection_key_that_is_no_string_is_skipped():
         assert len(meta.collection_def) == 0
         with pytest.raises(ValueError, match="need to be different"):
             meta_graph.copy_scoped_meta_graph("nope", "nope")
+
+
+def test_add_op_types_and_the_stripped_op_list_as_tf():
+    from flowloom.graph_function import defun
+
+    assert program.op_types(tf, defun) == TF["op_types"]

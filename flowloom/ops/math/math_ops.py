@@ -314,7 +314,7 @@ def _binary(op_type, default_name):
     return fn
 
 
-add = _binary("AddV2", "Add")
+add = _binary("Add", "Add")  # TF 1.15: tf.add is Add, `+` is AddV2
 subtract = _binary("Sub", "Sub")
 multiply = _binary("Mul", "Mul")
 maximum = _binary("Maximum", "Maximum")
@@ -574,6 +574,12 @@ def _op_type_fn(op_type):
     return lambda x, y, name: apply_op(op_type, (x, y), name=name).outputs[0]
 
 
+def _add_dispatch(x, y, name):
+    # TF 1.15's `+`: Add for strings (AddV2 has no string kernel), AddV2 otherwise.
+    op_type = "Add" if y.dtype.base_dtype == dtypes.string else "AddV2"
+    return apply_op(op_type, (x, y), name=name).outputs[0]
+
+
 _truediv_operator, _rtruediv_operator = _operator(truediv, "truediv")
 _floordiv_operator, _rfloordiv_operator = _operator(floordiv, "floordiv")
 
@@ -592,7 +598,8 @@ def _register_operators():
                                  ("mul", "Mul", "mul"), ("mod", "FloorMod", "mod"),
                                  ("pow", "Pow", "pow"), ("and", "LogicalAnd", "and"),
                                  ("or", "LogicalOr", "or")]:
-        fwd, rev = _operator(_op_type_fn(op_type), default, py)
+        fwd, rev = _operator(_add_dispatch if py == "add" else _op_type_fn(op_type), default,
+                             py)
         Tensor._override_operator(f"__{py}__", fwd)
         Tensor._override_operator(f"__r{py}__", rev)
     for py, op_type in [("lt", "Less"), ("le", "LessEqual"), ("gt", "Greater"),

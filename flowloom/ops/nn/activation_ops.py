@@ -73,6 +73,44 @@ def _leaky_grad(xp, g, x, *, alpha):
 LeakyRelu, LeakyReluGrad = _activation("LeakyRelu", _leaky, "LeakyReluGrad", _leaky_grad,
                                        uses_output=False, attrs={"alpha": 0.2, "T": dtypes.float32})
 
+# Second-order gradients, as TF registers them: each gradient op is linear in its upstream
+# gradient; EluGrad/SeluGrad also depend on the activations they were given.
+def _zeros_like(x):
+    from flowloom.ops.array import array_ops
+
+    return array_ops.zeros_like(x)
+
+
+def _where_negative(y, value):
+    from flowloom.ops.array import array_ops
+
+    return array_ops.where(y < 0, value, _zeros_like(y))
+
+
+@Relu6Grad.gradient
+def _(op, grad):
+    return [apply_op("Relu6Grad", (grad, op._inputs[1])).outputs[0], _zeros_like(op._inputs[1])]
+
+
+@EluGrad.gradient
+def _(op, grad):
+    y = op._inputs[1]
+    return [apply_op("EluGrad", (grad, y)).outputs[0], _where_negative(y, grad * op._inputs[0])]
+
+
+@SeluGrad.gradient
+def _(op, grad):
+    y = op._inputs[1]
+    return [apply_op("SeluGrad", (grad, y)).outputs[0], _where_negative(y, grad * op._inputs[0])]
+
+
+@LeakyReluGrad.gradient
+def _(op, grad):
+    x = op._inputs[1]
+    return [apply_op("LeakyReluGrad", (grad, x), alpha=op._attrs["alpha"]).outputs[0],
+            _zeros_like(x)]
+
+
 def relu6(features, name=None):
     """min(max(features, 0), 6) (op `Relu6`)."""
     with name_scope(name, "Relu6", [features]) as scope:
