@@ -86,10 +86,11 @@ INDEX = {
         'flowloom.ops.data.dataset_ops':
             'BatchDatasetV2 CacheDataset ConcatenateDataset FilterDataset '
             'FixedLengthRecordDatasetV2 FlatMapDataset GeneratorDataset InterleaveDataset '
-            'MapDataset PaddedBatchDatasetV2 ParallelMapDataset PrefetchDataset RangeDataset '
-            'RepeatDataset ShuffleAndRepeatDataset ShuffleDataset SkipDataset TFRecordDataset '
-            'TakeDataset TensorDataset TensorSliceDataset TextLineDataset UnbatchDataset '
-            'WindowDataset ZipDataset',
+            'MapAndBatchDataset MapDataset PaddedBatchDatasetV2 ParallelInterleaveDataset '
+            'ParallelMapDataset PrefetchDataset RangeDataset RepeatDataset '
+            'ShuffleAndRepeatDataset ShuffleDataset SkipDataset TFRecordDataset TakeDataset '
+            'TensorDataset TensorSliceDataset TextLineDataset UnbatchDataset WindowDataset '
+            'ZipDataset',
         'flowloom.ops.data.file_ops':
             'MatchingFiles',
         'flowloom.ops.data.iterator_ops':
@@ -159,8 +160,9 @@ INDEX = {
             'SparseSegmentSqrtNGrad SparseSegmentSqrtNWithNumSegments SparseSegmentSum '
             'SparseSegmentSumWithNumSegments',
         'flowloom.ops.math.special_math_ops':
-            'Acosh Asinh Atanh BitwiseAnd BitwiseOr BitwiseXor Conj Digamma Erfc Invert '
-            'LeftShift Lgamma MulNoNan PopulationCount RightShift Xdivy Xlog1py Xlogy',
+            'Acosh Asinh Atanh BesselI0e BesselI1e BitwiseAnd BitwiseOr BitwiseXor Conj '
+            'Digamma Erfc Invert LeftShift Lgamma MulNoNan PopulationCount RightShift Xdivy '
+            'Xlog1py Xlogy',
         'flowloom.ops.math.unary_ops':
             'Abs Acos Asin Atan Ceil Conj Cos Cosh Erf Exp Expm1 Floor Inv IsFinite IsInf '
             'IsNan Log Log1p LogicalNot Neg Reciprocal ReciprocalGrad Rint Round Rsqrt '
@@ -169,6 +171,9 @@ INDEX = {
         'flowloom.ops.nn.activation_ops':
             'Elu EluGrad LRN LRNGrad LeakyRelu LeakyReluGrad LogSoftmax Relu6 Relu6Grad Selu '
             'SeluGrad Softmax',
+        'flowloom.ops.nn.batch_norm_grads':
+            'BatchNormWithGlobalNormalization BatchNormWithGlobalNormalizationGrad '
+            'FusedBatchNormGradV3',
         'flowloom.ops.nn.batch_norm_ops':
             'FusedBatchNormGradV3 FusedBatchNormV3',
         'flowloom.ops.nn.candidate_sampling_ops':
@@ -218,9 +223,10 @@ INDEX = {
             'EagerPyFunc PyFunc PyFuncStateless',
         'flowloom.ops.state.resource_variable_ops':
             'AssignAddVariableOp AssignSubVariableOp AssignVariableOp ReadVariableOp '
-            'ResourceCountUpTo ResourceGather ResourceScatterAdd ResourceScatterDiv '
-            'ResourceScatterMax ResourceScatterMin ResourceScatterMul ResourceScatterSub '
-            'ResourceScatterUpdate VarHandleOp VarIsInitializedOp VariableShape',
+            'ResourceCountUpTo ResourceGather ResourceGatherNd ResourceScatterAdd '
+            'ResourceScatterDiv ResourceScatterMax ResourceScatterMin ResourceScatterMul '
+            'ResourceScatterSub ResourceScatterUpdate VarHandleOp VarIsInitializedOp '
+            'VariableShape',
         'flowloom.ops.state.save_restore_ops':
             'MergeV2Checkpoints RestoreV2 SaveV2 ShardedFilename',
         'flowloom.ops.state.save_restore_v1_ops':

@@ -15,7 +15,10 @@ MAX_RANK = 1 << 25
 
 
 def constant_value(tensor, partial=False):
-    """The value of `tensor` if it can be computed at graph-construction time, else None."""
+    """The value of `tensor` if it can be computed at graph-construction time, else None.
+
+    With `partial`, a Pack (axis 0) of partly known values gives an object array with None
+    for the unknown ones, as TF's constant_value(partial=True)."""
     if not isinstance(tensor, Tensor):
         return np.asarray(tensor) if tensor is not None else None
     op = tensor._op
@@ -36,7 +39,13 @@ def constant_value(tensor, partial=False):
         s = op._inputs[0]._shape
         return None if s.ndims is None else np.array(s.ndims, dtype=np.int32)
     if t == "Pack":
-        vals = [constant_value(x) for x in op._inputs]
+        vals = [constant_value(x, partial) for x in op._inputs]
+        if partial and op._inputs and op._attrs["axis"] == 0 and \
+                any(v is None for v in vals):
+            # TF's partial value: the known elements, None for the others.
+            out = np.empty(len(vals), dtype=object)
+            out[:] = [None if v is None else v for v in vals]
+            return out
         if any(v is None for v in vals):
             return None
         return np.stack(vals, axis=op._attrs["axis"])
