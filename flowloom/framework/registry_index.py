@@ -88,10 +88,11 @@ INDEX = {
         'flowloom.ops.data.dataset_ops':
             'BatchDatasetV2 CacheDataset ConcatenateDataset FilterDataset '
             'FixedLengthRecordDatasetV2 FlatMapDataset GeneratorDataset InterleaveDataset '
-            'MapDataset PaddedBatchDatasetV2 ParallelMapDataset PrefetchDataset RangeDataset '
-            'RepeatDataset ShuffleAndRepeatDataset ShuffleDataset SkipDataset TFRecordDataset '
-            'TakeDataset TensorDataset TensorSliceDataset TextLineDataset UnbatchDataset '
-            'WindowDataset ZipDataset',
+            'MapAndBatchDataset MapDataset PaddedBatchDatasetV2 ParallelInterleaveDataset '
+            'ParallelMapDataset PrefetchDataset RangeDataset RepeatDataset '
+            'ShuffleAndRepeatDataset ShuffleDataset SkipDataset TFRecordDataset TakeDataset '
+            'TensorDataset TensorSliceDataset TextLineDataset UnbatchDataset WindowDataset '
+            'ZipDataset',
         'flowloom.ops.data.file_ops':
             'MatchingFiles',
         'flowloom.ops.data.iterator_ops':
@@ -161,8 +162,9 @@ INDEX = {
             'SparseSegmentSqrtNGrad SparseSegmentSqrtNWithNumSegments SparseSegmentSum '
             'SparseSegmentSumWithNumSegments',
         'flowloom.ops.math.special_math_ops':
-            'Acosh Asinh Atanh BitwiseAnd BitwiseOr BitwiseXor Conj Digamma Erfc Invert '
-            'LeftShift Lgamma MulNoNan PopulationCount RightShift Xdivy Xlog1py Xlogy',
+            'Acosh Asinh Atanh BesselI0e BesselI1e BitwiseAnd BitwiseOr BitwiseXor Conj '
+            'Digamma Erfc Invert LeftShift Lgamma MulNoNan PopulationCount RightShift Xdivy '
+            'Xlog1py Xlogy',
         'flowloom.ops.math.unary_ops':
             'Abs Acos Asin Atan Ceil Conj Cos Cosh Erf Exp Expm1 Floor Inv IsFinite IsInf '
             'IsNan Log Log1p LogicalNot Neg Reciprocal ReciprocalGrad Rint Round Rsqrt '
@@ -171,6 +173,9 @@ INDEX = {
         'flowloom.ops.nn.activation_ops':
             'Elu EluGrad LRN LRNGrad LeakyRelu LeakyReluGrad LogSoftmax Relu6 Relu6Grad Selu '
             'SeluGrad Softmax',
+        'flowloom.ops.nn.batch_norm_grads':
+            'BatchNormWithGlobalNormalization BatchNormWithGlobalNormalizationGrad '
+            'FusedBatchNormGradV3',
         'flowloom.ops.nn.batch_norm_ops':
             'FusedBatchNormGradV3 FusedBatchNormV3',
         'flowloom.ops.nn.candidate_sampling_ops':

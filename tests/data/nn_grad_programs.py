@@ -74,4 +74,36 @@ def program(tf, ops):
                           dtype=np.float32, order="F")
         err = ops["gradient_error"](xs, [2, 5], tf.nn.softplus(xs), [2, 5], x_init_value=init)
         r["fortran_point_error_small"] = bool(err < 1e-4)
+        xb, gb = tf.constant(_grid(2, 3, 2, 4)), tf.constant(_grid(2, 3, 2, 4)[::-1].copy())
+        scale, offset = tf.constant([0.5, 1.5, -1.0, 2.0], tf.float64), tf.zeros([4], tf.float64)
+        for training in (True, False):
+            stats = {} if training else {"mean": tf.constant([0.1, 0.2, -0.3, 0.4], tf.float64),
+                                         "variance": tf.constant([1.0, 0.5, 2.0, 0.25],
+                                                                 tf.float64)}
+            xb32, gb32 = tf.cast(xb, tf.float32), tf.cast(gb, tf.float32)
+            y, _, _ = tf.nn.fused_batch_norm(xb32, tf.cast(scale, tf.float32),
+                                             tf.cast(offset, tf.float32), is_training=training,
+                                             **{k: tf.cast(v, tf.float32)
+                                                for k, v in stats.items()})
+            gx = tf.gradients(y, xb32, gb32)[0]
+            second = tf.gradients(tf.reduce_sum(gx * gx), [xb32, gb32])
+            r[f"fused_second_{training}"] = [run(t) if t is not None else None for t in second]
+        wm = tf.nn.weighted_moments(tf.constant(_grid(3, 5), tf.float16), [1],
+                                    tf.constant(_grid(3, 5) + 2.0, tf.float16))
+        r["weighted_moments_f16"] = [run(wm[0]), run(wm[1])]
+    with tf.Graph().as_default() as g, tf.Session() as s:
+        r["global_norm_deprecated"] = _err(lambda: ops["bn_global"](
+            t=tf.zeros([1, 1, 2, 3]), m=tf.zeros([3]), v=tf.ones([3]), beta=tf.zeros([3]),
+            gamma=tf.ones([3]), variance_epsilon=0.001, scale_after_normalization=True))
+        ops["set_producer_version"](g, 8)
+        t = tf.constant(_grid(2, 3, 2, 3))
+        m, v = tf.constant([0.1, -0.2, 0.3], tf.float64), tf.constant([0.5, 1.5, 2.5], tf.float64)
+        beta, gamma = tf.constant([0.0, 1.0, -1.0], tf.float64), tf.constant([2.0, 0.5, 1.0],
+                                                                            tf.float64)
+        out = ops["bn_global"](t=t, m=m, v=v, beta=beta, gamma=gamma, variance_epsilon=0.01,
+                               scale_after_normalization=True)
+        grads = tf.gradients(out, [t, m, v, beta, gamma],
+                             tf.constant(_grid(2, 3, 2, 3)[::-1].copy()))
+        r["global_norm"] = [np.round(s.run(out), 5).tolist()] + [
+            np.round(s.run(x), 5).tolist() for x in grads]
     return r

@@ -4,7 +4,7 @@ backprop ops (both tensor inputs)."""
 
 import flowloom as tf
 from flowloom.framework.apply_op import apply_op
-from flowloom.ops.nn import depthwise_grad_ops  # noqa: F401 - registers the gradients
+from flowloom.ops.nn import batch_norm_grads, depthwise_grad_ops  # noqa: F401 - gradients
 from tests.gradient_cases import away_from_zero, ph
 
 
@@ -49,4 +49,37 @@ CASES.update({
         "DepthwiseConv2dNativeBackpropInput"),
     "DepthwiseConv2dNativeBackpropFilter": _depthwise_backprop(
         "DepthwiseConv2dNativeBackpropFilter"),
+})
+
+
+def _fused_batch_norm_grad(training):
+    def build(rng):
+        x, xv = ph(rng, (2, 3, 2, 3))
+        dy, dyv = ph(rng, (2, 3, 2, 3))
+        scale = tf.constant([0.5, 1.5, -1.0], tf.float64)
+        stats = {} if training else {"mean": tf.constant([0.1, 0.2, -0.3], tf.float64),
+                                     "variance": tf.constant([1.0, 0.5, 2.0], tf.float64)}
+        y = tf.nn.fused_batch_norm(x, scale, tf.zeros([3], tf.float64), is_training=training,
+                                   **stats)[0]
+        return [(x, xv), (dy, dyv)], tf.gradients(y, x, dy)[0], 1e-3
+    return build
+
+
+def _global_normalization(rng):
+    from flowloom.framework.op_versions import set_producer_version
+
+    set_producer_version(tf.get_default_graph(), 8)
+    t, tv = ph(rng, (2, 3, 2, 3))
+    m, mv = ph(rng, (3,))
+    v, _ = ph(rng, (3,))
+    beta, bv = ph(rng, (3,))
+    gamma, gv = ph(rng, (3,))
+    out = apply_op("BatchNormWithGlobalNormalization", (t, m, v, beta, gamma),
+                   variance_epsilon=0.01, scale_after_normalization=True).outputs[0]
+    return [(t, tv), (m, mv), (v, rng.uniform(0.5, 2.0, (3,))), (beta, bv), (gamma, gv)], out
+
+
+CASES.update({
+    "FusedBatchNormGradV3": [_fused_batch_norm_grad(True), _fused_batch_norm_grad(False)],
+    "BatchNormWithGlobalNormalization": _global_normalization,
 })
