@@ -74,8 +74,8 @@ INDEX = {
             'StackCloseV2 StackPopV2 StackPushV2 StackV2',
         'flowloom.ops.control_flow.tensor_array_ops':
             'TensorArrayCloseV3 TensorArrayConcatV3 TensorArrayGatherV3 TensorArrayGradV3 '
-            'TensorArrayReadV3 TensorArrayScatterV3 TensorArraySizeV3 TensorArraySplitV3 '
-            'TensorArrayV3 TensorArrayWriteV3',
+            'TensorArrayGradWithShape TensorArrayReadV3 TensorArrayScatterV3 '
+            'TensorArraySizeV3 TensorArraySplitV3 TensorArrayV3 TensorArrayWriteV3',
         'flowloom.ops.data.accumulator_ops':
             'AccumulatorApplyGradient AccumulatorNumAccumulated AccumulatorSetGlobalStep '
             'AccumulatorTakeGradient ConditionalAccumulator ResourceAccumulatorApplyGradient '
@@ -160,8 +160,9 @@ INDEX = {
             'SparseSegmentSqrtNGrad SparseSegmentSqrtNWithNumSegments SparseSegmentSum '
             'SparseSegmentSumWithNumSegments',
         'flowloom.ops.math.special_math_ops':
-            'Acosh Asinh Atanh BitwiseAnd BitwiseOr BitwiseXor Conj Digamma Erfc Invert '
-            'LeftShift Lgamma MulNoNan PopulationCount RightShift Xdivy Xlog1py Xlogy',
+            'Acosh Asinh Atanh BesselI0e BesselI1e BitwiseAnd BitwiseOr BitwiseXor Conj '
+            'Digamma Erfc Invert LeftShift Lgamma MulNoNan PopulationCount RightShift Xdivy '
+            'Xlog1py Xlogy',
         'flowloom.ops.math.unary_ops':
             'Abs Acos Asin Atan Ceil Conj Cos Cosh Erf Exp Expm1 Floor Inv IsFinite IsInf '
             'IsNan Log Log1p LogicalNot Neg Reciprocal ReciprocalGrad Rint Round Rsqrt '

@@ -306,3 +306,22 @@ def test_dtype_kind_tests_by_enum_match_membership_of_the_base_dtype():
         assert d.is_floating == (d.base_dtype in floats), d
         assert d.is_integer == (d.base_dtype in dtypes._INTEGERS), d
     assert tf.float32_ref.is_floating and tf.int64_ref.is_integer and not tf.bool.is_integer
+
+
+def test_op_construction_reexports_load_on_use():
+    from flowloom.framework import graph_def, op_construction
+    from flowloom.proto import attr_value_pb2, node_def_pb2
+
+    assert op_construction.prepend_name_scope is graph_def.prepend_name_scope
+    assert op_construction.strip_name_scope is graph_def.strip_name_scope
+    assert op_construction.node_def_pb2 is node_def_pb2
+    assert op_construction.attr_value_pb2 is attr_value_pb2
+    with pytest.raises(AttributeError):
+        op_construction.no_such_name  # noqa: B018
+    g = tf.Graph()
+    with g.as_default():
+        c = tf.constant(1.0)
+        node = op_construction._NodeDef("Identity", "copy", attrs={
+            "T": attr_value_pb2.AttrValue(type=tf.float32.as_datatype_enum)})
+        op = tf.Operation(node, g, inputs=[c])
+    assert op.type == "Identity" and op.name == "copy" and op.inputs[0] is c

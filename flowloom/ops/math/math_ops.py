@@ -637,7 +637,8 @@ from flowloom.ops.math.matmul_ops import (  # noqa: E402,F401
     MatMul, matmul_kernel, BatchMatMulV2, matmul)
 from flowloom.ops.math.special_math_ops import (  # noqa: E402,F401
     Invert, acosh, asinh, atanh, erfc, lgamma, digamma, invert, xlogy, xlog1py, xdivy,
-    multiply_no_nan, mul_no_nan, bitwise_and, bitwise_or, bitwise_xor, left_shift, right_shift)
+    multiply_no_nan, mul_no_nan, bitwise_and, bitwise_or, bitwise_xor, left_shift, right_shift,
+    bessel_i0e, bessel_i1e)
 from flowloom.ops.math.segment_reduction_ops import (  # noqa: E402,F401
     SegmentSum, SegmentMean, segment_sum, segment_mean, segment_prod, segment_min, segment_max,
     unsorted_segment_mean, unsorted_segment_sqrt_n, sparse_segment_sum, sparse_segment_mean,
