@@ -815,7 +815,7 @@ def _(xp, *args):
     if np.ndim(axis) != 0:
         raise errors.InvalidArgumentError(
             None, None, "axis tensor should be a scalar integer, but got shape "
-            + _shape_str(axis))
+            + _array_shape_str(axis))
     dims = values[0].ndim
     concat_dim = int(axis)
     a = concat_dim + dims if concat_dim < 0 else concat_dim
@@ -829,14 +829,14 @@ def _(xp, *args):
             what = "Ranks of all input tensors should match" if v.ndim != dims else \
                 "Dimensions of inputs should match"
             raise errors.InvalidArgumentError(
-                None, None, f"ConcatOp : {what}: shape[0] = {_shape_str(values[0])} vs. "
-                f"shape[{i}] = {_shape_str(v)}")
+                None, None, f"ConcatOp : {what}: shape[0] = {_array_shape_str(values[0])} vs. "
+                f"shape[{i}] = {_array_shape_str(v)}")
     return xp.concatenate(values, axis=a)
 
 
-def _shape_str(a):
-    """A shape as TF's TensorShape::DebugString writes it: `[2,3]`."""
-    return "[" + ",".join(str(d) for d in np.shape(a)) + "]"
+def _array_shape_str(a):
+    """An array's shape as TF's TensorShape::DebugString writes it: `[2,3]`."""
+    return _shape_str(np.shape(a))
 
 
 @ConcatV2.gradient
@@ -1123,10 +1123,10 @@ def _(op):
 def _(xp, dims, value):
     if np.ndim(dims) != 1:
         raise errors.InvalidArgumentError(
-            None, None, f"dims must be a vector, got shape {_shape_str(dims)}")
+            None, None, f"dims must be a vector, got shape {_array_shape_str(dims)}")
     if np.ndim(value) != 0:
         raise errors.InvalidArgumentError(
-            None, None, f"value must be a scalar, got shape {_shape_str(value)}")
+            None, None, f"value must be a scalar, got shape {_array_shape_str(value)}")
     return xp.full(tuple(int(d) for d in dims), value, dtype=value.dtype)
 
 
