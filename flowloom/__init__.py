@@ -161,6 +161,7 @@ _TABLE = _lazy_names.parse({
     "flowloom.ops.array.array_extra_ops": "guarantee_const repeat",
     "flowloom.ops.array.parallel_concat_ops": "parallel_stack",
     "flowloom.ops.array.sparse_reorder_ops": "sparse_merge sparse_reorder",
+    "flowloom.ops.array.sparse_add_ops": "sparse_add",
     "flowloom.ops.parsing.sequence_example_ops": "parse_single_sequence_example",
     "flowloom.partitioned_variables": (
         "create_partitioned_variables fixed_size_partitioner min_max_variable_partitioner "

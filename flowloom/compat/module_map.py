@@ -145,6 +145,7 @@ VIEWS = {
     "tensorflow.python.ops.random_ops": ("flowloom", "flowloom.random", _OPS + "random.random_ops",
                                          _OPS + "random.random_sampling_ops"),
     "tensorflow.python.ops.data_flow_ops": ("flowloom", _OPS + "array.data_flow_ops",
+                                            _OPS + "control_flow.tensor_array_ops",
                                             "flowloom.data.accumulators"),
     "tensorflow.python.training.server_lib": ("flowloom.train",
                                               "flowloom.distributed.cluster_spec"),

@@ -46,6 +46,8 @@ INDEX = {
             'ReverseSequence',
         'flowloom.ops.array.slicing_ops':
             'Slice StridedSlice StridedSliceGrad',
+        'flowloom.ops.array.sparse_add_ops':
+            'SparseAdd SparseAddGrad SparseTensorDenseAdd',
         'flowloom.ops.array.sparse_cross_ops':
             'SparseCross',
         'flowloom.ops.array.sparse_map_ops':
@@ -74,8 +76,8 @@ INDEX = {
             'StackCloseV2 StackPopV2 StackPushV2 StackV2',
         'flowloom.ops.control_flow.tensor_array_ops':
             'TensorArrayCloseV3 TensorArrayConcatV3 TensorArrayGatherV3 TensorArrayGradV3 '
-            'TensorArrayReadV3 TensorArrayScatterV3 TensorArraySizeV3 TensorArraySplitV3 '
-            'TensorArrayV3 TensorArrayWriteV3',
+            'TensorArrayGradWithShape TensorArrayReadV3 TensorArrayScatterV3 '
+            'TensorArraySizeV3 TensorArraySplitV3 TensorArrayV3 TensorArrayWriteV3',
         'flowloom.ops.data.accumulator_ops':
             'AccumulatorApplyGradient AccumulatorNumAccumulated AccumulatorSetGlobalStep '
             'AccumulatorTakeGradient ConditionalAccumulator ResourceAccumulatorApplyGradient '

@@ -12,7 +12,7 @@ from flowloom.framework import errors
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.graph import name_scope
 from flowloom.framework.op_def import defop
-from flowloom.framework.ops import convert_to_tensor
+from flowloom.framework.ops import Tensor, convert_to_tensor
 from flowloom.framework.tensor_shape import TensorShape
 from flowloom.ops.math import math_ops
 
@@ -192,6 +192,13 @@ def _on_last_axis(op_type, logits, axis, name):
 
     logits = convert_to_tensor(logits)
     nd = logits._shape.ndims
+    if isinstance(axis, Tensor):
+        from flowloom.framework.tensor_util import constant_value
+
+        value = constant_value(axis)
+        if value is None:
+            return _on_axis_tensor(op_type, logits, axis, name)
+        axis = int(value)
     if axis is None or axis == -1 or (nd is not None and axis == nd - 1):
         return apply_op(op_type, (logits,), name=name).outputs[0]
     if nd is None:
@@ -205,6 +212,27 @@ def _on_last_axis(op_type, logits, axis, name):
     perm[axis], perm[-1] = perm[-1], perm[axis]
     out = apply_op(op_type, (array_ops.transpose(logits, perm),)).outputs[0]
     return array_ops.transpose(out, perm, name=name)
+
+
+def _on_axis_tensor(op_type, logits, axis, name):
+    """`_on_last_axis` for an axis known only at run time (TF's dynamic transposes: an axis
+    out of range fails in the Transpose kernel)."""
+    from flowloom.ops.array import array_ops
+
+    nd = logits._shape.ndims
+    if nd is None:
+        raise NotImplementedError(f"{op_type} along a tensor axis of a tensor of unknown rank")
+    rank = array_ops.rank(logits)
+    axis = array_ops.where(math_ops.less(axis, 0), axis + rank, axis)
+    last = math_ops.subtract(rank, 1)
+
+    def swap(t, name=None):
+        return array_ops.transpose(t, array_ops.concat(
+            [math_ops.range_(axis), [last], math_ops.range_(axis + 1, last), [axis]], 0),
+            name=name)
+    out = swap(apply_op(op_type, (swap(logits),)).outputs[0], name=name)
+    out.set_shape(logits._shape)
+    return out
 
 
 def softmax(logits, axis=None, name=None, dim=None):
