@@ -127,6 +127,9 @@ def make_ndarray(tensor_proto):
     return to_numpy(tensor_proto)
 
 
+MakeNdarray = make_ndarray  # TF's other name
+
+
 def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False):
     """A TensorProto of `values` (`tf.make_tensor_proto`; see tensor_proto.from_numpy)."""
     from flowloom.framework.tensor_proto import from_numpy
