@@ -19,7 +19,7 @@ _CONFIG = "flowloom.framework.config"
 TABLES = {
     "math": """
 abs accumulate_n acos acosh add add_n angle argmax argmin asin asinh atan atan2 atanh
-bessel_i0=? bessel_i0e=? bessel_i1=? bessel_i1e=? betainc bincount ceil confusion_matrix conj
+bessel_i0=? bessel_i0e=flowloom.ops.math.special_math_ops:bessel_i0e bessel_i1=? bessel_i1e=flowloom.ops.math.special_math_ops:bessel_i1e betainc bincount ceil confusion_matrix conj
 cos cosh count_nonzero cumprod cumsum cumulative_logsumexp=? digamma divide
 divide_no_nan=div_no_nan equal erf erfc exp expm1 floor floordiv floormod greater greater_equal
 igamma igammac imag in_top_k=nn.in_top_k invert_permutation is_finite is_inf is_nan

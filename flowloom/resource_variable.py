@@ -187,6 +187,12 @@ class ResourceVariable(Variable):
             value = rvo.resource_gather(self._handle, indices, self._dtype, name=n)
         return array_ops.identity(value)
 
+    def gather_nd(self, indices, name=None):
+        """`tf.gather_nd` of the variable (op type ResourceGatherNd)."""
+        with name_scope("GatherNd" if name is None else name) as n:
+            value = rvo.resource_gather_nd(self._handle, indices, self._dtype, name=n)
+        return array_ops.identity(value)
+
     def is_initialized(self, name=None):
         """A bool tensor: whether the variable holds a value."""
         return rvo.var_is_initialized_op(self._handle, name=name)

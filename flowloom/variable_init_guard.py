@@ -34,7 +34,12 @@ def _try_guard_against_uninitialized_dependencies(name, initial_value):
     """
     if not isinstance(initial_value, Tensor):
         raise TypeError("initial_value needs to be a Tensor: %s" % initial_value)
-    if _post_order(initial_value.op, lambda op: True) is None:
+    everything = _post_order(initial_value.op, lambda op: True)
+    if everything is None:
+        return initial_value
+    if not any(op._type in _VARIABLE_OPS for op in everything):
+        # Nothing reads a variable (most initial values: an initializer's ops): only reads
+        # of variables are replaced, so the copy would be the initial value itself.
         return initial_value
     # Kept ops and variables end the walk: what they read is not copied.
     order = _post_order(initial_value.op, lambda op: op.type not in _STOP)
@@ -62,7 +67,7 @@ def _post_order(root, expand):
             return None  # reached again while its own inputs are being visited
         started.add(op)
         stack.append((op, True))
-        for dep in [t.op for t in op.inputs] + list(op.control_inputs) if expand(op) else ():
+        for dep in [t._op for t in op._inputs] + list(op._control_inputs) if expand(op) else ():
             if dep in started:
                 return None
             if dep not in finished:

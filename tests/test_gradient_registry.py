@@ -52,6 +52,7 @@ def _shares_checked_gradient(op_type):
 _CHECKED_ELSEWHERE = {
     "ReadVariableOp": "tests/train/test_resource_variables.py",
     "ResourceGather": "tests/train/test_resource_variables.py",
+    "ResourceGatherNd": "tests/ops/test_gather_scatter_nd_checks.py",
     # Its gradient is an error (LookupError), by design.
     "PreventGradient": "tests/framework/test_gradient_helpers.py",
 }

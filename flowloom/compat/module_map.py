@@ -27,7 +27,8 @@ _MATH = ("flowloom", "flowloom.math", _OPS + "math.math_ops", _OPS + "math.matmu
          _OPS + "math.indexed_slices_ops")
 _NN = ("flowloom.nn", _OPS + "nn.nn_ops", _OPS + "nn.nn_impl", _OPS + "nn.activation_ops",
        _OPS + "nn.batch_norm_ops", _OPS + "nn.nn_loss_ops", _OPS + "nn.embedding_ops",
-       _OPS + "nn.conv_grad_ops", _OPS + "nn.nn_v2", _OPS + "nn.sampled_losses")
+       _OPS + "nn.conv_grad_ops", _OPS + "nn.nn_v2", _OPS + "nn.sampled_losses",
+       _OPS + "nn.depthwise_grad_ops", _OPS + "nn.batch_norm_grads")
 _CONTROL = ("flowloom", _OPS + "control_flow.control_flow_ops", _OPS + "control_flow.cond",
             _OPS + "control_flow.while_loop", _OPS + "control_flow.switch_case",
             _OPS + "control_flow.control_flow_primitives", _OPS + "control_flow.control_flow_context")
@@ -144,6 +145,7 @@ VIEWS = {
     "tensorflow.python.ops.random_ops": ("flowloom", "flowloom.random", _OPS + "random.random_ops",
                                          _OPS + "random.random_sampling_ops"),
     "tensorflow.python.ops.data_flow_ops": ("flowloom", _OPS + "array.data_flow_ops",
+                                            _OPS + "control_flow.tensor_array_ops",
                                             "flowloom.data.accumulators"),
     "tensorflow.python.training.server_lib": ("flowloom.train",
                                               "flowloom.distributed.cluster_spec"),
@@ -180,12 +182,14 @@ VIEWS = {
     "tensorflow.python.ops.summary_ops": ("flowloom.summary", _OPS + "summary.summary_ops"),
     "tensorflow.python.ops.losses": ("flowloom.losses",),
     "tensorflow.python.ops.losses.losses": ("flowloom.losses",),
-    "tensorflow.python.ops.image_ops": (_OPS + "image.resize_methods", "flowloom.image"),
+    "tensorflow.python.ops.image_ops": (_OPS + "image.resize_methods", "flowloom.image",
+                                        _OPS + "image.image_ops",
+                                        _OPS + "image.color_space_ops"),
     "tensorflow.python.ops.metrics": ("flowloom.metrics",),
     # Imported for their side effect (registering gradients): flowloom has them registered.
     "tensorflow.python.ops.array_grad": ("flowloom",),
     "tensorflow.python.ops.math_grad": ("flowloom",),
-    "tensorflow.python.ops.nn_grad": ("flowloom",),
+    "tensorflow.python.ops.nn_grad": ("flowloom", _OPS + "nn.batch_norm_grads"),
     # tensorflow.python.platform, client, training, util, layers, summary, lib.io
     "tensorflow.python.platform.googletest": ("flowloom.test",),
     "tensorflow.python.client.session": ("flowloom.runtime.session", "flowloom"),

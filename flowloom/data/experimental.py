@@ -5,13 +5,32 @@ from flowloom.data.dataset import AUTOTUNE, Dataset  # noqa: F401
 
 def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainder=False,
                   num_parallel_calls=None):
-    """`dataset.apply(map_and_batch(f, n))`: `map(f)` then `batch(n)`."""
-    calls = num_parallel_calls if num_parallel_calls is not None else \
-        (batch_size * num_parallel_batches if num_parallel_batches else None)
+    """`dataset.apply(map_and_batch(f, n))`: `map(f)` then `batch(n)` as one
+    MapAndBatchDataset op (TF 1.15's), `num_parallel_calls` (default: `batch_size` times
+    `num_parallel_batches` or 1) maps at once."""
+    if num_parallel_batches is not None and num_parallel_calls is not None:
+        raise ValueError("The `num_parallel_batches` and `num_parallel_calls` arguments are "
+                         "mutually exclusive.")
+    if num_parallel_calls is None:
+        num_parallel_calls = batch_size if num_parallel_batches is None else \
+            batch_size * num_parallel_batches
 
     def apply(dataset):
-        return dataset.map(map_func, num_parallel_calls=calls).batch(batch_size,
-                                                                     drop_remainder)
+        from flowloom.data.dataset import _batched, _i64, _types
+        from flowloom.framework import dtypes
+        from flowloom.framework.ops import convert_to_tensor
+        from flowloom.framework.tensor_util import constant_value
+
+        fn = dataset._trace(map_func, "map_and_batch")
+        size = _i64(batch_size, "batch_size")
+        calls = _i64(num_parallel_calls, "num_parallel_calls")
+        drop = convert_to_tensor(drop_remainder, dtype=dtypes.bool_, name="drop_remainder")
+        static_drop = constant_value(drop)
+        lead = constant_value(size) if static_drop is not None and bool(static_drop) else None
+        spec = _batched(fn.output_spec, None if lead is None else int(lead))
+        return dataset._apply("MapAndBatchDataset", (dataset._variant, fn.captured, size, calls,
+                                                     drop), spec, f=fn.attr(),
+                              Targuments=_types(fn), preserve_cardinality=True)
     return apply
 
 
@@ -39,9 +58,27 @@ def shuffle_and_repeat(buffer_size, count=None, seed=None):
 
 def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False,
                         buffer_output_elements=None, prefetch_input_elements=None):
-    """`dataset.apply(parallel_interleave(f, n))`: `interleave(f, n, block_length)`."""
+    """`dataset.apply(parallel_interleave(f, n))`: `interleave(f, n, block_length)` as one
+    ParallelInterleaveDataset op (TF 1.15's); flowloom reads in the deterministic order
+    (which `sloppy=True` allows as well)."""
     def apply(dataset):
-        return dataset.interleave(map_func, cycle_length, block_length)
+        from flowloom.data.dataset import _i64, _inner, _types
+        from flowloom.framework import dtypes
+        from flowloom.framework.ops import convert_to_tensor
+
+        fn = dataset._trace(map_func, "parallel_interleave")
+        spec = _inner(fn, "parallel_interleave")
+        buffer_output = 2 * block_length if buffer_output_elements is None else \
+            buffer_output_elements
+        prefetch_input = 2 * cycle_length if prefetch_input_elements is None else \
+            prefetch_input_elements
+        return dataset._apply("ParallelInterleaveDataset", (
+            dataset._variant, fn.captured, _i64(cycle_length, "cycle_length"),
+            _i64(block_length, "block_length"),
+            convert_to_tensor(sloppy, dtype=dtypes.bool_, name="sloppy"),
+            _i64(buffer_output, "buffer_output_elements"),
+            _i64(prefetch_input, "prefetch_input_elements")), spec, f=fn.attr(),
+            Targuments=_types(fn))
     return apply
 
 

@@ -56,12 +56,19 @@ class ReaderBase:
                         name=name).outputs[0]
 
     def serialize_state(self, name=None):
-        raise NotImplementedError("ReaderBase.serialize_state (ReaderSerializeStateV2) is not "
-                                  "implemented in flowloom")
+        """A string tensor: the reader's state (a ReaderBaseState). Only readers whose
+        `supports_serialize` is True have one; the others' op fails (UnimplementedError).
+        """
+        return apply_op("ReaderSerializeStateV2", (self._reader_ref,), name=name).outputs[0]
 
     def restore_state(self, state, name=None):
-        raise NotImplementedError("ReaderBase.restore_state (ReaderRestoreStateV2) is not "
-                                  "implemented in flowloom")
+        """An op that restores a state `serialize_state` gave (InvalidArgumentError for a
+        state that does not parse, or has work in progress; the reader is then reset)."""
+        from flowloom.framework.ops import convert_to_tensor
+
+        return apply_op("ReaderRestoreStateV2",
+                        (self._reader_ref, convert_to_tensor(state, dtype=dtypes.string)),
+                        name=name)
 
     def reset(self, name=None):
         """An op that returns the reader to its initial state (counters and work)."""
@@ -132,14 +139,14 @@ class WholeFileReader(ReaderBase):
     """Outputs each file's whole contents as one record (key: the file name)."""
 
     def __init__(self, name=None):
-        super().__init__(_reader("WholeFileReaderV2", name))
+        super().__init__(_reader("WholeFileReaderV2", name), supports_serialize=True)
 
 
 class IdentityReader(ReaderBase):
     """Outputs each work unit as both key and value."""
 
     def __init__(self, name=None):
-        super().__init__(_reader("IdentityReaderV2", name))
+        super().__init__(_reader("IdentityReaderV2", name), supports_serialize=True)
 
 
 class LMDBReader(ReaderBase):

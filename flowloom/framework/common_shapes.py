@@ -37,6 +37,31 @@ def broadcast(a, b):
     return TensorShape._from_values(tuple(out))
 
 
+def is_broadcast_compatible(shape_x, shape_y):
+    """True if some shape exists that both TensorShapes broadcast to (False when either rank
+    is unknown), as TF's `common_shapes.is_broadcast_compatible`."""
+    if shape_x.ndims is None or shape_y.ndims is None:
+        return False
+    try:
+        broadcast(shape_x, shape_y)
+    except ValueError:
+        return False
+    return True
+
+
+def broadcast_shape(shape_x, shape_y):
+    """The TensorShape two TensorShapes broadcast to (TF's `common_shapes.broadcast_shape`).
+
+    Raises:
+      ValueError: the shapes cannot be broadcast together.
+    """
+    try:
+        return broadcast(shape_x, shape_y)
+    except ValueError:
+        raise ValueError(f"Incompatible shapes for broadcasting: {shape_x} and {shape_y}") \
+            from None
+
+
 def binary_broadcast(op):
     return broadcast(op._inputs[0]._shape, op._inputs[1]._shape)
 

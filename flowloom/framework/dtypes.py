@@ -44,11 +44,11 @@ class DType:
 
     @property
     def is_floating(self):
-        return self.base_dtype in (float16, float32, float64, bfloat16)
+        return self._enum % 100 in _FLOATING_ENUMS  # a set of enums: no DType.__eq__ calls
 
     @property
     def is_integer(self):
-        return self.base_dtype in _INTEGERS
+        return self._enum % 100 in _INTEGER_ENUMS
 
     @property
     def is_unsigned(self):
@@ -180,6 +180,8 @@ int64_ref = _BY_ENUM[109]
 bool_ref = _BY_ENUM[110]
 
 _INTEGERS = (int8, int16, int32, int64, uint8, uint16, uint32, uint64)
+_INTEGER_ENUMS = frozenset(d._enum for d in _INTEGERS)
+_FLOATING_ENUMS = frozenset(d._enum for d in (float16, float32, float64, bfloat16))
 _QUANTIZED = (qint8, quint8, qint16, quint16, qint32)
 QUANTIZED_DTYPES = frozenset(_QUANTIZED + tuple(_BY_ENUM[d.as_datatype_enum + 100]
                                                 for d in _QUANTIZED))

@@ -61,7 +61,9 @@ class OpError(Exception):
 
 def _make(name, code):
     def __init__(self, node_def=None, op=None, message="", *args):
-        OpError.__init__(self, node_def, op, message, code)
+        # (UnknownError also takes the code it stands for, as TF's: an unknown code's.)
+        error_code = args[0] if args and code == UNKNOWN and args[0] is not None else code
+        OpError.__init__(self, node_def, op, message, error_code)
 
     return type(name, (OpError,), {"__init__": __init__, "__doc__": f"TF error code {code}."})
 
@@ -138,10 +140,27 @@ def exception_type_from_error_code(error_code):
 
 
 def error_code_from_exception_type(cls):
+    """The error code of an OpError class; for anything else TF's warning and an
+    UnknownError (which TF returns in place of a code)."""
     for code, c in _CODE_TO_CLASS.items():
         if c is cls:
             return code
-    raise KeyError(cls)
+    import warnings
+
+    warnings.warn("Unknown class exception")
+    return UnknownError(None, None, "Unknown class exception", None)
+
+
+def _make_specific_exception(node_def, op, message, error_code):
+    """The OpError of `error_code` (TF's errors_impl helper): for an unknown code, TF's
+    warning and an UnknownError carrying the code."""
+    cls = _CODE_TO_CLASS.get(error_code)
+    if cls is not None:
+        return cls(node_def, op, message)
+    import warnings
+
+    warnings.warn("Unknown error code: %d" % error_code)
+    return UnknownError(node_def, op, message, error_code)
 
 
 class OperatorNotAllowedInGraphError(TypeError):

@@ -12,10 +12,20 @@ def _is_namedtuple(x):
     return isinstance(x, tuple) and hasattr(type(x), "_fields")
 
 
+def _is_attrs(x):
+    """An instance of an `attrs` class: its fields are its children, in definition order."""
+    return hasattr(type(x), "__attrs_attrs__")
+
+
+def _attrs_names(x):
+    return [a.name for a in type(x).__attrs_attrs__]
+
+
 def is_nested(structure):
-    """True if `structure` is a list, tuple, namedtuple, mapping or mapping view (`d.values()`,
-    as TF's nest counts them; not a string)."""
-    return isinstance(structure, (list, tuple, _abc.Mapping, _abc.MappingView))
+    """True if `structure` is a list, tuple, namedtuple, mapping, mapping view (`d.values()`,
+    as TF's nest counts them; not a string) or an `attrs` instance."""
+    return isinstance(structure, (list, tuple, _abc.Mapping, _abc.MappingView)) or \
+        _is_attrs(structure)
 
 
 is_sequence = is_nested
@@ -37,6 +47,8 @@ def _sorted_keys(d):
 def _children(structure):
     if isinstance(structure, _abc.Mapping):
         return [structure[k] for k in _sorted_keys(structure)]
+    if _is_attrs(structure):
+        return [getattr(structure, n) for n in _attrs_names(structure)]
     return list(structure)
 
 
@@ -52,6 +64,8 @@ def _rebuild(instance, children):
         return type(instance)((k, by_key[k]) for k in instance)
     if isinstance(instance, _abc.MappingView):
         return list(children)
+    if _is_attrs(instance):
+        return type(instance)(*children)
     if _is_namedtuple(instance):
         return type(instance)(*children)
     if isinstance(instance, tuple):
@@ -81,14 +95,31 @@ def flatten(structure, expand_composites=False):
     return out
 
 
-def _structure_repr(s):
-    return repr(s)
+class _Dot:
+    """A leaf drawn as "." in a structure's picture (str and repr)."""
+
+    def __repr__(self):
+        return "."
+
+
+_DOT = _Dot()
+
+
+def _described(s):
+    return f"type={type(s).__name__} str={s}"
 
 
 def assert_same_structure(nest1, nest2, check_types=True, expand_composites=False):
     """Raises ValueError if the two structures nest differently, TypeError if their sequence
-    types differ (when `check_types`)."""
-    _assert_same(nest1, nest2, check_types, nest1, nest2, expand_composites)
+    types differ (when `check_types`); the message ends with both structures drawn with "."
+    for their leaves, as TF's does."""
+    try:
+        _assert_same(nest1, nest2, check_types, nest1, nest2, expand_composites)
+    except (ValueError, TypeError) as e:
+        def dots(s):
+            return str(pack_sequence_as(s, [_DOT] * len(flatten(s)))) if is_nested(s) else "."
+        raise type(e)(f"{e}\nEntire first structure:\n{dots(nest1)}\nEntire second "
+                      f"structure:\n{dots(nest2)}") from None
 
 
 def _assert_same(a, b, check_types, top1, top2, composites=False):
@@ -105,15 +136,21 @@ def _assert_same(a, b, check_types, top1, top2, composites=False):
         raise ValueError(
             "The two structures don't have the same nested structure.\n\n"
             f"First structure: {top1!r}\n\nSecond structure: {top2!r}\n\n"
-            f"More specifically: Substructure \"{a if a_seq else b!r}\" is a sequence, while "
-            f"substructure \"{b if a_seq else a!r}\" is not")
+            f"More specifically: Substructure \"{_described(a if a_seq else b)}\" is a "
+            f"sequence, while substructure \"{_described(b if a_seq else a)}\" is not")
     if not a_seq:
         return
     if check_types and type(a) is not type(b):
-        if not (isinstance(a, _abc.Mapping) and isinstance(b, _abc.Mapping)):
+        # Two namedtuple classes of one name and fields count as one type (as TF).
+        same_named = _is_namedtuple(a) and _is_namedtuple(b) and \
+            type(a).__name__ == type(b).__name__ and a._fields == b._fields
+        if not same_named and not (isinstance(a, _abc.Mapping) and isinstance(b, _abc.Mapping)):
             raise TypeError(
-                "The two structures don't have the same sequence type. Input structure has "
-                f"type {type(a)!r}, while shallow structure has type {type(b)!r}.")
+                "The two structures don't have the same nested structure.\n\n"
+                f"First structure: {top1!r}\n\nSecond structure: {top2!r}\n\n"
+                "More specifically: The two namedtuples don't have the same sequence type. "
+                f"First structure {a!r} has type {type(a).__name__}, while second structure "
+                f"{b!r} has type {type(b).__name__}")
     if check_types and isinstance(a, _abc.Mapping) and set(a) != set(b):
         raise ValueError(
             "The two structures don't have the same nested structure.\n\n"
@@ -121,14 +158,14 @@ def _assert_same(a, b, check_types, top1, top2, composites=False):
             "More specifically: The two dictionaries don't have the same set of keys. First "
             f"structure has keys {list(a)}, while second structure has keys {list(b)}.")
     ca, cb = _children(a), _children(b)
+    for x, y in zip(ca, cb):  # as TF: children pairwise first, the lengths after
+        _assert_same(x, y, check_types, top1, top2, composites)
     if len(ca) != len(cb):
         raise ValueError(
             "The two structures don't have the same nested structure.\n\n"
             f"First structure: {top1!r}\n\nSecond structure: {top2!r}\n\n"
             f"More specifically: The two structures don't have the same number of elements. "
             f"First structure: {a!r}. Second structure: {b!r}.")
-    for x, y in zip(ca, cb):
-        _assert_same(x, y, check_types, top1, top2, composites)
 
 
 def pack_sequence_as(structure, flat_sequence, expand_composites=False):
@@ -137,6 +174,8 @@ def pack_sequence_as(structure, flat_sequence, expand_composites=False):
     Raises:
       ValueError: the number of leaves differs.
     """
+    if not is_nested(flat_sequence):
+        raise TypeError("flat_sequence must be a sequence")
     flat_sequence = list(flat_sequence)
     if not is_nested(structure) and not (expand_composites and _is_composite(structure)):
         if len(flat_sequence) != 1:
@@ -146,8 +185,8 @@ def pack_sequence_as(structure, flat_sequence, expand_composites=False):
     n = len(flatten(structure, expand_composites))
     if n != len(flat_sequence):
         raise ValueError(
-            f"Could not pack sequence. Structure had {n} atoms, but flat_sequence had "
-            f"{len(flat_sequence)} items.  Structure: {structure}, flat_sequence: "
+            f"Could not pack sequence. Structure had {n} elements, but flat_sequence had "
+            f"{len(flat_sequence)} elements.  Structure: {structure}, flat_sequence: "
             f"{flat_sequence}.")
     it = iter(flat_sequence)
 
@@ -186,22 +225,6 @@ def map_structure(func, *structure, **kwargs):
     return pack_sequence_as(structure[0], [func(*xs) for xs in zip(*flats)], expand)
 
 
-def flatten_up_to(shallow_tree, input_tree):
-    """The parts of `input_tree` at the leaves of `shallow_tree`, flattened."""
-    if not is_nested(shallow_tree):
-        return [input_tree]
-    out = []
-    for s, t in zip(_children(shallow_tree), _children(input_tree)):
-        out.extend(flatten_up_to(s, t))
-    return out
-
-
-def map_structure_up_to(shallow_tree, func, *inputs):
-    """`map_structure` that stops at the leaves of `shallow_tree`."""
-    flats = [flatten_up_to(shallow_tree, x) for x in inputs]
-    return pack_sequence_as(shallow_tree, [func(*xs) for xs in zip(*flats)])
-
-
 def flatten_dict_items(dictionary):
     """A dict whose nested keys are flattened against their values (`Session.run` feeds).
 
@@ -238,3 +261,13 @@ def flatten_dict_items(dictionary):
                 raise ValueError(f"Could not flatten dictionary: key {k} is not unique.")
             flat[k] = v
     return flat
+
+
+# TF's functions over part of a structure and with paths (they use the functions above).
+from flowloom.framework.nest_paths import (  # noqa: E402,F401 - TF's nest names
+    _IF_SHALLOW_IS_SEQ_INPUT_MUST_BE_SEQ, _INPUT_TREE_SMALLER_THAN_SHALLOW_TREE,
+    _SHALLOW_TREE_HAS_INVALID_KEYS, _STRUCTURES_HAVE_MISMATCHING_LENGTHS,
+    _STRUCTURES_HAVE_MISMATCHING_TYPES, assert_shallow_structure, flatten_up_to,
+    flatten_with_joined_string_paths, flatten_with_tuple_paths, flatten_with_tuple_paths_up_to,
+    get_traverse_shallow_structure, map_structure_up_to, map_structure_with_paths,
+    map_structure_with_tuple_paths, map_structure_with_tuple_paths_up_to, yield_flat_paths)

@@ -27,10 +27,8 @@ from flowloom.framework import dtypes
 from flowloom.framework import observers
 from flowloom.framework import op_def as op_registry
 from flowloom.framework.graph import _VALID_OP_NAME, Graph
-from flowloom.framework.graph_def import prepend_name_scope, strip_name_scope  # noqa: F401
 from flowloom.framework.ops import Operation, Tensor, register_tensor_conversion_function
 from flowloom.framework.session_stack import _default_session_stack  # noqa: F401 - TF's ops
-from flowloom.proto import attr_value_pb2, node_def_pb2
 
 
 def _NodeDef(op_type, name, device=None, attrs=None):  # noqa: N802 - TF's name
@@ -45,6 +43,8 @@ def _NodeDef(op_type, name, device=None, attrs=None):  # noqa: N802 - TF's name
     Returns:
       A `NodeDef`.
     """
+    from flowloom.proto import attr_value_pb2, node_def_pb2  # noqa: F401 - protobuf on use
+
     node_def = node_def_pb2.NodeDef()
     node_def.op = _as_str(op_type)
     node_def.name = _as_str(name)
@@ -67,6 +67,8 @@ def _as_str(value):
 
 def _checked(node_def, g, inputs, control_inputs, input_types):
     """TF's argument checks; returns (name, opdef, attrs, inputs, control ops)."""
+    from flowloom.proto import attr_value_pb2, node_def_pb2  # noqa: F401 - protobuf on use
+
     if not isinstance(node_def, node_def_pb2.NodeDef):
         raise TypeError(f"node_def needs to be a NodeDef: {node_def}")
     if node_def.ByteSize() >= (1 << 31):
@@ -114,6 +116,8 @@ def _checked(node_def, g, inputs, control_inputs, input_types):
 def _with_input_type_attrs(node_def, opdef, inputs):
     """`node_def` with the type and count attrs its inputs imply, where it does not set them
     (TF sets them as the inputs are added to a new node)."""
+    from flowloom.proto import attr_value_pb2, node_def_pb2  # noqa: F401 - protobuf on use
+
     lists = [a for a in opdef.input_args if a.is_list]
     if len(lists) > 1 or not inputs:
         return node_def
@@ -438,6 +442,18 @@ def _shape_tuple(self):
     return None if dims is None else tuple(d.value for d in dims)
 
 
+@contextlib.contextmanager
+def _kernel_label_map(self, op_to_kernel_label_map):
+    """TF's kernel-label block (which registered kernel an op type's ops use). flowloom
+    registers one unlabelled kernel per op type, so only an empty map has a meaning."""
+    if op_to_kernel_label_map:
+        raise NotImplementedError(
+            f"kernel labels ({sorted(op_to_kernel_label_map.items())}): flowloom registers one "
+            "unlabelled kernel per op type")
+    yield
+
+
+Graph._kernel_label_map = _kernel_label_map
 Graph._create_op_from_tf_operation = _create_op_from_tf_operation
 Graph._original_op = _original_op
 Graph.collections = property(lambda self: list(self._collections),
@@ -448,3 +464,17 @@ Tensor._shape_tuple = _shape_tuple
 Operation._input_types = property(_input_types)
 
 from flowloom.framework import container as _container  # noqa: E402,F401 - Graph.container
+
+
+def __getattr__(name):
+    # TF's names this module re-exports, loaded on first use: they import google.protobuf,
+    # which a program that only builds and runs graphs never needs.
+    if name in ("prepend_name_scope", "strip_name_scope"):
+        from flowloom.framework import graph_def
+
+        return getattr(graph_def, name)
+    if name in ("attr_value_pb2", "node_def_pb2"):
+        import importlib
+
+        return importlib.import_module("flowloom.proto." + name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -46,6 +46,8 @@ INDEX = {
             'ReverseSequence',
         'flowloom.ops.array.slicing_ops':
             'Slice StridedSlice StridedSliceGrad',
+        'flowloom.ops.array.sparse_add_ops':
+            'SparseAdd SparseAddGrad SparseTensorDenseAdd',
         'flowloom.ops.array.sparse_cross_ops':
             'SparseCross',
         'flowloom.ops.array.sparse_map_ops':
@@ -74,8 +76,8 @@ INDEX = {
             'StackCloseV2 StackPopV2 StackPushV2 StackV2',
         'flowloom.ops.control_flow.tensor_array_ops':
             'TensorArrayCloseV3 TensorArrayConcatV3 TensorArrayGatherV3 TensorArrayGradV3 '
-            'TensorArrayReadV3 TensorArrayScatterV3 TensorArraySizeV3 TensorArraySplitV3 '
-            'TensorArrayV3 TensorArrayWriteV3',
+            'TensorArrayGradWithShape TensorArrayReadV3 TensorArrayScatterV3 '
+            'TensorArraySizeV3 TensorArraySplitV3 TensorArrayV3 TensorArrayWriteV3',
         'flowloom.ops.data.accumulator_ops':
             'AccumulatorApplyGradient AccumulatorNumAccumulated AccumulatorSetGlobalStep '
             'AccumulatorTakeGradient ConditionalAccumulator ResourceAccumulatorApplyGradient '
@@ -86,10 +88,11 @@ INDEX = {
         'flowloom.ops.data.dataset_ops':
             'BatchDatasetV2 CacheDataset ConcatenateDataset FilterDataset '
             'FixedLengthRecordDatasetV2 FlatMapDataset GeneratorDataset InterleaveDataset '
-            'MapDataset PaddedBatchDatasetV2 ParallelMapDataset PrefetchDataset RangeDataset '
-            'RepeatDataset ShuffleAndRepeatDataset ShuffleDataset SkipDataset TFRecordDataset '
-            'TakeDataset TensorDataset TensorSliceDataset TextLineDataset UnbatchDataset '
-            'WindowDataset ZipDataset',
+            'MapAndBatchDataset MapDataset PaddedBatchDatasetV2 ParallelInterleaveDataset '
+            'ParallelMapDataset PrefetchDataset RangeDataset RepeatDataset '
+            'ShuffleAndRepeatDataset ShuffleDataset SkipDataset TFRecordDataset TakeDataset '
+            'TensorDataset TensorSliceDataset TextLineDataset UnbatchDataset WindowDataset '
+            'ZipDataset',
         'flowloom.ops.data.file_ops':
             'MatchingFiles',
         'flowloom.ops.data.iterator_ops':
@@ -102,7 +105,8 @@ INDEX = {
         'flowloom.ops.data.reader_ops':
             'FixedLengthRecordReaderV2 IdentityReaderV2 ReaderNumRecordsProducedV2 '
             'ReaderNumWorkUnitsCompletedV2 ReaderReadUpToV2 ReaderReadV2 ReaderResetV2 '
-            'TFRecordReaderV2 TextLineReaderV2 WholeFileReaderV2',
+            'ReaderRestoreStateV2 ReaderSerializeStateV2 TFRecordReaderV2 TextLineReaderV2 '
+            'WholeFileReaderV2',
         'flowloom.ops.image.box_ops':
             'CropAndResize CropAndResizeGradBoxes CropAndResizeGradImage DrawBoundingBoxes '
             'DrawBoundingBoxesV2 NonMaxSuppressionV2 NonMaxSuppressionV3 NonMaxSuppressionV4 '
@@ -158,8 +162,9 @@ INDEX = {
             'SparseSegmentSqrtNGrad SparseSegmentSqrtNWithNumSegments SparseSegmentSum '
             'SparseSegmentSumWithNumSegments',
         'flowloom.ops.math.special_math_ops':
-            'Acosh Asinh Atanh BitwiseAnd BitwiseOr BitwiseXor Conj Digamma Erfc Invert '
-            'LeftShift Lgamma MulNoNan PopulationCount RightShift Xdivy Xlog1py Xlogy',
+            'Acosh Asinh Atanh BesselI0e BesselI1e BitwiseAnd BitwiseOr BitwiseXor Conj '
+            'Digamma Erfc Invert LeftShift Lgamma MulNoNan PopulationCount RightShift Xdivy '
+            'Xlog1py Xlogy',
         'flowloom.ops.math.unary_ops':
             'Abs Acos Asin Atan Ceil Conj Cos Cosh Erf Exp Expm1 Floor Inv IsFinite IsInf '
             'IsNan Log Log1p LogicalNot Neg Reciprocal ReciprocalGrad Rint Round Rsqrt '
@@ -168,6 +173,9 @@ INDEX = {
         'flowloom.ops.nn.activation_ops':
             'Elu EluGrad LRN LRNGrad LeakyRelu LeakyReluGrad LogSoftmax Relu6 Relu6Grad Selu '
             'SeluGrad Softmax',
+        'flowloom.ops.nn.batch_norm_grads':
+            'BatchNormWithGlobalNormalization BatchNormWithGlobalNormalizationGrad '
+            'FusedBatchNormGradV3',
         'flowloom.ops.nn.batch_norm_ops':
             'FusedBatchNormGradV3 FusedBatchNormV3',
         'flowloom.ops.nn.candidate_sampling_ops':
@@ -180,6 +188,8 @@ INDEX = {
             'MaxPool3D MaxPool3DGrad',
         'flowloom.ops.nn.conv_grad_ops':
             'Conv2DBackpropFilter Conv2DBackpropInput',
+        'flowloom.ops.nn.depthwise_grad_ops':
+            'DepthwiseConv2dNativeBackpropFilter DepthwiseConv2dNativeBackpropInput',
         'flowloom.ops.nn.fused_ops':
             '_FusedConv2D _FusedMatMul',
         'flowloom.ops.nn.nn_loss_ops':
@@ -215,9 +225,10 @@ INDEX = {
             'EagerPyFunc PyFunc PyFuncStateless',
         'flowloom.ops.state.resource_variable_ops':
             'AssignAddVariableOp AssignSubVariableOp AssignVariableOp ReadVariableOp '
-            'ResourceCountUpTo ResourceGather ResourceScatterAdd ResourceScatterDiv '
-            'ResourceScatterMax ResourceScatterMin ResourceScatterMul ResourceScatterSub '
-            'ResourceScatterUpdate VarHandleOp VarIsInitializedOp VariableShape',
+            'ResourceCountUpTo ResourceGather ResourceGatherNd ResourceScatterAdd '
+            'ResourceScatterDiv ResourceScatterMax ResourceScatterMin ResourceScatterMul '
+            'ResourceScatterSub ResourceScatterUpdate VarHandleOp VarIsInitializedOp '
+            'VariableShape',
         'flowloom.ops.state.save_restore_ops':
             'MergeV2Checkpoints RestoreV2 SaveV2 ShardedFilename',
         'flowloom.ops.state.save_restore_v1_ops':

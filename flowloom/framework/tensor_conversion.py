@@ -61,12 +61,29 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref
     if _array_ops is None:
         from flowloom.ops.array import array_ops as _array_ops
     preferred_dtype = preferred_dtype or dtype_hint
-    if dtype is None and preferred_dtype is not None:
+    if dtype is None and preferred_dtype is not None and _fits(value, preferred_dtype):
         try:
             return _array_ops.constant(value, dtype=preferred_dtype, name=name or "Const")
         except (TypeError, ValueError):
             pass
     return _array_ops.constant(value, dtype=dtype, name=name or "Const")
+
+
+def _fits(value, dtype):
+    """False for Python integers outside a preferred integer dtype: the preference is then
+    dropped (tf.fill([2**50], 1.0) gets int64 dims, as in TF 2.x) where an explicit dtype
+    would wrap them."""
+    dtype = dtypes.as_dtype(dtype)
+    if not dtype.is_integer or isinstance(value, np.ndarray):
+        return True
+    if isinstance(value, int) and not isinstance(value, bool):
+        info = np.iinfo(dtype.as_numpy_dtype)
+        return info.min <= value <= info.max
+    if isinstance(value, (list, tuple)) and len(value) <= 4096 and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in value):
+        info = np.iinfo(dtype.as_numpy_dtype)
+        return all(info.min <= v <= info.max for v in value)
+    return True
 
 
 def convert_n_to_tensor(values, dtype=None, name=None, preferred_dtype=None):
@@ -93,6 +110,11 @@ def tensor_value_to_numpy(value, dtype):
         return arr
     if isinstance(value, np.ndarray) and value.dtype == npt:
         return value
+    if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "biufc" and \
+            dtype.is_numpy_compatible:
+        # A NumPy value is cast as NumPy casts (float -> uint8 truncates), as TF's
+        # make_tensor_proto does; only Python values are checked for compatibility.
+        return np.asarray(value).astype(npt)
     arr = _dimensions_to_ints(np.asarray(value))
     if arr.size == 0 and arr.dtype.kind == "f" and not isinstance(value, np.ndarray):
         return arr.astype(npt)  # `[]` (NumPy: float64) is an empty tensor of any dtype, as in TF
@@ -106,10 +128,8 @@ def tensor_value_to_numpy(value, dtype):
                                 f"'{type(value).__name__}' instead.")
     if dtype.is_bool and arr.dtype.kind != "b":
         raise TypeError(f"Expected bool, got {value!r} of type '{type(value).__name__}' instead.")
-    if dtype.is_integer and arr.dtype.kind in "iu" and arr.size:
-        info = np.iinfo(npt)
-        if arr.min() < info.min or arr.max() > info.max:
-            raise ValueError(f"Value {value!r} is out of range for {dtype.name}")
+    # Integers out of the dtype's range wrap, as in TF 1.15 and 2.x (NumPy's integer cast):
+    # tf.constant(-1, tf.uint8) is 255.
     return arr.astype(npt)
 
 

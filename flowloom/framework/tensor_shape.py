@@ -10,16 +10,28 @@ class Dimension:
         if isinstance(value, Dimension):
             value = value._value
         if value is not None:
-            try:
+            if hasattr(value, "as_datatype_enum"):  # a DType is no dimension
+                raise TypeError(f"Cannot convert {value} to Dimension")
+            if hasattr(value, "__index__"):
                 v = int(value.__index__())
-            except AttributeError:
-                raise TypeError(
-                    f"Dimension value must be integer or None or have an __index__ method, "
-                    f"got value '{value!r}' with type '{type(value)}'") from None
+            else:
+                # As TF 1.15: int() of the value ("12", 24.0 / 2), refusing a value int()
+                # changes (12.99: "Ambiguous dimension").
+                try:
+                    v = int(value)
+                except TypeError:
+                    raise TypeError(
+                        f"Dimension value must be integer or None or have an __index__ "
+                        f"method, got value '{value!r}' with type '{type(value)}'") from None
+                if not isinstance(value, (str, bytes)) and v != value:
+                    raise ValueError(f"Ambiguous dimension: {value}")
             if v < 0:
                 raise ValueError(f"Dimension {v} must be >= 0")
             value = v
         self._value = value
+
+    def __reduce__(self):
+        return Dimension, (self._value,)
 
     @property
     def value(self):
@@ -70,10 +82,20 @@ class Dimension:
         return Dimension(self._value if self._value is not None else other._value)
 
     def _arith(self, other, fn):
-        other = as_dimension(other)
+        try:
+            other = as_dimension(other)
+        except (TypeError, ValueError):
+            return NotImplemented  # (a TensorShape on the right concatenates: its __radd__)
         if self._value is None or other._value is None:
             return Dimension(None)
         return Dimension(fn(self._value, other._value))
+
+    def _rarith(self, other, fn):
+        try:
+            other = as_dimension(other)
+        except (TypeError, ValueError):
+            return NotImplemented
+        return other._arith(self, fn)
 
     def __add__(self, o):
         return self._arith(o, lambda a, b: a + b)
@@ -84,7 +106,7 @@ class Dimension:
         return self._arith(o, lambda a, b: a - b)
 
     def __rsub__(self, o):
-        return as_dimension(o) - self
+        return self._rarith(o, lambda a, b: a - b)
 
     def __mul__(self, o):
         return self._arith(o, lambda a, b: a * b)
@@ -94,8 +116,22 @@ class Dimension:
     def __floordiv__(self, o):
         return self._arith(o, lambda a, b: a // b)
 
+    def __rfloordiv__(self, o):
+        return self._rarith(o, lambda a, b: a // b)
+
     def __mod__(self, o):
         return self._arith(o, lambda a, b: a % b)
+
+    def __rmod__(self, o):
+        return self._rarith(o, lambda a, b: a % b)
+
+    def __truediv__(self, o):
+        raise TypeError("unsupported operand type(s) for /: 'Dimension' and "
+                        f"'{type(o).__name__}', please use // instead")
+
+    def __rtruediv__(self, o):
+        raise TypeError(f"unsupported operand type(s) for /: '{type(o).__name__}' and "
+                        "'Dimension', please use // instead")
 
     def __lt__(self, o):
         o = as_dimension(o)
@@ -235,6 +271,15 @@ class TensorShape:
     def __hash__(self):
         return hash(self._dims)
 
+    def __reduce__(self):
+        return TensorShape, (self.dims,)
+
+    def __add__(self, other):
+        return self.concatenate(other)
+
+    def __radd__(self, other):
+        return as_shape(other).concatenate(self)
+
     # -- algebra ------------------------------------------------------------
     def is_fully_defined(self):
         return self._dims is not None and None not in self._dims
@@ -282,6 +327,12 @@ class TensorShape:
         if self._dims is None or other._dims is None:
             return unknown_shape()
         return TensorShape._from_values(self._dims + other._dims)
+
+    def assert_same_rank(self, other):
+        """Raises ValueError if both ranks are known and differ."""
+        other = as_shape(other)
+        if self.ndims is not None and other.ndims is not None and self.ndims != other.ndims:
+            raise ValueError(f"Shapes {self} and {other} must have the same rank")
 
     def assert_has_rank(self, rank):
         if self._dims is not None and len(self._dims) != rank:

@@ -15,7 +15,10 @@ MAX_RANK = 1 << 25
 
 
 def constant_value(tensor, partial=False):
-    """The value of `tensor` if it can be computed at graph-construction time, else None."""
+    """The value of `tensor` if it can be computed at graph-construction time, else None.
+
+    With `partial`, a Pack (axis 0) of partly known values gives an object array with None
+    for the unknown ones, as TF's constant_value(partial=True)."""
     if not isinstance(tensor, Tensor):
         return np.asarray(tensor) if tensor is not None else None
     op = tensor._op
@@ -36,12 +39,23 @@ def constant_value(tensor, partial=False):
         s = op._inputs[0]._shape
         return None if s.ndims is None else np.array(s.ndims, dtype=np.int32)
     if t == "Pack":
-        vals = [constant_value(x) for x in op._inputs]
+        vals = [constant_value(x, partial) for x in op._inputs]
+        if partial and op._inputs and op._attrs["axis"] == 0 and \
+                any(v is None for v in vals):
+            # TF's partial value: the known elements, None for the others.
+            out = np.empty(len(vals), dtype=object)
+            out[:] = [None if v is None else v for v in vals]
+            return out
         if any(v is None for v in vals):
             return None
         return np.stack(vals, axis=op._attrs["axis"])
     if t in ("Identity", "StopGradient"):
         return constant_value(op._inputs[0])
+    if t in ("Equal", "NotEqual"):  # as TF: both sides known
+        a, b = (constant_value(x) for x in op._inputs)
+        if a is None or b is None:
+            return None
+        return np.equal(a, b) if t == "Equal" else np.not_equal(a, b)
     if t == "Cast":
         v = constant_value(op._inputs[0])
         return None if v is None else v.astype(op._attrs["DstT"].as_numpy_dtype)
@@ -113,7 +127,29 @@ def make_ndarray(tensor_proto):
     return to_numpy(tensor_proto)
 
 
-def make_tensor_proto(values, dtype=None, shape=None):
+MakeNdarray = make_ndarray  # TF's other name
+
+
+def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False):
+    """A TensorProto of `values` (`tf.make_tensor_proto`; see tensor_proto.from_numpy)."""
     from flowloom.framework.tensor_proto import from_numpy
 
-    return from_numpy(values, dtype=dtype, shape=shape)
+    return from_numpy(values, dtype=dtype, shape=shape, verify_shape=verify_shape)
+
+
+def ShapeEquals(tensor_proto, shape):  # noqa: N802 - TF's name
+    """Whether the shape of `tensor_proto` is `shape` (a list, tuple or TensorShapeProto)."""
+    if hasattr(shape, "dim"):  # a TensorShapeProto
+        shape = [d.size for d in shape.dim]
+    elif not isinstance(shape, (list, tuple)):
+        raise TypeError("shape is not a list")
+    return [d.size for d in tensor_proto.tensor_shape.dim] == list(shape)
+
+
+def is_tensor(x):
+    """Whether `x` is a Tensor or tensor-like (a Variable, SparseTensor, IndexedSlices)."""
+    from flowloom.framework.op_construction import is_dense_tensor_like
+    from flowloom.framework.ops import Tensor
+
+    return isinstance(x, Tensor) or is_dense_tensor_like(x) or \
+        hasattr(x, "_to_components") or getattr(x, "is_tensor_like", False)

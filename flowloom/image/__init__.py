@@ -21,6 +21,7 @@ _TABLE = _lazy_names.parse({
         "decode_image decode_jpeg decode_png encode_jpeg encode_png extract_jpeg_shape "
         "is_jpeg"),
     "flowloom.ops.image.distort_ops": "sample_distorted_bounding_box",
+    "flowloom.ops.image.color_space_ops": "rgb_to_yiq rgb_to_yuv yiq_to_rgb yuv_to_rgb",
     "flowloom.ops.image.image_ops#aliases": (
         "resize=resize_images transpose=transpose_image "
         "resize_with_crop_or_pad=resize_image_with_crop_or_pad "

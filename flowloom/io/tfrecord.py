@@ -55,13 +55,37 @@ class TFRecordOptions:
     """Options for writing and reading TFRecord files (`tf.io.TFRecordOptions`).
 
     Args:
-      compression_type: "", "ZLIB", "GZIP", None, or a `TFRecordCompressionType`.
+      compression_type: "", "ZLIB", "GZIP", None, a `TFRecordCompressionType`, or another
+        `TFRecordOptions` (its type is used).
+      flush_mode: the zlib flush mode used whenever buffered input is compressed (default
+        Z_NO_FLUSH).
+      input_buffer_size: bytes of records gathered before they are compressed (256 KiB).
+      output_buffer_size: accepted (output is written as it is produced).
+      window_bits: zlib window size, 8-15 (default 15; GZIP adds the gzip header).
       compression_level: zlib level 0-9, or None for zlib's default.
+      compression_method: zlib method (default Z_DEFLATED).
+      mem_level: zlib memory level 1-9 (default 9, as TF).
+      compression_strategy: zlib strategy (default Z_DEFAULT_STRATEGY).
+
+    Raises:
+      ValueError: for an unknown compression type.
     """
 
-    def __init__(self, compression_type=None, compression_level=None, **unused_zlib_tuning):
+    compression_type_map = dict(_TYPE_STRINGS)
+
+    def __init__(self, compression_type=None, flush_mode=None, input_buffer_size=None,
+                 output_buffer_size=None, window_bits=None, compression_level=None,
+                 compression_method=None, mem_level=None, compression_strategy=None):
+        self.get_compression_type_string(compression_type)  # validated now, kept as given
         self.compression_type = compression_type
+        self.flush_mode = flush_mode
+        self.input_buffer_size = input_buffer_size
+        self.output_buffer_size = output_buffer_size
+        self.window_bits = window_bits
         self.compression_level = compression_level
+        self.compression_method = compression_method
+        self.mem_level = mem_level
+        self.compression_strategy = compression_strategy
 
     @classmethod
     def get_compression_type_string(cls, options):
@@ -74,19 +98,30 @@ class TFRecordOptions:
           ValueError: if the compression type is not one of the known ones.
         """
         if isinstance(options, TFRecordOptions):
-            options = options.compression_type
+            return cls.get_compression_type_string(options.compression_type)
         if options is None:
             return ""
-        if isinstance(options, int) and options in _TYPE_STRINGS:
+        if isinstance(options, int) and not isinstance(options, bool) and \
+                options in _TYPE_STRINGS:
             return _TYPE_STRINGS[options]
         if isinstance(options, str) and options.upper() in ("", "ZLIB", "GZIP"):
             return options.upper()
-        raise ValueError(f"Not a valid compression_type: {options!r}")
+        raise ValueError(f'Not a valid compression_type: "{options}"')
 
 
-def _level(options):
-    level = getattr(options, "compression_level", None)
-    return zlib.Z_DEFAULT_COMPRESSION if level is None else level
+def _option(options, name, default):
+    value = getattr(options, name, None) if isinstance(options, TFRecordOptions) else None
+    return default if value is None else value
+
+
+def _compressor(options, compression):
+    wbits = _option(options, "window_bits", zlib.MAX_WBITS)
+    if compression == "GZIP":
+        wbits += 16
+    return zlib.compressobj(_option(options, "compression_level", zlib.Z_DEFAULT_COMPRESSION),
+                            _option(options, "compression_method", zlib.DEFLATED), wbits,
+                            _option(options, "mem_level", 9),
+                            _option(options, "compression_strategy", zlib.Z_DEFAULT_STRATEGY))
 
 
 def encode_record(data):
@@ -124,7 +159,12 @@ class TFRecordWriter:
         compression = TFRecordOptions.get_compression_type_string(options)
         self._compressor = None
         if compression:
-            self._compressor = zlib.compressobj(_level(options), zlib.DEFLATED, _WBITS[compression])
+            self._compressor = _compressor(options, compression)
+            # As TF's ZlibOutputBuffer: records gather in an input buffer; a full buffer is
+            # compressed with the flush mode.
+            self._flush_mode = _option(options, "flush_mode", zlib.Z_NO_FLUSH)
+            self._input_limit = _option(options, "input_buffer_size", 256 << 10)
+            self._input = bytearray()
         if crash_safe:
             self._atomic = AtomicFile(self._path)
             self._file = self._atomic.file
@@ -132,29 +172,61 @@ class TFRecordWriter:
             self._atomic = None
             self._file = open(self._path, "wb")  # noqa: SIM115 (closed in close())
 
+    def _check_open(self, what):
+        if self._file is None:
+            raise errors.FailedPreconditionError(
+                None, None, f"{what} on a closed TFRecordWriter ({self._path})")
+
+    def _deflate(self, data, mode):
+        out = self._compressor.compress(bytes(data))
+        if mode != zlib.Z_NO_FLUSH:
+            out += self._compressor.flush(mode)
+        self._file.write(out)
+
     def write(self, record):
         """Appends one record.
 
         Args:
           record: bytes-like payload.
+
+        Raises:
+          FailedPreconditionError: when the writer is closed.
         """
+        self._check_open("write")
         framed = encode_record(record)
-        if self._compressor is not None:
-            framed = self._compressor.compress(framed)
-        self._file.write(framed)
+        if self._compressor is None:
+            self._file.write(framed)
+            return
+        if len(self._input) + len(framed) <= self._input_limit:
+            self._input += framed
+            return
+        self._deflate(self._input, self._flush_mode)
+        self._input.clear()
+        if len(framed) <= self._input_limit:
+            self._input += framed
+        else:
+            self._deflate(framed, self._flush_mode)
 
     def flush(self):
-        """Pushes buffered records to the operating system, readable by others."""
+        """Pushes buffered records to the operating system, readable by others.
+
+        Raises:
+          FailedPreconditionError: when the writer is closed.
+        """
+        self._check_open("flush")
         if self._compressor is not None:
-            self._file.write(self._compressor.flush(zlib.Z_SYNC_FLUSH))
+            self._deflate(self._input, zlib.Z_SYNC_FLUSH)
+            self._input.clear()
         self._file.flush()
 
     def close(self):
-        """Finishes the stream and closes the file (renaming it if crash_safe)."""
+        """Finishes the stream and closes the file (renaming it if crash_safe); closing a
+        closed writer does nothing."""
         if self._file is None:
             return
         if self._compressor is not None:
-            self._file.write(self._compressor.flush(zlib.Z_FINISH))
+            self._deflate(self._input, zlib.Z_FINISH)
+            self._input.clear()
         if self._atomic is not None:
             self._atomic.commit()
         else:

@@ -218,18 +218,56 @@ def softmax_cross_entropy(onehot_labels, logits, weights=1.0, label_smoothing=0,
         return compute_weighted_loss(losses, weights, sc, loss_collection, reduction=reduction)
 
 
-def _remove_squeezable_dimensions(labels, logits, weights):
-    """Drops a trailing size-1 dimension of labels (and weights) that logits' rank implies."""
-    labels = convert_to_tensor(labels)
-    lr, gr = labels._shape.ndims, logits._shape.ndims
-    if lr is not None and gr is not None and lr == gr and labels._shape.as_list()[-1] in (1,):
-        labels = array_ops.squeeze(labels, [-1])
-    if not isinstance(weights, (int, float)):
-        weights = convert_to_tensor(weights)
-        wr = weights._shape.ndims
-        if wr is not None and gr is not None and wr == gr and weights._shape.as_list()[-1] == 1:
+def remove_squeezable_dimensions(labels, predictions, expected_rank_diff=0, name=None):
+    """Squeezes the last dimension of labels or predictions when rank(predictions) -
+    rank(labels) is expected_rank_diff -1 or +1 (TF's confusion_matrix function: statically
+    when both ranks are known, else with a tf.cond on the ranks)."""
+    from flowloom.ops.control_flow import control_flow_ops
+
+    with name_scope(name, "remove_squeezable_dimensions", [labels, predictions]):
+        predictions = convert_to_tensor(predictions)
+        labels = convert_to_tensor(labels)
+        ps, ls = predictions._shape, labels._shape
+        if ls.ndims is not None and ps.ndims is not None:
+            rank_diff = ps.ndims - ls.ndims
+            if rank_diff == expected_rank_diff + 1:
+                predictions = array_ops.squeeze(predictions, [-1])
+            elif rank_diff == expected_rank_diff - 1:
+                labels = array_ops.squeeze(labels, [-1])
+            return labels, predictions
+        rank_diff = array_ops.rank(predictions) - array_ops.rank(labels)
+        if ps.ndims is None or ps.dims[-1].is_compatible_with(1):
+            predictions = control_flow_ops.cond(
+                math_ops.equal(expected_rank_diff + 1, rank_diff),
+                lambda: array_ops.squeeze(predictions, [-1]), lambda: predictions)
+        if ls.ndims is None or ls.dims[-1].is_compatible_with(1):
+            labels = control_flow_ops.cond(
+                math_ops.equal(expected_rank_diff - 1, rank_diff),
+                lambda: array_ops.squeeze(labels, [-1]), lambda: labels)
+        return labels, predictions
+
+
+def _remove_squeezable_dimensions(labels, predictions, weights=None, expected_rank_diff=0):
+    """remove_squeezable_dimensions, then squeezes weights whose rank is one more than the
+    labels' (TF's losses helper)."""
+    from flowloom.ops.control_flow import control_flow_ops
+
+    labels, predictions = remove_squeezable_dimensions(labels, predictions,
+                                                       expected_rank_diff=expected_rank_diff)
+    if weights is None:
+        return labels, predictions, weights
+    weights = convert_to_tensor(weights)
+    labels_rank, ws = labels._shape.ndims, weights._shape
+    if labels_rank is not None and ws.ndims is not None:
+        if ws.ndims - labels_rank == 1:
             weights = array_ops.squeeze(weights, [-1])
-    return labels, logits, weights
+        return labels, predictions, weights
+    rank_diff = array_ops.rank(weights) - array_ops.rank(labels)
+    if ws.ndims is None or (ws.ndims > 0 and ws.dims[-1].is_compatible_with(1)):
+        weights = control_flow_ops.cond(math_ops.equal(1, rank_diff),
+                                        lambda: array_ops.squeeze(weights, [-1]),
+                                        lambda: weights)
+    return labels, predictions, weights
 
 
 def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None,
@@ -247,7 +285,8 @@ def sparse_softmax_cross_entropy(labels, logits, weights=1.0, scope=None,
     with name_scope(scope, "sparse_softmax_cross_entropy_loss",
                     (logits, labels, weights)) as sc:
         logits = convert_to_tensor(logits)
-        labels, logits, weights = _remove_squeezable_dimensions(labels, logits, weights)
+        labels, logits, weights = _remove_squeezable_dimensions(labels, logits, weights,
+                                                                expected_rank_diff=1)
         losses = nn_loss_ops.sparse_softmax_cross_entropy_with_logits(
             labels=labels, logits=logits, name="xentropy")
         return compute_weighted_loss(losses, weights, sc, loss_collection, reduction=reduction)

@@ -32,6 +32,9 @@ _TABLE = _lazy_names.parse({
     "flowloom.ops.math.composite_math": "log_sigmoid",
     "flowloom.ops.nn.safe_embedding": "safe_embedding_lookup_sparse",
     "flowloom.ops.nn.nn_v2": "avg_pool_v2 conv_transpose max_pool_v2",
+    "flowloom.ops.nn.batch_norm_grads": "batch_norm_with_global_normalization",
+    "flowloom.ops.nn.depthwise_grad_ops": (
+        "depthwise_conv2d_native_backprop_filter depthwise_conv2d_native_backprop_input"),
     "flowloom.ops.nn.nn_ops#aliases": "max_pool2d=max_pool avg_pool2d=avg_pool",
 })
 

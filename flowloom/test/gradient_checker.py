@@ -172,6 +172,7 @@ def compute_gradient_error(x, x_shape, y, y_shape, x_init_value=None, delta=1e-3
     error = 0
     for theoretical, numerical in grads:
         if theoretical.size or numerical.size:
-            # np.maximum keeps a NaN (a NaN gradient must fail `error < tolerance`)
+            # np.maximum keeps a NaN (a NaN gradient must fail `error < tolerance`); the
+            # result stays a NumPy scalar, as TF returns (callers format it with `%`).
             error = np.maximum(error, np.fabs(theoretical - numerical).max())
-    return float(error)
+    return error

@@ -71,6 +71,7 @@ class Scaffold:
         from flowloom.ops.control_flow.control_flow_ops import group
         from flowloom.summary import summary
         from flowloom import variables
+        from flowloom.ops.state import resources
 
         if self._init_op is None:
             self._init_op = Scaffold.get_or_default(
@@ -79,12 +80,15 @@ class Scaffold:
         if self._ready_op is None:
             self._ready_op = Scaffold.get_or_default(
                 "ready_op", GraphKeys.READY_OP,
-                lambda: array_ops.concat([variables.report_uninitialized_variables()], 0))
+                lambda: array_ops.concat([variables.report_uninitialized_variables(),
+                                          resources.report_uninitialized_resources()], 0))
         if self._ready_for_local_init_op is None:
             self._ready_for_local_init_op = Scaffold.get_or_default(
                 "ready_for_local_init_op", GraphKeys.READY_FOR_LOCAL_INIT_OP,
-                lambda: array_ops.concat([variables.report_uninitialized_variables(
-                    variables.global_variables())], 0))
+                lambda: array_ops.concat([
+                    variables.report_uninitialized_variables(variables.global_variables()),
+                    resources.report_uninitialized_resources(resources.shared_resources())],
+                    0))
         if self._local_init_op is None:
             self._local_init_op = Scaffold.get_or_default(
                 "local_init_op", GraphKeys.LOCAL_INIT_OP, Scaffold.default_local_init_op)

@@ -69,3 +69,36 @@ def test_grad_source_names_the_innermost_gradients_scope():
         assert tensor_array_ops._GetGradSource(t) == "outer/gradients_1/inner/gradients_2"
         with pytest.raises(ValueError, match="Expected op/tensor name to start with gradients"):
             tensor_array_ops._GetGradSource(tf.constant(2.0, name="plain"))
+
+
+def test_grad_with_shape_prepends_dimensions():
+    with tf.Graph().as_default():
+        ta = tf.TensorArray(tf.float32, size=3, element_shape=tf.TensorShape([2, 3]))
+        handle, flow = tensor_array_ops.tensor_array_grad_with_shape(
+            ta.handle, ta.flow, tf.TensorShape([4, 5]).as_list(), source="source")
+        grad = tf.TensorArray(tf.float32, handle=handle, flow=flow)
+        value = tf.placeholder(tf.float32)
+        read = grad.write(0, value).read(0)
+        assert read.shape.as_list() == [None, None, 2, 3]  # TF's handle shape data
+        assert ta.read(0).shape.as_list() == [2, 3]
+        with tf.Session() as s:
+            with pytest.raises(tf.errors.InvalidArgumentError, match="Could not write"):
+                s.run(read, {value: np.ones([2, 3])})
+            fed = np.random.RandomState(0).rand(4, 5, 2, 3)
+            np.testing.assert_allclose(s.run(read, {value: fed}), fed)
+        unknown = tf.TensorArray(tf.float32, size=3)
+        h2, f2 = tensor_array_ops.tensor_array_grad_with_shape(unknown.handle, unknown.flow,
+                                                               [4, 5], source="s")
+        assert tf.TensorArray(tf.float32, handle=h2, flow=f2).read(0).shape.ndims is None
+
+
+def test_split_gradient_covers_the_split_rows_of_a_grown_array():
+    # TF 1.15: the gradient array's concat joins the forward array's size at the split.
+    with tf.Graph().as_default():
+        ta = tf.TensorArray(tf.float32, size=3, dynamic_size=True)
+        x = tf.constant([1.0, 2.0, 3.0])
+        r = ta.split(x, [1, 1, 1]).write(3, [4.0]).concat()
+        grad = tf.gradients(ys=[r], xs=[x])[0]
+        with tf.Session() as s:
+            np.testing.assert_array_equal(s.run(r), [1.0, 2.0, 3.0, 4.0])
+            np.testing.assert_array_equal(s.run(grad), [1.0, 1.0, 1.0])

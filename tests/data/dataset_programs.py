@@ -75,6 +75,28 @@ def parallel_map_and_batch(tf, d):
     return ds.make_one_shot_iterator().get_next(), None, []
 
 
+def map_and_batch_drop_remainder(tf, d):
+    ds = tf.data.Dataset.range(11).apply(tf.data.experimental.map_and_batch(
+        lambda x: (x * 3, tf.fill([2], x)), batch_size=3, num_parallel_batches=2,
+        drop_remainder=True))
+    return ds.make_one_shot_iterator().get_next(), None, []
+
+
+def parallel_interleave_blocks(tf, d):
+    ds = tf.data.Dataset.range(1, 7).apply(tf.data.experimental.parallel_interleave(
+        lambda x: tf.data.Dataset.range(x * 10, x * 10 + x % 4), cycle_length=3,
+        block_length=2))
+    return ds.make_one_shot_iterator().get_next(), None, []
+
+
+def parallel_interleave_prefetch_one(tf, d):
+    ds = tf.data.Dataset.from_tensor_slices(np.array([3, 0, 5, 1, 0, 4, 2, 2])).apply(
+        tf.data.experimental.parallel_interleave(
+            lambda x: tf.data.Dataset.range(x * 10, x * 11), cycle_length=2, block_length=3,
+            prefetch_input_elements=1))
+    return ds.make_one_shot_iterator().get_next(), None, []
+
+
 def initializable_with_placeholder(tf, d):
     n = tf.placeholder(tf.int64, [], name="n")
     it = tf.data.Dataset.range(n).map(lambda x: x * 2).make_initializable_iterator()

@@ -389,6 +389,84 @@ def prog_readers(tf):
     return r
 
 
+def prog_reader_units_and_state(tf):
+    """read_up_to stops at the end of a work unit that gave records; readers that read a
+    unit whole finish it with its record; serialize_state / restore_state and their errors."""
+    import os
+    import shutil
+    import tempfile
+    d = tempfile.mkdtemp()
+    r = {}
+    try:
+        paths = []
+        for i in range(2):
+            paths.append(os.path.join(d, "f%d.tfrecord" % i))
+            with tf.python_io.TFRecordWriter(paths[-1]) as w:
+                for j in range(5):
+                    w.write(b"r%d_%d" % (i, j))
+            with open(os.path.join(d, "t%d.txt" % i), "w") as f:
+                f.write("".join("l%d_%d\n" % (i, j) for j in range(5)))
+        readers = {"tfrecord": tf.TFRecordReader, "text": tf.TextLineReader,
+                   "identity": tf.IdentityReader, "whole": tf.WholeFileReader}
+        for kind in sorted(readers):
+            g = tf.Graph()
+            with g.as_default():
+                names = [os.path.join(d, "t%d.txt" % i) for i in range(2)] \
+                    if kind == "text" else paths
+                q = tf.train.string_input_producer(names, shuffle=False, num_epochs=1)
+                reader = readers[kind]()
+                k, _ = reader.read_up_to(q, 3)
+                units = reader.num_work_units_completed()
+                got = []
+                with tf.Session() as sess:
+                    sess.run(tf.local_variables_initializer())
+                    coord = tf.train.Coordinator()
+                    threads = tf.train.start_queue_runners(sess, coord)
+                    for _ in range(8):
+                        try:
+                            got.append([len(sess.run(k)), int(sess.run(units))])
+                        except tf.errors.OutOfRangeError:
+                            got.append("end")
+                            break
+                    coord.request_stop()
+                    coord.join(threads)
+                r["units_" + kind] = got
+        g = tf.Graph()
+        with g.as_default():
+            q = tf.FIFOQueue(10, tf.string)
+            enq = q.enqueue_many([["a", "bb", "ccc"]])
+            reader = tf.IdentityReader(name="idr")
+            k, v = reader.read(q)
+            state = reader.serialize_state()
+            ph = tf.placeholder(tf.string)
+            restore = reader.restore_state(ph)
+            counts = [reader.num_records_produced(), reader.num_work_units_completed()]
+            other = tf.TFRecordReader(name="tfr")
+            with tf.Session() as sess:
+                sess.run(enq)
+                r["s0"] = _v(sess.run(state).decode("latin-1"))
+                sess.run(k)
+                sess.run(k)
+                r["s2"] = list(bytearray(sess.run(state)))
+                r["whole"] = list(bytearray(sess.run(tf.WholeFileReader().serialize_state())))
+                r["supports"] = [reader.supports_serialize, other.supports_serialize,
+                                 tf.WholeFileReader().supports_serialize]
+                r["tfr"] = _err(tf, lambda: sess.run(other.serialize_state()))
+                r["tfr_restore"] = _err(tf, lambda: sess.run(other.restore_state("")))
+                for name, data in [("bad", b"\xff\xff\n\"'"),
+                                   ("negative", b"\x08" + b"\xff" * 9 + b"\x01"),
+                                   ("in_progress", b"\x08\x05\x10\x02\x22\x02q\n"),
+                                   ("ok", b"\x08\x07\x10\x07\x18\x09\x22\x02zz")]:
+                    r[name] = _err(tf, lambda: sess.run(restore, {ph: data}))
+                    r[name + "_counts"] = [int(c) for c in sess.run(counts)]
+                    r[name + "_state"] = list(bytearray(sess.run(state)))
+                r["next"] = _v(sess.run([k, v]))
+                r["next_state"] = list(bytearray(sess.run(state)))
+    finally:
+        shutil.rmtree(d)
+    return r
+
+
 def prog_producers(tf):
     r = {}
     g = tf.Graph()
@@ -541,7 +619,7 @@ def prog_coordinator(tf):
     return r
 
 
-PROGRAMS += [prog_readers, prog_producers, prog_batching, prog_coordinator]
+PROGRAMS += [prog_readers, prog_reader_units_and_state, prog_producers, prog_batching, prog_coordinator]
 
 
 # -- the managed training loop ----------------------------------------------------------------

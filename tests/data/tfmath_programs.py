@@ -8,6 +8,8 @@ import numpy as np
 
 
 def _value(x):
+    if isinstance(x, (list, tuple)):
+        return [_value(v) for v in x]
     x = np.asarray(x)
     if x.dtype.kind == "c":
         return [[float(v.real), float(v.imag)] for v in x.reshape(-1)]
@@ -192,5 +194,74 @@ def metrics_program(tf):
     return out
 
 
+def math_program(tf):
+    """Special functions, bitwise, unique along an axis, broadcast shapes, complex gradients,
+    the gradient checker on complex numbers, unary ops on SparseTensors."""
+    import importlib
+
+    def internal(tf_module, flowloom_module, name):
+        """TF's gen_* wrapper under TF, flowloom's op module's under flowloom."""
+        module = "tensorflow.python.ops." + tf_module if tf.__name__ == "tensorflow" else \
+            "flowloom.ops." + flowloom_module
+        return getattr(importlib.import_module(module), name)
+
+    out = {}
+    x = np.array([-40.0, -5.0, -0.5, 0.0, 0.3, 2.0, 29.5, 31.0, 100.0])
+    z = np.array([1 + 2j, -0.5 + 0.25j, 3 - 1j], np.complex128)
+    with tf.Graph().as_default(), tf.Session() as s:
+        out["i0e"] = _run(s, lambda: tf.math.bessel_i0e(x))
+        out["i1e"] = _run(s, lambda: tf.math.bessel_i1e(x.astype(np.float32)))
+        xt = tf.constant(x[1:7])
+        out["i0e_grad"] = _run(s, lambda: tf.gradients(tf.math.bessel_i0e(xt), xt)[0])
+        out["i1e_grad"] = _run(s, lambda: tf.gradients(tf.math.bessel_i1e(xt), xt)[0])
+        pop = internal("gen_bitwise_ops", "math.special_math_ops", "population_count")
+        for dt in (np.int8, np.uint16, np.int64):
+            out[f"popcount_{dt.__name__}"] = _run(s, lambda: pop(
+                np.array([0, 1, -1, 3, 127, -128, 100], np.int64).astype(dt)))
+        uniq = internal("gen_array_ops", "math.segment_ops", "unique_with_counts_v2")
+        m = np.array([[1, 0, 0], [1, 0, 0], [2, 0, 0]])
+        for ax in ([0], [1], [-1], [2], [0, 1]):
+            out[f"unique_v2_{ax}"] = _run(s, lambda: list(uniq(m, axis=ax)))
+        out["unique_v2_empty_axis_2d"] = _run(s, lambda: list(uniq(m, axis=np.array([],
+                                                                                  np.int32))))
+        out["broadcast_args"] = _run(s, lambda: tf.broadcast_dynamic_shape([2, 1, 5], [3, 1]))
+        out["broadcast_args_bad"] = _run(s, lambda: tf.broadcast_dynamic_shape([2, 3], [4]))
+        out["broadcast_static"] = tf.broadcast_static_shape(tf.TensorShape([None, 1]),
+                                                            tf.TensorShape([4])).as_list()
+        approximate_equal = internal("math_ops", "math.extra_math_ops", "approximate_equal")
+        out["approx_equal"] = _run(s, lambda: approximate_equal(
+            [1.0, 2.0, 3.0], [1.000001, 2.1, 3.00009], tolerance=1e-4))
+        out["nextafter"] = _run(s, lambda: tf.math.nextafter([1.0, 1.0, 0.0], [2.0, 0.0, -1.0]))
+        out["polyval"] = _run(s, lambda: tf.math.polyval([2.0, -1.0, 3.0], [0.5, 2.0]))
+        out["reciprocal_no_nan"] = _run(s, lambda: tf.math.reciprocal_no_nan([2.0, 0.0, -4.0]))
+        out["squared_difference_complex"] = _run(s, lambda: tf.squared_difference(
+            z, z[::-1].copy()))
+        zt = tf.constant(z)
+        w = tf.constant(z[::-1].copy())
+        for name, fn in (("mul", lambda a: a * w), ("div", lambda a: a / w),
+                         ("square", tf.square), ("exp", tf.exp), ("log", tf.log),
+                         ("sqrt", tf.sqrt), ("rsqrt", tf.rsqrt), ("reciprocal", tf.reciprocal),
+                         ("tanh", tf.tanh), ("sigmoid", tf.sigmoid), ("sin", tf.sin),
+                         ("pow", lambda a: tf.pow(a, w)), ("asinh", tf.asinh),
+                         ("conj", tf.conj)):
+            out[f"complex_grad_{name}"] = _run(s, lambda: tf.gradients(
+                fn(zt), zt, grad_ys=tf.constant(np.array([1 - 1j, 2j, 0.5], np.complex128)))[0])
+        with s.as_default():
+            c = tf.constant(5 + 7j, tf.complex64)
+            cx = tf.constant(11 - 13j, tf.complex64)
+            ja, jn = tf.test.compute_gradient(cx, (), c * cx, ())
+            out["checker_complex_mul"] = [ja.tolist(), np.round(jn, 1).tolist()]
+        sp = tf.SparseTensor([[0, 0], [1, 2]], [-1.5, 4.0], [2, 3])
+        for name in ("abs", "negative", "sign", "square", "sqrt", "erf", "tanh"):
+            out[f"sparse_{name}"] = _run(s, lambda: getattr(tf, name)(sp).values)
+        out["clip_by_average_norm"] = _run(s, lambda: tf.clip_by_average_norm(
+            tf.constant([[-3.0, 0.0, 0.0], [4.0, 0.0, 0.0]]), 0.8))
+        out["clip_by_norm_bad_shape"] = _run(s, lambda: tf.clip_by_norm(
+            tf.zeros([2, 3, 1]), tf.constant([1.0, 2.0])))
+        out["cumsum_axis_vector"] = _run(s, lambda: tf.cumsum([[1.0, 2.0]], [0]))
+    return out
+
+
 def program(tf):
-    return {"segment": segment_program(tf), "metrics": metrics_program(tf)}
+    return {"segment": segment_program(tf), "metrics": metrics_program(tf),
+            "math": math_program(tf)}

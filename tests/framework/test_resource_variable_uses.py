@@ -50,3 +50,14 @@ def test_a_fetched_handle_can_be_fed_back():
             s.run(v.initializer)
             handle = s.run(v.handle)
             assert s.run(read, {handle_in: handle}) == 3.0
+
+
+def test_resource_scatters_check_update_shapes_at_build():
+    with tf.Graph().as_default():
+        var = tf.Variable(tf.zeros([16, 4, 4]), use_resource=True)
+        indices = tf.placeholder(tf.int32, [3])
+        for bad in ([4, 4, 4], [3, 4, 5]):
+            with pytest.raises(ValueError, match="are not compatible"):
+                tf.scatter_add(var, indices, tf.placeholder(tf.float32, bad))
+        tf.scatter_add(var, indices, tf.placeholder(tf.float32, [3, 4, 4]))
+        tf.scatter_add(var, indices, 1.0)  # a scalar update is broadcast

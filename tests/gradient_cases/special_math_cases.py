@@ -23,4 +23,6 @@ CASES = {
     "Xdivy": _binary("Xdivy", y_range=(0.5, 1.5)),
     "MulNoNan": _binary("MulNoNan"),
     "Conj": _conj,
+    "BesselI0e": _unary("BesselI0e", -3.0, 3.0),
+    "BesselI1e": _unary("BesselI1e", -3.0, 3.0),
 }

@@ -67,3 +67,18 @@ def test_dropout_v2_checks_rate_and_returns_x_for_zero():
             tf.nn.dropout(x, [0.0, 1.0])
         with pytest.raises(ValueError):  # rate of another float type
             tf.nn.dropout(x, tf.placeholder(tf.float64))
+
+
+def test_softmax_along_an_axis_known_only_at_run_time():
+    with tf.Graph().as_default(), tf.Session() as s:
+        x = tf.constant(np.arange(6.0).reshape(2, 3))
+        for axis in (0, -2):
+            dynamic = tf.placeholder_with_default(axis, shape=[])
+            np.testing.assert_allclose(s.run(tf.nn.softmax(x, axis=dynamic)),
+                                       s.run(tf.nn.softmax(x, axis=axis)))
+            np.testing.assert_allclose(s.run(tf.nn.log_softmax(x, axis=dynamic)),
+                                       s.run(tf.nn.log_softmax(x, axis=axis)))
+        # As TF 1.15: out of range, and (its transposes' range) the last axis, fail at run time.
+        for axis in (100, 1):
+            with pytest.raises(tf.errors.InvalidArgumentError):
+                s.run(tf.nn.softmax(x, axis=tf.placeholder_with_default(axis, shape=[])))

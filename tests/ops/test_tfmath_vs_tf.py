@@ -48,3 +48,9 @@ def test_segment_ops_match_tf(key):
 def test_metrics_match_tf(key):
     got = _program("metrics")[key]
     assert _close(got, EXPECTED["metrics"][key]), (got, EXPECTED["metrics"][key])
+
+
+@pytest.mark.parametrize("key", sorted(EXPECTED["math"]))
+def test_math_ops_match_tf(key):
+    got = _program("math")[key]
+    assert _close(got, EXPECTED["math"][key]), (got, EXPECTED["math"][key])

@@ -17,7 +17,8 @@ from flowloom.framework.ops import (Tensor, convert_to_tensor, infer_dtype,
                                     tensor_value_to_numpy)
 from flowloom.framework.op_def import defop
 from flowloom.framework.tensor_shape import TensorShape, unknown_shape
-from flowloom.framework.tensor_util import constant_value, constant_value_as_shape
+from flowloom.framework.tensor_util import constant_value
+from flowloom.framework.shape_eval import input_value, input_value_as_shape
 
 
 _builtin_slice = builtins.slice
@@ -461,30 +462,42 @@ Reshape = defop("Reshape", inputs=["tensor: T", "shape: Tshape"], outputs=["outp
 
 @Reshape.shape
 def _(op):
+    """TF's SetOutputShapeForReshape: the target shape's known values; one unknown dim of the
+    output (or input) inferred from the element counts when the rest is known."""
     x, s = op._inputs
-    target = constant_value_as_shape(s)
-    if target.ndims is None:
-        return unknown_shape()
-    dims = list(target.as_list())
-    sv = constant_value(s)
-    minus = [i for i, d in enumerate(np.ravel(sv))] if sv is not None else []
-    minus = [i for i in minus if int(np.ravel(sv)[i]) == -1]
-    if len(minus) > 1:
-        raise ValueError("Cannot infer multiple unknown dimensions in shape")
-    n_in = x._shape.num_elements()
-    known = [d for i, d in enumerate(dims) if d is not None]
-    if minus and n_in is not None and None not in [d for i, d in enumerate(dims)
-                                                   if i != minus[0]]:
-        prod = int(np.prod(known)) if known else 1
-        if prod == 0 or n_in % prod:
-            raise ValueError(f"Cannot reshape a tensor with {n_in} elements to shape "
-                             f"{_shape_list_str(sv)} ({prod} elements)")
-        dims[minus[0]] = n_in // prod
-    elif not minus and n_in is not None and None not in dims:
-        if int(np.prod(dims)) != n_in:
-            raise ValueError(f"Cannot reshape a tensor with {n_in} elements to shape "
-                             f"{_shape_list_str(dims)} ({int(np.prod(dims))} elements)")
-    return TensorShape(dims)
+    out = input_value_as_shape(s)
+    if out.ndims is None or x._shape.ndims is None:
+        return out
+    out_dims, in_dims = out.as_list(), x._shape.as_list()
+
+    def known_product(dims):
+        unknown = [i for i, d in enumerate(dims) if d is None]
+        return int(np.prod([d for d in dims if d is not None], dtype=np.int64)), unknown
+
+    out_elems, out_unknown = known_product(out_dims)
+    in_elems, in_unknown = known_product(in_dims)
+    if len(out_unknown) > 1 or len(in_unknown) > 1:
+        return out
+    if not in_unknown and not out_unknown:
+        if in_elems != out_elems:
+            raise ValueError(f"Cannot reshape a tensor with {in_elems} elements to shape "
+                             f"{_dims_str(out_dims)} ({out_elems} elements)")
+    elif not in_unknown and out_elems > 0:
+        if in_elems % out_elems:
+            raise ValueError(f"Dimension size must be evenly divisible by {out_elems} but is "
+                             f"{in_elems}")
+        out_dims[out_unknown[0]] = in_elems // out_elems
+    elif not out_unknown and in_elems != 0:
+        if out_elems % in_elems:
+            raise ValueError(f"Dimension size must be evenly divisible by {in_elems} but is "
+                             f"{out_elems}")
+    elif in_unknown and out_unknown and in_elems == out_elems:
+        out_dims[out_unknown[0]] = in_dims[in_unknown[0]]
+    return TensorShape(out_dims)
+
+
+def _dims_str(dims):
+    return "[%s]" % ",".join("?" if d is None else str(d) for d in dims)
 
 
 def _shape_list_str(v):
@@ -493,12 +506,38 @@ def _shape_list_str(v):
 
 @Reshape.kernel
 def _(xp, x, shape):
-    try:
-        return xp.reshape(x, tuple(int(d) for d in shape))
-    except ValueError:
+    if np.ndim(shape) != 1:
+        raise errors.InvalidArgumentError(
+            None, None, f"sizes input must be 1-D, not {list(np.shape(shape))}")
+    dims = [int(d) for d in shape]
+    unknown = [i for i, d in enumerate(dims) if d == -1]
+    if len(unknown) > 1:
+        raise errors.InvalidArgumentError(
+            None, None, f"Only one input size may be -1, not both {unknown[0]} and "
+            f"{unknown[1]}")
+    for i, d in enumerate(dims):
+        if d < -1:
+            raise errors.InvalidArgumentError(None, None, f"Size {i} must be non-negative, "
+                                              f"not {d}")
+    if unknown:
+        # As TF's kernel: zero dims count in neither product when the sizes have one, so the
+        # -1 still gets the size the other dims imply.
+        zero = 0 in dims
+        product = int(np.prod([d for d in dims if d > 0], dtype=np.int64))
+        elems = int(np.prod([d for d in x.shape if d > 0 or not zero], dtype=np.int64))
+        missing = elems // product if product else 0
+        if not (zero and 0 in x.shape) and product * missing != elems:
+            raise errors.InvalidArgumentError(
+                None, None, f"Input to reshape is a tensor with {elems} values, but the "
+                f"requested shape requires a multiple of {product}")
+        dims[unknown[0]] = missing
+        return xp.reshape(x, dims)
+    product = int(np.prod(dims, dtype=np.int64))
+    if product != np.size(x):
         raise errors.InvalidArgumentError(
             None, None, f"Input to reshape is a tensor with {np.size(x)} values, but the "
-            f"requested shape has {int(np.prod(shape))}") from None
+            f"requested shape has {product}")
+    return xp.reshape(x, dims)
 
 
 def _reshape_to_input(op, grad):
@@ -523,19 +562,46 @@ Transpose = defop("Transpose", inputs=["x: T", "perm: Tperm"], outputs=["y: T"],
 
 @Transpose.shape
 def _(op):
+    """TF's TransposeShapeFn: the rank from the input, perm's size or its value; the dims
+    from perm's value."""
     x, p = op._inputs
-    pv = constant_value(p)
-    if x._shape.ndims is None or pv is None:
-        return unknown_shape(x._shape.ndims)
-    dims = x._shape.as_list()
-    if len(pv) != len(dims):
-        raise ValueError(f"Dimension must be {len(dims)} but is {len(pv)}")
-    return TensorShape([dims[int(i)] for i in pv])
+    pv = input_value(p)
+    perm_elems = p._shape.num_elements()
+    if x._shape.ndims is None and perm_elems is None and pv is None:
+        return unknown_shape()
+    rank = x._shape.ndims if x._shape.ndims is not None else (
+        perm_elems if perm_elems is not None else np.size(pv))
+    if x._shape.ndims is None and rank < 2:
+        return x._shape  # one perm value: a scalar or a vector, both returned unchanged
+    if x._shape.ndims is not None and x._shape.ndims != rank:
+        raise ValueError(f"Shape must be rank {rank} but is rank {x._shape.ndims}")
+    if p._shape.ndims not in (None, 1):
+        raise ValueError(f"Shape must be rank 1 but is rank {p._shape.ndims}")
+    if perm_elems is not None and perm_elems != rank:
+        raise ValueError(f"Dimension must be {rank} but is {perm_elems}")
+    if pv is None:
+        return unknown_shape(rank)
+    dims = x._shape.as_list() if x._shape.ndims is not None else [None] * rank
+    out = []
+    for i in np.ravel(pv):
+        if int(i) >= rank:
+            raise ValueError(f"perm dim {int(i)} is out of range of input rank {rank}")
+        out.append(dims[int(i)])
+    return TensorShape(out)
 
 
 @Transpose.kernel
 def _(xp, x, perm):
-    return xp.transpose(x, tuple(int(i) for i in perm))
+    perm = [int(i) for i in np.ravel(perm)]
+    if np.ndim(x) != len(perm):
+        raise errors.InvalidArgumentError(
+            None, None, f"transpose expects a vector of size {np.ndim(x)}. But input(1) is a "
+            f"vector of size {len(perm)}")
+    for i in range(len(perm)):
+        if i not in perm:
+            raise errors.InvalidArgumentError(
+                None, None, f"{i} is missing from {{{','.join(map(str, perm))}}}.")
+    return xp.transpose(x, perm)
 
 
 @Transpose.gradient
@@ -614,7 +680,7 @@ ExpandDims = defop("ExpandDims", inputs=["input: T", "dim: Tdim"], outputs=["out
 @ExpandDims.shape
 def _(op):
     x, d = op._inputs
-    dv = constant_value(d)
+    dv = input_value(d)
     if dv is not None and np.size(dv) != 1:
         raise ValueError(f"'dim' input must be a tensor with a single value for "
                          f"'{op._name}' (op: 'ExpandDims')")
@@ -697,51 +763,80 @@ def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
 
 # -- Concat, Pack, Unpack -----------------------------------------------------------------------
 ConcatV2 = defop("ConcatV2", inputs=["values: N * T", "axis: Tidx"], outputs=["output: T"],
-                 attrs={"Tidx": dtypes.int32})
+                 attrs={"Tidx": dtypes.int32},
+                 allowed_types={"Tidx": (dtypes.int32, dtypes.int64)})
 
 
 @ConcatV2.shape
 def _(op):
     *xs, a = op._inputs
-    av = constant_value(a)
+    av = input_value(a)
     ranks = [x._shape.ndims for x in xs if x._shape.ndims is not None]
     if 0 in ranks:
         raise ValueError("Can't concatenate scalars (use tf.stack instead)")
     if a._shape.ndims not in (None, 0):
         raise ValueError(f"Shape must be rank 0 but is rank {a._shape.ndims}")
-    if av is None or not ranks:
-        return unknown_shape(ranks[0] if ranks else None)
+    if not ranks:
+        return unknown_shape()
     nd = ranks[0]
+    for r in ranks:
+        if r != nd:
+            raise ValueError(f"Shape must be rank {nd} but is rank {r}")
+    if av is None:
+        return unknown_shape(nd)
     axis = int(av)
     if axis < -nd or axis >= nd:
         raise ValueError(f"Expected concatenating dimensions in the range [{-nd}, {nd}), but "
                          f"got {axis}")
     axis = axis + nd if axis < 0 else axis
-    out = None
+    out = unknown_shape(nd)
     total = 0
     for x in xs:
         s = x._shape
         if s.ndims is None:
             total = None
             continue
-        if s.ndims != nd:
-            raise ValueError(f"Shape must be rank {nd} but is rank {s.ndims}")
         dims = s.as_list()
         if total is not None:
             total = None if dims[axis] is None else total + dims[axis]
-        rest = dims[:axis] + [None] + dims[axis + 1:]
-        if out is None:
-            out = rest
-        else:
-            merged = TensorShape(out).merge_with(TensorShape(rest)) if True else None
-            out = merged.as_list()
-    out[axis] = total
-    return TensorShape(out)
+        rest = TensorShape(dims[:axis] + [None] + dims[axis + 1:])
+        if not out.is_compatible_with(rest):
+            raise ValueError(f"Dimensions of inputs should match: shape[0] = {out} vs. "
+                             f"shape[{xs.index(x)}] = {s}")
+        out = out.merge_with(rest)
+    dims = out.as_list()
+    dims[axis] = total
+    return TensorShape(dims)
 
 
 @ConcatV2.kernel
 def _(xp, *args):
-    return xp.concatenate(args[:-1], axis=int(args[-1]))
+    values, axis = args[:-1], args[-1]
+    if np.ndim(axis) != 0:
+        raise errors.InvalidArgumentError(
+            None, None, "axis tensor should be a scalar integer, but got shape "
+            + _array_shape_str(axis))
+    dims = values[0].ndim
+    concat_dim = int(axis)
+    a = concat_dim + dims if concat_dim < 0 else concat_dim
+    if not 0 <= a < dims:
+        raise errors.InvalidArgumentError(
+            None, None, f"ConcatOp : Expected concatenating dimensions in the range "
+            f"[{-dims}, {dims}), but got {concat_dim}")
+    for i, v in enumerate(values):
+        if v.ndim != dims or any(v.shape[j] != values[0].shape[j] for j in range(dims)
+                                 if j != a):
+            what = "Ranks of all input tensors should match" if v.ndim != dims else \
+                "Dimensions of inputs should match"
+            raise errors.InvalidArgumentError(
+                None, None, f"ConcatOp : {what}: shape[0] = {_array_shape_str(values[0])} vs. "
+                f"shape[{i}] = {_array_shape_str(v)}")
+    return xp.concatenate(values, axis=a)
+
+
+def _array_shape_str(a):
+    """An array's shape as TF's TensorShape::DebugString writes it: `[2,3]`."""
+    return _shape_str(np.shape(a))
 
 
 @ConcatV2.gradient
@@ -752,11 +847,52 @@ def _(op, grad):
     if len(values) == 1:
         return [grad, None]
     non_neg_axis = axis % rank(values[0])
-    sizes = [shape(v) for v in values]
     if isinstance(grad, IndexedSlices):
-        grad = convert_to_tensor(grad)
+        return _concat_indexed_slices_grad(values, axis, non_neg_axis, grad) + [None]
+    sizes = [shape(v) for v in values]
     offsets = apply_op("ConcatOffset", (non_neg_axis, sizes)).outputs
     return [slice(grad, begin, size) for begin, size in zip(offsets, sizes)] + [None]
+
+
+def _concat_indexed_slices_grad(values, axis, non_neg_axis, grad):
+    """Per-input IndexedSlices of an IndexedSlices gradient (TF's construction): along axis 0
+    each input keeps the rows that fall in it, otherwise each keeps its columns of every row."""
+    from flowloom.framework.indexed_slices import IndexedSlices
+    from flowloom.ops.math import math_ops
+
+    static = constant_value(axis)
+    if static is None:
+        raise ValueError("Can only compute IndexedSlices gradient with statically-known "
+                         "concat_dim")
+    static = int(static)
+    if static < 0:
+        nd = values[0]._shape.ndims
+        if nd is None:
+            raise ValueError("Can only compute IndexedSlices gradient with negative concat_dim "
+                             "when first value rank is statically-known.")
+        static %= nd
+    sizes = [shape(v) for v in values]
+    out = []
+    if static > 0:
+        shape_of_shape = shape(sizes[0])
+        mask = concat([fill(expand_dims(non_neg_axis, 0), 0), [1],
+                       fill(shape_of_shape - non_neg_axis - 1, 0)], 0)
+        begin = fill(shape_of_shape, 0)
+        for size in sizes:
+            part = slice(grad.values, begin, concat([[-1], slice(size, [1], [-1])], 0))
+            out.append(IndexedSlices(part, grad.indices, size))
+            begin = math_ops.add(begin, size * mask)
+        return out
+    start = constant(0, dtype=grad.indices.dtype)
+    for size in sizes:
+        rows = math_ops.cast(gather(size, non_neg_axis), grad.indices.dtype)
+        end = start + rows
+        chosen = squeeze(where(math_ops.logical_and(grad.indices >= start, grad.indices < end)),
+                         axis=[1])
+        out.append(IndexedSlices(gather(grad.values, chosen),
+                                 gather(grad.indices, chosen) - start, size))
+        start = end
+    return out
 
 
 ConcatOffset = defop("ConcatOffset", inputs=["concat_dim: int32", "shape: N * shape_type"],
@@ -764,12 +900,39 @@ ConcatOffset = defop("ConcatOffset", inputs=["concat_dim: int32", "shape: N * sh
 ConcatOffset.shape(lambda op: [t._shape for t in op._inputs[1:]])
 
 
+def _values_str(v):
+    return " ".join(str(int(x)) for x in np.ravel(v)[:10]) + (" ..." if np.size(v) > 10 else "")
+
+
 @ConcatOffset.kernel
 def _(xp, concat_dim, *shapes):
-    axis = int(concat_dim)
+    if np.size(concat_dim) != 1:
+        raise errors.InvalidArgumentError(
+            None, None, "Concat dim tensor should be a scalar integer, but got shape "
+            f"{list(np.shape(concat_dim))}")
+    for i, s in enumerate(shapes):
+        if np.ndim(s) != 1:
+            raise errors.InvalidArgumentError(
+                None, None, f"input {i} should be a vector, but got shape {list(np.shape(s))}")
+    dims = np.size(shapes[0])
+    cdim = int(np.ravel(concat_dim)[0])
+    axis = cdim + dims if cdim < 0 else cdim
+    if not 0 <= axis < dims:
+        raise errors.InvalidArgumentError(
+            None, None, f"Concat dim is out of range: {cdim} vs. {dims}")
     offsets = []
     position = 0
-    for s in shapes:
+    for i, s in enumerate(shapes):
+        if np.size(s) != dims:
+            raise errors.InvalidArgumentError(
+                None, None, f"input {i} should contain {dims} elements, but got {np.size(s)}")
+        same = np.asarray(s) == np.asarray(shapes[0])
+        same[axis] = True
+        if not same.all():
+            raise errors.InvalidArgumentError(
+                None, None, f"All dimensions except {axis} must match. Input {i} has shape "
+                f"[{_values_str(s)}] and doesn't match input 0 with shape "
+                f"[{_values_str(shapes[0])}].")
         o = np.zeros_like(s)
         o[axis] = position
         position += int(s[axis])
@@ -785,8 +948,11 @@ def concat(values, axis, name="concat"):
     if not isinstance(values, (list, tuple)):
         values = [values]
     if len(values) == 1:
-        with name_scope(name) as scope:
-            return identity(values[0], name=scope)
+        with name_scope(name):
+            # As TF: the axis must still be an int32 scalar.
+            convert_to_tensor(axis, name="concat_dim", dtype=dtypes.int32).get_shape() \
+                .assert_has_rank(0)
+            return identity(values[0], name=name)
     return apply_op("ConcatV2", (list(values), axis), name=name).outputs[0]
 
 
@@ -804,7 +970,7 @@ def _(op):
     axis = op._attrs["axis"]
     nd = len(dims) + 1
     if axis < -nd or axis >= nd:
-        raise ValueError(f"Argument `axis` = {axis} not in range [{-nd}, {nd})")
+        raise ValueError(f"axis = {axis} not in [{-nd}, {nd})")
     if axis < 0:
         axis += nd
     return TensorShape(dims[:axis] + [len(op._inputs)] + dims[axis:])
@@ -874,13 +1040,13 @@ def unstack(value, num=None, axis=0, name="unstack"):
     s = value._shape
     if num is None:
         if s.ndims is None:
-            raise ValueError(f"Cannot infer argument `num` from shape {s}")
+            raise ValueError(f"Cannot infer num from shape {s}")
         nd = s.ndims
         if axis < -nd or axis >= nd:
-            raise ValueError(f"Argument `axis` = {axis} not in range [{-nd}, {nd})")
+            raise ValueError(f"axis = {axis} not in [{-nd}, {nd})")
         num = s.as_list()[axis]
         if num is None:
-            raise ValueError(f"Cannot infer argument `num` from shape {s}")
+            raise ValueError(f"Cannot infer num from shape {s}")
     if s.ndims is not None and axis < 0:
         axis += s.ndims
     return apply_op("Unpack", (value,), name=name, axis=axis, num=num).outputs
@@ -946,15 +1112,21 @@ def _(op):
     dims, value = op._inputs
     if value._shape.ndims not in (None, 0):
         raise ValueError(f"Shape must be rank 0 but is rank {value._shape.ndims}")
-    known = constant_value(dims)
+    known = input_value(dims)
     if known is not None and np.any(np.asarray(known) < 0):
         # TF's Fill shape function: a negative static dimension is a build-time error.
         raise ValueError(f"Fill dimensions must be >= 0, got {np.asarray(known).tolist()}")
-    return constant_value_as_shape(dims)
+    return input_value_as_shape(dims)
 
 
 @Fill.kernel
 def _(xp, dims, value):
+    if np.ndim(dims) != 1:
+        raise errors.InvalidArgumentError(
+            None, None, f"dims must be a vector, got shape {_array_shape_str(dims)}")
+    if np.ndim(value) != 0:
+        raise errors.InvalidArgumentError(
+            None, None, f"value must be a scalar, got shape {_array_shape_str(value)}")
     return xp.full(tuple(int(d) for d in dims), value, dtype=value.dtype)
 
 

@@ -13,7 +13,8 @@ from flowloom.framework.graph import name_scope
 from flowloom.framework.op_def import defop
 from flowloom.framework.ops import Tensor, convert_to_tensor
 from flowloom.framework.tensor_shape import TensorShape, unknown_shape
-from flowloom.framework.tensor_util import constant_value, constant_value_as_shape
+from flowloom.framework.tensor_util import constant_value
+from flowloom.framework.shape_eval import input_value, input_value_as_shape
 from flowloom.ops.array import array_ops
 from flowloom.ops.layout import c_order
 
@@ -129,7 +130,7 @@ BroadcastTo = defop("BroadcastTo", inputs=["input: T", "shape: Tidx"], outputs=[
 @BroadcastTo.shape
 def _(op):
     x, s = op._inputs
-    target = constant_value_as_shape(s)
+    target = input_value_as_shape(s)
     if target.ndims is not None and x._shape.ndims is not None:
         if x._shape.ndims > target.ndims:
             raise ValueError(f"Rank of input ({x._shape.ndims}) must be no greater than rank "
@@ -174,7 +175,9 @@ Tile = defop("Tile", inputs=["input: T", "multiples: Tmultiples"], outputs=["out
 @Tile.shape
 def _(op):
     x, m = op._inputs
-    mv = constant_value(m)
+    if m._shape.ndims not in (None, 1):
+        raise ValueError(f"Shape must be rank 1 but is rank {m._shape.ndims}")
+    mv = input_value(m)
     if x._shape.ndims is None:
         return unknown_shape(None if m._shape.ndims is None or m._shape[0].value is None
                              else m._shape[0].value)
@@ -185,7 +188,7 @@ def _(op):
     if mv is None:
         # As TF: the multiples' partially known value (a Pack of a dynamic size and constants)
         # still fixes the dims it knows.
-        known = constant_value_as_shape(m)
+        known = input_value_as_shape(m)
         if known.ndims != len(dims):
             return unknown_shape(len(dims))
         return TensorShape([None if d is None or k.value is None else d * k.value
@@ -195,6 +198,10 @@ def _(op):
 
 @Tile.kernel
 def _(xp, x, multiples):
+    if np.ndim(multiples) != 1:
+        raise errors.InvalidArgumentError(
+            None, None, "Expected multiples to be 1-D, but got shape "
+            "[" + ",".join(str(d) for d in np.shape(multiples)) + "]")
     if len(multiples) != x.ndim:
         raise errors.InvalidArgumentError(
             None, None, f"Expected multiples argument to be a vector of length {x.ndim} but got "

@@ -6,7 +6,7 @@ from flowloom.framework import dtypes, errors
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.op_def import defop
 from flowloom.framework.tensor_shape import TensorShape, unknown_shape
-from flowloom.framework.tensor_util import constant_value
+from flowloom.framework.shape_eval import input_value
 from flowloom.ops.array import array_ops
 
 DynamicStitch = defop("DynamicStitch", inputs=["indices: N * int32", "data: N * T"],
@@ -31,25 +31,22 @@ def _(op):
     max_index = 0  # TF starts from 0: constant but empty indices give one row
     rest = unknown_shape()
     for k, (i, d) in enumerate(zip(indices, data)):
-        value = constant_value(i)
+        value = input_value(i)
         if value is None:
             all_constant = False
         si, sd = i._shape, d._shape
         if si.ndims is None:
             continue
-        where = (f"for '{op._name}' (op: '{op._type}') with input shapes: "
-                 + ", ".join(str(t._shape) for t in op._inputs) + ".")
         if sd.ndims is not None and sd.ndims < si.ndims:
-            raise ValueError(f"Shape must be at least rank {si.ndims} but is rank {sd.ndims} "
-                             + where)
+            raise ValueError(f"Shape must be at least rank {si.ndims} but is rank {sd.ndims}")
         prefix = sd[:si.ndims] if sd.ndims is not None else unknown_shape(si.ndims)
         if not prefix.is_compatible_with(si):
             raise ValueError(f"Dimensions must be equal, but data[{k}].shape {sd} does not "
-                             f"start with indices[{k}].shape {si} " + where)
+                             f"start with indices[{k}].shape {si}")
         tail = sd[si.ndims:] if sd.ndims is not None else unknown_shape()
         if not rest.is_compatible_with(tail):
             raise ValueError(f"Shapes {rest} and {tail} are not compatible (the data shapes "
-                             "after their indices' dims must agree) " + where)
+                             "after their indices' dims must agree)")
         rest = rest.merge_with(tail)
         if value is not None and np.size(value):
             max_index = max(max_index, int(np.max(value)))

@@ -11,7 +11,8 @@ from flowloom.framework.graph import get_default_graph, name_scope
 from flowloom.framework.ops import (Tensor, convert_to_tensor)
 from flowloom.framework.op_def import defop
 from flowloom.framework.tensor_shape import TensorShape, unknown_shape
-from flowloom.framework.tensor_util import constant_value, constant_value_as_shape
+from flowloom.framework.tensor_util import constant_value
+from flowloom.framework.shape_eval import input_value, input_value_as_shape
 
 
 _builtin_slice = builtins.slice
@@ -57,10 +58,21 @@ def _batch_dims(batch_dims, indices_rank):
 @GatherV2.shape
 def _(op):
     p, i, a = op._inputs
-    av = constant_value(a)
-    if p._shape.ndims is None or i._shape.ndims is None or av is None:
-        return unknown_shape()
+    av = input_value(a)
+    if p._shape.ndims == 0:
+        raise ValueError("Shape must be at least rank 1 but is rank 0")
+    if av is None:
+        # TF: only the rank is known, params' + indices' - 1 - batch_dims.
+        if p._shape.ndims is None or i._shape.ndims is None:
+            return unknown_shape()
+        return unknown_shape(p._shape.ndims + i._shape.ndims - 1 -
+                             int(op._attrs.get("batch_dims", 0) or 0))
     axis = int(av)
+    need = -axis if axis < 0 else axis + 1
+    if p._shape.ndims is not None and p._shape.ndims < need:
+        raise ValueError(f"Shape must be at least rank {need} but is rank {p._shape.ndims}")
+    if p._shape.ndims is None or i._shape.ndims is None:
+        return unknown_shape()
     dims = p._shape.as_list()
     if axis < 0:
         axis += len(dims)
@@ -74,13 +86,20 @@ def _(op):
 @GatherV2.kernel
 def _(xp, params, indices, axis, *, batch_dims):
     axis = int(axis)
+    if not -params.ndim <= axis < params.ndim:
+        raise errors.InvalidArgumentError(
+            None, None, f"Expected axis in the range [{-params.ndim}, {params.ndim}), but got "
+            f"{axis}")
     if axis < 0:
         axis += params.ndim
     bd = _batch_dims(batch_dims, indices.ndim)
     n = params.shape[axis]
     if indices.size and (indices.min() < 0 or indices.max() >= n):
-        bad = indices[(indices < 0) | (indices >= n)].ravel()[0]
-        raise errors.InvalidArgumentError(None, None, f"indices = {bad} is not in [0, {n})")
+        k = int(np.argmax(((indices < 0) | (indices >= n)).ravel()))
+        where = ",".join(str(int(j)) for j in np.unravel_index(k, indices.shape))
+        raise errors.InvalidArgumentError(
+            None, None, f"indices{'[' + where + ']' if indices.ndim else ''} = "
+            f"{int(indices.ravel()[k])} is not in [0, {n})")
     if bd == 0:
         return xp.take(params, indices, axis=axis)
     if params.shape[:bd] != indices.shape[:bd]:
@@ -288,12 +307,11 @@ GatherNd = defop("GatherNd", inputs=["params: Tparams", "indices: Tindices"],
                  outputs=["output: Tparams"])
 
 
-@GatherNd.shape
-def _(op):
-    p, i = (t._shape for t in op._inputs)
+def gather_nd_shape(p, i):
+    """TF's GatherNd shape function on the params and indices shapes."""
     if p.ndims is None or i.ndims is None:
         return unknown_shape()
-    depth = i.as_list()[-1]
+    depth = i.as_list()[-1] if i.ndims else None
     if depth is None:
         return unknown_shape()
     if depth > p.ndims:
@@ -302,26 +320,43 @@ def _(op):
     return TensorShape(i.as_list()[:-1] + p.as_list()[depth:])
 
 
+GatherNd.shape(lambda op: gather_nd_shape(op._inputs[0]._shape, op._inputs[1]._shape))
+
+
 def _check_nd_indices(indices, shape, what):
+    """The index rows of `indices` ([..., depth]) as a [rows, depth] array, each checked
+    against `shape` (TF's message: indices[0,1] = [7] does not index into param shape [3])."""
     depth = indices.shape[-1]
-    flat = indices.reshape(-1, depth)
+    rows = int(np.prod(indices.shape[:-1], dtype=np.int64))
+    flat = indices.reshape(rows, depth)
     bad = np.any((flat < 0) | (flat >= np.array(shape[:depth], dtype=np.int64)), axis=1)
     if bad.any():
         k = int(np.argmax(bad))
         pos = np.unravel_index(k, indices.shape[:-1])
         raise errors.InvalidArgumentError(
-            None, None, f"indices{list(map(int, pos))} = {list(map(int, flat[k]))} does not "
-            f"index into {what} {_shape_str(shape)}")
+            None, None, "indices[%s] = [%s] does not index into %s %s" % (
+                ",".join(str(int(j)) for j in pos), ", ".join(str(int(v)) for v in flat[k]),
+                what, _shape_str(shape)))
     return flat
 
 
-@GatherNd.kernel
-def _(xp, params, indices):
+def gather_nd_array(xp, params, indices):
+    """GatherNd's kernel on arrays (also ResourceGatherNd's)."""
+    if params.ndim < 1:
+        raise errors.InvalidArgumentError(
+            None, None, f"params must be at least a vector: {_shape_str(params.shape)}")
+    if indices.ndim < 1:
+        raise errors.InvalidArgumentError(
+            None, None, f"indices must be at least a vector: {_shape_str(indices.shape)}")
     depth = indices.shape[-1]
     if depth > params.ndim:
         raise errors.InvalidArgumentError(
             None, None, f"index innermost dimension length must be <= params rank; saw: "
             f"{depth} vs. {params.ndim}")
+    if np.prod(indices.shape[:-1], dtype=np.int64) > 0 and params.size == 0:
+        raise errors.InvalidArgumentError(
+            None, None, "Requested more than 0 entries, but params is empty.  Params shape: "
+            f"{_shape_str(params.shape)}")
     flat = _check_nd_indices(indices, params.shape, "param shape")
     out = params[tuple(flat.T)] if depth else np.broadcast_to(
         params, (flat.shape[0],) + params.shape)
@@ -329,10 +364,21 @@ def _(xp, params, indices):
     return xp.array(out.reshape(indices.shape[:-1] + params.shape[depth:]), order="C")
 
 
+GatherNd.kernel(gather_nd_array)
+
+
 @GatherNd.gradient
 def _(op, grad):
+    """TF 1.15's: IndexedSlices when the indices pick rows ([N, 1]), else a ScatterNd."""
+    from flowloom.framework.indexed_slices import IndexedSlices
+    from flowloom.ops.array.array_ops import squeeze
+
     params, indices = op._inputs
-    return [scatter_nd(indices, grad, shape(params, out_type=indices.dtype.base_dtype)), None]
+    params_shape = shape(params, out_type=indices.dtype.base_dtype)
+    i = indices._shape
+    if i.ndims == 2 and i[-1].value == 1:
+        return [IndexedSlices(grad, squeeze(indices, axis=-1), params_shape), None]
+    return [scatter_nd(indices, grad, params_shape), None]
 
 
 def gather_nd(params, indices, name=None, batch_dims=0):
@@ -351,6 +397,8 @@ def gather_nd(params, indices, name=None, batch_dims=0):
         batch_dims = int(np.reshape(static_batch_dims, -1)[0])
     if isinstance(batch_dims, Tensor) or batch_dims != 0:
         return batch_gather_nd(params, indices, batch_dims=batch_dims, name=name)
+    if hasattr(params, "gather_nd") and hasattr(params, "sparse_read"):
+        return params.gather_nd(indices, name=name)  # a resource variable: ResourceGatherNd
     if hasattr(params, "_as_graph_element") and hasattr(params, "value") and \
             not isinstance(params, Tensor):
         params = params.value()
@@ -434,14 +482,19 @@ ScatterNd = defop("ScatterNd", inputs=["indices: Tindices", "updates: T", "shape
 def _(op):
     from flowloom.ops.state.scatter_nd_ops import check_update_shapes
 
-    target = constant_value_as_shape(op._inputs[2])
+    target = input_value_as_shape(op._inputs[2])
     check_update_shapes(target, op._inputs[0]._shape, op._inputs[1]._shape)
     return target
 
 
 @ScatterNd.kernel
 def _(xp, indices, updates, shape):
+    from flowloom.ops.state.scatter_nd_ops import check_empty_output
+
     shape = tuple(int(d) for d in shape)
+    check_empty_output(shape, indices, updates)
+    if int(np.prod(shape, dtype=np.int64)) == 0:
+        return xp.zeros(shape, dtype=updates.dtype)
     depth = indices.shape[-1]
     want = indices.shape[:-1] + shape[depth:]
     if updates.shape != want:
@@ -451,7 +504,10 @@ def _(xp, indices, updates, shape):
             f"dimensions [0,{updates.ndim - len(shape) + depth}) of updates[shape="
             f"{_shape_str(updates.shape)}]")
     flat = _check_nd_indices(indices, shape, "shape")
-    out = xp.zeros(shape, dtype=updates.dtype)
+    if updates.dtype == object:  # strings: repeated indices concatenate, as TF's kernel
+        out = np.full(shape, b"", dtype=object)
+    else:
+        out = xp.zeros(shape, dtype=updates.dtype)
     # Duplicate indices add up, as in TF.
     np.add.at(out, tuple(flat.T), updates.reshape((flat.shape[0],) + shape[depth:]))
     return out

@@ -12,6 +12,7 @@ from flowloom.framework.ops import (Tensor, convert_to_tensor)
 from flowloom.framework.op_def import defop
 from flowloom.framework.tensor_shape import TensorShape, unknown_shape
 from flowloom.framework.tensor_util import constant_value
+from flowloom.framework.shape_eval import input_value
 from flowloom.ops.layout import c_order
 
 
@@ -32,7 +33,7 @@ def _math():
 # -- Pad ----------------------------------------------------------------------------------------
 def _pad_shape(op):
     x, p = op._inputs[0], op._inputs[1]
-    pv = constant_value(p)
+    pv = input_value(p)
     ps = p._shape
     if ps.ndims is not None and (ps.ndims != 2 or ps.as_list()[1] not in (None, 2)):
         raise ValueError(f"Shape must be rank 2 but is rank {ps.ndims}" if ps.ndims != 2 else
@@ -70,7 +71,8 @@ Pad.shape(_pad_shape)
 
 @Pad.kernel
 def _(xp, x, paddings):
-    return xp.pad(x, _check_paddings(x, paddings))
+    pads = _check_paddings(x, paddings)
+    return xp.pad(x, pads) if pads else x.copy()
 
 
 PadV2 = defop("PadV2", inputs=["input: T", "paddings: Tpaddings", "constant_values: T"],
@@ -80,7 +82,8 @@ PadV2.shape(_pad_shape)
 
 @PadV2.kernel
 def _(xp, x, paddings, constant_values):
-    return xp.pad(x, _check_paddings(x, paddings), constant_values=constant_values)
+    pads = _check_paddings(x, paddings)
+    return xp.pad(x, pads, constant_values=constant_values) if pads else x.copy()
 
 
 def _pad_grad(op, grad):
@@ -118,7 +121,7 @@ MirrorPadGrad = defop("MirrorPadGrad", inputs=["input: T", "paddings: Tpaddings"
 @MirrorPadGrad.shape
 def _(op):
     x, p = op._inputs
-    pv = constant_value(p)
+    pv = input_value(p)
     if pv is None or x._shape.ndims is None:
         return unknown_shape(x._shape.ndims)
     return TensorShape([None if d is None else d - int(a) - int(b)
@@ -176,13 +179,38 @@ def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
     if mode == "CONSTANT":
         if not isinstance(constant_values, Tensor) and np.ndim(constant_values) == 0 and \
                 constant_values == 0:
-            return apply_op("Pad", (tensor, paddings), name=name).outputs[0]
-        tensor = convert_to_tensor(tensor, name="tensor")
-        return apply_op("PadV2", (tensor, paddings, constant_values), name=name).outputs[0]
-    if mode in ("REFLECT", "SYMMETRIC"):
-        return apply_op("MirrorPad", (tensor, paddings), name=name, mode=mode).outputs[0]
-    raise ValueError(f"Value of argument `mode` expected to be one of \"CONSTANT\", "
-                     f"\"REFLECT\", or \"SYMMETRIC\". Received `mode` = {mode}")
+            result = apply_op("Pad", (tensor, paddings), name=name).outputs[0]
+        else:
+            tensor = convert_to_tensor(tensor, name="tensor")
+            result = apply_op("PadV2", (tensor, paddings, constant_values),
+                              name=name).outputs[0]
+    elif mode in ("REFLECT", "SYMMETRIC"):
+        result = apply_op("MirrorPad", (tensor, paddings), name=name, mode=mode).outputs[0]
+    else:
+        raise ValueError(f"Unknown padding mode: {mode}")
+    # As TF 1.15's wrapper: dims whose paddings are both known get their size even when the
+    # paddings tensor as a whole is not constant.
+    known = _paddings_constant(paddings)
+    input_shape = result.op.inputs[0]._shape
+    if input_shape.ndims is not None and not result._shape.is_fully_defined() and \
+            known is not None:
+        dims = []
+        for padding, dim in zip(known, input_shape.as_list()):
+            if padding is None or dim is None or any(x is None for x in padding):
+                dims.append(None)
+            else:
+                dims.append(int(sum(padding)) + dim)
+        result.set_shape(dims)
+    return result
+
+
+def _paddings_constant(paddings):
+    """The known values of a paddings argument: nested lists with None where unknown."""
+    if isinstance(paddings, Tensor):
+        return constant_value(paddings, partial=True)
+    if isinstance(paddings, (list, tuple)):
+        return [_paddings_constant(x) for x in paddings]
+    return paddings
 
 
 # -- OneHot ---------------------------------------------------------------------------------------
@@ -193,7 +221,7 @@ OneHot = defop("OneHot", inputs=["indices: TI", "depth: int32", "on_value: T", "
 @OneHot.shape
 def _(op):
     ind, depth = op._inputs[0], op._inputs[1]
-    dv = constant_value(depth)
+    dv = input_value(depth)
     axis = op._attrs["axis"]
     s = ind._shape
     if axis < -1:
@@ -242,31 +270,30 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     with name_scope(name, "one_hot", [indices, depth, on_value, off_value, axis, dtype]) \
             as scope:
         on_exists, off_exists = on_value is not None, off_value is not None
-        if on_exists:
-            on_value = convert_to_tensor(on_value, dtype=dtype)
-        if off_exists:
-            off_value = convert_to_tensor(off_value, dtype=dtype)
-        on_dtype = on_value.dtype.base_dtype if on_exists else None
-        off_dtype = off_value.dtype.base_dtype if off_exists else None
+        # As TF 1.15: the values' own dtypes (converted without `dtype`) must agree with it.
+        on_dtype = convert_to_tensor(on_value).dtype.base_dtype if on_exists else None
+        off_dtype = convert_to_tensor(off_value).dtype.base_dtype if off_exists else None
         if on_exists or off_exists:
             if dtype is not None:
                 dtype = dtypes.as_dtype(dtype)
                 for given, label in ((on_dtype, "on_value"), (off_dtype, "off_value")):
                     if given is not None and given != dtype:
-                        raise TypeError(f"dtype {dtype!r} of {label} does not match "
-                                        f"dtype parameter {given!r}")
+                        raise TypeError(f"dtype {given!r} of {label} does not match "
+                                        f"dtype parameter {dtype!r}")
             else:
                 dtype = on_dtype if on_exists else off_dtype
         elif dtype is None:
             dtype = dtypes.float32
         dtype = dtypes.as_dtype(dtype)
-        if on_exists and off_exists and on_dtype != off_dtype:
-            raise TypeError(f"dtype {on_dtype!r} of on_value does not match dtype {off_dtype!r} "
-                            "of off_value")
         if not on_exists:
             on_value = convert_to_tensor(1, dtype=dtype, name="on_value")
+            on_dtype = dtype
         if not off_exists:
             off_value = convert_to_tensor(0, dtype=dtype, name="off_value")
+            off_dtype = dtype
+        if on_dtype != off_dtype:
+            raise TypeError(f"dtype {on_dtype!r} of on_value does not match dtype {off_dtype!r} "
+                            "of off_value")
         return apply_op("OneHot", (indices, depth, on_value, off_value), name=scope,
                         axis=-1 if axis is None else axis).outputs[0]
 
@@ -288,17 +315,21 @@ def _split_dims(x_shape, axis_value):
 @Split.shape
 def _(op):
     n = op._attrs["num_split"]
-    dims, axis = _split_dims(op._inputs[1]._shape, constant_value(op._inputs[0]))
+    dims, axis = _split_dims(op._inputs[1]._shape, input_value(op._inputs[0]))
     if dims is None:
         return [unknown_shape(op._inputs[1]._shape.ndims)] * n
     if dims[axis] is not None and dims[axis] % n:
-        raise ValueError(f"Dimension size must be evenly divisible by {n} but is {dims[axis]}")
+        raise ValueError(f"Number of ways to split should evenly divide the split dimension, "
+                         f"but got split_dim {axis} (size = {dims[axis]}) and num_split {n}")
     dims[axis] = None if dims[axis] is None else dims[axis] // n
     return [TensorShape(dims)] * n
 
 
 @Split.kernel
 def _(xp, split_dim, value, *, num_split):
+    if np.ndim(split_dim) != 0:
+        raise errors.InvalidArgumentError(
+            None, None, f"split_dim must be a scalar but has rank {np.ndim(split_dim)}")
     axis = int(split_dim)
     if axis < -value.ndim or axis >= value.ndim:
         raise errors.InvalidArgumentError(
@@ -316,19 +347,22 @@ SplitV = defop("SplitV", inputs=["value: T", "size_splits: Tlen", "split_dim: in
 
 
 def _resolve_sizes(sizes, total):
+    """(sizes with the -1 worked out, error): TF's SplitV rule (one -1 at most; the known
+    sizes sum to the dimension, or to at most it when one is -1)."""
     sizes = [int(s) for s in sizes]
     unknown = [i for i, s in enumerate(sizes) if s == -1]
     if len(unknown) > 1:
         return None, "Only one dimensions can have a value of -1. Second one found at " \
             f"dimension {unknown[1]}"
-    if unknown:
-        if total is None:
-            return sizes, None
-        sizes[unknown[0]] = total - (sum(sizes) + 1)
-    if total is not None and sum(sizes) != total:
+    known = sum(s for s in sizes if s != -1)
+    if total is None:
+        return sizes, None
+    if (known > total) if unknown else (known != total):
         return None, "Determined shape must either match input shape along split_dim " \
             f"exactly if fully specified, or be less than the size of the input along " \
-            f"split_dim if not fully specified.  Got: {sum(sizes)}"
+            f"split_dim if not fully specified.  Got: {known}"
+    if unknown:
+        sizes[unknown[0]] = total - known
     return sizes, None
 
 
@@ -336,10 +370,15 @@ def _resolve_sizes(sizes, total):
 def _(op):
     n = op._attrs["num_split"]
     x, sizes_t, axis_t = op._inputs
-    dims, axis = _split_dims(x._shape, constant_value(axis_t))
-    sv = constant_value(sizes_t)
-    if dims is None or sv is None:
+    dims, axis = _split_dims(x._shape, input_value(axis_t))
+    sv = input_value(sizes_t)
+    if sv is not None and np.size(sv) != n:
+        raise ValueError("Length of size_splits should be equal to num_outputs")
+    if dims is None:
         return [unknown_shape(x._shape.ndims)] * n
+    if sv is None:
+        # The split dimension is unknown; the others are the input's.
+        return [TensorShape(dims[:axis] + [None] + dims[axis + 1:])] * n
     sizes, err = _resolve_sizes(np.ravel(sv), dims[axis])
     if err:
         raise ValueError(err)
@@ -353,7 +392,13 @@ def _(op):
 
 @SplitV.kernel
 def _(xp, value, size_splits, split_dim, *, num_split):
-    axis = int(split_dim)
+    if np.size(split_dim) != 1:
+        raise errors.InvalidArgumentError(
+            None, None, "split_dim_tensor must have exactly one element.")
+    if np.size(size_splits) != num_split:
+        raise errors.InvalidArgumentError(
+            None, None, f"Length of size_splits should be equal to num_outputs ({num_split})")
+    axis = int(np.ravel(split_dim)[0])
     if axis < -value.ndim or axis >= value.ndim:
         raise errors.InvalidArgumentError(
             None, None, f"-input rank(-{value.ndim}) <= split_dim < input rank ({value.ndim}), "
@@ -405,15 +450,16 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
         return apply_op("Split", (axis, value), name=name,
                         num_split=int(num_or_size_splits)).outputs
     sizes = num_or_size_splits
+    sizes_t = convert_to_tensor(sizes) if not isinstance(sizes, Tensor) else sizes
+    s = sizes_t._shape
+    if s.ndims == 0:
+        raise ValueError("Rank-0 tensors are not supported as the num_or_size_splits argument "
+                         f"to split. Argument provided: {num_or_size_splits}")
     if num is None:
-        sizes_t = convert_to_tensor(sizes) if not isinstance(sizes, Tensor) else sizes
-        s = sizes_t._shape
-        if s.ndims is None or s.as_list()[0] is None:
-            raise ValueError(f"Cannot infer argument `num` from shape {s}")
-        num = s.as_list()[0]
-        if s.ndims == 0:
-            raise ValueError(f"Cannot infer argument `num` from shape {s}")
-    return apply_op("SplitV", (value, sizes, axis), name=name, num_split=num).outputs
+        num = s[0].value if s.ndims is not None else None
+        if num is None:
+            raise ValueError(f"Cannot infer num from shape {num_or_size_splits}")
+    return apply_op("SplitV", (value, sizes_t, axis), name=name, num_split=num).outputs
 
 
 # -- ReverseV2 ----------------------------------------------------------------------------------
@@ -424,7 +470,7 @@ ReverseV2 = defop("ReverseV2", inputs=["tensor: T", "axis: Tidx"], outputs=["out
 @ReverseV2.shape
 def _(op):
     x, a = op._inputs
-    av = constant_value(a)
+    av = input_value(a)
     if av is not None and x._shape.ndims is not None:
         nd = x._shape.ndims
         seen = set()

@@ -12,6 +12,7 @@ from flowloom.framework.ops import (Tensor)
 from flowloom.framework.op_def import defop
 from flowloom.framework.tensor_shape import Dimension, TensorShape, unknown_shape
 from flowloom.framework.tensor_util import constant_value, constant_value_as_shape
+from flowloom.framework.shape_eval import input_value, input_value_as_shape
 
 
 _builtin_slice = builtins.slice
@@ -27,26 +28,40 @@ Slice = defop("Slice", inputs=["input: T", "begin: Index", "size: Index"], outpu
 
 @Slice.shape
 def _(op):
+    """TF's Slice shape function: exact where the sizes are known (a -1 takes the rest of the
+    dimension after a known begin), else the sizes' partly known values."""
     x, b, sz = op._inputs
-    bv, sv = constant_value(b), constant_value(sz)
-    if sv is not None and (bv is None or x._shape.ndims is None):
-        # sizes alone: the dims whose size is not -1 (TF's shape function)
-        return TensorShape([None if int(s) == -1 else int(s) for s in np.reshape(sv, -1)])
-    if x._shape.ndims is None:
-        return unknown_shape(None)
-    nd = x._shape.ndims
-    if bv is None or sv is None:
-        return unknown_shape(nd)
-    dims = x._shape.as_list()
-    out = []
-    for d, bb, ss in zip(dims, bv, sv):
-        ss = int(ss)
-        out.append((None if d is None else d - int(bb)) if ss == -1 else ss)
-    return TensorShape(out)
+    begin = input_value_as_shape(b)
+    sizes = input_value(sz)
+    if sizes is not None:
+        dims = x._shape.as_list() if x._shape.ndims is not None else [None] * np.size(sizes)
+        out = []
+        for i, size in enumerate(np.ravel(sizes)):
+            size = int(size)
+            if size == -1:
+                d = dims[i] if i < len(dims) else None
+                start = begin[i].value if begin.ndims is not None and i < begin.ndims else None
+                out.append(None if d is None or start is None else d - start)
+            elif size < 0:
+                raise ValueError(f"Out of bounds slicing on dimension {i} of length {dims[i]}: "
+                                 f"sizes vector cannot be < -1, but was {size}")
+            else:
+                out.append(size)
+        return TensorShape(out)
+    partial = input_value_as_shape(sz)
+    if partial.ndims is not None:
+        return partial
+    return unknown_shape(x._shape.ndims)
 
 
 @Slice.kernel
 def _(xp, x, begin, size):
+    if np.ndim(begin) != 1 or np.ndim(size) != 1 or np.size(begin) != x.ndim or \
+            np.size(size) != x.ndim:
+        raise errors.InvalidArgumentError(
+            None, None, "Expected begin and size arguments to be 1-D tensors of size "
+            f"{x.ndim}, but got shapes {list(np.shape(begin))} and {list(np.shape(size))} "
+            "instead.".replace(" ", " "))
     idx = tuple(_builtin_slice(int(b), None if int(s) == -1 else int(b) + int(s))
                 for b, s in zip(begin, size))
     for b, s, d in zip(begin, size, x.shape):
@@ -120,6 +135,10 @@ def strided_slice_np(xp, x, begin, end, strides, *, begin_mask=0, end_mask=0, el
             continue
         if k is None:
             continue
+        if dim >= x.ndim:
+            raise errors.InvalidArgumentError(
+                None, None, f"Index out of range using input dim {dim}; input has only "
+                f"{x.ndim} dims")
         if isinstance(k, int):
             n = x.shape[dim]
             if k < -n or k >= n:

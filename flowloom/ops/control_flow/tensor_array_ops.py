@@ -67,9 +67,71 @@ def _(xp, handle, flow_in, *, source):
                                 True, handle.element_shape, handle.identical_shapes,
                                 aggregate=True)
         g.written_shapes = list(handle.written_shapes)
+        g.marked_size = handle.marked_size
         handle.grads[source] = g
         handle.dynamic_size = False  # the forward array may not grow once it has a gradient
     return g, _flow(xp)
+
+
+TensorArrayGradWithShape = defop(
+    "TensorArrayGradWithShape",
+    inputs=["handle: resource", "flow_in: float32", "shape_to_prepend: int32"],
+    outputs=["grad_handle: resource", "flow_out: float32"], attrs={"source": ""}, stateful=True)
+TensorArrayGradWithShape.shape(
+    lambda op: [tensor_shape.TensorShape([2]), tensor_shape.TensorShape([])])
+
+
+@TensorArrayGradWithShape.kernel
+def _(xp, handle, flow_in, shape_to_prepend, *, source):
+    prepend = [int(d) for d in np.asarray(shape_to_prepend).reshape(-1)]
+    g = handle.grads.get(source)
+    if g is None:
+        es = handle.element_shape
+        es = tensor_shape.TensorShape(prepend).concatenate(es) if es.ndims is not None else es
+        g = TensorArrayResource(handle.name + "@" + source, handle.dtype, handle.size(), False,
+                                True, es, handle.identical_shapes, aggregate=True)
+        g.written_shapes = [None if w is None else tuple(prepend) + tuple(w)
+                            for w in handle.written_shapes]
+        g.marked_size = handle.marked_size
+        handle.grads[source] = g
+        handle.dynamic_size = False
+    return g, _flow(xp)
+
+
+def tensor_array_grad_with_shape(handle, flow_in, shape_to_prepend, source, name=None):
+    """A gradient TensorArray of the array `handle` whose elements have `shape_to_prepend`
+    in front of the forward elements' shape (op TensorArrayGradWithShape); returns
+    (grad_handle, flow_out)."""
+    return tuple(apply_op("TensorArrayGradWithShape", (handle, flow_in, shape_to_prepend),
+                          name=name, source=source).outputs)
+
+
+_FORWARDING = frozenset(["Identity", "Enter", "Switch", "Merge", "Exit", "RefIdentity"])
+
+
+def handle_element_shape(handle):
+    """The static element shape of the TensorArray behind `handle` (TF's handle shape data):
+    the TensorArrayV3's element_shape, or a gradient array's (TensorArrayGradWithShape puts
+    one unknown dimension per entry of shape_to_prepend in front); unknown otherwise."""
+    t = handle
+    prepend = 0
+    for _ in range(64):
+        op = t.op
+        if op.type == "TensorArrayV3":
+            es = op.get_attr("element_shape")
+            es = tensor_shape.unknown_shape() if es is None else tensor_shape.as_shape(es)
+            if es.ndims is None:
+                return es
+            return tensor_shape.unknown_shape(prepend).concatenate(es) if prepend else es
+        if op.type == "TensorArrayGradWithShape":
+            n = op.inputs[2].shape.with_rank_at_most(1)
+            if n.ndims != 1 or n.dims[0].value is None:
+                return tensor_shape.unknown_shape()
+            prepend += n.dims[0].value
+        elif op.type not in _FORWARDING and op.type != "TensorArrayGradV3":
+            break
+        t = op.inputs[0]
+    return tensor_shape.unknown_shape()
 
 
 TensorArrayWriteV3 = defop(
@@ -87,7 +149,7 @@ def _(xp, handle, index, value, flow_in):
 TensorArrayReadV3 = defop(
     "TensorArrayReadV3", inputs=["handle: resource", "index: int32", "flow_in: float32"],
     outputs=["value: dtype"], attrs={"dtype": None}, stateful=True)
-TensorArrayReadV3.shape(lambda op: tensor_shape.unknown_shape())
+TensorArrayReadV3.shape(lambda op: handle_element_shape(op.inputs[0]))
 
 
 @TensorArrayReadV3.kernel
@@ -173,7 +235,7 @@ def _(op):
 
 @TensorArrayConcatV3.kernel
 def _(xp, handle, flow_in, *, dtype, element_shape_except0):
-    values = [handle.read(i) for i in range(handle.size())]
+    values = [handle.read(i) for i in range(handle.concat_size())]
     for i, v in enumerate(values):
         if v.ndim == 0:
             raise _err(f"Concat saw a scalar shape at index {i} but requires at least vectors.  "
@@ -220,6 +282,8 @@ def _(xp, handle, value, lengths, flow_in):
     for i, n in enumerate(lengths):
         handle.write(i, value[start:start + n])
         start += n
+    if not handle.aggregate:
+        handle.marked_size = len(lengths)
     return _flow(xp)
 
 

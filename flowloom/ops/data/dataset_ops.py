@@ -13,6 +13,7 @@ from flowloom.framework import common_shapes, errors
 from flowloom.framework.op_def import defop
 from flowloom.ops.data import dataset_values as dv
 from flowloom.ops.data.map_value import MapValue
+from flowloom.ops.data.parallel_interleave import ParallelInterleaveValue
 
 # Graph -> {function name: TracedFunction}: the functions dataset ops call.
 FUNCTIONS = weakref.WeakKeyDictionary()
@@ -326,3 +327,42 @@ GeneratorDataset = _dataset("GeneratorDataset", [], {"generator": None})
 def _(xp, *, output_types, output_shapes, generator, ctx):
     fn = _function(ctx, generator)
     return dv.GeneratorValue(fn.make_generator, fn.convert)
+
+
+MapAndBatchDataset = _dataset("MapAndBatchDataset", [
+    "input_dataset: variant", _CAPTURED, "batch_size: int64", "num_parallel_calls: int64",
+    "drop_remainder: bool"], {"f": None, "Targuments": [], "preserve_cardinality": False})
+
+
+@MapAndBatchDataset.kernel
+def _(xp, dataset, *rest, output_types, output_shapes, f, Targuments, preserve_cardinality,
+      ctx):
+    # tf.data.experimental.map_and_batch: the map's results batched as they come
+    *captured, batch_size, num_parallel_calls, drop_remainder = rest
+    n = _int(num_parallel_calls)
+    if n <= 0 and n != -1:
+        raise errors.InvalidArgumentError(None, ctx.op, "num_parallel_calls must be greater "
+                                          "than zero.")
+    mapped = MapValue(dataset, _function(ctx, f).bind(captured), n)
+    return dv.BatchValue(mapped, _int(batch_size), bool(drop_remainder), ctx.op)
+
+
+ParallelInterleaveDataset = _dataset("ParallelInterleaveDataset", [
+    "input_dataset: variant", _CAPTURED, "cycle_length: int64", "block_length: int64",
+    "sloppy: bool", "buffer_output_elements: int64", "prefetch_input_elements: int64"],
+    {"f": None, "Targuments": []})
+
+
+@ParallelInterleaveDataset.kernel
+def _(xp, dataset, *rest, output_types, output_shapes, f, Targuments, ctx):
+    # tf.data.experimental.parallel_interleave: TF's deterministic order (what `sloppy`
+    # allows too), the inner datasets read one at a time (ops/data/parallel_interleave.py)
+    *captured, cycle_length, block_length, _sloppy, buffer_output, prefetch_input = rest
+    for what, v in (("cycle_length", cycle_length), ("block_length", block_length),
+                    ("buffer_output_elements", buffer_output),
+                    ("prefetch_input_elements", prefetch_input)):
+        if _int(v) <= 0 and not (what == "prefetch_input_elements" and _int(v) == 0):
+            raise errors.InvalidArgumentError(None, ctx.op, f"`{what}` must be > 0")
+    return ParallelInterleaveValue(dataset, _function(ctx, f).bind(captured),
+                                   _int(cycle_length), _int(block_length),
+                                   _int(prefetch_input), ctx.op)

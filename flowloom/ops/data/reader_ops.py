@@ -20,6 +20,7 @@ from flowloom.framework import errors
 from flowloom.framework import tensor_shape
 from flowloom.framework.op_def import defop
 from flowloom.io import tfrecord
+from flowloom.ops.data import reader_state
 
 _CHUNK = 1 << 16
 
@@ -54,6 +55,10 @@ class _Work:
 
     def close(self):
         pass
+
+    # True: the unit is one record, finished as it is read (TF's readers that read a work
+    # unit whole set at_end with their record)
+    whole = False
 
 
 class _TFRecordWork(_Work):
@@ -203,6 +208,8 @@ class _FixedLengthWork(_Work):
 
 
 class _WholeFileWork(_Work):
+    whole = True
+
     def __init__(self, name, path):
         self._name = name
         self._path = path
@@ -211,12 +218,15 @@ class _WholeFileWork(_Work):
     def next(self):
         if self._done:
             return None
+        with _open(self._path) as f:  # a failure stays this unit's: the next read retries
+            data = f.read()
         self._done = True
-        with _open(self._path) as f:
-            return self._name.encode(), f.read()
+        return self._name.encode(), data
 
 
 class _IdentityWork(_Work):
+    whole = True
+
     def __init__(self, name):
         self._name = name
         self._done = False
@@ -231,9 +241,11 @@ class _IdentityWork(_Work):
 class Reader:
     """A reader resource: its work units, counters and the current work (TF's ReaderBase)."""
 
-    def __init__(self, name, make_work):
+    def __init__(self, name, make_work, describe=None):
         self.name = name
         self._make_work = make_work
+        # "IdentityReader 'node'" for the readers whose state serializes (TF's name())
+        self.describe = describe
         self._lock = threading.Lock()
         self._work = None
         self._work_name = b""
@@ -259,8 +271,9 @@ class Reader:
         self.work_finished = self.work_started
 
     def read_up_to(self, queue, n):
-        """Up to `n` records, across work units; fewer when the queue closes after some were
-        read (the next call then raises OutOfRangeError), as TF's ReaderReadUpTo does."""
+        """Up to `n` records of one work unit, as TF's ReaderReadUpTo: fewer when the unit
+        ends after some were read (a unit that ends with none gives way to the next one;
+        a closed, drained queue then raises OutOfRangeError)."""
         keys, values = [], []
         with self._lock:
             while len(keys) < n:
@@ -276,17 +289,59 @@ class Reader:
                 self.num_records_produced += got
                 if error is not None:
                     raise error
-                if got < want:
+                if got < want or self._work.whole:
                     self._finish_work()
+                    if keys:
+                        break
         return keys, values
 
     def reset(self):
         with self._lock:
+            self._reset()
+
+    def _reset(self):
+        if self._work is not None:
+            self._work.close()
+        self._work = None
+        self._work_name = b""
+        self.work_started = self.work_finished = self.num_records_produced = 0
+
+    def serialize_state(self):
+        """The ReaderBaseState bytes (readers whose work is read whole, as TF's)."""
+        if self.describe is None:
+            raise errors.UnimplementedError(None, None, "Reader SerializeState")
+        with self._lock:
+            return reader_state.encode(self.work_started, self.work_finished,
+                                       self.num_records_produced, self._work_name)
+
+    def restore_state(self, data):
+        """Restores serialize_state's counters; TF's errors (and a reset) for bad state."""
+        if self.describe is None:
+            raise errors.UnimplementedError(None, None, "Reader RestoreState")
+        with self._lock:
+            try:
+                state = reader_state.decode(data)
+            except reader_state.ParseError:
+                self._reset()
+                raise errors.InvalidArgumentError(
+                    None, None, f"Could not parse state for {self.describe}: "
+                    f"{reader_state.c_escape(data)}") from None
+            started, finished = state["work_started"], state["work_finished"]
+            problem = None
+            if min(started, finished, state["num_records_produced"]) < 0:
+                problem = "Unexpected negative value when restoring in"
+            elif started > finished:
+                problem = "Inconsistent work started vs. finished when restoring in"
+            if problem is not None:
+                self._reset()
+                raise errors.InvalidArgumentError(
+                    None, None, f"{problem} {self.describe}: {reader_state.debug_string(state)}")
             if self._work is not None:
                 self._work.close()
             self._work = None
-            self._work_name = b""
-            self.work_started = self.work_finished = self.num_records_produced = 0
+            self.work_started, self.work_finished = started, finished
+            self.num_records_produced = state["num_records_produced"]
+            self._work_name = state["current_work"]
 
 
 def _reader_op(type_name, attrs):
@@ -297,14 +352,16 @@ def _reader_op(type_name, attrs):
     return od
 
 
-def _find_or_create(ctx, container, shared_name, make_work):
+def _find_or_create(ctx, container, shared_name, make_work, kind=None):
     reader = ctx.state.get("reader")
     key = ("reader", container, shared_name or ctx.op._name)
     if reader is not None and ctx.resources.get(key) is reader:
         return reader
     reader = ctx.resources.get(key)
     if reader is None:
-        reader = ctx.resources.setdefault(key, Reader(shared_name or ctx.op._name, make_work))
+        describe = None if kind is None else f"{kind} '{ctx.op._name}'"
+        reader = ctx.resources.setdefault(
+            key, Reader(shared_name or ctx.op._name, make_work, describe))
     ctx.state["reader"] = reader
     return reader
 
@@ -354,7 +411,7 @@ WholeFileReaderV2 = _reader_op("WholeFileReaderV2", {})
 
 @WholeFileReaderV2.kernel
 def _(xp, *, container, shared_name, ctx):
-    return _find_or_create(ctx, container, shared_name, _WholeFileWork)
+    return _find_or_create(ctx, container, shared_name, _WholeFileWork, "WholeFileReader")
 
 
 IdentityReaderV2 = _reader_op("IdentityReaderV2", {})
@@ -362,7 +419,8 @@ IdentityReaderV2 = _reader_op("IdentityReaderV2", {})
 
 @IdentityReaderV2.kernel
 def _(xp, *, container, shared_name, ctx):
-    return _find_or_create(ctx, container, shared_name, lambda name, path: _IdentityWork(name))
+    return _find_or_create(ctx, container, shared_name, lambda name, path: _IdentityWork(name),
+                           "IdentityReader")
 
 
 def _simple(type_name, inputs, outputs, shapes):
@@ -414,3 +472,20 @@ ReaderNumWorkUnitsCompletedV2.kernel(lambda xp, reader: np.int64(reader.work_fin
 
 ReaderResetV2 = _simple("ReaderResetV2", ["reader_handle: resource"], [], [])
 ReaderResetV2.kernel(lambda xp, reader: reader.reset())
+
+ReaderSerializeStateV2 = _simple("ReaderSerializeStateV2", ["reader_handle: resource"],
+                                 ["state: string"], [[]])
+ReaderSerializeStateV2.kernel(
+    lambda xp, reader: np.array(reader.serialize_state(), dtype=object))
+
+ReaderRestoreStateV2 = _simple("ReaderRestoreStateV2", ["reader_handle: resource",
+                                                        "state: string"], [], [])
+
+
+@ReaderRestoreStateV2.kernel
+def _(xp, reader, state):
+    if np.ndim(state) != 0:
+        raise errors.InvalidArgumentError(
+            None, None, f"Expected state to be a scalar, got shape: {list(np.shape(state))}")
+    value = state.item() if isinstance(state, np.ndarray) else state
+    reader.restore_state(value if isinstance(value, bytes) else str(value).encode())

@@ -304,6 +304,9 @@ def resize_image_with_pad(image, target_height, target_width,
         return padded if is_batch else array_ops.squeeze(padded, axis=[0])
 
 
+resize_image_with_pad_v1 = resize_image_with_pad  # TF 1.15's name for the TF1 behaviour
+
+
 def central_crop(image, central_fraction):
     """Crops the central `central_fraction` (in (0, 1]) of each dimension's height/width."""
     with name_scope(None, "central_crop", [image]):

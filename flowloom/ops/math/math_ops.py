@@ -517,6 +517,11 @@ def _(op):
 
 @Range.kernel
 def _(xp, start, limit, delta):
+    for what, v in (("start", start), ("limit", limit), ("delta", delta)):
+        if np.ndim(v) != 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"{what} must be a scalar, not shape "
+                "[" + ",".join(str(d) for d in np.shape(v)) + "]")
     if delta == 0:
         raise errors.InvalidArgumentError(None, None, "Requires delta != 0: 0")
     return xp.arange(start, limit, delta, dtype=start.dtype)
@@ -637,7 +642,8 @@ from flowloom.ops.math.matmul_ops import (  # noqa: E402,F401
     MatMul, matmul_kernel, BatchMatMulV2, matmul)
 from flowloom.ops.math.special_math_ops import (  # noqa: E402,F401
     Invert, acosh, asinh, atanh, erfc, lgamma, digamma, invert, xlogy, xlog1py, xdivy,
-    multiply_no_nan, mul_no_nan, bitwise_and, bitwise_or, bitwise_xor, left_shift, right_shift)
+    multiply_no_nan, mul_no_nan, bitwise_and, bitwise_or, bitwise_xor, left_shift, right_shift,
+    bessel_i0e, bessel_i1e)
 from flowloom.ops.math.segment_reduction_ops import (  # noqa: E402,F401
     SegmentSum, SegmentMean, segment_sum, segment_mean, segment_prod, segment_min, segment_max,
     unsorted_segment_mean, unsorted_segment_sqrt_n, sparse_segment_sum, sparse_segment_mean,

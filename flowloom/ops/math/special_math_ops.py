@@ -9,7 +9,7 @@ from flowloom.framework.graph import name_scope
 from flowloom.framework.op_def import defop
 from flowloom.framework.ops import convert_to_tensor
 from flowloom.ops.math.math_ops import BINARY_OPS, _binary, _binary_kernel
-from flowloom.ops.math.unary_ops import UNARY_OPS, _unary, _unary_kernel
+from flowloom.ops.math.unary_ops import UNARY_OPS, _map_sparse_values, _unary, _unary_kernel
 from flowloom.ops.layout import c_order
 
 
@@ -76,12 +76,44 @@ def _shift_kernel(fn):
     return kernel
 
 
+def _bessel_ie(order):
+    """exp(-|x|) I_order(x) for order 0 or 1: the power series for |x| <= 30 (positive terms,
+    no cancellation), the asymptotic expansion beyond."""
+    def fn(x):
+        a = np.abs(np.asarray(x, np.float64))
+        out = np.empty_like(a)
+        small = a <= 30
+        if small.any():
+            h = a[small] / 2
+            term = np.ones_like(h) if order == 0 else h.copy()
+            total = term.copy()
+            for k in range(1, 80):
+                term = term * h * h / (k * (k + order))
+                total += term
+            out[small] = total * np.exp(-a[small])
+        if (~small).any():
+            z = a[~small]
+            mu, term, total = 4.0 * order * order, np.ones_like(z), np.ones_like(z)
+            for k in range(1, 20):
+                term = -term * (mu - (2 * k - 1) ** 2) / (k * 8 * z)
+                total += term
+            out[~small] = total / np.sqrt(2 * np.pi * z)
+        if order == 1:
+            out = np.where(np.asarray(x) < 0, -out, out)
+        return out.astype(np.asarray(x).dtype)
+    return fn
+
+
 import math as _math  # noqa: E402
 
 for _type, _fn in (("Acosh", np.arccosh), ("Asinh", np.arcsinh), ("Atanh", np.arctanh),
                    ("Erfc", _vectorized(_math.erfc)), ("Lgamma", _vectorized(_math.lgamma)),
-                   ("Digamma", _digamma)):
-    _od = defop(_type, inputs=["x: T"], outputs=["y: T"])
+                   ("Digamma", _digamma), ("BesselI0e", _bessel_ie(0)),
+                   ("BesselI1e", _bessel_ie(1))):
+    _od = defop(_type, inputs=["x: T"], outputs=["y: T"],
+                allowed_types={"T": tuple(dtypes.as_dtype(t) for t in (
+                    "bfloat16", "float16", "float32", "float64"))}
+                if _type.startswith("Bessel") else None)
     _od.shape(common_shapes.unchanged)
     _od.kernel(_unary_kernel(_fn, True))
     UNARY_OPS[_type] = _od
@@ -126,6 +158,8 @@ atanh = _unary("Atanh", "Atanh")
 erfc = _unary("Erfc", "Erfc")
 lgamma = _unary("Lgamma", "Lgamma")
 digamma = _unary("Digamma", "Digamma")
+bessel_i0e = _map_sparse_values(_unary("BesselI0e", "BesselI0e"))
+bessel_i1e = _map_sparse_values(_unary("BesselI1e", "BesselI1e"))
 invert = _unary("Invert", "Invert")
 
 
@@ -238,3 +272,31 @@ def _register_conj_grad():
 
 
 _register_conj_grad()
+
+
+def _bessel_i0e_grad(op, grad):
+    from flowloom.framework.graph import control_dependencies
+
+    x, y = op._inputs[0], op._outputs[0]
+    with control_dependencies([grad]):
+        return [grad * (bessel_i1e(x) - _math().sign(x) * y)]
+
+
+def _bessel_i1e_grad(op, grad):
+    from flowloom.framework.graph import control_dependencies
+    from flowloom.ops.array import array_ops
+
+    x, y = op._inputs[0], op._outputs[0]
+    m = _math()
+    with control_dependencies([grad]):
+        # the limit at x = 0 is 0.5 (the main formula divides by x)
+        eps = float(np.finfo(x.dtype.base_dtype.as_numpy_dtype).eps)
+        zeros = array_ops.zeros_like(x)
+        x_is_not_tiny = m.abs(x) > eps
+        safe_x = array_ops.where(x_is_not_tiny, x, eps + zeros)
+        dy_dx = bessel_i0e(safe_x) - y * (m.sign(safe_x) + m.reciprocal(safe_x))
+        return [grad * array_ops.where(x_is_not_tiny, dy_dx, 0.5 + zeros)]
+
+
+UNARY_OPS["BesselI0e"].gradient(_bessel_i0e_grad)
+UNARY_OPS["BesselI1e"].gradient(_bessel_i1e_grad)

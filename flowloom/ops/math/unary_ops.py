@@ -68,6 +68,11 @@ for _type, _fn in _UNARY:
 
 
 # -- the *Grad helper ops: d(unary)/dx from the op's output y and the incoming gradient dy -------
+def _c(y):
+    """The conjugate of a complex array (TF's *Grad kernels conjugate y); others as they are."""
+    return np.conj(y) if y.dtype.kind == "c" else y
+
+
 def _grad_helper(type_name, fn, a="y", b="dy", out="z"):
     od = defop(type_name, inputs=[f"{a}: T", f"{b}: T"], outputs=[f"{out}: T"])
     od.shape(common_shapes.unchanged)
@@ -82,9 +87,9 @@ def _grad_helper(type_name, fn, a="y", b="dy", out="z"):
 
 TanhGrad = _grad_helper("TanhGrad", lambda y, dy: dy * (1 - y * y))
 SigmoidGrad = _grad_helper("SigmoidGrad", lambda y, dy: dy * (y * (1 - y)))
-RsqrtGrad = _grad_helper("RsqrtGrad", lambda y, dy: dy * (-0.5 * y * y * y))
-SqrtGrad = _grad_helper("SqrtGrad", lambda y, dy: dy * 0.5 / y)
-ReciprocalGrad = _grad_helper("ReciprocalGrad", lambda y, dy: -dy * y * y)
+RsqrtGrad = _grad_helper("RsqrtGrad", lambda y, dy: dy * (-0.5 * _c(y) * _c(y) * _c(y)))
+SqrtGrad = _grad_helper("SqrtGrad", lambda y, dy: dy * 0.5 / _c(y))
+ReciprocalGrad = _grad_helper("ReciprocalGrad", lambda y, dy: -dy * _c(y * y))
 SoftplusGrad = _grad_helper("SoftplusGrad", lambda dy, x: dy * _sigmoid(x),
                             a="gradients", b="features", out="backprops")
 
@@ -93,8 +98,8 @@ SoftplusGrad = _grad_helper("SoftplusGrad", lambda dy, x: dy * _sigmoid(x),
 def _(op, grad):
     from flowloom.framework.graph import control_dependencies
 
-    a, b = op._inputs
     with control_dependencies([grad]):
+        a, b = conj(op._inputs[0]), conj(op._inputs[1])
         return grad * -2.0 * b * a, apply_op("TanhGrad", (a, grad)).outputs[0]
 
 
@@ -102,8 +107,8 @@ def _(op, grad):
 def _(op, grad):
     from flowloom.framework.graph import control_dependencies
 
-    a, b = op._inputs
     with control_dependencies([grad]):
+        a, b = conj(op._inputs[0]), conj(op._inputs[1])
         gb = grad * b
         return gb - 2.0 * gb * a, apply_op("SigmoidGrad", (a, grad)).outputs[0]
 
@@ -113,28 +118,30 @@ def _(op, grad):
     from flowloom.framework.graph import control_dependencies
 
     a, _ = op._inputs
-    y = op._outputs[0]  # y = 0.5 * b / a
+    y = op._outputs[0]  # y = 0.5 * b / conj(a)
     with control_dependencies([grad]):
         ga = grad / a
-        return -ga * y, 0.5 * ga
+        return -conj(ga) * y, 0.5 * ga
 
 
 @RsqrtGrad.gradient
 def _(op, grad):
     from flowloom.framework.graph import control_dependencies
 
-    a, b = op._inputs  # y = -0.5 * b * a^3
+    a, b = op._inputs  # y = -0.5 * b * conj(a)^3
     with control_dependencies([grad]):
-        return -1.5 * grad * b * square(a), apply_op("RsqrtGrad", (a, grad)).outputs[0]
+        ca, cg = conj(a), conj(grad)
+        return -1.5 * cg * b * square(ca), apply_op("RsqrtGrad", (ca, grad)).outputs[0]
 
 
 @ReciprocalGrad.gradient
 def _(op, grad):
     from flowloom.framework.graph import control_dependencies
 
-    a, b = op._inputs  # y = -b * a^2
+    a, b = op._inputs  # y = -b * conj(a)^2
     with control_dependencies([grad]):
-        return grad * -2.0 * b * a, apply_op("ReciprocalGrad", (a, grad)).outputs[0]
+        ca, cg = conj(a), conj(grad)
+        return cg * -2.0 * b * ca, apply_op("ReciprocalGrad", (ca, grad)).outputs[0]
 
 
 @SoftplusGrad.gradient
@@ -149,29 +156,31 @@ def _(op, grad):
 
 
 # -- gradients of the unary ops -----------------------------------------------------------------
-def _unary_grad(type_name, use_output=False, gate=True):
+def _unary_grad(type_name, use_output=False, gate=True, conjugate=True):
     """Registers `fn(x_or_y, grad)` as the gradient of `type_name`, under a control dependency
-    on grad (TF's way of keeping the derivative from being computed before it is needed)."""
+    on grad (TF's way of keeping the derivative from being computed before it is needed).
+    For complex tensors `fn` gets the conjugate of x or y, as TF's gradients take it (unless
+    `conjugate` is False: the *Grad kernels conjugate themselves)."""
     def register(fn):
         def grad_fn(op, grad):
             from flowloom.framework.graph import control_dependencies
 
             v = op._outputs[0] if use_output else op._inputs[0]
             if not gate:
-                return fn(v, grad)
+                return fn(conj(v) if conjugate else v, grad)
             with control_dependencies([grad]):
-                return fn(v, grad)
+                return fn(conj(v) if conjugate else v, grad)
         UNARY_OPS[type_name].gradient(grad_fn)
         return fn
     return register
 
 
-@_unary_grad("Neg", gate=False)
+@_unary_grad("Neg", gate=False, conjugate=False)
 def _(x, grad):
     return -grad
 
 
-@_unary_grad("Abs", gate=False)
+@_unary_grad("Abs", gate=False, conjugate=False)
 def _(x, grad):
     return grad * sign(x)
 
@@ -181,17 +190,17 @@ def _(x, grad):
     return multiply(grad, multiply(x, convert_to_tensor(2.0, dtype=x.dtype.base_dtype)))
 
 
-@_unary_grad("Sqrt", use_output=True, gate=False)
+@_unary_grad("Sqrt", use_output=True, gate=False, conjugate=False)
 def _(y, grad):
     return apply_op("SqrtGrad", (y, grad)).outputs[0]
 
 
-@_unary_grad("Rsqrt", use_output=True, gate=False)
+@_unary_grad("Rsqrt", use_output=True, gate=False, conjugate=False)
 def _(y, grad):
     return apply_op("RsqrtGrad", (y, grad)).outputs[0]
 
 
-@_unary_grad("Reciprocal", use_output=True, gate=False)
+@_unary_grad("Reciprocal", use_output=True, gate=False, conjugate=False)
 def _(y, grad):
     return apply_op("ReciprocalGrad", (y, grad)).outputs[0]
 
@@ -288,7 +297,7 @@ def _(x, grad):
     return grad / square(1 + abs(x))
 
 
-@_unary_grad("Sign", gate=False)
+@_unary_grad("Sign", gate=False, conjugate=False)
 def _(x, grad):
     return array_ops.zeros_like(x)
 
@@ -374,3 +383,26 @@ def conj(x, name=None):
     if x.dtype.base_dtype.is_complex:
         return apply_op("Conj", (x,), name=name or "Conj").outputs[0]
     return x
+
+
+# -- TF's unary ops that map a SparseTensor's values (sparse_ops' _UNARY_OPS dispatch) -------
+def _map_sparse_values(fn):
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(x, *args, **kwargs):
+        from flowloom.framework.sparse_tensor import SparseTensor
+
+        if isinstance(x, SparseTensor):
+            return SparseTensor(x.indices, fn(x.values, *args, **kwargs), x.dense_shape)
+        return fn(x, *args, **kwargs)
+    return wrapper
+
+
+abs = _map_sparse_values(abs)  # noqa: A001
+negative = neg = _map_sparse_values(negative)
+sign = _map_sparse_values(sign)
+square = _map_sparse_values(square)
+sqrt = _map_sparse_values(sqrt)
+erf = _map_sparse_values(erf)
+tanh = _map_sparse_values(tanh)

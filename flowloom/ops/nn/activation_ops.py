@@ -12,7 +12,7 @@ from flowloom.framework import errors
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.graph import name_scope
 from flowloom.framework.op_def import defop
-from flowloom.framework.ops import convert_to_tensor
+from flowloom.framework.ops import Tensor, convert_to_tensor
 from flowloom.framework.tensor_shape import TensorShape
 from flowloom.ops.math import math_ops
 
@@ -72,6 +72,44 @@ def _leaky_grad(xp, g, x, *, alpha):
 
 LeakyRelu, LeakyReluGrad = _activation("LeakyRelu", _leaky, "LeakyReluGrad", _leaky_grad,
                                        uses_output=False, attrs={"alpha": 0.2, "T": dtypes.float32})
+
+# Second-order gradients, as TF registers them: each gradient op is linear in its upstream
+# gradient; EluGrad/SeluGrad also depend on the activations they were given.
+def _zeros_like(x):
+    from flowloom.ops.array import array_ops
+
+    return array_ops.zeros_like(x)
+
+
+def _where_negative(y, value):
+    from flowloom.ops.array import array_ops
+
+    return array_ops.where(y < 0, value, _zeros_like(y))
+
+
+@Relu6Grad.gradient
+def _(op, grad):
+    return [apply_op("Relu6Grad", (grad, op._inputs[1])).outputs[0], _zeros_like(op._inputs[1])]
+
+
+@EluGrad.gradient
+def _(op, grad):
+    y = op._inputs[1]
+    return [apply_op("EluGrad", (grad, y)).outputs[0], _where_negative(y, grad * op._inputs[0])]
+
+
+@SeluGrad.gradient
+def _(op, grad):
+    y = op._inputs[1]
+    return [apply_op("SeluGrad", (grad, y)).outputs[0], _where_negative(y, grad * op._inputs[0])]
+
+
+@LeakyReluGrad.gradient
+def _(op, grad):
+    x = op._inputs[1]
+    return [apply_op("LeakyReluGrad", (grad, x), alpha=op._attrs["alpha"]).outputs[0],
+            _zeros_like(x)]
+
 
 def relu6(features, name=None):
     """min(max(features, 0), 6) (op `Relu6`)."""
@@ -154,6 +192,13 @@ def _on_last_axis(op_type, logits, axis, name):
 
     logits = convert_to_tensor(logits)
     nd = logits._shape.ndims
+    if isinstance(axis, Tensor):
+        from flowloom.framework.tensor_util import constant_value
+
+        value = constant_value(axis)
+        if value is None:
+            return _on_axis_tensor(op_type, logits, axis, name)
+        axis = int(value)
     if axis is None or axis == -1 or (nd is not None and axis == nd - 1):
         return apply_op(op_type, (logits,), name=name).outputs[0]
     if nd is None:
@@ -167,6 +212,27 @@ def _on_last_axis(op_type, logits, axis, name):
     perm[axis], perm[-1] = perm[-1], perm[axis]
     out = apply_op(op_type, (array_ops.transpose(logits, perm),)).outputs[0]
     return array_ops.transpose(out, perm, name=name)
+
+
+def _on_axis_tensor(op_type, logits, axis, name):
+    """`_on_last_axis` for an axis known only at run time (TF's dynamic transposes: an axis
+    out of range fails in the Transpose kernel)."""
+    from flowloom.ops.array import array_ops
+
+    nd = logits._shape.ndims
+    if nd is None:
+        raise NotImplementedError(f"{op_type} along a tensor axis of a tensor of unknown rank")
+    rank = array_ops.rank(logits)
+    axis = array_ops.where(math_ops.less(axis, 0), axis + rank, axis)
+    last = math_ops.subtract(rank, 1)
+
+    def swap(t, name=None):
+        return array_ops.transpose(t, array_ops.concat(
+            [math_ops.range_(axis), [last], math_ops.range_(axis + 1, last), [axis]], 0),
+            name=name)
+    out = swap(apply_op(op_type, (swap(logits),)).outputs[0], name=name)
+    out.set_shape(logits._shape)
+    return out
 
 
 def softmax(logits, axis=None, name=None, dim=None):

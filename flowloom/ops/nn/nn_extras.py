@@ -242,25 +242,31 @@ def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
 
 
 def weighted_moments(x, axes, frequency_weights, name=None, keep_dims=None, keepdims=None):
-    """Frequency-weighted mean and variance of `x` over `axes`."""
-    from flowloom.ops.math.math_ops import div_no_nan
-
+    """Frequency-weighted mean and variance of `x` over `axes` (as TF 1.15: float16 computed
+    in float32, divided by multiplying with the reciprocal of the weights' sum)."""
     keep = bool(keepdims if keepdims is not None else keep_dims)
     with name_scope(name, "weighted_moments", [x, frequency_weights, axes]):
         x = convert_to_tensor(x, name="x")
         w = convert_to_tensor(frequency_weights, name="frequency_weights")
+        needs_cast = x.dtype.base_dtype == dtypes.float16
+        if needs_cast:
+            x = math_ops.cast(x, dtypes.float32)
         w = math_ops.cast(w, x.dtype) if w.dtype != x.dtype else w
         weighted_input_sum = reduce_sum(w * x, axes, name="weighted_input_sum", keepdims=True)
         broadcasted_weights = w + array_ops.zeros_like(x)
         sum_of_weights = reduce_sum(broadcasted_weights, axes, name="sum_of_weights",
                                     keepdims=True)
-        weighted_mean = div_no_nan(weighted_input_sum, sum_of_weights)
+        divisor = math_ops.reciprocal(sum_of_weights, name="inv_weight_sum")
+        weighted_mean = math_ops.multiply(weighted_input_sum, divisor)
         weighted_distsq = reduce_sum(w * math_ops.squared_difference(x, weighted_mean), axes,
                                      name="weighted_distsq", keepdims=True)
-        weighted_variance = div_no_nan(weighted_distsq, sum_of_weights)
+        weighted_variance = math_ops.multiply(weighted_distsq, divisor)
         if not keep:
             weighted_mean = array_ops.squeeze(weighted_mean, axis=axes)
             weighted_variance = array_ops.squeeze(weighted_variance, axis=axes)
+        if needs_cast:
+            weighted_mean = math_ops.cast(weighted_mean, dtypes.float16)
+            weighted_variance = math_ops.cast(weighted_variance, dtypes.float16)
         return weighted_mean, weighted_variance
 
 

@@ -15,22 +15,26 @@ from flowloom.ops.math import math_ops
 
 
 def _xent_shape(op):
+    from flowloom.framework.common_shapes import broadcast
+
     f, lab = op._inputs[0]._shape, op._inputs[1]._shape
-    if f.ndims is not None and f.ndims != 2:
-        raise ValueError(f"Shape must be rank 2 but is rank {f.ndims}")
     if op._type == "SparseSoftmaxCrossEntropyWithLogits":
+        # TF: features of rank 2, labels of rank 1, the batch sizes merged.
+        if f.ndims is not None and f.ndims != 2:
+            raise ValueError(f"Shape must be rank 2 but is rank {f.ndims}")
         if lab.ndims is not None and lab.ndims != 1:
             raise ValueError(f"Shape must be rank 1 but is rank {lab.ndims}")
-        merged = f.merge_with(TensorShape(
+        merged = f.with_rank(2).merge_with(TensorShape(
             [lab.as_list()[0] if lab.ndims else None, None]))
     else:
-        if lab.ndims is not None and lab.ndims != 2:
-            raise ValueError(f"Shape must be rank 2 but is rank {lab.ndims}")
+        # TF: rank-2 shapes that merge, else shapes that broadcast to rank 2.
         try:
-            merged = f.merge_with(lab)
+            merged = f.with_rank(2).merge_with(lab)
         except ValueError:
-            raise ValueError(f"Dimensions must be equal, but are {f.as_list()} and "
-                             f"{lab.as_list()}") from None
+            merged = broadcast(f, lab)
+            if merged.ndims != 2:
+                raise ValueError("Shape must be broadcasted with rank 2, but is rank "
+                                 f"{merged.ndims if merged.ndims is not None else -1}") from None
     batch = merged.as_list()[0] if merged.ndims is not None else None
     return [TensorShape([batch]), merged if merged.ndims is not None else unknown_shape(2)]
 
@@ -55,12 +59,17 @@ SoftmaxCrossEntropyWithLogits.shape(_xent_shape)
 def _(xp, features, labels):
     if features.ndim != 2 or labels.ndim != 2 or features.shape != labels.shape:
         try:
-            labels = np.broadcast_to(labels, features.shape)
+            shape = np.broadcast_shapes(features.shape, labels.shape)
+            features, labels = np.broadcast_to(features, shape), np.broadcast_to(labels, shape)
         except ValueError:
             raise errors.InvalidArgumentError(
                 None, None, "logits and labels must be broadcastable: logits_size=[%s] "
                 "labels_size=[%s]" % (",".join(map(str, features.shape)),
                                       ",".join(map(str, labels.shape)))) from None
+        if len(shape) != 2:
+            raise errors.InvalidArgumentError(
+                None, None, "logits and labels must be either 2-dimensional, or broadcasted "
+                "to be 2-dimensional")
     return _xent(features, labels)
 
 
@@ -90,11 +99,22 @@ SparseSoftmaxCrossEntropyWithLogits.shape(_xent_shape)
 
 @SparseSoftmaxCrossEntropyWithLogits.kernel
 def _(xp, features, labels):
+    def shape(a):
+        return "[" + ",".join(map(str, a.shape)) + "]"
+    if features.ndim != 2:
+        raise errors.InvalidArgumentError(
+            None, None, f"logits must be 2-D, but got shape {shape(features)}")
+    if labels.ndim != 1:
+        raise errors.InvalidArgumentError(
+            None, None, f"labels must be 1-D, but got shape {shape(labels)}")
     n, k = features.shape
     if labels.shape != (n,):
         raise errors.InvalidArgumentError(
             None, None, f"logits and labels must have the same first dimension, got logits "
-            f"shape [{n},{k}] and labels shape [{labels.shape[0] if labels.ndim else ''}]")
+            f"shape {shape(features)} and labels shape {shape(labels)}")
+    if k == 0:
+        raise errors.InvalidArgumentError(
+            None, None, f"Must have at least one class, but got logits shape {shape(features)}")
     bad = (labels < 0) | (labels >= k)
     if bad.any():
         raise errors.InvalidArgumentError(
@@ -107,8 +127,12 @@ def _(xp, features, labels):
 
 @SparseSoftmaxCrossEntropyWithLogits.gradient
 def _(op, grad_loss, _grad_backprop):
-    # TF wraps backprop in PreventGradient: a second derivative is not available here.
-    return [array_ops.expand_dims(grad_loss, -1) * op._outputs[1], None]
+    # As TF: backprop behind PreventGradient, so a second derivative fails naming why.
+    backprop = apply_op("PreventGradient", (op._outputs[1],), message=(
+        "Currently there is no way to take the second derivative of "
+        "sparse_softmax_cross_entropy_with_logits due to the fused implementation's "
+        "interaction with tf.gradients()")).outputs[0]
+    return [array_ops.expand_dims(grad_loss, -1) * backprop, None]
 
 
 def _flatten_outer_dims(t):
@@ -216,11 +240,11 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
         if logits.dtype.base_dtype == dtypes.float16:
             precise = math_ops.cast(logits, dtypes.float32)
         ls, gs = labels._shape, logits._shape
+        if gs.ndims == 0:
+            raise ValueError(f"Logits cannot be scalars - received shape {gs}.")
         if ls.ndims is not None and gs.ndims is not None and ls.ndims != gs.ndims - 1:
             raise ValueError(f"Rank mismatch: Rank of labels (received {ls.ndims}) should "
                              f"equal rank of logits minus 1 (received {gs.ndims}).")
-        if gs.ndims == 0:
-            raise ValueError(f"Logits cannot be scalars - received shape {gs}.")
         if ls.ndims is not None and gs.ndims is not None and \
                 not TensorShape(gs.as_list()[:-1]).is_compatible_with(ls):
             raise ValueError(f"Shape mismatch: The shape of labels (received {ls}) should "

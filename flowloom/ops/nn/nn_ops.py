@@ -112,6 +112,8 @@ def _(op):
 def _(xp, dy, *, data_format):
     if data_format == "NCHW":
         return dy.sum(axis=tuple(i for i in range(dy.ndim) if i != 1))
+    if dy.size == 0:  # reshape(-1, 0) is ambiguous
+        return dy.sum(axis=tuple(range(dy.ndim - 1)))
     return dy.reshape(-1, dy.shape[-1]).sum(axis=0)
 
 

@@ -211,6 +211,38 @@ def resource_gather(resource, indices, dtype, batch_dims=0, validate_indices=Tru
                     validate_indices=validate_indices).outputs[0]
 
 
+ResourceGatherNd = defop("ResourceGatherNd", inputs=["resource: resource", "indices: Tindices"],
+                         outputs=["output: dtype"], attrs={"dtype": None}, stateful=True)
+
+
+@ResourceGatherNd.shape
+def _(op):
+    from flowloom.ops.array.gather_ops import gather_nd_shape
+
+    return gather_nd_shape(handle_shape(op.inputs[0]), op.inputs[1].shape)
+
+
+@ResourceGatherNd.kernel
+def _(xp, ref, indices, *, dtype, ctx):
+    from flowloom.ops.array.gather_ops import gather_nd_array
+
+    return gather_nd_array(xp, _value(ref, ctx), indices)
+
+
+@ResourceGatherNd.gradient
+def _(op, grad):
+    from flowloom.ops.array.gather_ops import scatter_nd
+
+    handle, indices = op.inputs
+    return [scatter_nd(indices, grad, variable_shape(handle, out_type=indices.dtype)), None]
+
+
+def resource_gather_nd(resource, indices, dtype, name=None):
+    """`gather_nd` of the variable behind `resource` (op type ResourceGatherNd)."""
+    return apply_op("ResourceGatherNd", (resource, indices), name=name,
+                    dtype=dtypes.as_dtype(dtype).base_dtype).outputs[0]
+
+
 # -- updates -------------------------------------------------------------------------------------
 AssignVariableOp = defop("AssignVariableOp", inputs=["resource: resource", "value: dtype"],
                          attrs={"dtype": None}, stateful=True)
@@ -290,6 +322,15 @@ def resource_count_up_to(resource, limit, T, name=None):
                     T=dtypes.as_dtype(T).base_dtype).outputs[0]
 
 
+def _resource_scatter_shape(op):
+    """TF's ResourceScatterUpdateShape: the ref scatters' check on the variable's shape."""
+    from flowloom.ops.state import state_ops
+
+    state_ops.check_scatter_updates(handle_shape(op.inputs[0]), op.inputs[1]._shape,
+                                    op.inputs[2]._shape)
+    return []
+
+
 def _define_resource_scatters():
     from flowloom.ops.state import state_ops
 
@@ -297,7 +338,7 @@ def _define_resource_scatters():
     for type_name, fn in combine.items():
         od = defop(type_name, inputs=["resource: resource", "indices: Tindices",
                                       "updates: dtype"], attrs={"dtype": None}, stateful=True)
-        od.shape(lambda op: [])
+        od.shape(_resource_scatter_shape)
         ref_kernel = state_ops._scatter_kernel(fn)
 
         def kernel(xp, ref, indices, updates, *, dtype, ctx, _k=ref_kernel):

@@ -17,9 +17,19 @@ def _shape_str(shape):
     return "[" + ",".join(map(str, shape)) + "]"
 
 
+def check_empty_output(shape, indices, updates):
+    """TF's run-time check: an empty output takes no indices or updates."""
+    if int(np.prod(shape, dtype=np.int64)) == 0 and (np.size(indices) or np.size(updates)):
+        raise errors.InvalidArgumentError(
+            None, None, "Indices and updates specified for empty output shape")
+
+
 def check_update_shapes(target, indices, updates):
     """TF's ScatterNdUpdateShape at build time (ValueError naming the mismatching parts)."""
     target, indices, updates = (tensor_shape.as_shape(s) for s in (target, indices, updates))
+    if target.num_elements() == 0 and ((indices.num_elements() or 0) > 0 or
+                                       (updates.num_elements() or 0) > 0):
+        raise ValueError("Indices and updates specified for empty output shape")
     if indices.ndims is None or updates.ndims is None or indices[-1].value is None:
         return
     outer = indices.ndims - 1
@@ -39,7 +49,7 @@ def check_update_shapes(target, indices, updates):
 def _flat_indices(indices, shape):
     indices = np.asarray(indices)
     depth = indices.shape[-1]
-    flat = indices.reshape(-1, depth)
+    flat = indices.reshape(int(np.prod(indices.shape[:-1], dtype=np.int64)), depth)
     bad = np.any((flat < 0) | (flat >= np.array(shape[:depth], dtype=np.int64)), axis=1)
     if bad.any():
         k = int(np.argmax(bad))
@@ -54,6 +64,9 @@ def _apply(kind, target, indices, updates):
     if target.ndim == 0:
         raise errors.InvalidArgumentError(None, None, "Output must be at least 1-D, got "
                                           "shape: []")
+    check_empty_output(target.shape, indices, updates)
+    if target.size == 0:
+        return target
     flat, depth = _flat_indices(indices, target.shape)
     rows = np.asarray(updates).reshape((flat.shape[0],) + target.shape[depth:])
     where = tuple(flat.T)

@@ -289,14 +289,19 @@ SCATTER_COMBINE = {
 def _scatter_shape(op):
     """TF's ScatterUpdateShape: updates (unless a scalar) are indices.shape + ref.shape[1:]."""
     ref, indices, updates = (t._shape for t in op._inputs[:3])
+    check_scatter_updates(ref, indices, updates)
+    return ref
+
+
+def check_scatter_updates(ref, indices, updates):
+    """Raises ValueError unless `updates` (a shape) is a scalar or indices + ref[1:] (the
+    scatter ops of both variable kinds)."""
     if ref.ndims is not None and indices.ndims is not None and updates.ndims not in (None, 0):
         want = indices.concatenate(ref[1:])
         if not want.is_compatible_with(updates):
-            raise ValueError(
-                f"Shapes {updates} and {want} are not compatible (updates must have shape "
-                f"indices.shape + ref.shape[1:]) for '{op.name}' (op: '{op.type}') with input "
-                f"shapes: {ref}, {indices}, {updates}.")
-    return ref
+            # (the op's name, type and input shapes are appended by the creation path)
+            raise ValueError(f"Shapes {updates} and {want} are not compatible (updates must "
+                             "have shape indices.shape + ref.shape[1:])")
 
 
 for _type, (_combine, _locking) in SCATTER_COMBINE.items():
