@@ -325,3 +325,43 @@ def test_op_construction_reexports_load_on_use():
             "T": attr_value_pb2.AttrValue(type=tf.float32.as_datatype_enum)})
         op = tf.Operation(node, g, inputs=[c])
     assert op.type == "Identity" and op.name == "copy" and op.inputs[0] is c
+
+
+def test_a_program_without_a_config_proto_does_not_load_protobuf():
+    import os
+    import subprocess
+    import sys
+
+    program = (
+        "import sys\n"
+        "import flowloom as tf\n"
+        "x = tf.placeholder(tf.float32, [None, 2])\n"
+        "w = tf.get_variable('w', [2, 2])\n"
+        "loss = tf.reduce_sum(tf.nn.relu(tf.matmul(x, w) + 1.0))\n"
+        "step = tf.train.GradientDescentOptimizer(0.1).minimize(loss)\n"
+        "with tf.Session() as sess:\n"
+        "    sess.run(tf.global_variables_initializer())\n"
+        "    sess.run(step, {x: [[1.0, 2.0]]})\n"
+        "print('google.protobuf' in sys.modules)\n")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=root)
+    env.pop("FLOWLOOM_EAGER_IMPORT", None)
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                         env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
+
+
+def test_session_config_checks_and_tf_config_options_still_work():
+    with pytest.raises(TypeError, match="ConfigProto"):
+        tf.Session(config=object())
+    tf.config.optimizer.set_experimental_options({"constant_folding": False})
+    try:
+        assert tf.config.optimizer.get_experimental_options()["constant_folding"] is False
+        with tf.Graph().as_default():
+            with tf.Session() as sess:
+                assert sess.run(tf.constant(2.0) * 3.0) == 6.0
+    finally:
+        from flowloom.framework import config
+
+        config._optimizer_options.clear()
