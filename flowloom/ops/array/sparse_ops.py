@@ -34,6 +34,10 @@ def _index_str(index):
 @SparseToDense.kernel
 def _(xp, indices, output_shape, values, default, *, validate_indices):
     indices = np.asarray(indices)
+    if np.ndim(output_shape) != 1:
+        raise errors.InvalidArgumentError(
+            None, None, "output_shape should be a vector, got shape "
+            f"{_index_str(np.shape(output_shape))}")
     shape = np.asarray(output_shape).reshape(-1)
     if indices.ndim > 2:
         raise errors.InvalidArgumentError(
