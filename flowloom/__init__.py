@@ -92,7 +92,8 @@ _TABLE = _lazy_names.parse({
     "flowloom.gradients": (
         "AggregationMethod IndexedSlices NotDifferentiable RegisterGradient "
         "UnconnectedGradients custom_gradient gradients hessians no_gradient"),
-    "flowloom.ops.math.clip_ops": "clip_by_global_norm clip_by_norm clip_by_value global_norm",
+    "flowloom.ops.math.clip_ops": (
+        "clip_by_average_norm clip_by_global_norm clip_by_norm clip_by_value global_norm"),
     "flowloom.ops.random.random_sampling_ops": "multinomial random_shuffle",
     "flowloom.ops.image.image_ops": "random_crop",
     "flowloom.summary.summary": (
@@ -161,6 +162,7 @@ _TABLE = _lazy_names.parse({
     "flowloom.ops.array.array_extra_ops": "guarantee_const repeat",
     "flowloom.ops.array.parallel_concat_ops": "parallel_stack",
     "flowloom.ops.array.sparse_reorder_ops": "sparse_merge sparse_reorder",
+    "flowloom.ops.array.sparse_add_ops": "sparse_add",
     "flowloom.ops.parsing.sequence_example_ops": "parse_single_sequence_example",
     "flowloom.partitioned_variables": (
         "create_partitioned_variables fixed_size_partitioner min_max_variable_partitioner "

@@ -12,7 +12,6 @@ was made apply to sessions made later.
 import threading as _threading_lib
 import types
 
-from flowloom.proto import config_pb2, rewriter_config_pb2
 
 _lock = _threading_lib.Lock()
 _optimizer_options = {}
@@ -35,6 +34,8 @@ def session_config():
         settings = {k: v for k, v in _settings.items() if v is not None}
     if not options and not settings:
         return None
+    from flowloom.proto import config_pb2, rewriter_config_pb2  # protobuf on use
+
     config = config_pb2.ConfigProto()
     for key, value in settings.items():
         setattr(config, key, value)
@@ -65,6 +66,8 @@ def set_optimizer_experimental_options(options):
 
 def get_optimizer_experimental_options():
     """The optimizer options set so far, as TF reports them (only those not at default)."""
+    from flowloom.proto import config_pb2, rewriter_config_pb2  # protobuf on use
+
     config = session_config() or config_pb2.ConfigProto()
     rewrite = config.graph_options.rewrite_options
     out = {}

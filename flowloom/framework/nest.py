@@ -146,8 +146,11 @@ def _assert_same(a, b, check_types, top1, top2, composites=False):
             type(a).__name__ == type(b).__name__ and a._fields == b._fields
         if not same_named and not (isinstance(a, _abc.Mapping) and isinstance(b, _abc.Mapping)):
             raise TypeError(
-                "The two structures don't have the same sequence type. Input structure has "
-                f"type {type(a)!r}, while shallow structure has type {type(b)!r}.")
+                "The two structures don't have the same nested structure.\n\n"
+                f"First structure: {top1!r}\n\nSecond structure: {top2!r}\n\n"
+                "More specifically: The two namedtuples don't have the same sequence type. "
+                f"First structure {a!r} has type {type(a).__name__}, while second structure "
+                f"{b!r} has type {type(b).__name__}")
     if check_types and isinstance(a, _abc.Mapping) and set(a) != set(b):
         raise ValueError(
             "The two structures don't have the same nested structure.\n\n"

@@ -46,6 +46,8 @@ INDEX = {
             'ReverseSequence',
         'flowloom.ops.array.slicing_ops':
             'Slice StridedSlice StridedSliceGrad',
+        'flowloom.ops.array.sparse_add_ops':
+            'SparseAdd SparseAddGrad SparseTensorDenseAdd',
         'flowloom.ops.array.sparse_cross_ops':
             'SparseCross',
         'flowloom.ops.array.sparse_map_ops':

@@ -180,12 +180,13 @@ def check_session_args(target, config):
       TypeError: a target that is not a string, or a config that is not a ConfigProto.
       NotFoundError: a target no session kind serves (flowloom: "", grpc:// and inproc://).
     """
-    from flowloom.proto import config_pb2
-
     if not isinstance(target, (str, bytes)):
         raise TypeError(f"target must be a string, but got {type(target)}")
-    if config is not None and not isinstance(config, config_pb2.ConfigProto):
-        raise TypeError(f"config must be a tf.ConfigProto, but got {type(config)}")
+    if config is not None:
+        from flowloom.proto import config_pb2  # only for a given config: it loads protobuf
+
+        if not isinstance(config, config_pb2.ConfigProto):
+            raise TypeError(f"config must be a tf.ConfigProto, but got {type(config)}")
     target = target.decode() if isinstance(target, bytes) else target
     if target and "://" not in target:
         raise errors.NotFoundError(

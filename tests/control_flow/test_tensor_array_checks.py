@@ -90,3 +90,15 @@ def test_grad_with_shape_prepends_dimensions():
         h2, f2 = tensor_array_ops.tensor_array_grad_with_shape(unknown.handle, unknown.flow,
                                                                [4, 5], source="s")
         assert tf.TensorArray(tf.float32, handle=h2, flow=f2).read(0).shape.ndims is None
+
+
+def test_split_gradient_covers_the_split_rows_of_a_grown_array():
+    # TF 1.15: the gradient array's concat joins the forward array's size at the split.
+    with tf.Graph().as_default():
+        ta = tf.TensorArray(tf.float32, size=3, dynamic_size=True)
+        x = tf.constant([1.0, 2.0, 3.0])
+        r = ta.split(x, [1, 1, 1]).write(3, [4.0]).concat()
+        grad = tf.gradients(ys=[r], xs=[x])[0]
+        with tf.Session() as s:
+            np.testing.assert_array_equal(s.run(r), [1.0, 2.0, 3.0, 4.0])
+            np.testing.assert_array_equal(s.run(grad), [1.0, 1.0, 1.0])

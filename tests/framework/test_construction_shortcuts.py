@@ -325,3 +325,62 @@ def test_op_construction_reexports_load_on_use():
             "T": attr_value_pb2.AttrValue(type=tf.float32.as_datatype_enum)})
         op = tf.Operation(node, g, inputs=[c])
     assert op.type == "Identity" and op.name == "copy" and op.inputs[0] is c
+
+
+def test_a_program_without_a_config_proto_does_not_load_protobuf():
+    import os
+    import subprocess
+    import sys
+
+    program = (
+        "import sys\n"
+        "import flowloom as tf\n"
+        "x = tf.placeholder(tf.float32, [None, 2])\n"
+        "w = tf.get_variable('w', [2, 2])\n"
+        "loss = tf.reduce_sum(tf.nn.relu(tf.matmul(x, w) + 1.0))\n"
+        "step = tf.train.GradientDescentOptimizer(0.1).minimize(loss)\n"
+        "with tf.Session() as sess:\n"
+        "    sess.run(tf.global_variables_initializer())\n"
+        "    sess.run(step, {x: [[1.0, 2.0]]})\n"
+        "print('google.protobuf' in sys.modules)\n")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=root)
+    env.pop("FLOWLOOM_EAGER_IMPORT", None)
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                         env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
+
+
+def test_session_config_checks_and_tf_config_options_still_work():
+    with pytest.raises(TypeError, match="ConfigProto"):
+        tf.Session(config=object())
+    tf.config.optimizer.set_experimental_options({"constant_folding": False})
+    try:
+        assert tf.config.optimizer.get_experimental_options()["constant_folding"] is False
+        with tf.Graph().as_default():
+            with tf.Session() as sess:
+                assert sess.run(tf.constant(2.0) * 3.0) == 6.0
+    finally:
+        from flowloom.framework import config
+
+        config._optimizer_options.clear()
+
+
+def test_device_none_blocks_leave_no_creation_sites_and_real_blocks_keep_theirs():
+    g = tf.Graph()
+    with g.as_default():
+        v = tf.get_variable("v", [2])  # its initializer ops are made under device(None)
+        with tf.device("/cpu:0"):
+            w = tf.get_variable("w", [2])
+            with tf.device(None):
+                n = tf.constant(1.0)
+    init_ops = [op for op in g.get_operations() if op.name.startswith("v/Initializer")]
+    assert init_ops and all(op._scope_sites is None for op in init_ops)
+    assert all(op._device_assignments == [] and op._colocation_dict == {} for op in init_ops)
+    w_init = [op for op in g.get_operations() if op.name.startswith("w/Initializer")]
+    assert w_init and all([d.obj for d in op._device_assignments] == ["/cpu:0"]
+                          for op in w_init)
+    assert [d.obj for d in n.op._device_assignments] == ["/cpu:0"]
+    assert w.op._device_assignments[0].filename == __file__
+    assert v.op._scope_sites is None

@@ -24,4 +24,22 @@ def _sparse_reorder(rng):
     return [(values, vv)], tf.reduce_sum(sparse_reorder(st).values * weights)
 
 
-CASES = {"SparseFillEmptyRows": _sparse_fill_empty_rows, "SparseReorder": _sparse_reorder}
+def _sparse_add(rng):
+    a_values, av = ph(rng, (3,))
+    b_values, bv = ph(rng, (2,))
+    a = tf.SparseTensor(np.array([[0, 0], [1, 1], [2, 0]], np.int64), a_values, [3, 2])
+    b = tf.SparseTensor(np.array([[0, 0], [1, 0]], np.int64), b_values, [3, 2])
+    weights = tf.constant(np.arange(1.0, 5.0))
+    return [(a_values, av), (b_values, bv)], tf.reduce_sum(
+        tf.square(tf.sparse_add(a, b).values) * weights)
+
+
+def _sparse_tensor_dense_add(rng):
+    values, vv = ph(rng, (2,))
+    dense, dv = ph(rng, (2, 3))
+    st = tf.SparseTensor(np.array([[0, 2], [1, 0]], np.int64), values, [2, 3])
+    return [(values, vv), (dense, dv)], tf.reduce_sum(tf.square(tf.sparse_add(st, dense)))
+
+
+CASES = {"SparseFillEmptyRows": _sparse_fill_empty_rows, "SparseReorder": _sparse_reorder,
+         "SparseAdd": _sparse_add, "SparseTensorDenseAdd": _sparse_tensor_dense_add}

@@ -28,5 +28,8 @@ def test_tile_checks():
         tf.tile(a, [[2, 3], [3, 4]])
     m = tf.placeholder(tf.int32)
     with tf.Session() as sess:
-        with pytest.raises(tf.errors.InvalidArgumentError, match="vector of length 2"):
+        # TF 1.15's TileOp checks the rank of multiples first
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Expected multiples to be 1-D"):
             sess.run(tf.tile(a, m), {m: [[2, 3], [3, 4]]})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="vector of length 2"):
+            sess.run(tf.tile(a, m), {m: [2, 3, 4]})

@@ -811,7 +811,32 @@ def _(op):
 
 @ConcatV2.kernel
 def _(xp, *args):
-    return xp.concatenate(args[:-1], axis=int(args[-1]))
+    values, axis = args[:-1], args[-1]
+    if np.ndim(axis) != 0:
+        raise errors.InvalidArgumentError(
+            None, None, "axis tensor should be a scalar integer, but got shape "
+            + _array_shape_str(axis))
+    dims = values[0].ndim
+    concat_dim = int(axis)
+    a = concat_dim + dims if concat_dim < 0 else concat_dim
+    if not 0 <= a < dims:
+        raise errors.InvalidArgumentError(
+            None, None, f"ConcatOp : Expected concatenating dimensions in the range "
+            f"[{-dims}, {dims}), but got {concat_dim}")
+    for i, v in enumerate(values):
+        if v.ndim != dims or any(v.shape[j] != values[0].shape[j] for j in range(dims)
+                                 if j != a):
+            what = "Ranks of all input tensors should match" if v.ndim != dims else \
+                "Dimensions of inputs should match"
+            raise errors.InvalidArgumentError(
+                None, None, f"ConcatOp : {what}: shape[0] = {_array_shape_str(values[0])} vs. "
+                f"shape[{i}] = {_array_shape_str(v)}")
+    return xp.concatenate(values, axis=a)
+
+
+def _array_shape_str(a):
+    """An array's shape as TF's TensorShape::DebugString writes it: `[2,3]`."""
+    return _shape_str(np.shape(a))
 
 
 @ConcatV2.gradient
@@ -1096,6 +1121,12 @@ def _(op):
 
 @Fill.kernel
 def _(xp, dims, value):
+    if np.ndim(dims) != 1:
+        raise errors.InvalidArgumentError(
+            None, None, f"dims must be a vector, got shape {_array_shape_str(dims)}")
+    if np.ndim(value) != 0:
+        raise errors.InvalidArgumentError(
+            None, None, f"value must be a scalar, got shape {_array_shape_str(value)}")
     return xp.full(tuple(int(d) for d in dims), value, dtype=value.dtype)
 
 

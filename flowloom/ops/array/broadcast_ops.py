@@ -198,7 +198,11 @@ def _(op):
 
 @Tile.kernel
 def _(xp, x, multiples):
-    if np.ndim(multiples) != 1 or len(multiples) != x.ndim:
+    if np.ndim(multiples) != 1:
+        raise errors.InvalidArgumentError(
+            None, None, "Expected multiples to be 1-D, but got shape "
+            "[" + ",".join(str(d) for d in np.shape(multiples)) + "]")
+    if len(multiples) != x.ndim:
         raise errors.InvalidArgumentError(
             None, None, f"Expected multiples argument to be a vector of length {x.ndim} but got "
             f"length {len(multiples)}")

@@ -56,6 +56,12 @@ def _(op):
 
 @Slice.kernel
 def _(xp, x, begin, size):
+    if np.ndim(begin) != 1 or np.ndim(size) != 1 or np.size(begin) != x.ndim or \
+            np.size(size) != x.ndim:
+        raise errors.InvalidArgumentError(
+            None, None, "Expected begin and size arguments to be 1-D tensors of size "
+            f"{x.ndim}, but got shapes {list(np.shape(begin))} and {list(np.shape(size))} "
+            "instead.".replace(" ", " "))
     idx = tuple(_builtin_slice(int(b), None if int(s) == -1 else int(b) + int(s))
                 for b, s in zip(begin, size))
     for b, s, d in zip(begin, size, x.shape):

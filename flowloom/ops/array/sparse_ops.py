@@ -9,7 +9,7 @@ from flowloom.framework import dtypes, errors
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.op_def import defop
 from flowloom.framework.sparse_tensor import SparseTensor, SparseTensorValue
-from flowloom.framework.tensor_util import constant_value_as_shape
+from flowloom.framework.shape_eval import input_value_as_shape
 
 SparseToDense = defop(
     "SparseToDense",
@@ -21,7 +21,10 @@ SparseToDense = defop(
 
 @SparseToDense.shape
 def _(op):
-    return constant_value_as_shape(op.inputs[1])
+    shape = op.inputs[1]
+    if shape._shape.ndims not in (None, 1):  # TF's MakeShapeFromShapeTensor
+        raise ValueError(f"Shape must be rank 1 but is rank {shape._shape.ndims}")
+    return input_value_as_shape(shape)
 
 
 def _index_str(index):
@@ -31,6 +34,10 @@ def _index_str(index):
 @SparseToDense.kernel
 def _(xp, indices, output_shape, values, default, *, validate_indices):
     indices = np.asarray(indices)
+    if np.ndim(output_shape) != 1:
+        raise errors.InvalidArgumentError(
+            None, None, "output_shape should be a vector, got shape "
+            f"{_index_str(np.shape(output_shape))}")
     shape = np.asarray(output_shape).reshape(-1)
     if indices.ndim > 2:
         raise errors.InvalidArgumentError(
@@ -43,7 +50,7 @@ def _(xp, indices, output_shape, values, default, *, validate_indices):
             None, None, f"sparse_indices should have {shape.size} columns, got "
                         f"{indices.shape[1]}")
     values = np.asarray(values)
-    if values.ndim and values.size != num:
+    if values.ndim > 1 or (values.ndim == 1 and values.size != num):
         raise errors.InvalidArgumentError(
             None, None, f"sparse_values has incorrect shape {_index_str(values.shape)}, should "
                         f"be [] or [{num}]")

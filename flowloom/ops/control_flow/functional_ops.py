@@ -164,6 +164,11 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
         elems_flat = [convert_to_tensor(e, name="elem") for e in elems_flat]
         dtype = dtype or input_pack([e.dtype for e in elems_flat])
         dtype_flat = output_flatten(dtype)
+        static = elems_flat[0]._shape
+        if static.ndims is not None and static.ndims < 1:
+            if len(elems_flat) == 1:
+                raise ValueError("elems must be a 1+ dimensional Tensor, not a scalar")
+            raise ValueError("elements in elems must be 1+ dimensional Tensors, not scalars")
         n = _leading_dim(elems_flat[0])
         elems_ta = [TensorArray(dtype=e.dtype, size=n, dynamic_size=False, infer_shape=True)
                     for e in elems_flat]

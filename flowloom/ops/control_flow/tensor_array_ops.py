@@ -67,6 +67,7 @@ def _(xp, handle, flow_in, *, source):
                                 True, handle.element_shape, handle.identical_shapes,
                                 aggregate=True)
         g.written_shapes = list(handle.written_shapes)
+        g.marked_size = handle.marked_size
         handle.grads[source] = g
         handle.dynamic_size = False  # the forward array may not grow once it has a gradient
     return g, _flow(xp)
@@ -91,6 +92,7 @@ def _(xp, handle, flow_in, shape_to_prepend, *, source):
                                 True, es, handle.identical_shapes, aggregate=True)
         g.written_shapes = [None if w is None else tuple(prepend) + tuple(w)
                             for w in handle.written_shapes]
+        g.marked_size = handle.marked_size
         handle.grads[source] = g
         handle.dynamic_size = False
     return g, _flow(xp)
@@ -100,12 +102,10 @@ def tensor_array_grad_with_shape(handle, flow_in, shape_to_prepend, source, name
     """A gradient TensorArray of the array `handle` whose elements have `shape_to_prepend`
     in front of the forward elements' shape (op TensorArrayGradWithShape); returns
     (grad_handle, flow_out)."""
-    op = apply_op("TensorArrayGradWithShape", (handle, flow_in, shape_to_prepend), name=name,
-                  source=source)
-    return op.outputs[0], op.outputs[1]
+    return tuple(apply_op("TensorArrayGradWithShape", (handle, flow_in, shape_to_prepend),
+                          name=name, source=source).outputs)
 
 
-# Ops that pass a TensorArray handle through unchanged.
 _FORWARDING = frozenset(["Identity", "Enter", "Switch", "Merge", "Exit", "RefIdentity"])
 
 
@@ -235,7 +235,7 @@ def _(op):
 
 @TensorArrayConcatV3.kernel
 def _(xp, handle, flow_in, *, dtype, element_shape_except0):
-    values = [handle.read(i) for i in range(handle.size())]
+    values = [handle.read(i) for i in range(handle.concat_size())]
     for i, v in enumerate(values):
         if v.ndim == 0:
             raise _err(f"Concat saw a scalar shape at index {i} but requires at least vectors.  "
@@ -282,6 +282,8 @@ def _(xp, handle, value, lengths, flow_in):
     for i, n in enumerate(lengths):
         handle.write(i, value[start:start + n])
         start += n
+    if not handle.aggregate:
+        handle.marked_size = len(lengths)
     return _flow(xp)
 
 

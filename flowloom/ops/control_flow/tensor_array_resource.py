@@ -21,7 +21,7 @@ class TensorArrayResource:
 
     __slots__ = ("name", "dtype", "elements", "dynamic_size", "clear_after_read",
                  "element_shape", "identical_shapes", "grads", "aggregate", "cleared",
-                 "written_shapes", "closed")
+                 "written_shapes", "closed", "marked_size")
 
     def __init__(self, name, dtype, size, dynamic_size, clear_after_read, element_shape,
                  identical_shapes, aggregate=False):
@@ -37,9 +37,19 @@ class TensorArrayResource:
         self.aggregate = aggregate                # gradient arrays sum repeated writes
         self.grads = {}
         self.closed = False
+        # The size after the last split (-1: none); a gradient array takes its forward
+        # array's, and its concat covers that many elements (TF's marked size).
+        self.marked_size = -1
 
     def size(self):
         return len(self.elements)
+
+    def concat_size(self):
+        """How many elements a concat of this array joins: a gradient array's marked size
+        (elements written after the forward split are not the split's gradient)."""
+        if self.aggregate and self.marked_size >= 0:
+            return self.marked_size
+        return self.size()
 
     def write(self, index, value):
         index = int(index)

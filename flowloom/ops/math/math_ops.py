@@ -517,6 +517,11 @@ def _(op):
 
 @Range.kernel
 def _(xp, start, limit, delta):
+    for what, v in (("start", start), ("limit", limit), ("delta", delta)):
+        if np.ndim(v) != 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"{what} must be a scalar, not shape "
+                "[" + ",".join(str(d) for d in np.shape(v)) + "]")
     if delta == 0:
         raise errors.InvalidArgumentError(None, None, "Requires delta != 0: 0")
     return xp.arange(start, limit, delta, dtype=start.dtype)

@@ -41,7 +41,7 @@ def _slice_string(shape, flat):
 
 def _unsorted_kernel(reducer, initial):
     def kernel(xp, data, segment_ids, num_segments):
-        if np.ndim(num_segments) != 0 and np.size(num_segments) != 1:
+        if np.ndim(num_segments) != 0:
             raise errors.InvalidArgumentError(
                 None, None, "num_segments should be a scalar, not shape "
                 f"{_shape_string(np.shape(num_segments))}")

@@ -180,8 +180,9 @@ def _(xp, records, *defaults, OUT_TYPE, field_delim, use_quote_delim, na_value,
         fields = split_csv_record(bytes(record), delim, use_quote_delim)
         if select_cols:
             if len(fields) <= select_cols[-1]:
-                raise _invalid(f"Expect {len(types)} fields but have {len(fields)} in record "
-                               f"{i}")
+                # TF counts the selected columns the record has.
+                have = sum(1 for c in select_cols if c < len(fields))
+                raise _invalid(f"Expect {len(types)} fields but have {have} in record {i}")
             fields = [fields[c] for c in select_cols]
         if len(fields) != len(types):
             raise _invalid(f"Expect {len(types)} fields but have {len(fields)} in record {i}")
@@ -222,6 +223,9 @@ def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, 
     Raises:
       ValueError: for invalid `select_cols`.
     """
+    if not isinstance(record_defaults, (list, tuple)):
+        raise TypeError(f"Expected list for 'record_defaults' argument to 'DecodeCSV' Op, not "
+                        f"{record_defaults}.")
     if select_cols is not None:
         if any(select_cols[i] >= select_cols[i + 1] for i in range(len(select_cols) - 1)):
             raise ValueError("select_cols is not strictly increasing.")

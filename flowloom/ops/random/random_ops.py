@@ -73,6 +73,10 @@ def _shape_fn(op):
 
 
 def _out_size(shape):
+    if np.ndim(shape) != 1:
+        raise errors.InvalidArgumentError(
+            None, None, "shape must be a vector of {int32,int64}, got shape "
+            "[" + ",".join(str(d) for d in np.shape(shape)) + "]")
     dims = tuple(np.asarray(shape).reshape(-1).tolist())
     if any(d < 0 for d in dims):
         raise errors.InvalidArgumentError(None, None, f"Shape {list(dims)} has negative dimensions")

@@ -102,6 +102,17 @@ def _dtype_string(dtype):
     return dtype_string(dtype)
 
 
+def _check_scalars(**inputs):
+    """The ShardedFilename/ShardedFilespec kernels' check: every input a scalar."""
+    from flowloom.framework import errors
+
+    for name, value in inputs.items():
+        if np.ndim(value) != 0:
+            raise errors.InvalidArgumentError(
+                None, None, f"{name} must be a scalar, got shape "
+                "[" + ",".join(str(d) for d in np.shape(value)) + "]")
+
+
 ShardedFilename = defop("ShardedFilename", inputs=["basename: string", "shard: int32",
                                                   "num_shards: int32"],
                         outputs=["filename: string"])
@@ -110,6 +121,7 @@ ShardedFilename.shape(lambda op: TensorShape([]))
 
 @ShardedFilename.kernel
 def _(xp, basename, shard, num_shards):
+    _check_scalars(basename=basename, shard=shard, num_shards=num_shards)
     return np.array(f"{_text(basename)}-{int(shard):05d}-of-{int(num_shards):05d}".encode(),
                     dtype=object)
 

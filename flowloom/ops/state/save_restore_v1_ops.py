@@ -107,6 +107,9 @@ ShardedFilespec.shape(lambda op: TensorShape([]))
 
 @ShardedFilespec.kernel
 def _(xp, basename, num_shards):
+    from flowloom.ops.state.save_restore_ops import _check_scalars
+
+    _check_scalars(basename=basename, num_shards=num_shards)
     return np.array(f"{_text(basename)}-?????-of-{int(num_shards):05d}".encode(), dtype=object)
 
 

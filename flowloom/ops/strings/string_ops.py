@@ -103,8 +103,11 @@ NotDifferentiable("StringJoin", "StaticRegexFullMatch", "RegexFullMatch")
 
 
 def regex_full_match(input, pattern, name=None):
-    """Whether each string matches `pattern` entirely (a Python pattern is static)."""
-    if isinstance(pattern, (str, bytes)):
+    """Whether each string matches `pattern` entirely (a Python pattern is static, as in TF
+    1.15 once its forward-compatibility date, 2018-11-10, has passed)."""
+    from flowloom.compat.forward_compat import forward_compatible
+
+    if isinstance(pattern, (str, bytes)) and forward_compatible(2018, 11, 10):
         return apply_op("StaticRegexFullMatch", (input,), name=name,
                         pattern=pattern.decode() if isinstance(pattern, bytes) else pattern
                         ).outputs[0]
