@@ -126,7 +126,9 @@ class DeviceSpecV2(DeviceSpec):
         raise AttributeError(f"DeviceSpecV2 is immutable: cannot set '{name}'")
 
     def parse_from_string(self, spec):
-        raise AttributeError("DeviceSpecV2 is immutable: use DeviceSpecV2.from_string")
+        """A new DeviceSpecV2 parsed from `spec` (this one is immutable and unchanged, as in
+        TF: `DeviceSpecV2.from_string` is the recommended spelling)."""
+        return type(self).from_string(spec)
 
     def merge_from(self, dev):
         raise AttributeError("DeviceSpecV2 is immutable: use make_merged_spec")

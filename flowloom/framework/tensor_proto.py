@@ -18,11 +18,12 @@ from flowloom.proto import tensor_pb2, tensor_shape_pb2, types_pb2
 # TF's protos cannot exceed 2 GiB; no valid tensor decodes larger than that.
 MAX_TENSOR_BYTES = 1 << 31
 
-# dtypes whose multi-element arrays TF stores as raw bytes (`_TENSOR_CONTENT_TYPES`).
+# dtypes whose multi-element arrays TF 1.15 stores as raw bytes (`_TENSOR_CONTENT_TYPES`;
+# half and uint16 go value by value, in half_val and int_val).
 _CONTENT_TYPES = frozenset([
-    types_pb2.DT_HALF, types_pb2.DT_FLOAT, types_pb2.DT_DOUBLE, types_pb2.DT_INT32,
-    types_pb2.DT_UINT8, types_pb2.DT_INT16, types_pb2.DT_INT8, types_pb2.DT_INT64,
-    types_pb2.DT_UINT16, types_pb2.DT_UINT32, types_pb2.DT_UINT64,
+    types_pb2.DT_FLOAT, types_pb2.DT_DOUBLE, types_pb2.DT_INT32, types_pb2.DT_UINT8,
+    types_pb2.DT_INT16, types_pb2.DT_INT8, types_pb2.DT_INT64, types_pb2.DT_UINT32,
+    types_pb2.DT_UINT64,
 ])
 
 # dtype enum -> the TensorProto field holding its values one by one.
@@ -45,13 +46,15 @@ def shape_to_proto(shape):
     return proto
 
 
-def from_numpy(values, dtype=None, shape=None):
+def from_numpy(values, dtype=None, shape=None, verify_shape=False):
     """Returns a TensorProto holding `values`, encoded as TF's `make_tensor_proto` does.
 
     Args:
       values: a numpy array or Python value.
       dtype: optional DType (or anything `tf.as_dtype` takes).
-      shape: optional shape; a single value is then stored once and repeated, as TF does.
+      shape: optional shape; fewer values than it holds are stored as given and the last
+        one repeats (a single value is stored once), as TF does.
+      verify_shape: require `values` to have exactly `shape` (TypeError otherwise).
 
     Returns:
       A `TensorProto`.
@@ -72,11 +75,17 @@ def from_numpy(values, dtype=None, shape=None):
     else:
         shape = tuple(int(d) for d in shape)
         size = int(np.prod(shape, dtype=object)) if shape else 1
+        if verify_shape and array.shape != shape:
+            raise TypeError(f"Expected Tensor's shape: {shape}, got {array.shape}.")
         if array.size == size:
             array = array.reshape(shape)
-        elif array.size != 1:  # one value is stored once and repeated by readers
+        elif array.size > size:
             raise ValueError(f"Too many elements provided. Needed at most {size}, but "
                              f"received {array.size}")
+        elif array.size > 1:  # fewer values: stored as given, readers repeat the last one
+            proto.tensor_shape.CopyFrom(shape_to_proto(shape))
+            _append_values(proto, dtype.as_datatype_enum, array.reshape(-1))
+            return proto
     proto.tensor_shape.CopyFrom(shape_to_proto(shape))
     enum = dtype.as_datatype_enum
     if array.size > 1 and not any(array.strides):

@@ -51,6 +51,11 @@ def constant_value(tensor, partial=False):
         return np.stack(vals, axis=op._attrs["axis"])
     if t in ("Identity", "StopGradient"):
         return constant_value(op._inputs[0])
+    if t in ("Equal", "NotEqual"):  # as TF: both sides known
+        a, b = (constant_value(x) for x in op._inputs)
+        if a is None or b is None:
+            return None
+        return np.equal(a, b) if t == "Equal" else np.not_equal(a, b)
     if t == "Cast":
         v = constant_value(op._inputs[0])
         return None if v is None else v.astype(op._attrs["DstT"].as_numpy_dtype)
@@ -122,7 +127,29 @@ def make_ndarray(tensor_proto):
     return to_numpy(tensor_proto)
 
 
-def make_tensor_proto(values, dtype=None, shape=None):
+MakeNdarray = make_ndarray  # TF's other name
+
+
+def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False):
+    """A TensorProto of `values` (`tf.make_tensor_proto`; see tensor_proto.from_numpy)."""
     from flowloom.framework.tensor_proto import from_numpy
 
-    return from_numpy(values, dtype=dtype, shape=shape)
+    return from_numpy(values, dtype=dtype, shape=shape, verify_shape=verify_shape)
+
+
+def ShapeEquals(tensor_proto, shape):  # noqa: N802 - TF's name
+    """Whether the shape of `tensor_proto` is `shape` (a list, tuple or TensorShapeProto)."""
+    if hasattr(shape, "dim"):  # a TensorShapeProto
+        shape = [d.size for d in shape.dim]
+    elif not isinstance(shape, (list, tuple)):
+        raise TypeError("shape is not a list")
+    return [d.size for d in tensor_proto.tensor_shape.dim] == list(shape)
+
+
+def is_tensor(x):
+    """Whether `x` is a Tensor or tensor-like (a Variable, SparseTensor, IndexedSlices)."""
+    from flowloom.framework.op_construction import is_dense_tensor_like
+    from flowloom.framework.ops import Tensor
+
+    return isinstance(x, Tensor) or is_dense_tensor_like(x) or \
+        hasattr(x, "_to_components") or getattr(x, "is_tensor_like", False)
