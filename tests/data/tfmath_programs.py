@@ -254,6 +254,10 @@ def math_program(tf):
         sp = tf.SparseTensor([[0, 0], [1, 2]], [-1.5, 4.0], [2, 3])
         for name in ("abs", "negative", "sign", "square", "sqrt", "erf", "tanh"):
             out[f"sparse_{name}"] = _run(s, lambda: getattr(tf, name)(sp).values)
+        out["clip_by_average_norm"] = _run(s, lambda: tf.clip_by_average_norm(
+            tf.constant([[-3.0, 0.0, 0.0], [4.0, 0.0, 0.0]]), 0.8))
+        out["clip_by_norm_bad_shape"] = _run(s, lambda: tf.clip_by_norm(
+            tf.zeros([2, 3, 1]), tf.constant([1.0, 2.0])))
         out["cumsum_axis_vector"] = _run(s, lambda: tf.cumsum([[1.0, 2.0]], [0]))
     return out
 

@@ -64,9 +64,27 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
         l2sum_safe = array_ops.where(pred, l2sum, array_ops.ones_like(l2sum))
         l2norm = array_ops.where(pred, math_ops.sqrt(l2sum_safe), l2sum)
         intermediate = values * clip_norm
+        # as TF: the shape must not grow by broadcasting against clip_norm (ValueError)
+        values._shape.merge_with(intermediate._shape)
         clipped = array_ops.identity(intermediate / math_ops.maximum(l2norm, clip_norm),
                                      name=scope)
         return _like(t, clipped)
+
+
+def clip_by_average_norm(t, clip_norm, name=None):
+    """Scales `t` so that its average L2 norm (the L2 norm divided by the number of
+    elements) is at most `clip_norm` (TF 1.x, deprecated there in favour of clip_by_norm)."""
+    from flowloom.framework import dtypes
+
+    with name_scope(name, "clip_by_average_norm", [t, clip_norm]) as scope:
+        t = convert_to_tensor(t, name="t")
+        n_element = math_ops.cast(array_ops.size(t), dtypes.float32)
+        l2norm_inv = math_ops.rsqrt(math_ops.reduce_sum(
+            t * t, math_ops.range_(array_ops.rank(t))))
+        return array_ops.identity(
+            t * clip_norm * math_ops.minimum(l2norm_inv * n_element,
+                                             array_ops.constant(1.0) / clip_norm),
+            name=scope)
 
 
 def global_norm(t_list, name=None):
