@@ -252,7 +252,8 @@ class Graph:
             attrs["_gradient_op_type"] = self._gradient_override_map[opdef.type].encode()
         op = Operation.__new__(Operation) if op is None else op  # an Operation(node_def, g)
         op._init(self, name, opdef, inputs, output_dtypes, attrs, control_inputs, "")
-        if device_stack or colocation_stack:  # where those blocks were opened (op_metadata)
+        # Where the blocks were opened (op_metadata); `device(None)` entries name no block.
+        if colocation_stack or (device_stack and device_stack.count(None) != len(device_stack)):
             op._scope_sites = (tuple(device_stack), colocation_stack)
         for t in inputs:
             t._consumers.append(op)

@@ -2,37 +2,22 @@
 checkpoints and summaries, log tensors and steps/sec, fail on NaN, final ops, feeds, timelines.
 """
 
-import logging
 import os
 import time
 
 import numpy as np
 
 from flowloom.framework.graph import get_collection, get_default_graph
+from flowloom.platform import tf_logging  # TF's hooks log through it; tests patch its functions
 from flowloom.train.session_run_hook import SessionRunArgs, SessionRunHook
-
-_log = logging.getLogger("tensorflow")  # TF logs these lines on its logger
-_GLOBAL_STEP_READ_KEY = "global_step_read_op_cache"
 
 
 def global_step_read_tensor(graph=None):
     """A tensor that reads the global step (a copy, `global_step/add`), made once per graph;
-    None when the graph has no global step."""
-    from flowloom.framework.graph import name_scope
-    from flowloom.train.training_util import get_global_step
+    None when the graph has no global step (training_util._get_or_create_global_step_read)."""
+    from flowloom.train.training_util import _get_or_create_global_step_read
 
-    graph = graph or get_default_graph()
-    cached = graph.get_collection(_GLOBAL_STEP_READ_KEY)
-    if cached:
-        return cached[0]
-    step = get_global_step(graph)
-    if step is None:
-        return None
-    with graph.as_default(), name_scope(None):
-        with name_scope(step.op.name + "/"):
-            read = step + 0
-    graph.add_to_collection(_GLOBAL_STEP_READ_KEY, read)
-    return read
+    return _get_or_create_global_step_read(graph)
 
 
 def _required_global_step(hook_name):
@@ -173,14 +158,14 @@ class LoggingTensorHook(SessionRunHook):
         np.set_printoptions(suppress=True)
         elapsed_secs, _ = self._timer.update_last_triggered_step(self._iter_count)
         if self._formatter:
-            _log.info(self._formatter(tensor_values))
+            tf_logging.info(self._formatter(tensor_values))
         else:
             # str() of the value, as TF prints it (f-strings print np.float32 as a float64).
             stats = ", ".join("%s = %s" % (tag, tensor_values[tag]) for tag in self._tag_order)
             if elapsed_secs is not None:
-                _log.info("%s (%.3f sec)", stats, elapsed_secs)
+                tf_logging.info("%s (%.3f sec)", stats, elapsed_secs)
             else:
-                _log.info("%s", stats)
+                tf_logging.info("%s", stats)
         np.set_printoptions(**original)
 
     def after_run(self, run_context, run_values):
@@ -244,7 +229,7 @@ class CheckpointSaverHook(SessionRunHook):
 
     def __init__(self, checkpoint_dir, save_secs=None, save_steps=None, saver=None,
                  checkpoint_basename="model.ckpt", scaffold=None, listeners=None):
-        _log.info("Create CheckpointSaverHook.")
+        tf_logging.info("Create CheckpointSaverHook.")
         if saver is not None and scaffold is not None:
             raise ValueError("You cannot provide both saver and scaffold.")
         self._saver = saver
@@ -306,7 +291,7 @@ class CheckpointSaverHook(SessionRunHook):
         """Saves; returns True when a listener asks to stop."""
         from flowloom.proto.event_pb2 import SessionLog
 
-        _log.info("Saving checkpoints for %d into %s.", step, self._save_path)
+        tf_logging.info("Saving checkpoints for %d into %s.", step, self._save_path)
         for listener in self._listeners:
             listener.before_save(session, step)
         self._get_saver().save(session, self._save_path, global_step=step)
@@ -315,7 +300,7 @@ class CheckpointSaverHook(SessionRunHook):
         should_stop = False
         for listener in self._listeners:
             if listener.after_save(session, step):
-                _log.info("A CheckpointSaverListener requested that training be stopped. "
+                tf_logging.info("A CheckpointSaverListener requested that training be stopped. "
                           "listener: %s", listener)
                 should_stop = True
         return should_stop
@@ -375,7 +360,7 @@ class StepCounterHook(SessionRunHook):
             summary = Summary(value=[Summary.Value(tag=self._summary_tag,
                                                    simple_value=steps_per_sec)])
             self._summary_writer.add_summary(summary, global_step)
-        _log.info("%s: %g", self._summary_tag, steps_per_sec)
+        tf_logging.info("%s: %g", self._summary_tag, steps_per_sec)
 
     def after_run(self, run_context, run_values):
         stale_global_step = run_values.results
@@ -388,7 +373,7 @@ class StepCounterHook(SessionRunHook):
                     self._log_and_record(elapsed_steps, elapsed_time, global_step)
         if stale_global_step == self._last_global_step and self._warned < 5:
             self._warned += 1
-            _log.warning("It seems that global step (tf.train.get_global_step) has not been "
+            tf_logging.warning("It seems that global step (tf.train.get_global_step) has not been "
                          "increased. Current value (could be stable): %s vs previous value: "
                          "%s. You could increase the global step by passing "
                          "tf.train.get_global_step() to Optimizer.apply_gradients or "
@@ -415,9 +400,9 @@ class NanTensorHook(SessionRunHook):
         if np.isnan(run_values.results):
             failure_message = "Model diverged with loss = NaN."
             if self._fail_on_nan_loss:
-                _log.error(failure_message)
+                tf_logging.error(failure_message)
                 raise NanLossDuringTrainingError
-            _log.warning(failure_message)
+            tf_logging.warning(failure_message)
             run_context.request_stop()
 
 
@@ -523,7 +508,7 @@ class FinalOpsHook(SessionRunHook):
                 self._final_ops_values = session.run(self._final_ops,
                                                      feed_dict=self._final_ops_feed_dict)
             except (errors.OutOfRangeError, StopIteration):
-                _log.warning("An OutOfRangeError or StopIteration exception is raised by the "
+                tf_logging.warning("An OutOfRangeError or StopIteration exception is raised by the "
                              "code in FinalOpsHook. This typically means the Ops running by "
                              "the FinalOpsHook have a dependency back to some input source, "
                              "which should not happen.")
@@ -584,7 +569,7 @@ class ProfilerHook(SessionRunHook):
     def _save(self, step, save_path, step_stats):
         from flowloom.client.timeline import Timeline
 
-        _log.info("Saving timeline for %d into '%s'.", step, save_path)
+        tf_logging.info("Saving timeline for %d into '%s'.", step, save_path)
         with open(save_path, "w") as f:
             f.write(Timeline(step_stats).generate_chrome_trace_format(
                 show_dataflow=self._show_dataflow, show_memory=self._show_memory))

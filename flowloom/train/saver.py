@@ -326,3 +326,10 @@ class Saver:
         from flowloom.framework import meta_graph
 
         meta_graph.add_collection_def(meta_graph_def, key, export_scope=export_scope)
+
+
+def _get_saver_or_default():
+    """The one Saver of the SAVERS collection, or a new sharded one added to it (TF's)."""
+    from flowloom.train.scaffold import _get_saver_or_default as get
+
+    return get()

@@ -76,3 +76,62 @@ def global_step(sess, global_step_tensor):
     """The value of the global step in session `sess`, as an int."""
     # A one-element step (shape [1]) reads too, as int() of it did under NumPy 1.
     return int(np.asarray(sess.run(global_step_tensor)).item())
+
+
+GLOBAL_STEP_READ_KEY = "global_step_read_op_cache"
+
+
+def _get_global_step_read(graph=None):
+    """The cached read of the global step (collection `global_step_read_op_cache`), or None.
+
+    Raises:
+      RuntimeError: if the collection holds more than one tensor.
+    """
+    graph = graph or get_default_graph()
+    found = graph.get_collection(GLOBAL_STEP_READ_KEY)
+    if len(found) > 1:
+        raise RuntimeError(f"There are multiple items in collection {GLOBAL_STEP_READ_KEY}. "
+                           "There should be only one.")
+    return found[0] if found else None
+
+
+def _get_or_create_global_step_read(graph=None):
+    """A tensor reading the global step (`global_step/add`), made once per graph; None when
+    the graph has no global step."""
+    from flowloom.framework.graph import name_scope
+
+    graph = graph or get_default_graph()
+    read = _get_global_step_read(graph)
+    if read is not None:
+        return read
+    step = get_global_step(graph)
+    if step is None:
+        return None
+    with graph.as_default(), name_scope(None):
+        with name_scope(step.op.name + "/"):
+            # TF reads `initialized_value()` (a cond); a plain read here, since flowloom's
+            # cluster runtime cannot run TF1 control flow that spans tasks (the step lives
+            # on a ps task).
+            graph.add_to_collection(GLOBAL_STEP_READ_KEY, step + 0)
+    return _get_global_step_read(graph)
+
+
+def _increment_global_step(increment, graph=None):
+    """An op adding `increment` to the global step after the step's cached read.
+
+    Raises:
+      ValueError: if the graph has no global step.
+    """
+    from flowloom.framework.graph import control_dependencies, name_scope
+    from flowloom.ops.state import state_ops
+
+    graph = graph or get_default_graph()
+    step = get_global_step(graph)
+    if step is None:
+        raise ValueError("Global step tensor should be created by "
+                         "tf.train.get_or_create_global_step before calling increment.")
+    read = _get_or_create_global_step_read(graph)
+    with graph.as_default(), name_scope(None):
+        with name_scope(step.op.name + "/"):
+            with control_dependencies([read]):
+                return state_ops.assign_add(step, increment)

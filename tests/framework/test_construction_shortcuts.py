@@ -365,3 +365,22 @@ def test_session_config_checks_and_tf_config_options_still_work():
         from flowloom.framework import config
 
         config._optimizer_options.clear()
+
+
+def test_device_none_blocks_leave_no_creation_sites_and_real_blocks_keep_theirs():
+    g = tf.Graph()
+    with g.as_default():
+        v = tf.get_variable("v", [2])  # its initializer ops are made under device(None)
+        with tf.device("/cpu:0"):
+            w = tf.get_variable("w", [2])
+            with tf.device(None):
+                n = tf.constant(1.0)
+    init_ops = [op for op in g.get_operations() if op.name.startswith("v/Initializer")]
+    assert init_ops and all(op._scope_sites is None for op in init_ops)
+    assert all(op._device_assignments == [] and op._colocation_dict == {} for op in init_ops)
+    w_init = [op for op in g.get_operations() if op.name.startswith("w/Initializer")]
+    assert w_init and all([d.obj for d in op._device_assignments] == ["/cpu:0"]
+                          for op in w_init)
+    assert [d.obj for d in n.op._device_assignments] == ["/cpu:0"]
+    assert w.op._device_assignments[0].filename == __file__
+    assert v.op._scope_sites is None

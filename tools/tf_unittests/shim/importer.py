@@ -120,6 +120,8 @@ class MappedModule(types.ModuleType):
         path = self._tf_path
         if f"{path}.{name}" in _modules.PLUMBING:
             return _modules.PLUMBING[f"{path}.{name}"]
+        if f"{path}.{name}" in support_files() or f"{path}.{name}" in _modules.EXPLICIT:
+            return importlib.import_module(f"{path}.{name}")
         if path.startswith("tensorflow.core") and not path.endswith("_pb2"):
             return importlib.import_module(f"{path}.{name}")
         package = path in _PACKAGES or _modules.is_compat_package(path)
