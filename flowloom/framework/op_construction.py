@@ -390,8 +390,12 @@ class init_scope(contextlib.ContextDecorator):  # noqa: N801 - TF's spelling
                 not default._control_dependencies_stack and \
                 default._control_flow_context is None and not observers.control_block:
             # Nothing to lift out of (what variables built outside any block see): the
-            # general path would re-enter the same graph, name scope and device stack.
-            self._entered.append(None)
+            # general path would re-enter the same graph, name scope and device stack. As
+            # TF's, the block has the default graph on the graph stack even when it was empty.
+            pushed = not stack
+            if pushed:
+                stack.append(default)
+            self._entered.append(stack if pushed else None)
             return None
         general = _lifted(default, stack)
         general.__enter__()
@@ -400,7 +404,9 @@ class init_scope(contextlib.ContextDecorator):  # noqa: N801 - TF's spelling
 
     def __exit__(self, *exc):
         general = self._entered.pop()
-        if general is not None:
+        if type(general) is list:  # the graph stack the fast path pushed the default onto
+            general.pop()
+        elif general is not None:
             return general.__exit__(*exc)
         return False
 

@@ -165,12 +165,14 @@ class QueueRunner:
         from flowloom.runtime.handoff import quick_handoff
 
         quick_handoff()
-        threads = [threading.Thread(target=self._run, args=(sess, op, coord))
+        # TF's thread names: QueueRunnerThread-<queue>-<enqueue op or tensor name>.
+        threads = [threading.Thread(target=self._run, args=(sess, op, coord),
+                                    name=f"QueueRunnerThread-{self.name}-{op.name}")
                    for op in self._enqueue_ops]
         if coord:
             threads.append(threading.Thread(target=self._close_on_stop,
                                             args=(sess, self._cancel_op, coord),
-                                            name=f"QueueRunnerThread-{self.name}"))
+                                            name=f"QueueRunnerThread-{self.name}-close_on_stop"))
         for t in threads:
             if coord:
                 coord.register_thread(t)

@@ -60,3 +60,13 @@ def test_while_loop_context_is_per_thread():
     assert "while" not in outside.op.name
     with tf.Session(graph=g) as sess:
         assert sess.run([built["loop"], outside]) == [10, 2.0]
+
+
+def test_init_scope_puts_the_default_graph_on_an_empty_graph_stack():
+    from flowloom.framework import graph as graph_lib
+
+    stack = graph_lib._default_graph_stack.stack
+    assert stack == []
+    with tf.init_scope():
+        assert stack == [tf.get_default_graph()]  # as TF's init_scope
+    assert stack == []

@@ -45,6 +45,22 @@ def _nest(shape, items, truncated):
     return "[" + " ".join(items) + ("..." if truncated else "") + "]"
 
 
+def _c_escape(data):
+    """A string as TF's Assert prints it (C escapes: `'` as `\\'`, non-printables in octal)."""
+    out = []
+    for b in data if isinstance(data, bytes) else str(data).encode():
+        c = chr(b)
+        if c in "\n\r\t":
+            out.append({"\n": "\\n", "\r": "\\r", "\t": "\\t"}[c])
+        elif c in "\"'\\":
+            out.append("\\" + c)
+        elif 32 <= b < 127:
+            out.append(c)
+        else:
+            out.append("\\%03o" % b)
+    return "".join(out)
+
+
 # -- Assert ----------------------------------------------------------------------------------
 Assert = defop("Assert", inputs=["condition: bool", "data: list(T)"], attrs={"summarize": 3},
                stateful=True)
@@ -57,7 +73,7 @@ def _(xp, condition, *data, summarize):
         parts = []
         for d in data:
             if isinstance(d, np.ndarray) and d.dtype == object and d.ndim == 0:
-                parts.append("[" + d[()].decode("utf-8", "replace") + "]")
+                parts.append("[" + _c_escape(d[()]) + "]")
             else:
                 parts.append(format_value(d, summarize) if np.ndim(d) else
                              "[" + format_value(d, summarize) + "]")

@@ -149,24 +149,26 @@ def _assert(cond, ex_type, msg):
 
 
 def _check_3d(image, require_static=True):
+    """TF 1.15's _CheckAtLeast3DImage: rank >= 3 (an unknown rank is taken as 3), every
+    dimension > 0; run-time asserts for what the static shape leaves open."""
     shape = image._shape
-    if shape.ndims is None:
-        if require_static:
-            raise ValueError(f"'image' ({shape}) must be fully defined.")
-        return []
-    if shape.ndims < 3:
-        raise ValueError(f"'image' (shape {shape}) must be at least three-dimensional.")
+    try:
+        shape = shape.with_rank(3) if shape.ndims is None else shape.with_rank_at_least(3)
+    except ValueError:
+        raise ValueError("'image' must be at least three-dimensional.") from None
     if require_static and not shape.is_fully_defined():
-        raise ValueError(f"'image' ({shape}) must be fully defined.")
-    inner = shape.as_list()[-3:]
-    if any(d == 0 for d in inner):
-        raise ValueError(f"inner 3 dims of 'image.shape' must be > 0: {shape}")
-    if None in inner:
-        from flowloom.ops.checks import check_ops
+        raise ValueError("'image' must be fully defined.")
+    if any(d == 0 for d in shape.as_list()):
+        raise ValueError(f"all dims of 'image.shape' must be > 0: {shape}")
+    if shape.is_fully_defined():
+        return []
+    from flowloom.ops.checks import check_ops
 
-        return [check_ops.assert_positive(array_ops.shape(image)[-3:],
-                                          ["inner 3 dims of 'image.shape' must be > 0."])]
-    return []
+    return [check_ops.assert_positive(array_ops.shape(image),
+                                      ["all dims of 'image.shape' must be > 0."]),
+            check_ops.assert_greater_equal(array_ops.rank(image), 3,
+                                           message="'image' must be at least "
+                                                   "three-dimensional.")]
 
 
 def _with_checks(checks, t):
