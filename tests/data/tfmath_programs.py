@@ -243,7 +243,8 @@ def math_program(tf):
                          ("sqrt", tf.sqrt), ("rsqrt", tf.rsqrt), ("reciprocal", tf.reciprocal),
                          ("tanh", tf.tanh), ("sigmoid", tf.sigmoid), ("sin", tf.sin),
                          ("pow", lambda a: tf.pow(a, w)), ("asinh", tf.asinh),
-                         ("conj", tf.conj)):
+                         ("conj", tf.conj),
+                         ("prod", lambda a: tf.reduce_prod(tf.stack([a, w, a]), axis=0))):
             out[f"complex_grad_{name}"] = _run(s, lambda: tf.gradients(
                 fn(zt), zt, grad_ys=tf.constant(np.array([1 - 1j, 2j, 0.5], np.complex128)))[0])
         with s.as_default():

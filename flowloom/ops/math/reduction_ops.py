@@ -224,7 +224,10 @@ def _(op, grad):
     reshaped = array_ops.reshape(permuted, (reduced_num, other_num))
     left = scan_ops.cumprod(reshaped, axis=0, exclusive=True)
     right = scan_ops.cumprod(reshaped, axis=0, exclusive=True, reverse=True)
-    y = array_ops.reshape(left * right, permuted_shape)
+    # complex inputs: the gradient is in the conjugate direction (as TF)
+    from flowloom.ops.math.unary_ops import conj
+
+    y = array_ops.reshape(conj(left) * conj(right), permuted_shape)
     out = grad * array_ops.transpose(y, array_ops.invert_permutation(perm))
     return array_ops.reshape(out, input_shape), None
 
