@@ -8,7 +8,12 @@ class DType:
 
     __slots__ = ("_enum", "_name", "_np")
 
-    def __init__(self, enum, name, np_type):
+    def __init__(self, enum, name=None, np_type=None):
+        if name is None:  # TF's DType(types_pb2 enum): the registered type of that enum
+            known = _BY_ENUM.get(enum)
+            if known is None:
+                raise TypeError(f"types_pb2.DataType {enum} is not a DataType flowloom knows")
+            name, np_type = known._name, known._np
         self._enum = enum
         self._name = name
         self._np = np_type
@@ -178,6 +183,12 @@ float64_ref = _BY_ENUM[102]
 int32_ref = _BY_ENUM[103]
 int64_ref = _BY_ENUM[109]
 bool_ref = _BY_ENUM[110]
+
+# Every reference type as TF names them (uint8_ref, string_ref, ...), and TF's enum -> name.
+for _d in [d for e, d in _BY_ENUM.items() if e > 100]:
+    globals().setdefault(_d.name, _d)
+double_ref, half_ref = float64_ref, _BY_ENUM[119]
+_TYPE_TO_STRING = {e: d.name for e, d in _BY_ENUM.items()}
 
 _INTEGERS = (int8, int16, int32, int64, uint8, uint16, uint32, uint64)
 _INTEGER_ENUMS = frozenset(d._enum for d in _INTEGERS)

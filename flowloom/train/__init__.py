@@ -26,6 +26,7 @@ _TABLE = _lazy_names.parse({
     "flowloom.train.checkpoint_utils": (
         "CheckpointReader NewCheckpointReader init_from_checkpoint list_variables "
         "load_checkpoint load_variable"),
+    "flowloom.train.checkpoint_wait": "checkpoints_iterator",
     "flowloom.train.saver": "Saver SaverDef",
     "flowloom.framework.meta_graph": "export_meta_graph import_meta_graph",
     "flowloom.framework.graph_io": "write_graph",

@@ -156,3 +156,7 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
                                                    name=name + "/RestoreV2")[0]
         var._initializer_op = state_ops.assign(var._variable, restored, name=name).op
         var._initial_value = restored
+
+
+from flowloom.train.checkpoint_wait import (  # noqa: E402,F401
+    checkpoints_iterator, wait_for_new_checkpoint)

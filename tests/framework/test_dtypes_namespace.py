@@ -25,3 +25,14 @@ def test_tf_dtypes_functions_build_ops():
         with tf.Session() as sess:
             xv, zv = sess.run([x, z])
     assert xv.tolist() == [1, 2] and zv == 1 + 2j
+
+
+def test_dtype_from_enum_and_every_reference_type():
+    from flowloom.framework import dtypes
+
+    assert dtypes.DType(1) == tf.float32 and dtypes.DType(104).name == "uint8_ref"
+    assert dtypes.uint8_ref is dtypes.as_dtype("uint8_ref") and dtypes.double_ref is tf.float64_ref
+    assert dtypes._TYPE_TO_STRING[7] == "string"
+    for enum, name in dtypes._TYPE_TO_STRING.items():
+        ctor, args = dtypes.DType(enum).__reduce__()
+        assert ctor(*args).as_datatype_enum == enum and args == (name,)

@@ -125,3 +125,17 @@ def test_sharded_v1_saves_one_file_per_device_and_keeps_max_to_keep(tmp_path):
         saver.restore(sess, second)
         assert sess.run(a).tolist() == [1.0, 2.0] and sess.run(b).tolist() == [3]
         assert tf.train.latest_checkpoint(str(tmp_path)) == second
+
+
+def test_restore_ops_know_the_static_shapes_of_slices():
+    from flowloom.ops.state import save_restore_ops, save_restore_v1_ops
+
+    with tf.Graph().as_default():
+        whole, part = save_restore_ops.restore_v2("model", ["a", "b"], ["", "3 4 0,1:-"],
+                                                  [tf.float32, tf.float32])
+        assert whole.shape.ndims is None and part.shape.as_list() == [1, 4]
+        with pytest.raises(ValueError):
+            save_restore_ops.restore_v2("model", ["a", "b", "c"], ["", "3 4 0,1:-"],
+                                        [tf.float32, tf.float32])
+        one = save_restore_v1_ops.restore_slice("model", "a", "3 4 0,1:-", tf.float32)
+        assert one.shape.as_list() == [1, 4]

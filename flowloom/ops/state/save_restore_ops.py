@@ -51,9 +51,44 @@ RestoreV2 = defop("RestoreV2", inputs=["prefix: string", "tensor_names: string",
                   outputs=["tensors: list(dtypes)"], attrs={"dtypes": None}, stateful=True)
 
 
+def slice_shapes(names, specs, count, op_type):
+    """The static shapes of restored tensors: a slice spec's slice shape, unknown for a
+    whole tensor ("") or specs not known when building (as TF's shape function).
+
+    Raises:
+      ValueError: if the names and specs are constants of different lengths, or a spec is
+        malformed.
+      InternalError: if a spec's slice lies outside its shape (TF 1.15's class).
+    """
+    from flowloom.framework.tensor_util import constant_value
+
+    name_values, spec_values = constant_value(names), constant_value(specs)
+    for values in (name_values, spec_values):
+        if values is not None and np.size(values) != count:
+            raise ValueError(f"{op_type}: {np.size(values)} names or slice specs for "
+                             f"{count} tensors: Dimension 0 in both shapes must be equal")
+    if spec_values is None:
+        return [unknown_shape() for _ in range(count)]
+    out = []
+    for spec in np.asarray(spec_values, dtype=object).reshape(-1):
+        spec = _text(spec)
+        if not spec:
+            out.append(unknown_shape())
+            continue
+        try:
+            _, _, lengths = bundle_slices.parse_shape_and_slice(spec)
+        except errors.InvalidArgumentError as e:
+            if e.message.startswith("Extent in dimension"):
+                # TF 1.15's shape function reports a slice outside the shape as internal.
+                raise errors.InternalError(None, None, f"{op_type}: {e.message}") from None
+            raise ValueError(f"{op_type}: {e.message}") from None
+        out.append(TensorShape(lengths))
+    return out
+
+
 @RestoreV2.shape
 def _(op):
-    return [unknown_shape() for _ in op._attrs["dtypes"]]
+    return slice_shapes(op._inputs[1], op._inputs[2], len(op._attrs["dtypes"]), "RestoreV2")
 
 
 @RestoreV2.kernel

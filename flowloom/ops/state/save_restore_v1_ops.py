@@ -11,7 +11,7 @@ from flowloom.framework.apply_op import apply_op
 from flowloom.framework.op_def import NotDifferentiable, defop
 from flowloom.framework.tensor_shape import TensorShape, unknown_shape
 from flowloom.io import bundle_slices, tensor_slices
-from flowloom.ops.state.save_restore_ops import _names_and_slices, _strings, _text
+from flowloom.ops.state.save_restore_ops import _names_and_slices, _strings, _text, slice_shapes
 
 
 def _items(op_type, tensor_names, shapes_and_slices, tensors):
@@ -92,7 +92,7 @@ RestoreSlice = defop("RestoreSlice", inputs=["file_pattern: string", "tensor_nam
                                              "shape_and_slice: string"],
                      outputs=["tensor: dt"], attrs={"dt": None, "preferred_shard": -1},
                      stateful=True)
-RestoreSlice.shape(lambda op: [unknown_shape()])
+RestoreSlice.shape(lambda op: slice_shapes(op._inputs[1], op._inputs[2], 1, "RestoreSlice"))
 
 
 @RestoreSlice.kernel
