@@ -92,6 +92,7 @@ _TABLE = _lazy_names.parse({
     "flowloom.gradients": (
         "AggregationMethod IndexedSlices NotDifferentiable RegisterGradient "
         "UnconnectedGradients custom_gradient gradients hessians no_gradient"),
+    "flowloom.ops.checks.numerics": "add_check_numerics_ops",
     "flowloom.ops.math.clip_ops": (
         "clip_by_average_norm clip_by_global_norm clip_by_norm clip_by_value global_norm"),
     "flowloom.ops.random.random_sampling_ops": "multinomial random_shuffle",

@@ -168,6 +168,7 @@ VIEWS = {
                                           _OPS + "parsing.parsing_ops",
                                           _OPS + "parsing.sequence_example_ops"),
     "tensorflow.python.ops.special_math_ops": ("flowloom", _OPS + "math.special_math_ops"),
+    "tensorflow.python.ops.numerics": ("flowloom", _OPS + "checks.numerics"),
     "tensorflow.python.ops.bitwise_ops": ("flowloom.bitwise", _OPS + "math.special_math_ops"),
     "tensorflow.python.ops.gen_bitwise_ops": ("flowloom.bitwise",
                                               _OPS + "math.special_math_ops"),

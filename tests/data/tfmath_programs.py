@@ -259,6 +259,14 @@ def math_program(tf):
             tf.constant([[-3.0, 0.0, 0.0], [4.0, 0.0, 0.0]]), 0.8))
         out["clip_by_norm_bad_shape"] = _run(s, lambda: tf.clip_by_norm(
             tf.zeros([2, 3, 1]), tf.constant([1.0, 2.0])))
+        out["cumsum_axis_vector"] = None
+    with tf.Graph().as_default(), tf.Session() as s:
+        xp = tf.placeholder(tf.float32)
+        yl = tf.log(xp)
+        check = tf.add_check_numerics_ops()
+        out["check_numerics_ok"] = _value(s.run([yl, check], {xp: 2.0})[0])
+        out["check_numerics_nan"] = _run(s, lambda: s.run([yl, check], {xp: -1.0})[0])
+    with tf.Graph().as_default(), tf.Session() as s:
         out["cumsum_axis_vector"] = _run(s, lambda: tf.cumsum([[1.0, 2.0]], [0]))
     return out
 
