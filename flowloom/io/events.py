@@ -54,7 +54,8 @@ class EventFileWriter:
 
     def __init__(self, logdir, max_queue=10, flush_secs=120, filename_suffix=None):
         self._logdir = os.fspath(logdir)
-        os.makedirs(self._logdir, exist_ok=True)
+        if self._logdir:  # "" is the current directory, as in TF
+            os.makedirs(self._logdir, exist_ok=True)
         self._flush_secs = flush_secs
         self._filename_suffix = filename_suffix or ""
         self._writer = None

@@ -63,3 +63,17 @@ def test_hooks_log_through_tf_logging(monkeypatch):
         with tf.train.MonitoredSession(hooks=[hook]) as sess:
             sess.run(noop)
     assert any("foo:0 = 42.0" in " ".join(map(str, args)) for args in logged), logged
+
+
+def test_profiler_hook_checks_its_timer_and_an_empty_dir_is_the_cwd(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError):
+        basic_session_run_hooks.ProfilerHook(save_secs=10, save_steps=20)
+    with pytest.raises(ValueError):
+        basic_session_run_hooks.ProfilerHook(save_secs=None, save_steps=None)
+    from flowloom.io.events import EventFileWriter
+
+    writer = EventFileWriter("")
+    writer.flush()
+    writer.close()
+    assert any(p.name.startswith("events.out.tfevents") for p in tmp_path.iterdir())
