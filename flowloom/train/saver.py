@@ -238,7 +238,7 @@ class Saver:
             checkpoint_file = step_format % (save_path, int(global_step))
         else:
             checkpoint_file = save_path
-            if os.path.basename(save_path) == latest_filename:
+            if os.path.basename(save_path) == latest_filename and not self._sharded:
                 raise ValueError(f"'latest_filename' collides with 'save_path': "
                                  f"'{latest_filename}' and '{save_path}'")
         if not hasattr(sess, "run"):

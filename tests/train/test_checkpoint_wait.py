@@ -32,3 +32,4 @@ def test_iterator_yields_new_checkpoints_then_times_out(tmp_path):
     assert checkpoint_utils.wait_for_new_checkpoint(str(tmp_path), got[-1],
                                                     seconds_to_sleep=0.05,
                                                     timeout=0.1) is None
+
