@@ -255,6 +255,11 @@ def math_program(tf):
         sp = tf.SparseTensor([[0, 0], [1, 2]], [-1.5, 4.0], [2, 3])
         for name in ("abs", "negative", "sign", "square", "sqrt", "erf", "tanh"):
             out[f"sparse_{name}"] = _run(s, lambda: getattr(tf, name)(sp).values)
+        for axes in ((0, 0), (0, -2), (-1, 1, 0)):
+            out[f"reduce_sum_axes_{axes}"] = _run(s, lambda: tf.reduce_sum(
+                np.arange(6).reshape(2, 3), axis=axes))
+            out[f"reduce_max_axes_{axes}_shape"] = _shape(tf.reduce_max(
+                tf.zeros([2, 3]), axis=axes, keepdims=True))
         out["clip_by_average_norm"] = _run(s, lambda: tf.clip_by_average_norm(
             tf.constant([[-3.0, 0.0, 0.0], [4.0, 0.0, 0.0]]), 0.8))
         out["clip_by_norm_bad_shape"] = _run(s, lambda: tf.clip_by_norm(

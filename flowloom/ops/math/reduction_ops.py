@@ -56,6 +56,7 @@ def _reducer(fn, cast_back=True):
                     "dimension(s)")
         if not axis or x.ndim == 0:
             return np.array(x)  # nothing to reduce: the output is the input (TF's kernels)
+        axis = tuple(sorted({a % nd for a in axis}))  # an axis named twice reduces once (TF)
         r = fn(x, axis=axis, keepdims=keep_dims)
         r = np.asarray(r)
         if cast_back and r.dtype != x.dtype:
