@@ -83,7 +83,7 @@ def main(argv):
         ensure_venv(["test", "demo"])
         return subprocess.call([PY, os.path.join(ROOT, "bench", "run.py")] + rest, cwd=ROOT)
     if cmd == "tf-tests":
-        ensure_venv(["test", "demo", "tftests"])
+        ensure_venv(["test", "demo", "tftests", "distributed"])  # the distributed group runs on Ray
         return subprocess.call([PY, os.path.join(ROOT, "tools", "tf_unittests", "run.py")]
                                + rest, cwd=ROOT)
     if cmd == "corpus":
