@@ -33,6 +33,16 @@ def _thresholds(num_thresholds, last):
     return [0.0 - _KEPSILON] + inner + [last]
 
 
+def _value_and_update(compute, values, update_ops, metrics_collections, updates_collections):
+    """(value, update_op): `compute(tp, tn, fp, fn, name)` on the confusion counts and on
+    their update ops, each added to its collections."""
+    value = _collect(metrics_collections, compute(values["tp"], values["tn"], values["fp"],
+                                                  values["fn"], "value"))
+    update_op = compute(update_ops["tp"], update_ops["tn"], update_ops["fp"], update_ops["fn"],
+                        "update_op")
+    return value, _collect(updates_collections, update_op)
+
+
 def sensitivity_at_specificity(labels, predictions, specificity, weights=None,
                                num_thresholds=200, metrics_collections=None,
                                updates_collections=None, name=None):
@@ -50,11 +60,8 @@ def sensitivity_at_specificity(labels, predictions, specificity, weights=None,
                                   dtypes.int32)
             return math_ops.div(tp[index], tp[index] + fn[index] + _KEPSILON, name)
 
-        value = _collect(metrics_collections, compute(values["tp"], values["tn"],
-                                                      values["fp"], values["fn"], "value"))
-        update_op = compute(update_ops["tp"], update_ops["tn"], update_ops["fp"],
-                            update_ops["fn"], "update_op")
-        return value, _collect(updates_collections, update_op)
+        return _value_and_update(compute, values, update_ops, metrics_collections,
+                                 updates_collections)
 
 
 def specificity_at_sensitivity(labels, predictions, sensitivity, weights=None,
@@ -77,11 +84,8 @@ def specificity_at_sensitivity(labels, predictions, sensitivity, weights=None,
             index = math_ops.cast(argmax(cumsum(at_min), 0), dtypes.int32)
             return math_ops.div(tn[index], tn[index] + fp[index] + _KEPSILON, name)
 
-        value = _collect(metrics_collections, compute(values["tp"], values["tn"],
-                                                      values["fp"], values["fn"], "value"))
-        update_op = compute(update_ops["tp"], update_ops["tn"], update_ops["fp"],
-                            update_ops["fn"], "update_op")
-        return value, _collect(updates_collections, update_op)
+        return _value_and_update(compute, values, update_ops, metrics_collections,
+                                 updates_collections)
 
 
 def interpolate_pr_auc(tp, fp, fn, num_thresholds):
