@@ -94,15 +94,24 @@ HashTableV2.no_gradient()
 
 @HashTableV2.kernel
 def _(xp, *, container, shared_name, use_node_name_sharing, key_dtype, value_dtype, ctx):
+    return table_resource(ctx, container, shared_name, key_dtype, value_dtype,
+                          lambda name: StaticHashTable(name, key_dtype, value_dtype))
+
+
+def table_resource(ctx, container, shared_name, key_dtype, value_dtype, make, kind=None):
+    """The table a table op's handle names: the one this op found before, else the one in
+    the session's resources under (container, shared name or op name), else `make(name)`'s.
+    A table found there of other dtypes (or not a `kind`) is InvalidArgumentError."""
     table = ctx.state.get("table")
     if table is not None and ctx.resources.get(ctx.state["key"]) is table:
         return table
-    key = ("hash_table", container, shared_name or ctx.op._name)
+    name = shared_name or ctx.op._name
+    key = ("hash_table", container, name)
     table = ctx.resources.get(key)
     if table is None:
-        table = ctx.resources.setdefault(
-            key, StaticHashTable(shared_name or ctx.op._name, key_dtype, value_dtype))
-    elif (table.key_dtype, table.value_dtype) != (key_dtype, value_dtype):
+        table = ctx.resources.setdefault(key, make(name))
+    elif (kind is not None and not isinstance(table, kind)) or \
+            (table.key_dtype, table.value_dtype) != (key_dtype, value_dtype):
         raise errors.InvalidArgumentError(
             None, None, f"Conflicting key/value dtypes {key_dtype.name}->{value_dtype.name} "
             f"with {table.key_dtype.name}-{table.value_dtype.name} for table {table.name}")

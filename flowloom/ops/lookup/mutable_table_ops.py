@@ -12,7 +12,7 @@ import numpy as np
 from flowloom.framework import errors
 from flowloom.framework import tensor_shape
 from flowloom.framework.op_def import defop
-from flowloom.ops.lookup.lookup_ops import _key, _stateful
+from flowloom.ops.lookup.lookup_ops import _key, _stateful, table_resource
 
 
 def _shape_text(shape):
@@ -86,22 +86,10 @@ _TABLE_ATTRS = {"container": "", "shared_name": "", "use_node_name_sharing": Fal
 
 
 def _table_kernel(ctx, container, shared_name, key_dtype, value_dtype, value_shape):
-    table = ctx.state.get("table")
-    if table is not None and ctx.resources.get(ctx.state["key"]) is table:
-        return table
-    key = ("hash_table", container, shared_name or ctx.op._name)
-    table = ctx.resources.get(key)
-    if table is None:
-        table = ctx.resources.setdefault(key, MutableHashTable(
-            shared_name or ctx.op._name, key_dtype, value_dtype, value_shape))
-    elif not isinstance(table, MutableHashTable) or \
-            (table.key_dtype, table.value_dtype) != (key_dtype, value_dtype):
-        raise errors.InvalidArgumentError(
-            None, None, f"Conflicting key/value dtypes {key_dtype.name}->{value_dtype.name} "
-            f"with {table.key_dtype.name}-{table.value_dtype.name} for table {table.name}")
-    ctx.state["table"] = table
-    ctx.state["key"] = key
-    return table
+    return table_resource(
+        ctx, container, shared_name, key_dtype, value_dtype,
+        lambda name: MutableHashTable(name, key_dtype, value_dtype, value_shape),
+        kind=MutableHashTable)
 
 
 MutableHashTableV2 = defop("MutableHashTableV2", outputs=["table_handle: resource"],
