@@ -1,13 +1,9 @@
 """`tf.data.Iterator`: one-shot, initializable, reinitializable and feedable iterators."""
 
-import itertools
-
 from flowloom.data import structure
 from flowloom.framework import dtypes
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.graph import name_scope
-
-_names = itertools.count()
 
 
 class Iterator(structure.HasElementSpec):
@@ -34,8 +30,8 @@ class Iterator(structure.HasElementSpec):
         """A reinitializable iterator for elements of this structure; `make_initializer(ds)`
         gives the op that points it at a dataset."""
         spec = structure.from_types_and_shapes(output_types, output_shapes)
-        name = shared_name or f"_flowloom_iterator_{next(_names)}"
-        handle = apply_op("IteratorV2", (), shared_name=name, **_attrs(spec)).outputs[0]
+        handle = apply_op("IteratorV2", (), shared_name=shared_name or "",
+                          **_attrs(spec)).outputs[0]
         return Iterator(handle, None, spec)
 
     @staticmethod
