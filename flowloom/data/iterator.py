@@ -4,6 +4,10 @@ from flowloom.data import structure
 from flowloom.framework import dtypes
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.graph import name_scope
+from flowloom.proto import attr_value_pb2
+
+# flowloom's one-shot iterators take their dataset as an input, not from a factory function.
+_NO_FACTORY = attr_value_pb2.AttrValue(func=attr_value_pb2.NameAttrList())
 
 
 class Iterator(structure.HasElementSpec):
@@ -21,7 +25,8 @@ class Iterator(structure.HasElementSpec):
     @staticmethod
     def _one_shot(dataset):
         spec = dataset.element_spec
-        handle = apply_op("OneShotIterator", (dataset._variant,), shared_name="",
+        handle = apply_op("OneShotIterator", ([dataset._variant],), shared_name="",
+                          dataset_factory=_NO_FACTORY,
                           **_attrs(spec)).outputs[0]
         return Iterator(handle, None, spec)
 

@@ -1,14 +1,20 @@
 """tf.data pipelines survive a GraphDef: dataset functions are written into the graph's
-function library (TF keeps them there), TensorDataset/TensorSliceDataset carry TF's attrs, and
-iterator string handles are TF's serialized ResourceHandleProto.
+function library (TF keeps them there), TensorDataset/TensorSliceDataset carry TF's attrs,
+iterator string handles are TF's serialized ResourceHandleProto, and a GraphDef TensorFlow 1.15
+wrote (OptimizeDataset/ModelDataset wrappers, a one-shot iterator's `dataset_factory`) runs.
 
 The expected values were checked by running the GraphDef flowloom writes in TensorFlow 1.15.5
 and 2.21 (both print [2, 6, 2, 6] for `_nested_pipeline`)."""
+
+import json
+import os
 
 import pytest
 
 import flowloom as tf
 from flowloom.proto import resource_handle_pb2
+
+DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
 
 
 def _nested_pipeline():
@@ -105,3 +111,22 @@ def test_feedable_iterator_round_trip_and_bad_handle():
             assert [int(sess.run(nxt, {handle: h})) for _ in range(3)] == [0, 1, 2]
             with pytest.raises(tf.errors.InvalidArgumentError, match="string handle"):
                 sess.run(nxt, {handle: b"no such iterator"})
+
+
+def test_graphdef_written_by_tf1_runs():
+    """tests/data/record_dataset_graphdef.py made the GraphDef and the values with TF 1.15."""
+    with open(os.path.join(DATA, "dataset_graphdef_tf1.json")) as f:
+        want = json.load(f)
+    gd = tf.GraphDef()
+    with open(os.path.join(DATA, "dataset_graphdef_tf1.pb"), "rb") as f:
+        gd.ParseFromString(f.read())
+    assert any(n.op == "OneShotIterator" and not n.input for n in gd.node)
+    with tf.Graph().as_default():
+        tf.import_graph_def(gd, name="")
+        with tf.Session() as sess:
+            sess.run(want["initializer"])
+            assert [sess.run("output:0").tolist() for _ in range(2)] == want["output"]
+            assert [float(sess.run("output2:0")) for _ in range(3)] == want["output2"]
+            for name in ("output:0", "output2:0"):
+                with pytest.raises(tf.errors.OutOfRangeError):
+                    sess.run(name)

@@ -287,6 +287,26 @@ def _(xp, dataset, buffer_size, *, output_types, output_shapes, slack_period):
     return dv.PrefetchValue(dataset, _int(buffer_size))
 
 
+# TF 1.15 wraps the dataset of every iterator it makes in these two (static graph
+# optimizations, the autotuning model); flowloom runs the dataset as it is.
+OptimizeDataset = _dataset("OptimizeDataset", ["input_dataset: variant", "optimizations: string"],
+                           {"optimization_configs": []})
+
+
+@OptimizeDataset.kernel
+def _(xp, dataset, optimizations, **_):
+    return dataset
+
+
+ModelDataset = _dataset("ModelDataset", ["input_dataset: variant"],
+                        {"algorithm": 0, "cpu_budget": 0})
+
+
+@ModelDataset.kernel
+def _(xp, dataset, **_):
+    return dataset
+
+
 UnbatchDataset = _dataset("UnbatchDataset", ["input_dataset: variant"])
 
 

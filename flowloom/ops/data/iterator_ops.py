@@ -98,21 +98,37 @@ def _(xp, *, shared_name, container, output_types, output_shapes, ctx):
     return _iterator(ctx, shared_name)
 
 
-# flowloom's one-shot iterator takes its dataset as an input (TF's builds it in a function
-# attr): initialized by its first run in a session, then left alone.
-OneShotIterator = defop("OneShotIterator", inputs=["dataset: variant"],
-                        outputs=["handle: resource"], attrs=_ITER_ATTRS, stateful=True)
+# A one-shot iterator is initialized by its first run in a session, then left alone. TF's
+# builds its dataset by calling the function its `dataset_factory` attr names (a GraphDef
+# written by TF); flowloom's takes the dataset as an input (N = 1).
+OneShotIterator = defop("OneShotIterator", inputs=["dataset: N * variant"],
+                        outputs=["handle: resource"],
+                        attrs=dict(_ITER_ATTRS, N=0, dataset_factory=None), stateful=True)
 OneShotIterator.shape(common_shapes.scalar_shape)
 OneShotIterator.no_gradient()
 
 
 @OneShotIterator.kernel
-def _(xp, dataset, *, shared_name, container, output_types, output_shapes, ctx):
+def _(xp, *dataset, shared_name, container, output_types, output_shapes, N,  # noqa: N803
+      dataset_factory, ctx):
     res = _iterator(ctx, shared_name)
     if not ctx.state.get("initialized"):
-        res.initialize(dataset, ctx.op)
+        res.initialize(dataset[0] if dataset else _factory_dataset(ctx, dataset_factory),
+                       ctx.op)
         ctx.state["initialized"] = True
     return res
+
+
+def _factory_dataset(ctx, factory):
+    from flowloom.graph_function import runtime
+
+    name = getattr(getattr(factory, "func", factory), "name", factory)
+    body = runtime.lookup(ctx.op._graph, name) if name else None
+    if body is None:
+        raise errors.NotFoundError(
+            None, ctx.op, f"OneShotIterator has no dataset: its dataset_factory {name!r} is "
+            "not in the graph's function library")
+    return body.call(ctx, [])[0]
 
 
 MakeIterator = defop("MakeIterator", inputs=["dataset: variant", "iterator: resource"],
