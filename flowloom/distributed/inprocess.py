@@ -21,12 +21,13 @@ chief = tf.train.MonitoredTrainingSession(master=cluster.target("worker", 0), is
 
 import itertools
 import threading
+import weakref
 
 from flowloom.distributed.cluster_spec import ClusterSpec
 from flowloom.framework import errors
 from flowloom.framework.device import DeviceSpec
-from flowloom.runtime import placer
-from flowloom.runtime.session import Session
+from flowloom.runtime import blocking, placer
+from flowloom.runtime.session import Session, register_target_hook
 
 SCHEME = "inproc://"
 _clusters = {}
@@ -45,6 +46,7 @@ class InProcessCluster:
         self.spec = ClusterSpec(cluster)
         self._containers = {(job, task): {} for job in self.spec.jobs
                             for task in self.spec.task_indices(job)}
+        self._sessions = weakref.WeakSet()  # the open sessions of its tasks (Session.reset)
         with _lock:
             self._id = next(_ids)
             _clusters[self._id] = self
@@ -123,43 +125,57 @@ class _TaskPlacer(placer.Placer):
         return super()._matching(spec.replace(job=None, replica=None, task=None))
 
 
-class InProcessSession(Session):
+class _InProcessRuntime:
+    """What a session of an in-process cluster task (`tf.Session(cluster.target(job, task))`)
+    runs with (runtime/session_hooks.py): the task placer, and each op's resources in the
+    container of its task. Closing the session cancels its steps' waits."""
+
+    def __init__(self, session, target, config):
+        cluster, job, task = parse_target(target)
+        self.session = session
+        self.cluster = cluster
+        self.task = (job, task)
+        self.cancellation = blocking.Cancellation()
+        old = session._placer
+        session._placer = _TaskPlacer(cluster, self.task, session._devices,
+                                      allow_soft_placement=old.allow_soft_placement,
+                                      log_device_placement=old.log_device_placement)
+        cluster._sessions.add(session)
+
+    def resources_for(self, op):
+        return self.cluster._containers[self.session._placer.task_of.get(op, self.task)]
+
+    def run_plan(self, plan, feed_vals, options, run_metadata):
+        with blocking.cancellable(self.cancellation):
+            return self.session._run_local(plan, feed_vals, options, run_metadata)
+
+    def close(self):
+        """Its waiting steps end (the cluster's resources stay)."""
+        self.cancellation.cancel("Step was cancelled by an explicit call to `Session::Close()`.")
+        self.cluster._sessions.discard(self.session)
+        for container in self.cluster._containers.values():
+            for resource in list(container.values()):
+                cancel = getattr(resource, "cancel_session", None)
+                if cancel is not None:
+                    cancel(self.session)
+
+
+def InProcessSession(target, graph=None, config=None):  # noqa: N802 - kept for its callers
     """`tf.Session(target)` of one task of an `InProcessCluster` (see the module docstring).
 
     Args:
       target: `cluster.target(job, task)`.
       graph, config: as for `tf.Session`.
     """
-
-    def __init__(self, target, graph=None, config=None):
-        cluster, job, task = parse_target(target)
-        # A local session underneath (no cluster runtime is looked up for the target).
-        super().__init__("", graph=graph, config=config)
-        self._target = target
-        self._cluster = cluster
-        self._task = (job, task)
-        self._placer = _TaskPlacer(cluster, self._task, self._devices,
-                                   allow_soft_placement=self._placer.allow_soft_placement,
-                                   log_device_placement=self._placer.log_device_placement)
-
-    def close(self):
-        """Closes the session: its waiting takes end (the cluster's resources stay)."""
-        super().close()
-        for container in self._cluster._containers.values():
-            for resource in list(container.values()):
-                cancel = getattr(resource, "cancel_session", None)
-                if cancel is not None:
-                    cancel(self)
-
-    def _resources_for(self, op):
-        return self._cluster._containers[self._placer.task_of.get(op, self._task)]
+    parse_target(target)
+    return Session(target, graph=graph, config=config)
 
 
 def session_for_target(target, graph=None, config=None):
     """A session of an in-process cluster task for an `inproc://` target, else None."""
     if parse_target(target) is None:
         return None
-    return InProcessSession(target, graph=graph, config=config)
+    return Session(target, graph=graph, config=config)
 
 
 def task_of_target(target):
@@ -216,3 +232,12 @@ def create_local_cluster(num_workers, num_ps, protocol="grpc", worker_config=Non
     workers = [InProcessTask(cluster, "worker", i) for i in range(num_workers)]
     ps_servers = [InProcessTask(cluster, "ps", i) for i in range(num_ps)]
     return workers, ps_servers
+
+
+def _reset(target, containers, config):
+    from flowloom.distributed import reset
+
+    return reset.reset_inprocess_target(target, containers, config)
+
+
+register_target_hook(_InProcessRuntime, "inproc", _reset)
