@@ -129,11 +129,12 @@ class Server:
 
     @staticmethod
     def create_local_server(config=None, start=True):
-        """A server of a one-task cluster `{"localhost": ["localhost:<free port>"]}`."""
+        """A server of a one-task cluster `{"local": ["localhost:<free port>"]}` (TF's job
+        name: its devices are `/job:local/replica:0/task:0/...`)."""
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
-        return Server({"localhost": [f"localhost:{port}"]}, protocol="grpc", config=config,
+        return Server({"local": [f"localhost:{port}"]}, protocol="grpc", config=config,
                       start=start)
 
     @property

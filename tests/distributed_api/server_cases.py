@@ -31,6 +31,18 @@ def run(tf, make_cluster):
     out.append(["two_servers_two_targets", s1.target != s2.target])
     out.append(["same_address", _outcome(
         lambda: tf.train.Server({"local_2": [s1.target[len("grpc://"):]]}))])
+    with tf.Graph().as_default():
+        with tf.device("/job:local"):  # create_local_server's job
+            lv = tf.Variable(1, name="lv")
+            ladd = lv + 1
+        with tf.Session(s1.target) as sess:
+            sess.run(lv.initializer)
+            out.append(["job_local", _outcome(lambda: sess.run(ladd))])
+    with tf.Graph().as_default():
+        with tf.device("/job:foo/task:3"):
+            nowhere = tf.constant(1) + 1
+        with tf.Session(s1.target) as sess:
+            out.append(["job_unknown", _outcome(lambda: sess.run(nowhere))])
     out.append(["no_port", _outcome(
         lambda: tf.train.Server({"local": ["localhost"]}, job_name="local", task_index=0))])
 
