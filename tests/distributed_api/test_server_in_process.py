@@ -34,3 +34,27 @@ def test_one_task_servers_are_served_in_process():
     other.start()
     other.start()  # idempotent
     assert tf.train.Server.create_local_server().target not in (server.target, other.target)
+
+
+def test_local_cluster_tasks_have_devices_of_their_own_names():
+    # As TF's in-process servers: each task's devices carry its job and task (what step
+    # stats report), with the CPU count of its config.
+    workers, _ = create_local_cluster(2, 1, worker_config=tf.ConfigProto(
+        device_count={"CPU": 2}))
+    with tf.Graph().as_default():
+        with tf.device("/job:ps/task:0"):
+            v = tf.Variable(3.0)
+        with tf.device("/job:worker/task:1/cpu:1"):
+            y = v * 2.0
+        sess = tf.Session(workers[0].target)
+        names = [d.name for d in sess.list_devices()]
+        assert names[0] == "/job:worker/replica:0/task:0/device:CPU:0"
+        assert "/job:worker/replica:0/task:1/device:CPU:1" in names
+        assert "/job:ps/replica:0/task:0/device:CPU:0" in names
+        sess.run(v.initializer)
+        meta = tf.RunMetadata()
+        assert sess.run(y, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                        run_metadata=meta) == 6.0
+        ran = {n.node_name: d.device for d in meta.step_stats.dev_stats for n in d.node_stats}
+        assert ran[y.op.name] == "/job:worker/replica:0/task:1/device:CPU:1"
+        assert ran[v.op.name] == "/job:ps/replica:0/task:0/device:CPU:0"
