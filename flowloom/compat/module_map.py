@@ -187,6 +187,9 @@ VIEWS = {
                                         _OPS + "image.image_ops",
                                         _OPS + "image.color_space_ops"),
     "tensorflow.python.ops.metrics": ("flowloom.metrics",),
+    "tensorflow.python.ops.sets": (_OPS + "sets.set_ops",),
+    "tensorflow.python.ops.sets_impl": (_OPS + "sets.set_ops",),
+    "tensorflow.python.ops.gen_set_ops": (_OPS + "sets.set_ops",),
     # Imported for their side effect (registering gradients): flowloom has them registered.
     "tensorflow.python.ops.array_grad": ("flowloom",),
     "tensorflow.python.ops.math_grad": ("flowloom",),
