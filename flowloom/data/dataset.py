@@ -81,7 +81,8 @@ class Dataset(structure.HasElementSpec):
     def from_tensors(tensors):
         """A dataset of one element: `tensors`."""
         spec, flat = _spec_of(tensors)
-        variant = apply_op("TensorDataset", (flat,), **structure.op_attrs(spec)).outputs[0]
+        variant = apply_op("TensorDataset", (flat,),
+                           output_shapes=structure.op_attrs(spec)["output_shapes"]).outputs[0]
         return Dataset(variant, spec)
 
     @staticmethod
@@ -94,7 +95,8 @@ class Dataset(structure.HasElementSpec):
         sliced = nest.map_structure(
             lambda s: structure.TensorSpec(s.dtype, s.shape[1:] if s.shape.ndims else None),
             spec)
-        variant = apply_op("TensorSliceDataset", (flat,), **structure.op_attrs(sliced)).outputs[0]
+        variant = apply_op("TensorSliceDataset", (flat,),
+                           output_shapes=structure.op_attrs(sliced)["output_shapes"]).outputs[0]
         return Dataset(variant, sliced)
 
 
@@ -348,6 +350,7 @@ class Dataset(structure.HasElementSpec):
         from flowloom.framework.graph import get_default_graph
 
         dataset_ops.register_function(get_default_graph(), fn_obj)
+        fn_obj.add_to_library(get_default_graph())
         return fn_obj
 
 

@@ -88,13 +88,13 @@ INDEX = {
         'flowloom.ops.data.dataset_ops':
             'BatchDatasetV2 CacheDataset ConcatenateDataset FilterDataset '
             'FixedLengthRecordDatasetV2 FlatMapDataset GeneratorDataset InterleaveDataset '
-            'MapAndBatchDataset MapDataset PaddedBatchDatasetV2 ParallelInterleaveDataset '
-            'ParallelMapDataset PrefetchDataset RangeDataset RepeatDataset '
-            'ShuffleAndRepeatDataset ShuffleDataset SkipDataset TFRecordDataset TakeDataset '
-            'TensorDataset TensorSliceDataset TextLineDataset UnbatchDataset WindowDataset '
-            'ZipDataset',
+            'MapAndBatchDataset MapDataset ModelDataset OptimizeDataset PaddedBatchDatasetV2 '
+            'ParallelInterleaveDataset ParallelMapDataset PrefetchDataset RangeDataset '
+            'RepeatDataset ShuffleAndRepeatDataset ShuffleDataset SkipDataset TFRecordDataset '
+            'TakeDataset TensorDataset TensorSliceDataset TextLineDataset UnbatchDataset '
+            'WindowDataset ZipDataset',
         'flowloom.ops.data.file_ops':
-            'MatchingFiles',
+            'MatchingFiles ReadFile WriteFile',
         'flowloom.ops.data.iterator_ops':
             'IteratorFromStringHandleV2 IteratorGetNext IteratorToStringHandle IteratorV2 '
             'MakeIterator OneShotIterator',

@@ -26,12 +26,23 @@ def register_function(graph, fn):
 
 
 def _function(ctx, attr):
-    name = attr.func.name if hasattr(attr, "func") else str(attr)
-    fn = FUNCTIONS.get(ctx.op._graph, {}).get(name)
+    """The dataset function `attr` names: one traced here, else the graph's function library
+    (a GraphDef's FunctionDef), read once per graph."""
+    if hasattr(attr, "func"):
+        attr = attr.func
+    name = attr if isinstance(attr, str) else attr.name
+    graph = ctx.op._graph
+    fn = FUNCTIONS.get(graph, {}).get(name)
     if fn is None:
-        raise errors.NotFoundError(
-            None, ctx.op, f"Function {name} is not defined in this process: flowloom runs "
-            "dataset functions it traced itself, never ones read from a file")
+        from flowloom.data.functions import ImportedFunction
+        from flowloom.graph_function import runtime
+
+        body = runtime.lookup(graph, name)
+        if body is None:
+            raise errors.NotFoundError(
+                None, ctx.op, f"Function {name} is not defined: neither traced in this "
+                "process nor in the graph's function library")
+        fn = FUNCTIONS.setdefault(graph, {}).setdefault(name, ImportedFunction(body))
     return fn
 
 
@@ -60,19 +71,29 @@ def _file_dataset(type_name, inputs):
     return op
 
 
-TensorDataset = _dataset("TensorDataset", ["components: list(Toutput_types)"])
+def _components_dataset(type_name):
+    """TensorDataset / TensorSliceDataset: their types are those of their inputs
+    (`Toutput_types`), so they have no `output_types` attr."""
+    op = defop(type_name, inputs=["components: list(Toutput_types)"],
+               outputs=["handle: variant"], attrs={"output_shapes": None}, stateful=True)
+    op.shape(common_shapes.scalar_shape)
+    op.no_gradient()
+    return op
+
+
+TensorDataset = _components_dataset("TensorDataset")
 
 
 @TensorDataset.kernel
-def _(xp, *components, output_types, output_shapes):
+def _(xp, *components, output_shapes, **_):
     return dv.TensorsValue(list(components))
 
 
-TensorSliceDataset = _dataset("TensorSliceDataset", ["components: list(Toutput_types)"])
+TensorSliceDataset = _components_dataset("TensorSliceDataset")
 
 
 @TensorSliceDataset.kernel
-def _(xp, *components, output_types, output_shapes, ctx):
+def _(xp, *components, output_shapes, ctx, **_):
     return dv.SlicesValue(list(components), ctx.op)
 
 
@@ -264,6 +285,26 @@ PrefetchDataset = _dataset("PrefetchDataset", ["input_dataset: variant",
 @PrefetchDataset.kernel
 def _(xp, dataset, buffer_size, *, output_types, output_shapes, slack_period):
     return dv.PrefetchValue(dataset, _int(buffer_size))
+
+
+# TF 1.15 wraps the dataset of every iterator it makes in these two (static graph
+# optimizations, the autotuning model); flowloom runs the dataset as it is.
+OptimizeDataset = _dataset("OptimizeDataset", ["input_dataset: variant", "optimizations: string"],
+                           {"optimization_configs": []})
+
+
+@OptimizeDataset.kernel
+def _(xp, dataset, optimizations, **_):
+    return dataset
+
+
+ModelDataset = _dataset("ModelDataset", ["input_dataset: variant"],
+                        {"algorithm": 0, "cpu_budget": 0})
+
+
+@ModelDataset.kernel
+def _(xp, dataset, **_):
+    return dataset
 
 
 UnbatchDataset = _dataset("UnbatchDataset", ["input_dataset: variant"])
