@@ -177,6 +177,7 @@ _TABLE = _lazy_names.parse({
         "FIFOQueue PaddingFIFOQueue PriorityQueue QueueBase RandomShuffleQueue "
         "FixedLengthRecordReader IdentityReader LMDBReader ReaderBase TextLineReader "
         "TFRecordReader WholeFileReader matching_files"),
+    "flowloom.ops.data.file_ops": "read_file write_file",
     "flowloom.version#dunders": (
         "__git_version__=GIT_VERSION __compiler_version__=COMPILER_VERSION "
         "__cxx11_abi_flag__=CXX11_ABI_FLAG __monolithic_build__=MONOLITHIC_BUILD"),

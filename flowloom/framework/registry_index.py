@@ -94,7 +94,7 @@ INDEX = {
             'TakeDataset TensorDataset TensorSliceDataset TextLineDataset UnbatchDataset '
             'WindowDataset ZipDataset',
         'flowloom.ops.data.file_ops':
-            'MatchingFiles',
+            'MatchingFiles ReadFile WriteFile',
         'flowloom.ops.data.iterator_ops':
             'IteratorFromStringHandleV2 IteratorGetNext IteratorToStringHandle IteratorV2 '
             'MakeIterator OneShotIterator',
