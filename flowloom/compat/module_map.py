@@ -51,6 +51,7 @@ MODULES = {
     "tensorflow.python.framework.common_shapes": "flowloom.framework.common_shapes",
     "tensorflow.python.framework.indexed_slices": "flowloom.framework.indexed_slices",
     "tensorflow.python.framework.test_util": "flowloom.test.test_util",
+    "tensorflow.python.grappler.tf_optimizer": "flowloom.runtime.grappler",
     "tensorflow.python.ops.gradient_checker": "flowloom.test.gradient_checker",
     "tensorflow.python.platform.gfile": "flowloom.gfile",
     "tensorflow.python.util.tf_inspect": "flowloom.framework.tf_inspect",
