@@ -64,7 +64,26 @@ def _function_graph_class():
     return FunctionGraph
 
 
-class TracedFunction:
+class _GraphFunction:
+    """A dataset function's graph run per element: `_inputs` (the element's components, then
+    the captured values), `_outputs`."""
+
+    def __call__(self, element):
+        run = self._callable
+        if run is None:
+            with self._lock:
+                if self._callable is None:
+                    from flowloom.runtime.session import Session
+
+                    self._session = Session(graph=self.graph)
+                    self._callable = self._session.make_callable(self._outputs,
+                                                                 feed_list=self._inputs)
+                run = self._callable
+        values = run(*element)
+        return tuple(np.asarray(v) if not _is_dataset_value(v) else v for v in values)
+
+
+class TracedFunction(_GraphFunction):
     """`fn` traced for elements of `input_spec`.
 
     Attributes:
@@ -106,6 +125,20 @@ class TracedFunction:
         self._vectorized = vectorize.LazyVectorized(lambda: vectorize.vectorize(
             self.graph, self._inputs[:num_args], self._inputs[num_args:], self._outputs))
 
+    def add_to_library(self, graph):
+        """Writes this function into the function library of `graph` (the outermost graph
+        around it, where TF keeps every dataset function), so that a GraphDef or MetaGraphDef
+        of `graph` carries it and runs again where it is imported."""
+        from flowloom.graph_function import function_def, runtime
+
+        while getattr(graph, "_outer_graph", None) is not None:
+            graph = graph._outer_graph
+        fdef = function_def.graph_to_function_def(
+            self.graph, self._inputs, self._outputs,
+            library_signatures=runtime.signatures(self.graph))
+        fdef.signature.name = self.name
+        runtime.add_function(graph, fdef)
+
     def attr(self):
         """The `func` AttrValue that names this function."""
         return attr_value_pb2.AttrValue(func=attr_value_pb2.NameAttrList(name=self.name))
@@ -118,19 +151,32 @@ class TracedFunction:
                              f"{len(captured_values)} values given")
         return BoundFunction(self, captured_values)
 
-    def __call__(self, element):
-        run = self._callable
-        if run is None:
-            with self._lock:
-                if self._callable is None:
-                    from flowloom.runtime.session import Session
 
-                    self._session = Session(graph=self.graph)
-                    self._callable = self._session.make_callable(self._outputs,
-                                                                 feed_list=self._inputs)
-                run = self._callable
-        values = run(*element)
-        return tuple(np.asarray(v) if not _is_dataset_value(v) else v for v in values)
+class ImportedFunction(_GraphFunction):
+    """A dataset function read from a graph's function library (a FunctionDef of an imported
+    GraphDef: a graph, nothing that executes code): its arguments are the element's
+    components, then the values the calling op passes as `other_arguments`."""
+
+    def __init__(self, body):
+        self.name = body.name
+        self.graph, self._inputs, self._outputs, _ = body.body()
+        self._session = None
+        self._callable = None
+        self._lock = threading.Lock()
+        self._vectorized = None
+
+    def bind(self, captured_values):
+        captured_values = tuple(captured_values)
+        num_args = len(self._inputs) - len(captured_values)
+        if num_args < 0:
+            raise ValueError(f"{self.name} takes {len(self._inputs)} arguments, "
+                             f"{len(captured_values)} captured values given")
+        with self._lock:
+            if self._vectorized is None:
+                self._vectorized = vectorize.LazyVectorized(lambda: vectorize.vectorize(
+                    self.graph, self._inputs[:num_args], self._inputs[num_args:],
+                    self._outputs))
+        return BoundFunction(self, captured_values)
 
 
 class BoundFunction:

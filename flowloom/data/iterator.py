@@ -1,13 +1,13 @@
 """`tf.data.Iterator`: one-shot, initializable, reinitializable and feedable iterators."""
 
-import itertools
-
 from flowloom.data import structure
 from flowloom.framework import dtypes
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.graph import name_scope
+from flowloom.proto import attr_value_pb2
 
-_names = itertools.count()
+# flowloom's one-shot iterators take their dataset as an input, not from a factory function.
+_NO_FACTORY = attr_value_pb2.AttrValue(func=attr_value_pb2.NameAttrList())
 
 
 class Iterator(structure.HasElementSpec):
@@ -25,7 +25,8 @@ class Iterator(structure.HasElementSpec):
     @staticmethod
     def _one_shot(dataset):
         spec = dataset.element_spec
-        handle = apply_op("OneShotIterator", (dataset._variant,), shared_name="",
+        handle = apply_op("OneShotIterator", ([dataset._variant],), shared_name="",
+                          dataset_factory=_NO_FACTORY,
                           **_attrs(spec)).outputs[0]
         return Iterator(handle, None, spec)
 
@@ -34,8 +35,8 @@ class Iterator(structure.HasElementSpec):
         """A reinitializable iterator for elements of this structure; `make_initializer(ds)`
         gives the op that points it at a dataset."""
         spec = structure.from_types_and_shapes(output_types, output_shapes)
-        name = shared_name or f"_flowloom_iterator_{next(_names)}"
-        handle = apply_op("IteratorV2", (), shared_name=name, **_attrs(spec)).outputs[0]
+        handle = apply_op("IteratorV2", (), shared_name=shared_name or "",
+                          **_attrs(spec)).outputs[0]
         return Iterator(handle, None, spec)
 
     @staticmethod

@@ -112,6 +112,36 @@ def test_support_entries_are_fetched_not_run():
     assert support <= {e["path"] for e in fetch.all_entries(manifest)}
 
 
+def test_data_files_are_fetched_by_blob_and_laid_out_as_runfiles(tmp_path, monkeypatch):
+    import os
+
+    from tools.tf_unittests import fetch
+
+    manifest = fetch.load_manifest()
+    data = {e["path"] for e in manifest.get("data", [])}
+    assert "tensorflow/core/lib/png/testdata/lena_gray.png" in data
+    assert data <= {e["path"] for e in fetch.all_entries(manifest)}
+    # A binary data file is written as fetched, checked against its git blob id.
+    payload = bytes(range(256)) * 3
+    entry = {"path": "tensorflow/core/lib/x/testdata/t.bin", "blob": fetch.blob_id(payload)}
+    small = {"repo": "r", "commit": "c", "files": [], "data": [entry]}
+    monkeypatch.setattr(fetch, "_from_github", lambda repo, commit, path: payload)
+    cache = tmp_path / "cache"
+    assert fetch.fetch(small, str(cache), log=lambda msg: None) == 1
+    assert (cache / entry["path"]).read_bytes() == payload
+    entry["blob"] = "0" * 40
+    (cache / entry["path"]).unlink()
+    with pytest.raises(ValueError, match="differs from the manifest"):
+        fetch.fetch(small, str(cache), log=lambda msg: None)
+    # Tests read them by TF's source-tree path from the working directory, and through
+    # test.test_src_dir_path under $TEST_SRCDIR.
+    (cache / entry["path"]).write_bytes(payload)
+    srcdir, cwd = fetch.runfiles(str(cache), str(tmp_path / "work"))
+    assert open(os.path.join(cwd, entry["path"]), "rb").read() == payload
+    monkeypatch.setenv("TEST_SRCDIR", srcdir)
+    assert open(tf.test.test_src_dir_path("core/lib/x/testdata/t.bin"), "rb").read() == payload
+
+
 def test_contrib_framework_variables_path(shim):
     from tensorflow.contrib.framework.python.ops import variables as contrib_vars
 

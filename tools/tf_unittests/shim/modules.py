@@ -66,7 +66,8 @@ EXPLICIT = {
     "tensorflow.python.lib.io.tf_record": ["flowloom.python_io", "flowloom.io"],
     "tensorflow.python.lib.io.file_io": ["flowloom.gfile"],
     "tensorflow.python.ops.io_ops": ["flowloom.ops.state.save_restore_ops",
-                                     "flowloom.ops.state.save_restore_v1_ops"],
+                                     "flowloom.ops.state.save_restore_v1_ops",
+                                     "flowloom.ops.data.file_ops"],
     "tensorflow.contrib.framework.python.framework.checkpoint_utils": [
         "flowloom.train.checkpoint_utils"],
 }
