@@ -53,6 +53,7 @@ MODULES = {
     "tensorflow.python.framework.common_shapes": "flowloom.framework.common_shapes",
     "tensorflow.python.framework.indexed_slices": "flowloom.framework.indexed_slices",
     "tensorflow.python.framework.test_util": "flowloom.test.test_util",
+    "tensorflow.python.grappler.tf_optimizer": "flowloom.runtime.grappler",
     "tensorflow.python.ops.gradient_checker": "flowloom.test.gradient_checker",
     "tensorflow.python.platform.gfile": "flowloom.gfile",
     "tensorflow.python.util.tf_inspect": "flowloom.framework.tf_inspect",
@@ -191,6 +192,9 @@ VIEWS = {
     "tensorflow.python.ops.image_ops": _IMAGE,
     "tensorflow.python.ops.image_ops_impl": _IMAGE,
     "tensorflow.python.ops.metrics": ("flowloom.metrics",),
+    "tensorflow.python.ops.sets": (_OPS + "sets.set_ops",),
+    "tensorflow.python.ops.sets_impl": (_OPS + "sets.set_ops",),
+    "tensorflow.python.ops.gen_set_ops": (_OPS + "sets.set_ops",),
     # Imported for their side effect (registering gradients): flowloom has them registered.
     "tensorflow.python.ops.array_grad": ("flowloom",),
     "tensorflow.python.ops.math_grad": ("flowloom",),

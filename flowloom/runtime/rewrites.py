@@ -20,8 +20,9 @@ switchable with TF's `RewriterConfig` fields and named by `FLOWLOOM_DEBUG=1` whe
                             outputs are the earlier op's (runtime/rewrite_cse.py).
   remapping                 MatMul/Conv2D + BiasAdd (+ Relu/Relu6/Elu) run as one fused op
                             that writes in place (runtime/rewrite_remap.py).
-  memory_optimization       elementwise arithmetic writes into a large input's buffer when
-                            that input dies there (runtime/rewrite_memory.py).
+  memory_optimization       elementwise arithmetic, and kernels that offer it (ReluGrad),
+                            write into a large input's buffer when that input dies there
+                            (runtime/rewrite_memory.py).
 
     config = tf.ConfigProto()
     config.graph_options.rewrite_options.dependency_optimization = RewriterConfig.OFF
@@ -73,7 +74,7 @@ def reuse_buffers(config, steps, keep, rewritten):
     steps, changed = rewrite_memory.reuse_buffers(
         steps, keep, 1 if EVERYWHERE else rewrite_memory.MIN_ELEMENTS)
     if changed:
-        rewritten.note("memory_optimization", f"{changed} elementwise op(s) write into a dead "
+        rewritten.note("memory_optimization", f"{changed} op(s) write into a dead "
                        "input's buffer")
     return steps
 
