@@ -66,7 +66,55 @@ def file_cases(tf, workdir):
     return r
 
 
+def _images(seed, shape, scale=1.0):
+    rng = np.random.RandomState(seed)
+    return (rng.rand(*shape) * scale).astype(np.float32)
+
+
+def quality_cases(tf, ops):
+    r = {}
+    checker = np.kron(np.indices((4, 4)).sum(0) % 2, np.ones((8, 8)))[:, :, None]
+    a = np.concatenate([checker, _images(1, (32, 32, 1))], -1).astype(np.float32)
+    b = np.concatenate([1 - checker * 0.5, _images(2, (32, 32, 1))], -1).astype(np.float32)
+    batch1 = np.stack([a, b, a])
+    batch2 = np.stack([b, a, a])
+    with tf.Graph().as_default(), tf.Session() as s:
+        # TF 1.15's ssim takes tensors only (TF 2's converts arrays): constants here.
+        c1, c2 = tf.constant(batch1), tf.constant(batch2)
+        r["ssim"] = outcome(lambda: s.run(tf.image.ssim(c1, c2, 1.0)))
+        r["ssim_uint8"] = outcome(lambda: s.run(tf.image.ssim(
+            tf.constant((batch1 * 255).astype(np.uint8)),
+            tf.constant((batch2 * 255).astype(np.uint8)), 255)))
+        r["ssim_filter7"] = outcome(lambda: s.run(tf.image.ssim(
+            c1, c2, 1.0, filter_size=7, filter_sigma=1.0, k1=0.02, k2=0.05)))
+        x = tf.constant(batch1[:2])
+        r["ssim_broadcast"] = outcome(lambda: s.run(tf.image.ssim(
+            tf.expand_dims(x, 0), tf.expand_dims(x, 1), 1.0)))
+        big1 = np.tile(batch1, (1, 6, 6, 1))[:, :181, :187]
+        big2 = (big1 * 0.8 + _images(3, big1.shape) * 0.2 * np.arange(3)[:, None, None, None]
+                ).astype(np.float32)
+        r["ms_ssim"] = outcome(lambda: s.run(tf.image.ssim_multiscale(big1, big2, 1.0)))
+        r["ms_ssim_unweighted"] = outcome(lambda: s.run(tf.image.ssim_multiscale(
+            big1, big2, 1.0, power_factors=(1, 1, 1))))
+        r["psnr"] = outcome(lambda: s.run(tf.image.psnr(batch1, batch2, 1.0)))
+        r["ssim_small_image_run"] = outcome(lambda: s.run(tf.image.ssim(
+            c1[:, :8, :8], c2[:, :8, :8], 1.0)))
+        p = tf.placeholder(tf.float32)
+        q = tf.placeholder(tf.float32)
+        r["ssim_fed_mismatch"] = outcome(lambda: s.run(tf.image.ssim(p, q, 1.0), {
+            p: batch1, q: batch2[:, :, :16]}))
+        verify = ops["verify_compatible_image_shapes"]
+        for name, s1, s2 in (("verify_wrong_dims", [3, 4], [3, 4]),
+                             ("verify_mismatch", [2, 3, 4, 5], [2, 3, 4, 6]),
+                             ("verify_batch_mismatch", [3, 1, 2, 3, 4], [2, 2, 3, 4]),
+                             ("verify_broadcast_ok", [1, 2, 3, 4], [5, 2, 3, 4])):
+            r[name] = outcome(lambda s1=s1, s2=s2: [len(verify(
+                tf.placeholder(tf.float32, s1), tf.placeholder(tf.float32, s2))[2])])
+    return r
+
+
 def program(tf, ops, workdir):
     r = {}
     r.update(file_cases(tf, workdir))
+    r.update(quality_cases(tf, ops))
     return r
