@@ -3,7 +3,10 @@
 The manifest lists the test files (`files`) and TF's test-support modules that they import
 (`support`: helpers such as tensorflow/python/training/saver_test_utils.py, which the shim
 loads from the cache as TF's code instead of mapping them onto flowloom; they are never run
-as tests). The files are TensorFlow's code: they are never committed to flowloom. This step puts them
+as tests), and the data files that tests read (`data`: TF's test images such as
+tensorflow/core/lib/png/testdata/lena_gray.png, read by their path relative to the source
+tree; run.py lays them out as Bazel's runfiles would, see `runfiles`). The files are
+TensorFlow's: they are never committed to flowloom. This step puts them
 in `$FLOWLOOM_TF_TESTS_DIR` (default `~/.cache/flowloom/tf_unittests/v1.15.0`), each checked
 against the git blob id recorded in the manifest, so every session tests the same text.
 
@@ -72,8 +75,22 @@ def _from_github(repo, commit, path):
 
 
 def all_entries(manifest):
-    """The test files and the support files of the manifest."""
-    return manifest["files"] + manifest.get("support", [])
+    """The test files, the support files and the data files of the manifest."""
+    return manifest["files"] + manifest.get("support", []) + manifest.get("data", [])
+
+
+def runfiles(cache_dir, work):
+    """Lays out `work` as Bazel runs a TF test: `work/runfiles` is $TEST_SRCDIR and
+    `work/runfiles/org_tensorflow` the working directory, whose `tensorflow` links to the
+    cache's tree (so "tensorflow/core/lib/..." and test.test_src_dir_path find the data
+    files). Returns (test_srcdir, cwd)."""
+    srcdir = os.path.join(work, "runfiles")
+    cwd = os.path.join(srcdir, "org_tensorflow")
+    os.makedirs(cwd, exist_ok=True)
+    link = os.path.join(cwd, "tensorflow")
+    if not os.path.lexists(link):
+        os.symlink(os.path.join(os.path.abspath(cache_dir), "tensorflow"), link)
+    return srcdir, cwd
 
 
 def support_modules(manifest, cache_dir):
@@ -128,7 +145,8 @@ def fetch(manifest, dest, git_dir=None, log=print):
             data = _from_github(manifest["repo"], manifest["commit"], path)
         if blob_id(data) != entry["blob"]:
             raise ValueError(f"{path}: content differs from the manifest's blob {entry['blob']}")
-        apply_edits(data, edits.get(path, ()), path)  # the edits must still apply
+        if path in edits:
+            apply_edits(data, edits[path], path)  # the edits must still apply
         os.makedirs(os.path.dirname(target), exist_ok=True)
         with open(target, "wb") as f:
             f.write(data)
@@ -155,6 +173,9 @@ def save_manifest(manifest, path=MANIFEST):
     lines.append(' "support": [')
     lines.append(",\n".join("  " + json.dumps(e) for e in manifest.get("support", [])))
     lines.append(" ],")
+    lines.append(' "data": [')
+    lines.append(",\n".join("  " + json.dumps(e) for e in manifest.get("data", [])))
+    lines.append(" ],")
     lines.append(' "edits": {')
     lines.append(",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}"
                             for k, v in sorted(manifest.get("edits", {}).items())))
@@ -164,7 +185,13 @@ def save_manifest(manifest, path=MANIFEST):
         f"  {json.dumps(k)}: {{\n" + ",\n".join(f"   {json.dumps(t)}: {json.dumps(r)}"
                                                 for t, r in v.items()) + "\n  }"
         for k, v in manifest["exclusions"].items()))
-    lines.append(" }")
+    lines.append(" }," if manifest.get("slow") else " }")
+    if manifest.get("slow"):
+        # Tests whose own code waits past the default per-test limit: their own limit.
+        lines.append(' "slow": {')
+        lines.append(",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}"
+                                for k, v in sorted(manifest["slow"].items())))
+        lines.append(" }")
     lines.append("}")
     with open(path, "w") as f:
         f.write("\n".join(line for line in lines if line) + "\n")
