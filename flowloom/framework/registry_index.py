@@ -121,6 +121,8 @@ INDEX = {
         'flowloom.ops.image.resize_ops':
             'ResizeArea ResizeBicubic ResizeBicubicGrad ResizeBilinear ResizeBilinearGrad '
             'ResizeNearestNeighbor ResizeNearestNeighborGrad',
+        'flowloom.ops.image.resize_v2_ops':
+            'ScaleAndTranslate',
         'flowloom.ops.lookup.lookup_ops':
             'HashTableV2 InitializeTableFromTextFileV2 InitializeTableV2 LookupTableExportV2 '
             'LookupTableFindV2 LookupTableSizeV2',
