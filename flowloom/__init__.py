@@ -225,7 +225,7 @@ def _namespace(name):
 
 _FACTORIES = {name: _namespace(name) for name in (
     "math", "linalg", "random", "strings", "sparse", "initializers", "debugging", "manip",
-    "dtypes", "config")}
+    "dtypes", "config", "sets")}
 _FACTORIES.update(python_io=_python_io, queue=_queue, flowloom=lambda module: module,
                   __version__=lambda module: module.version.FLOWLOOM_VERSION)
 

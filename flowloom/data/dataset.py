@@ -229,10 +229,11 @@ class Dataset(structure.HasElementSpec):
         spec = structure.pack(self.element_spec, [
             structure.TensorSpec(s.dtype, TensorShape([lead]).concatenate(p))
             for s, p in zip(flat_specs, shapes)])
-        return self._apply("PaddedBatchDatasetV2", (
+        variant = apply_op("PaddedBatchDatasetV2", (
             self._variant, _i64(batch_size, "batch_size"), shape_tensors, value_tensors,
             convert_to_tensor(drop_remainder, dtype=dtypes.bool_, name="drop_remainder")),
-            spec, N=len(shapes))
+            output_shapes=structure.op_attrs(spec)["output_shapes"], N=len(shapes)).outputs[0]
+        return Dataset(variant, spec)
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None):
         """Shuffles with a buffer of `buffer_size` elements (reshuffled each pass)."""

@@ -223,6 +223,9 @@ INDEX = {
             'GatherTree',
         'flowloom.ops.script.script_ops':
             'EagerPyFunc PyFunc PyFuncStateless',
+        'flowloom.ops.sets.set_ops':
+            'DenseToDenseSetOperation DenseToSparseSetOperation SetSize '
+            'SparseToSparseSetOperation',
         'flowloom.ops.state.resource_variable_ops':
             'AssignAddVariableOp AssignSubVariableOp AssignVariableOp ReadVariableOp '
             'ResourceCountUpTo ResourceGather ResourceGatherNd ResourceScatterAdd '
@@ -274,6 +277,8 @@ INDEX = {
             'queue_runners',
     },
     'session_target': {
+        'flowloom.distributed.inprocess':
+            'inproc',
         'flowloom.distributed.server':
             'grpc',
     },

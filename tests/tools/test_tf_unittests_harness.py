@@ -198,3 +198,26 @@ def test_tests_without_a_result_count_as_errored():
     s = report.account_for_unreported(report.summarize({"path": "p_test.py"}, records))
     assert (s["passed"], s["errored"], s["fair"], s["status"]) == (1, 2, 3, "ended early")
     assert report.account_for_unreported(s)["errored"] == 2
+
+
+def test_tf_1_15_config_pb2_holds_rpc_options(shim):
+    from tensorflow.core.protobuf import config_pb2
+
+    config = config_pb2.ConfigProto(rpc_options=config_pb2.RPCOptions(
+        use_rpc_for_inprocess_master=True))
+    assert config.rpc_options.use_rpc_for_inprocess_master
+
+
+def test_slow_tests_get_the_manifests_limit(tmp_path):
+    from tools.tf_unittests import run
+
+    source = ("import time, unittest\n"
+              "class T(unittest.TestCase):\n"
+              "  def testSlow(self):\n    time.sleep(2.5)\n"
+              "  def testHangs(self):\n    time.sleep(2.5)\n")
+    (tmp_path / "p_test.py").write_text(source)
+    s = run.run_file({"path": "p_test.py", "group": "listed"}, str(tmp_path), {}, 120, 1,
+                     sys.executable, slow={"T.testSlow": {"seconds": 20, "reason": "sleeps"}})
+    assert (s["passed"], s["failed"]) == (1, 1)
+    assert [f["test"] for f in s["failures"]] == ["T.testHangs"]
+    assert "past 1 s" in s["failures"][0]["message"]

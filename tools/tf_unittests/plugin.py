@@ -2,7 +2,9 @@
 manifest's exclusions, bounds each test's time, and writes one JSON line per test outcome.
 
 Environment: FLOWLOOM_TF_RESULTS (the JSON-lines file to append to), FLOWLOOM_TF_EXCLUDE
-(a JSON object {"Class.test": reason} for this file), FLOWLOOM_TF_TEST_TIMEOUT (seconds).
+(a JSON object {"Class.test": reason} for this file), FLOWLOOM_TF_TEST_TIMEOUT (seconds),
+FLOWLOOM_TF_SLOW (a JSON object {"Class.test": {"seconds": S, "reason": ...}}: the tests of
+this file whose own code waits longer than the default limit, e.g. a fixed 30 s sleep).
 """
 
 import json
@@ -17,6 +19,7 @@ from tools.tf_unittests.shim import importer
 _RESULTS = os.environ.get("FLOWLOOM_TF_RESULTS")
 _EXCLUDE = json.loads(os.environ.get("FLOWLOOM_TF_EXCLUDE") or "{}")
 _TIMEOUT = int(os.environ.get("FLOWLOOM_TF_TEST_TIMEOUT") or 60)
+_SLOW = json.loads(os.environ.get("FLOWLOOM_TF_SLOW") or "{}")
 
 
 class TestTimeout(Exception):
@@ -117,16 +120,24 @@ def pytest_collection_modifyitems(session, config, items):
     _write({"event": "collected", "count": len(items)})
 
 
-def _on_alarm(signum, frame):
-    raise TestTimeout(f"test ran past {_TIMEOUT} s")
+def _limit(item):
+    """The time limit of one test: the default, or the manifest's for a slow test."""
+    key = test_key(item.nodeid)
+    slow = _SLOW.get(key) or _SLOW.get(key.split("[")[0])
+    return max(_TIMEOUT, int(slow["seconds"])) if slow else _TIMEOUT
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
     use_alarm = threading.current_thread() is threading.main_thread()
     if use_alarm:
+        limit = _limit(item)
+
+        def _on_alarm(signum, frame):
+            raise TestTimeout(f"test ran past {limit} s")
+
         previous = signal.signal(signal.SIGALRM, _on_alarm)
-        signal.alarm(_TIMEOUT)
+        signal.alarm(limit)
     try:
         yield
     finally:

@@ -27,7 +27,8 @@ from tools.tf_unittests import fetch as fetch_lib  # noqa: E402
 from tools.tf_unittests import report  # noqa: E402
 
 
-def run_file(entry, cache_dir, exclusions, file_timeout, test_timeout, python, support=None):
+def run_file(entry, cache_dir, exclusions, file_timeout, test_timeout, python, support=None,
+             slow=None):
     """Runs one test file; returns its summary (see report.summarize)."""
     path = os.path.join(cache_dir, entry["path"])
     with tempfile.TemporaryDirectory(prefix="tf_unittest_") as work:
@@ -40,6 +41,7 @@ def run_file(entry, cache_dir, exclusions, file_timeout, test_timeout, python, s
             "FLOWLOOM_TF_EXCLUDE": json.dumps(exclusions),
             "FLOWLOOM_TF_SUPPORT": json.dumps(support or {}),
             "FLOWLOOM_TF_TEST_TIMEOUT": str(test_timeout),
+            "FLOWLOOM_TF_SLOW": json.dumps(slow or {}),
             "TEST_TMPDIR": work,
             "TEST_SRCDIR": test_srcdir,
             "OMP_NUM_THREADS": env.get("OMP_NUM_THREADS", "1"),
@@ -109,7 +111,8 @@ def main(argv=None):
         futures = {pool.submit(run_file, e, cache_dir,
                                manifest["exclusions"].get(e["path"], {}),
                                args.file_timeout, args.test_timeout, python,
-                               fetch_lib.support_modules(manifest, cache_dir)): e
+                               fetch_lib.support_modules(manifest, cache_dir),
+                               manifest.get("slow", {}).get(e["path"], {})): e
                    for e in entries}
         for future in concurrent.futures.as_completed(futures):
             s = future.result()

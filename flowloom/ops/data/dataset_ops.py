@@ -34,7 +34,7 @@ def _function(ctx, attr):
     graph = ctx.op._graph
     fn = FUNCTIONS.get(graph, {}).get(name)
     if fn is None:
-        from flowloom.data.functions import ImportedFunction
+        from flowloom.data.functions import ImportedFunction, traced_for
         from flowloom.graph_function import runtime
 
         body = runtime.lookup(graph, name)
@@ -42,13 +42,17 @@ def _function(ctx, attr):
             raise errors.NotFoundError(
                 None, ctx.op, f"Function {name} is not defined: neither traced in this "
                 "process nor in the graph's function library")
-        fn = FUNCTIONS.setdefault(graph, {}).setdefault(name, ImportedFunction(body))
+        fn = traced_for(body.fdef) or ImportedFunction(body)
+        fn = FUNCTIONS.setdefault(graph, {}).setdefault(name, fn)
     return fn
 
 
-def _dataset(type_name, inputs, attrs=None):
+def _dataset(type_name, inputs, attrs=None, output_types=True):
+    """A dataset op type. With `output_types=False` its element types are those of an input
+    list (`Toutput_types`), so it has `output_shapes` but no `output_types` attr."""
+    types = _TYPES if output_types else {"output_shapes": None}
     op = defop(type_name, inputs=inputs, outputs=["handle: variant"],
-               attrs=dict(_TYPES, **(attrs or {})), stateful=True)
+               attrs=dict(types, **(attrs or {})), stateful=True)
     op.shape(common_shapes.scalar_shape)
     op.no_gradient()
     return op
@@ -71,17 +75,8 @@ def _file_dataset(type_name, inputs):
     return op
 
 
-def _components_dataset(type_name):
-    """TensorDataset / TensorSliceDataset: their types are those of their inputs
-    (`Toutput_types`), so they have no `output_types` attr."""
-    op = defop(type_name, inputs=["components: list(Toutput_types)"],
-               outputs=["handle: variant"], attrs={"output_shapes": None}, stateful=True)
-    op.shape(common_shapes.scalar_shape)
-    op.no_gradient()
-    return op
-
-
-TensorDataset = _components_dataset("TensorDataset")
+TensorDataset = _dataset("TensorDataset", ["components: list(Toutput_types)"],
+                         output_types=False)
 
 
 @TensorDataset.kernel
@@ -89,7 +84,8 @@ def _(xp, *components, output_shapes, **_):
     return dv.TensorsValue(list(components))
 
 
-TensorSliceDataset = _components_dataset("TensorSliceDataset")
+TensorSliceDataset = _dataset("TensorSliceDataset", ["components: list(Toutput_types)"],
+                              output_types=False)
 
 
 @TensorSliceDataset.kernel
@@ -196,11 +192,12 @@ def _(xp, dataset, batch_size, drop_remainder, *, output_types, output_shapes, p
 PaddedBatchDatasetV2 = _dataset(
     "PaddedBatchDatasetV2", ["input_dataset: variant", "batch_size: int64",
                              "padded_shapes: N * int64", "padding_values: list(Toutput_types)",
-                             "drop_remainder: bool"], {"N": None, "parallel_copy": False})
+                             "drop_remainder: bool"], {"N": None, "parallel_copy": False},
+    output_types=False)
 
 
 @PaddedBatchDatasetV2.kernel
-def _(xp, dataset, batch_size, *rest, output_types, output_shapes, N, parallel_copy, ctx):
+def _(xp, dataset, batch_size, *rest, output_shapes, N, parallel_copy, ctx, **_):
     shapes = [tuple(int(d) for d in np.asarray(s).reshape(-1)) for s in rest[:N]]
     values = [np.asarray(v)[()] for v in rest[N:2 * N]]
     return dv.BatchValue(dataset, _int(batch_size), bool(rest[2 * N]), ctx.op, shapes, values)
