@@ -164,6 +164,7 @@ _TABLE = _lazy_names.parse({
     "flowloom.ops.array.parallel_concat_ops": "parallel_stack",
     "flowloom.ops.array.sparse_reorder_ops": "sparse_merge sparse_reorder",
     "flowloom.ops.array.sparse_add_ops": "sparse_add",
+    "flowloom.ops.array.sparse_concat_ops": "sparse_concat",
     "flowloom.ops.parsing.sequence_example_ops": "parse_single_sequence_example",
     "flowloom.partitioned_variables": (
         "create_partitioned_variables fixed_size_partitioner min_max_variable_partitioner "

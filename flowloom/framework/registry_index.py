@@ -48,6 +48,8 @@ INDEX = {
             'Slice StridedSlice StridedSliceGrad',
         'flowloom.ops.array.sparse_add_ops':
             'SparseAdd SparseAddGrad SparseTensorDenseAdd',
+        'flowloom.ops.array.sparse_concat_ops':
+            'SparseConcat',
         'flowloom.ops.array.sparse_cross_ops':
             'SparseCross',
         'flowloom.ops.array.sparse_map_ops':

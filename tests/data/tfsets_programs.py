@@ -117,5 +117,92 @@ def sets_program(tf):
     return out
 
 
+def _metric(tf, fn):
+    """(update value, value, local variable names) of a fresh streaming metric, or the error
+    building it."""
+    with tf.Graph().as_default(), tf.Session() as s:
+        try:
+            value, update = fn()
+        except Exception as e:  # noqa: BLE001
+            return [type(e).__name__, str(e).split("\n")[0]]
+        s.run(tf.local_variables_initializer())
+        runs = [_run(s, lambda: update), _run(s, lambda: value), _run(s, lambda: update)]
+        for i, got in enumerate(runs):
+            if isinstance(got, list) and got[:1] == ["InvalidArgumentError"]:
+                # several Asserts fail in one run: which one is reported is up to the scheduler
+                runs[i] = [got[0], got[1].split(" [values.shape=]")[0]]
+        return runs + [sorted(v.op.name for v in tf.local_variables())]
+
+
+def metrics_program(tf):
+    out = {}
+    logits = [[0.1, 0.3, 0.2, 0.4, 0.0, 0.9], [0.3, 0.1, 0.6, 0.0, 0.8, 0.2],
+              [0.5, 0.4, 0.3, 0.2, 0.1, 0.05]]
+    dense_labels = [[1, 3, -1], [0, 4, 2], [5, 7, 1]]
+    sparse = ([[0, 0], [0, 1], [1, 0], [2, 0], [2, 1]], [3, 5, 4, 0, 9], [3, 2])
+    single = [3, 2, 0]
+    for k in (1, 2, 3, 5):
+        for cid in (None, 0, 3, 4, 8):
+            for key, labels in (("dense", dense_labels), ("sparse", sparse),
+                                ("single", single)):
+                def lab():
+                    if key == "sparse":
+                        return tf.SparseTensor(*sparse)
+                    return tf.constant(labels, tf.int64)
+                for name in ("precision_at_k", "recall_at_k"):
+                    out[f"{name}_{key}_k{k}_c{cid}"] = _metric(tf, lambda: getattr(
+                        tf.metrics, name)(lab(), tf.constant(logits), k, class_id=cid))
+                if cid is None:
+                    out[f"ap_{key}_k{k}"] = _metric(
+                        tf, lambda: tf.metrics.average_precision_at_k(lab(), tf.constant(logits),
+                                                                      k))
+                    out[f"ap_w_{key}_k{k}"] = _metric(
+                        tf, lambda: tf.metrics.average_precision_at_k(
+                            lab(), tf.constant(logits), k,
+                            weights=tf.constant([[1.0], [0.5], [0.0]])))
+    out["precision_top_k"] = _metric(tf, lambda: tf.metrics.precision_at_top_k(
+        tf.constant(dense_labels, tf.int64), tf.constant([[5, 3], [4, 2], [0, 1]]), k=2))
+    out["recall_top_k_weighted"] = _metric(tf, lambda: tf.metrics.recall_at_top_k(
+        tf.constant(dense_labels, tf.int64), tf.constant([[5, 3], [4, 2], [0, 1]]),
+        weights=[2.0, 1.0, 0.5]))
+    out["precision_weights_rank"] = _metric(tf, lambda: tf.metrics.precision_at_k(
+        tf.constant(dense_labels, tf.int64), tf.constant(logits), 2,
+        weights=tf.constant([[[1.0]]])))
+    out["recall_weights_bad"] = _metric(tf, lambda: tf.metrics.recall_at_k(
+        tf.constant(dense_labels, tf.int64), tf.constant(logits), 2,
+        weights=tf.constant([1.0, 2.0])))
+    out["ap_bad_k"] = _metric(tf, lambda: tf.metrics.average_precision_at_k(
+        tf.constant(dense_labels, tf.int64), tf.constant(logits), 0))
+    out["sparse_precision_at_k"] = _metric(tf, lambda: tf.metrics.sparse_precision_at_k(
+        tf.constant(dense_labels, tf.int64), tf.constant(logits), 2))
+    out["sparse_ap_at_k"] = _metric(tf, lambda: tf.metrics.sparse_average_precision_at_k(
+        tf.constant(dense_labels, tf.int64), tf.constant(logits), 2))
+    return out
+
+
+def sparse_concat_program(tf):
+    out = {}
+    with tf.Graph().as_default(), tf.Session() as s:
+        a = tf.SparseTensor([[0, 2], [1, 0], [1, 1]], ["a", "b", "c"], [2, 3])
+        b = tf.SparseTensor([[0, 1], [0, 2]], ["d", "e"], [2, 4])
+        c = tf.SparseTensor([[0, 0], [2, 1]], ["f", "g"], [3, 2])
+        out["axis1"] = _run(s, lambda: tf.sparse_concat(1, [a, b]))
+        out["axis_neg"] = _run(s, lambda: tf.sparse_concat(-1, [a, b, a]))
+        out["axis0"] = _run(s, lambda: tf.sparse_concat(0, [a, a]))
+        out["mismatch"] = _run(s, lambda: tf.sparse_concat(0, [a, b]))
+        out["expand"] = _run(s, lambda: tf.sparse_concat(1, [a, c], expand_nonconcat_dim=True))
+        out["bad_axis"] = _run(s, lambda: tf.sparse_concat(2, [a, b]))
+        out["rank"] = _run(s, lambda: tf.sparse_concat(
+            0, [a, tf.SparseTensor([[0, 0, 0]], ["x"], [1, 1, 1])]))
+        out["one"] = _run(s, lambda: tf.sparse_concat(0, [a]))
+        out["shapes"] = _sparse_shapes(tf.sparse_concat(1, [a, b]))
+        out["dynamic_shapes"] = _sparse_shapes(tf.sparse_concat(1, [
+            a, tf.SparseTensor(tf.placeholder_with_default(b.indices, [None, 2]),
+                               b.values, tf.placeholder_with_default(b.dense_shape, [2]))]))
+        out["not_sparse"] = _build(lambda: tf.sparse_concat(1, [a, [[1]]]))
+    return out
+
+
 def program(tf):
-    return {"sets": sets_program(tf)}
+    return {"sets": sets_program(tf), "metrics": metrics_program(tf),
+            "sparse_concat": sparse_concat_program(tf)}

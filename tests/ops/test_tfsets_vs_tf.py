@@ -43,3 +43,15 @@ def _program(section):
 def test_set_ops_match_tf(key):
     got = _program("sets")[key]
     assert _close(got, EXPECTED["sets"][key]), (got, EXPECTED["sets"][key])
+
+
+@pytest.mark.parametrize("key", sorted(EXPECTED["metrics"]))
+def test_metrics_at_k_match_tf(key):
+    got = _program("metrics")[key]
+    assert _close(got, EXPECTED["metrics"][key]), (got, EXPECTED["metrics"][key])
+
+
+@pytest.mark.parametrize("key", sorted(EXPECTED["sparse_concat"]))
+def test_sparse_concat_matches_tf(key):
+    got = _program("sparse_concat")[key]
+    assert _close(got, EXPECTED["sparse_concat"][key]), (got, EXPECTED["sparse_concat"][key])
