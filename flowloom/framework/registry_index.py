@@ -281,6 +281,8 @@ INDEX = {
             'queue_runners',
     },
     'session_target': {
+        'flowloom.distributed.inprocess':
+            'inproc',
         'flowloom.distributed.server':
             'grpc',
     },

@@ -2,8 +2,12 @@
 
 
 def tf_ops():
-    return {}
+    from tensorflow.python.ops import image_ops_impl
+
+    return {"verify_compatible_image_shapes": image_ops_impl._verify_compatible_image_shapes}
 
 
 def flowloom_ops():
-    return {}
+    from flowloom.ops.image import quality_ops
+
+    return {"verify_compatible_image_shapes": quality_ops._verify_compatible_image_shapes}

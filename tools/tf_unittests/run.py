@@ -27,10 +27,17 @@ from tools.tf_unittests import fetch as fetch_lib  # noqa: E402
 from tools.tf_unittests import report  # noqa: E402
 
 
-def run_file(entry, cache_dir, exclusions, file_timeout, test_timeout, python, support=None):
-    """Runs one test file; returns its summary (see report.summarize)."""
+def run_file(entry, cache_dir, exclusions, file_timeout, test_timeout, python, support=None,
+             slow=None, edits=()):
+    """Runs one test file (with the manifest's `edits` for it applied to a copy, see
+    fetch.py); returns its summary (see report.summarize)."""
     path = os.path.join(cache_dir, entry["path"])
     with tempfile.TemporaryDirectory(prefix="tf_unittest_") as work:
+        if edits:
+            os.makedirs(os.path.join(work, "edited"))
+            path = os.path.join(work, "edited", os.path.basename(entry["path"]))
+            with open(path, "wb") as f:
+                f.write(fetch_lib.edited_text(entry, cache_dir, edits))
         results = os.path.join(work, "results.jsonl")
         test_srcdir, cwd = fetch_lib.runfiles(cache_dir, work)
         env = dict(os.environ)
@@ -40,6 +47,7 @@ def run_file(entry, cache_dir, exclusions, file_timeout, test_timeout, python, s
             "FLOWLOOM_TF_EXCLUDE": json.dumps(exclusions),
             "FLOWLOOM_TF_SUPPORT": json.dumps(support or {}),
             "FLOWLOOM_TF_TEST_TIMEOUT": str(test_timeout),
+            "FLOWLOOM_TF_SLOW": json.dumps(slow or {}),
             "TEST_TMPDIR": work,
             "TEST_SRCDIR": test_srcdir,
             "OMP_NUM_THREADS": env.get("OMP_NUM_THREADS", "1"),
@@ -61,7 +69,7 @@ def run_file(entry, cache_dir, exclusions, file_timeout, test_timeout, python, s
         if os.path.exists(results):
             with open(results) as f:
                 records = [json.loads(line) for line in f if line.strip()]
-    with open(path, encoding="utf-8") as f:
+    with open(os.path.join(cache_dir, entry["path"]), encoding="utf-8") as f:
         static_count = report.count_test_methods(f.read())
     summary = report.summarize(entry, records, timed_out=timed_out, output_tail=tail,
                                static_count=static_count)
@@ -109,7 +117,9 @@ def main(argv=None):
         futures = {pool.submit(run_file, e, cache_dir,
                                manifest["exclusions"].get(e["path"], {}),
                                args.file_timeout, args.test_timeout, python,
-                               fetch_lib.support_modules(manifest, cache_dir)): e
+                               fetch_lib.support_modules(manifest, cache_dir),
+                               manifest.get("slow", {}).get(e["path"], {}),
+                               manifest.get("edits", {}).get(e["path"], ())): e
                    for e in entries}
         for future in concurrent.futures.as_completed(futures):
             s = future.result()

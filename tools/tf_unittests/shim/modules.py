@@ -26,6 +26,9 @@ EXPLICIT = {
     # TF's error-code enum (OK, CANCELLED, ..., INVALID_ARGUMENT): flowloom's errors module
     # holds the same constants.
     "tensorflow.core.lib.core.error_codes_pb2": ["flowloom.framework.errors"],
+    # TF 1.15's config.proto holds RPCOptions; flowloom keeps it in its own file (as TF 2).
+    "tensorflow.core.protobuf.config_pb2": ["flowloom.proto.config_pb2",
+                                            "flowloom.proto.rpc_options_pb2"],
     "tensorflow.python.framework.tensor_shape": ["flowloom.framework.tensor_shape"],
     "tensorflow.python.framework.sparse_tensor": ["flowloom.framework.sparse_tensor"],
     "tensorflow.python.framework.tensor_util": ["flowloom.framework.tensor_util",
