@@ -266,7 +266,52 @@ def sparse_matmul_program(tf):
     return out
 
 
+def training_program(tf):
+    out = {}
+    with tf.Graph().as_default(), tf.Session() as s:
+        x_int = tf.Variable(0, dtype=tf.int32)
+        x_int64 = tf.Variable(2, dtype=tf.int64)
+        x = tf.Variable(0.5)
+        out["pc_float_boundaries_int_x"] = _build(lambda: tf.train.piecewise_constant(
+            x_int, [-1.0, 1.0], [1, 2, 3]))
+        out["pc_mixed_values"] = _build(lambda: tf.train.piecewise_constant(
+            x, [-1.0, 1.0], [1.0, 2, 3]))
+        out["pc_lengths"] = _build(lambda: tf.train.piecewise_constant(x, [-1.0], [1.0]))
+        out["pc_lengths_and_dtype"] = _build(lambda: tf.train.piecewise_constant(
+            x_int, [1.0], [1.0]))
+        s.run(tf.global_variables_initializer())
+        out["pc_int_boundaries_int64_x"] = _run(s, lambda: tf.train.piecewise_constant(
+            x_int64, [1, 2, 3], [0.4, 0.5, 0.6, 0.7]))
+        out["pc_ref"] = _run(s, lambda: tf.train.piecewise_constant(
+            x.op.outputs[0], [1.0, 2.0], [1, 2, 3]))
+        for step in (0, 250, 999, 1500):
+            out[f"noisy_no_variance_{step}"] = _run(
+                s, lambda: tf.train.noisy_linear_cosine_decay(
+                    1.0, step, 1000, initial_variance=0.0, alpha=0.1, beta=1e-3,
+                    num_periods=2))
+            out[f"noisy_shape_{step}"] = _shape(tf.train.noisy_linear_cosine_decay(
+                0.5, step, 1000))
+        out["noisy_no_step"] = _build(lambda: tf.train.noisy_linear_cosine_decay(1.0, None,
+                                                                                  10))
+        t = tf.convert_to_tensor(1.0)
+        sgd = tf.train.GradientDescentOptimizer(3.0)
+        grads = sgd.compute_gradients(t * t, [t])
+        out["tensor_grads"] = _run(s, lambda: [g for g, _ in grads])
+        out["tensor_var_is_tensor"] = grads[0][1] is t
+        out["apply_to_tensor"] = _build(lambda: sgd.apply_gradients(grads))
+    for paths in (None, [], ["model-2"], ["/x/model-1", "model-0"]):
+        given = None if paths is None else list(paths)
+        state = tf.train.generate_checkpoint_state_proto("/tmp/d", "/tmp/d/model-0",
+                                                         all_model_checkpoint_paths=given)
+        out[f"state_{paths}"] = [list(state.all_model_checkpoint_paths), given]
+    given = ["model-1", "d/model-2"]
+    state = tf.train.generate_checkpoint_state_proto("d", "d/model-3", given)
+    out["state_relative"] = [state.model_checkpoint_path,
+                             list(state.all_model_checkpoint_paths), given]
+    return out
+
+
 def program(tf):
     return {"sets": sets_program(tf), "metrics": metrics_program(tf),
             "sparse_concat": sparse_concat_program(tf),
-            "sparse_matmul": sparse_matmul_program(tf)}
+            "sparse_matmul": sparse_matmul_program(tf), "training": training_program(tf)}

@@ -75,3 +75,9 @@ def test_sparse_tensor_dense_matmul_adjoint_a_conjugates(adjoint_b):
         got = s.run(tf.sparse_tensor_dense_matmul(sp, b.conj().T if adjoint_b else b,
                                                   adjoint_a=True, adjoint_b=adjoint_b))
     np.testing.assert_allclose(got, a.conj().T @ b)
+
+
+@pytest.mark.parametrize("key", sorted(EXPECTED["training"]))
+def test_training_functions_match_tf(key):
+    got = _program("training")[key]
+    assert _close(got, EXPECTED["training"][key]), (got, EXPECTED["training"][key])
