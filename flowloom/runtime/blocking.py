@@ -8,7 +8,9 @@ condition of its resource through `wait_until`. While it waits:
 - the run's deadline (`RunOptions.timeout_in_ms`, else `ConfigProto.operation_timeout_in_ms`)
   ends the wait with DeadlineExceededError;
 - a resource that is cancelled (its session closed, its queue closed with
-  cancel_pending_enqueues) wakes its waiters, which re-check and raise.
+  cancel_pending_enqueues) wakes its waiters, which re-check and raise;
+- a run under a `Cancellation` (the runs of a session on a server, whose resources outlive
+  the session) ends with CancelledError when it is cancelled (the session closed).
 
 The run's deadline and inter-op semaphore are per thread: Session.run sets them on the calling
 thread, and the partition runners copy them onto the worker threads of the run.
@@ -25,18 +27,71 @@ class _RunState(threading.local):
         super().__init__()
         self.deadline = None   # time.monotonic() value, or None
         self.semaphore = None  # the inter-op semaphore held by the running kernel, or None
+        self.cancellation = None  # the Cancellation of the run, or None
 
 
 _state = _RunState()
 
 
+class Cancellation:
+    """Cancels the waits of a set of runs at once (TF's CancellationManager of a session's
+    steps): `cancel(message)` wakes every wait of a run under it, which then raises
+    CancelledError(message), as will any wait that starts afterwards."""
+
+    def __init__(self):
+        self.message = None
+        self._waiting = {}  # id(cond) -> [cond, number of waits on it]
+        self._lock = threading.Lock()
+
+    def cancel(self, message):
+        with self._lock:
+            self.message = message
+            conds = [c for c, _ in self._waiting.values()]
+        for cond in conds:
+            with cond:
+                cond.notify_all()
+
+    def check(self):
+        if self.message is not None:
+            raise errors.CancelledError(None, None, self.message)
+
+    def _enter(self, cond):
+        with self._lock:
+            self._waiting.setdefault(id(cond), [cond, 0])[1] += 1
+
+    def _leave(self, cond):
+        with self._lock:
+            entry = self._waiting[id(cond)]
+            entry[1] -= 1
+            if not entry[1]:
+                del self._waiting[id(cond)]
+
+
+class cancellable:
+    """`with cancellable(cancellation):` the runs of the block (and the threads that run
+    their partitions) end their waits with CancelledError when `cancellation` is cancelled."""
+
+    def __init__(self, cancellation):
+        self._cancellation = cancellation
+
+    def __enter__(self):
+        self._outer = _state.cancellation
+        _state.cancellation = self._cancellation
+        self._cancellation.check()
+        return self
+
+    def __exit__(self, *exc):
+        _state.cancellation = self._outer
+        return False
+
+
 def snapshot():
     """The calling thread's run state, to hand to the threads that run its partitions."""
-    return (_state.deadline, _state.semaphore)
+    return (_state.deadline, _state.semaphore, _state.cancellation)
 
 
 def restore(saved):
-    _state.deadline, _state.semaphore = saved
+    _state.deadline, _state.semaphore, _state.cancellation = saved
 
 
 def set_deadline(timeout_ms):
@@ -94,7 +149,20 @@ def wait_until(cond, ready, op_timeout_ms=-1):
         # runner sees `semaphore` cleared and does not release it again).
         _state.semaphore = None
         sem.release()
+    cancellation = _state.cancellation
+    if cancellation is None:
+        return _wait(cond, ready, deadline, None)
+    cancellation._enter(cond)
+    try:
+        return _wait(cond, ready, deadline, cancellation)
+    finally:
+        cancellation._leave(cond)
+
+
+def _wait(cond, ready, deadline, cancellation):
     while True:
+        if cancellation is not None:
+            cancellation.check()
         if deadline is None:
             cond.wait()
         else:
@@ -105,5 +173,7 @@ def wait_until(cond, ready, op_timeout_ms=-1):
                 raise errors.DeadlineExceededError(
                     None, None, "Timed out waiting for notification")
             cond.wait(left)
+        if cancellation is not None:
+            cancellation.check()
         if ready():
             return

@@ -254,7 +254,7 @@ class Queue:
 
             try:
                 blocking.wait_until(cond, ready, timeout_ms)
-            except errors.DeadlineExceededError:
+            except (errors.DeadlineExceededError, errors.CancelledError):
                 self._restore(taken)
                 taken.clear()
                 raise
