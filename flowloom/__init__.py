@@ -165,6 +165,8 @@ _TABLE = _lazy_names.parse({
     "flowloom.ops.array.parallel_concat_ops": "parallel_stack",
     "flowloom.ops.array.sparse_reorder_ops": "sparse_merge sparse_reorder",
     "flowloom.ops.array.sparse_add_ops": "sparse_add",
+    "flowloom.ops.array.sparse_concat_ops": "sparse_concat",
+    "flowloom.ops.math.sparse_dense_matmul_ops": "sparse_tensor_dense_matmul",
     "flowloom.ops.parsing.sequence_example_ops": "parse_single_sequence_example",
     "flowloom.partitioned_variables": (
         "create_partitioned_variables fixed_size_partitioner min_max_variable_partitioner "
