@@ -99,6 +99,8 @@ def convert_to_tensor_or_indexed_slices(value, dtype=None, name=None):
 def tensor_value_to_numpy(value, dtype):
     """Converts a Python/numpy value to an array of `dtype` (a DType), TF's way."""
     npt = dtype.as_numpy_dtype
+    if not isinstance(value, np.ndarray) and hasattr(value, "__array__"):
+        value = np.asarray(value)  # TF calls a value's __array__() without a dtype
     if dtype.base_dtype is dtypes.string:
         arr = np.asarray(value, dtype=object)
         flat = arr.reshape(-1)
