@@ -4,7 +4,6 @@ accumulate_n with its AccumulateNV2 op."""
 
 import numpy as np
 
-from flowloom.framework import dtypes
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.graph import name_scope
 from flowloom.framework.op_def import defop
