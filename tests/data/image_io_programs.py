@@ -113,8 +113,102 @@ def quality_cases(tf, ops):
     return r
 
 
+IMAGES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "images")
+
+
+def _file(name):
+    with open(os.path.join(IMAGES, name), "rb") as f:
+        return f.read()
+
+
+def _digest(data):
+    import hashlib
+
+    return hashlib.sha1(data).hexdigest()
+
+
+def codec_cases(tf):
+    r = {}
+    files = {n: _file(n) for n in ("rgb444.jpg", "gray.png", "rgba.png", "anim.gif", "cmyk.jpg",
+                                   "rgb.bmp")}
+    with tf.Graph().as_default(), tf.Session() as s:
+        # Each decode op takes JPEG, PNG and GIF data alike (the format comes from the bytes).
+        for op_name in ("decode_jpeg", "decode_png", "decode_gif"):
+            for file_name in ("rgb444.jpg", "gray.png", "rgba.png", "anim.gif", "rgb.bmp"):
+                decode = getattr(tf.image, op_name)
+                r[f"{op_name}_of_{file_name}"] = outcome(
+                    lambda d=decode, f=file_name: s.run(d(files[f])))
+        r["decode_png_uint16_of_jpeg"] = outcome(lambda: s.run(tf.image.decode_png(
+            files["rgb444.jpg"], dtype=tf.uint16)))
+        r["decode_jpeg_unknown"] = outcome(lambda: s.run(tf.image.decode_jpeg(b"\x00ab\n\xff")))
+        r["decode_jpeg_empty"] = outcome(lambda: s.run(tf.image.decode_jpeg(b"")))
+        r["decode_png_channels_1_of_jpeg"] = outcome(lambda: s.run(tf.image.decode_png(
+            files["rgb444.jpg"], channels=1)))
+        for channels in (0, 3):
+            r[f"decode_cmyk_channels_{channels}"] = outcome(lambda c=channels: s.run(
+                tf.image.decode_jpeg(files["cmyk.jpg"], channels=c)))
+        r["extract_jpeg_shape_cmyk"] = outcome(lambda: s.run(tf.image.extract_jpeg_shape(
+            files["cmyk.jpg"])))
+        for dtype in (tf.uint16, tf.float32):
+            for file_name in ("rgb444.jpg", "anim.gif", "rgba.png"):
+                r[f"decode_image_{dtype.name}_{file_name}"] = outcome(
+                    lambda d=dtype, f=file_name: s.run(tf.image.decode_image(files[f], dtype=d)))
+        window = tf.placeholder(tf.int32, [4])
+        for name, crop in (("const", [1, 2, 5, 7]), ("negative", [0, 0, -1, 3]),
+                           ("fed", window)):
+            r[f"decode_and_crop_shape_{name}"] = outcome(lambda c=crop: tf.image.decode_and_crop_jpeg(
+                files["rgb444.jpg"], c, channels=3).shape.as_list())
+        r["decode_and_crop_bad_window_rank"] = outcome(lambda: tf.image.decode_and_crop_jpeg(
+            files["rgb444.jpg"], [[1, 2, 3, 4]]))
+        r["decode_jpeg_vector_built"] = outcome(lambda: tf.image.decode_jpeg([files["rgb444.jpg"]]))
+        rng = np.random.RandomState(4)
+        for channels in (1, 2, 3, 4):
+            image = (rng.rand(5, 7, channels) * 65535).astype(np.uint16)
+            png = tf.image.encode_png(tf.constant(image), compression=7)
+            r[f"encode_png_uint16_{channels}"] = outcome(lambda p=png: _digest(s.run(p)))
+            r[f"roundtrip_png_uint16_{channels}"] = outcome(lambda p=png: s.run(
+                tf.image.decode_png(p, dtype=tf.uint16)))
+    return r
+
+
+def resize_cases(tf, ops):
+    r = {}
+    image = _images(5, (2, 9, 7, 3), 255.0)
+    with tf.Graph().as_default(), tf.Session() as s:
+        x = tf.constant(image)
+        for method in ("bilinear", "nearest", "bicubic", "area", "lanczos3", "lanczos5",
+                       "gaussian", "mitchellcubic"):
+            for antialias in (False, True):
+                for size in ((5, 4), (13, 11)):
+                    y = ops["resize_images_v2"](x, size, method, antialias=antialias)
+                    r[f"resize_v2_{method}_{antialias}_{size[0]}"] = outcome(
+                        lambda y=y: [s.run(y), y.shape.as_list()])
+        for kernel in ("lanczos1", "box", "triangle", "keyscubic"):
+            y = ops["scale_and_translate"](x, [6, 10], [0.7, 1.3], [0.5, -1.25],
+                                           kernel_type=kernel, antialias=True)
+            r[f"scale_and_translate_{kernel}"] = outcome(lambda y=y: s.run(y))
+        r["scale_and_translate_bad_kernel"] = outcome(lambda: s.run(ops["scale_and_translate"](
+            x, [6, 10], [0.7, 1.3], [0.5, -1.25], kernel_type="cubic")))
+        r["scale_and_translate_bad_scale"] = outcome(lambda: s.run(ops["scale_and_translate"](
+            x, [6, 10], [0.0, 1.3], [0.5, -1.25])))
+        r["resize_v2_uint8_nearest"] = outcome(lambda: s.run(ops["resize_images_v2"](
+            tf.constant(image.astype(np.uint8)), [4, 3], "nearest")))
+        r["resize_v2_3d_aspect"] = outcome(lambda: s.run(ops["resize_images_v2"](
+            x[0], [4, 20], "bilinear", preserve_aspect_ratio=True)))
+        r["resize_with_pad_v2"] = outcome(lambda: s.run(ops["resize_image_with_pad_v2"](
+            x[0], 12, 5)))
+        r["resize_bad_method"] = outcome(lambda: ops["resize_images_v2"](x, [4, 4], "cubic"))
+        for name, size in (("float_list", [6, 4.0]), ("none", [None, 4]), ("rank0", 4)):
+            r[f"resize_size_{name}"] = outcome(lambda size=size: tf.image.resize_images(
+                x, size).shape.as_list())
+        r["constant_whole_float_as_int"] = outcome(lambda: tf.constant([2, 3.0], tf.int32))
+    return r
+
+
 def program(tf, ops, workdir):
     r = {}
     r.update(file_cases(tf, workdir))
     r.update(quality_cases(tf, ops))
+    r.update(codec_cases(tf))
+    r.update(resize_cases(tf, ops))
     return r
