@@ -36,7 +36,7 @@ _CELLS = ("flowloom.nn.rnn_cell", _OPS + "rnn.rnn_cell_impl", _OPS + "rnn.rnn_ce
 _TRAIN = ("flowloom.train",)
 _IMAGE = (_OPS + "image.resize_methods", "flowloom.image", _OPS + "image.image_ops",
           _OPS + "image.color_space_ops", _OPS + "image.quality_ops",
-          _OPS + "image.resize_v2_ops")
+          _OPS + "image.resize_v2_ops", _OPS + "image.box_ops")
 _MNIST = "flowloom.datasets.mnist"
 
 MODULES = {

@@ -112,7 +112,7 @@ INDEX = {
         'flowloom.ops.image.box_ops':
             'CropAndResize CropAndResizeGradBoxes CropAndResizeGradImage DrawBoundingBoxes '
             'DrawBoundingBoxesV2 NonMaxSuppressionV2 NonMaxSuppressionV3 NonMaxSuppressionV4 '
-            'NonMaxSuppressionV5',
+            'NonMaxSuppressionV5 NonMaxSuppressionWithOverlaps',
         'flowloom.ops.image.codec_ops':
             'DecodeAndCropJpeg DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng '
             'EncodeJpeg EncodeJpegVariableQuality EncodePng ExtractJpegShape',

@@ -373,13 +373,19 @@ def central_crop(image, central_fraction):
         return out
 
 
+def _fix_flip_shape(image, result):
+    """The flipped 3-D image has the image's shape; an image of unknown rank is 3-D."""
+    result.set_shape(image._shape if image._shape.ndims is not None else [None] * 3)
+    return result
+
+
 def _flip(image, axis, scope):
     with name_scope(None, scope, [image]):
         image = convert_to_tensor(image, name="image")
         image = _with_checks(_check_3d(image, require_static=False), image)
         ndims = image._shape.ndims
         if ndims == 3 or ndims is None:
-            return manip_ops.reverse(image, [axis])
+            return _fix_flip_shape(image, manip_ops.reverse(image, [axis]))
         if ndims == 4:
             return manip_ops.reverse(image, [axis + 1])
         raise ValueError("'image' must have either 3 or 4 dimensions.")
@@ -407,8 +413,7 @@ def _random_flip(image, axis, seed, scope):
             u = random_ops.random_uniform([], 0, 1.0, seed=seed)
             result = cond(math_ops.less(u, 0.5), lambda: manip_ops.reverse(image, [axis]),
                           lambda: image)
-            result.set_shape(image._shape)
-            return result
+            return _fix_flip_shape(image, result)
         if ndims == 4:
             batch = array_ops.shape(image)[0]
             u = random_ops.random_uniform(array_ops.stack([batch]), 0, 1.0, seed=seed)
