@@ -201,3 +201,8 @@ def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
     if len(inputs) == 1:
         return inputs[0] if name is None else array_ops.identity(inputs[0], name=name)
     return apply_op("AccumulateNV2", (list(inputs),), name=name, shape=shape).outputs[0]
+
+
+def floor_div(x, y, name=None):
+    """x // y elementwise (op type FloorDiv, no name scope)."""
+    return apply_op("FloorDiv", (x, y), name=name).outputs[0]
