@@ -10,8 +10,16 @@ condition of its resource through `wait_until`. While it waits:
 - a resource that is cancelled (its session closed, its queue closed with
   cancel_pending_enqueues) wakes its waiters, which re-check and raise.
 
-The run's deadline and inter-op semaphore are per thread: Session.run sets them on the calling
-thread, and the partition runners copy them onto the worker threads of the run.
+- the run failing elsewhere (another partition's op raised) cancels it: `RunCancellation`
+  wakes the waiter, which raises CancelledError and leaves its resource's line.
+
+The run's deadline, inter-op semaphore and cancellation are per thread: Session.run sets them
+on the calling thread, and the partition runners copy them onto the worker threads of the run.
+
+Op types that can block register in BLOCKING_TYPES; runtime/pruning.py orders them after
+every op of the run that does not depend on them, so on one thread the rest of a run has
+already run (and may have failed) before a blocking op waits, as TF's concurrent executor
+would have run it meanwhile.
 """
 
 import threading
@@ -20,11 +28,44 @@ import time
 from flowloom.framework import errors
 
 
+# The op types whose kernels may wait (queue enqueue/dequeue/close, reader reads).
+BLOCKING_TYPES = set()
+
+
+class RunCancellation:
+    """Cancels the waits of one run (TF's per-step CancellationManager): `cancel()` wakes
+    every condition a kernel of the run waits on; those waits raise CancelledError."""
+
+    __slots__ = ("cancelled", "_waiting", "_lock")
+
+    def __init__(self):
+        self.cancelled = False
+        self._waiting = set()
+        self._lock = threading.Lock()
+
+    def cancel(self):
+        with self._lock:
+            self.cancelled = True
+            waiting = list(self._waiting)
+        for cond in waiting:
+            with cond:
+                cond.notify_all()
+
+    def _enter(self, cond):
+        with self._lock:
+            self._waiting.add(cond)
+
+    def _leave(self, cond):
+        with self._lock:
+            self._waiting.discard(cond)
+
+
 class _RunState(threading.local):
     def __init__(self):
         super().__init__()
         self.deadline = None   # time.monotonic() value, or None
         self.semaphore = None  # the inter-op semaphore held by the running kernel, or None
+        self.cancellation = None  # the run's RunCancellation, or None
 
 
 _state = _RunState()
@@ -32,11 +73,18 @@ _state = _RunState()
 
 def snapshot():
     """The calling thread's run state, to hand to the threads that run its partitions."""
-    return (_state.deadline, _state.semaphore)
+    return (_state.deadline, _state.semaphore, _state.cancellation)
 
 
 def restore(saved):
-    _state.deadline, _state.semaphore = saved
+    _state.deadline, _state.semaphore, _state.cancellation = saved
+
+
+def set_cancellation(cancellation):
+    """Sets the calling thread's run cancellation (None: none); returns the old one."""
+    old = _state.cancellation
+    _state.cancellation = cancellation
+    return old
 
 
 def set_deadline(timeout_ms):
@@ -94,7 +142,22 @@ def wait_until(cond, ready, op_timeout_ms=-1):
         # runner sees `semaphore` cleared and does not release it again).
         _state.semaphore = None
         sem.release()
+    cancellation = _state.cancellation
+    if cancellation is None:
+        _wait(cond, ready, deadline, None)
+        return
+    cancellation._enter(cond)
+    try:
+        _wait(cond, ready, deadline, cancellation)
+    finally:
+        cancellation._leave(cond)
+
+
+def _wait(cond, ready, deadline, cancellation):
     while True:
+        if cancellation is not None and cancellation.cancelled:
+            raise errors.CancelledError(None, None, "Run cancelled: another op of the step "
+                                        "failed")
         if deadline is None:
             cond.wait()
         else:

@@ -14,6 +14,7 @@ from flowloom.framework import errors
 from flowloom.framework import tensor_shape
 from flowloom.framework.op_def import defop
 from flowloom.ops.data import queue_resource as qr
+from flowloom.runtime import blocking
 
 _HANDLE_ATTRS = {"component_types": None, "shapes": [], "capacity": -1, "container": "",
                  "shared_name": ""}
@@ -187,3 +188,8 @@ QueueIsClosedV2.shape(lambda op: [tensor_shape.TensorShape([])])
 @QueueIsClosedV2.kernel
 def _(xp, handle):
     return np.bool_(handle.is_closed())
+
+
+# The queue ops that wait (close waits behind pending enqueues) run after the rest of their run.
+blocking.BLOCKING_TYPES.update(("QueueEnqueueV2", "QueueEnqueueManyV2", "QueueDequeueV2",
+                                "QueueDequeueManyV2", "QueueDequeueUpToV2", "QueueCloseV2"))
