@@ -10,7 +10,6 @@ capacity). The Queue* ops take the handle as their first input and block as the 
 import numpy as np
 
 from flowloom.framework import dtypes as dtypes_lib
-from flowloom.framework import errors
 from flowloom.framework import tensor_shape
 from flowloom.framework.op_def import defop
 from flowloom.ops.data import queue_resource as qr
