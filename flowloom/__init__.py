@@ -177,6 +177,7 @@ _TABLE = _lazy_names.parse({
         "FIFOQueue PaddingFIFOQueue PriorityQueue QueueBase RandomShuffleQueue "
         "FixedLengthRecordReader IdentityReader LMDBReader ReaderBase TextLineReader "
         "TFRecordReader WholeFileReader matching_files"),
+    "flowloom.ops.data.file_ops": "read_file write_file",
     "flowloom.version#dunders": (
         "__git_version__=GIT_VERSION __compiler_version__=COMPILER_VERSION "
         "__cxx11_abi_flag__=CXX11_ABI_FLAG __monolithic_build__=MONOLITHIC_BUILD"),
@@ -224,7 +225,7 @@ def _namespace(name):
 
 _FACTORIES = {name: _namespace(name) for name in (
     "math", "linalg", "random", "strings", "sparse", "initializers", "debugging", "manip",
-    "dtypes", "config")}
+    "dtypes", "config", "sets")}
 _FACTORIES.update(python_io=_python_io, queue=_queue, flowloom=lambda module: module,
                   __version__=lambda module: module.version.FLOWLOOM_VERSION)
 

@@ -31,6 +31,10 @@ def _tf_errors(path):
         raise cls(None, None, f"{path}; {e.strerror or e}") from None
 
 
+# OS errors on `path` as TF's classes (for file-reading ops too).
+tf_errors = _tf_errors
+
+
 class GFile:
     """A file object with TF's interface (`tf.gfile.GFile(name, mode)`).
 

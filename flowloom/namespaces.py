@@ -15,6 +15,7 @@ import types
 _MATH = "flowloom.ops.math.composite_math"
 _LINALG = "flowloom.ops.math.linalg_ops"
 _CONFIG = "flowloom.framework.config"
+_SETS = "flowloom.ops.sets.set_ops"
 
 TABLES = {
     "math": """
@@ -117,6 +118,11 @@ bool cast complex complex128 complex64 double float16 float32 float64 half int16
 int8 qint16 qint32 qint8 quint16 quint8 resource saturate_cast string uint16 uint32 uint64
 uint8 variant
 """,
+    "sets": """
+difference=%(s)s:set_difference intersection=%(s)s:set_intersection set_difference=%(s)s:set_difference
+set_intersection=%(s)s:set_intersection set_size=%(s)s:set_size set_union=%(s)s:set_union
+size=%(s)s:set_size union=%(s)s:set_union
+""",
     "config": """
 get_soft_device_placement=%(c)s:get_soft_device_placement optimizer=%(c)s:optimizer
 set_soft_device_placement=%(c)s:set_soft_device_placement threading=%(c)s:threading
@@ -129,7 +135,7 @@ batch_to_space_nd gather_nd reshape reverse roll scatter_nd space_to_batch_nd ti
 
 def _parse(text):
     table = {}
-    for item in (text % {"m": _MATH, "l": _LINALG, "c": _CONFIG}).split():
+    for item in (text % {"m": _MATH, "l": _LINALG, "c": _CONFIG, "s": _SETS}).split():
         name, _, target = item.partition("=")
         table[name] = target or name
     return table

@@ -34,6 +34,8 @@ _CONTROL = ("flowloom", _OPS + "control_flow.control_flow_ops", _OPS + "control_
             _OPS + "control_flow.control_flow_primitives", _OPS + "control_flow.control_flow_context")
 _CELLS = ("flowloom.nn.rnn_cell", _OPS + "rnn.rnn_cell_impl", _OPS + "rnn.rnn_cell_wrappers")
 _TRAIN = ("flowloom.train",)
+_IMAGE = (_OPS + "image.resize_methods", "flowloom.image", _OPS + "image.image_ops",
+          _OPS + "image.color_space_ops", _OPS + "image.quality_ops")
 _MNIST = "flowloom.datasets.mnist"
 
 MODULES = {
@@ -51,6 +53,7 @@ MODULES = {
     "tensorflow.python.framework.common_shapes": "flowloom.framework.common_shapes",
     "tensorflow.python.framework.indexed_slices": "flowloom.framework.indexed_slices",
     "tensorflow.python.framework.test_util": "flowloom.test.test_util",
+    "tensorflow.python.grappler.tf_optimizer": "flowloom.runtime.grappler",
     "tensorflow.python.ops.gradient_checker": "flowloom.test.gradient_checker",
     "tensorflow.python.platform.gfile": "flowloom.gfile",
     "tensorflow.python.util.tf_inspect": "flowloom.framework.tf_inspect",
@@ -156,6 +159,9 @@ VIEWS = {
                                              "flowloom.graph_function.functional_call_ops"),
     "tensorflow.python.framework.function": ("flowloom.graph_function.defun",),
     "tensorflow.python.data.ops.iterator_ops": ("flowloom.data.iterator", "flowloom.data"),
+    "tensorflow.python.data.ops.dataset_ops": ("flowloom.data.dataset", "flowloom.data.iterator",
+                                              "flowloom.data"),
+    "tensorflow.python.data.ops.readers": ("flowloom.data.dataset", "flowloom.data"),
     "tensorflow.python.ops.logging_ops": ("flowloom", _OPS + "checks.logging_ops"),
     "tensorflow.python.ops.check_ops": ("flowloom", "flowloom.debugging",
                                         _OPS + "checks.check_ops"),
@@ -183,10 +189,12 @@ VIEWS = {
     "tensorflow.python.ops.summary_ops": ("flowloom.summary", _OPS + "summary.summary_ops"),
     "tensorflow.python.ops.losses": ("flowloom.losses",),
     "tensorflow.python.ops.losses.losses": ("flowloom.losses",),
-    "tensorflow.python.ops.image_ops": (_OPS + "image.resize_methods", "flowloom.image",
-                                        _OPS + "image.image_ops",
-                                        _OPS + "image.color_space_ops"),
+    "tensorflow.python.ops.image_ops": _IMAGE,
+    "tensorflow.python.ops.image_ops_impl": _IMAGE,
     "tensorflow.python.ops.metrics": ("flowloom.metrics",),
+    "tensorflow.python.ops.sets": (_OPS + "sets.set_ops",),
+    "tensorflow.python.ops.sets_impl": (_OPS + "sets.set_ops",),
+    "tensorflow.python.ops.gen_set_ops": (_OPS + "sets.set_ops",),
     # Imported for their side effect (registering gradients): flowloom has them registered.
     "tensorflow.python.ops.array_grad": ("flowloom",),
     "tensorflow.python.ops.math_grad": ("flowloom",),

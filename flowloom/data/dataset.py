@@ -81,7 +81,8 @@ class Dataset(structure.HasElementSpec):
     def from_tensors(tensors):
         """A dataset of one element: `tensors`."""
         spec, flat = _spec_of(tensors)
-        variant = apply_op("TensorDataset", (flat,), **structure.op_attrs(spec)).outputs[0]
+        variant = apply_op("TensorDataset", (flat,),
+                           output_shapes=structure.op_attrs(spec)["output_shapes"]).outputs[0]
         return Dataset(variant, spec)
 
     @staticmethod
@@ -94,7 +95,8 @@ class Dataset(structure.HasElementSpec):
         sliced = nest.map_structure(
             lambda s: structure.TensorSpec(s.dtype, s.shape[1:] if s.shape.ndims else None),
             spec)
-        variant = apply_op("TensorSliceDataset", (flat,), **structure.op_attrs(sliced)).outputs[0]
+        variant = apply_op("TensorSliceDataset", (flat,),
+                           output_shapes=structure.op_attrs(sliced)["output_shapes"]).outputs[0]
         return Dataset(variant, sliced)
 
 
@@ -227,10 +229,11 @@ class Dataset(structure.HasElementSpec):
         spec = structure.pack(self.element_spec, [
             structure.TensorSpec(s.dtype, TensorShape([lead]).concatenate(p))
             for s, p in zip(flat_specs, shapes)])
-        return self._apply("PaddedBatchDatasetV2", (
+        variant = apply_op("PaddedBatchDatasetV2", (
             self._variant, _i64(batch_size, "batch_size"), shape_tensors, value_tensors,
             convert_to_tensor(drop_remainder, dtype=dtypes.bool_, name="drop_remainder")),
-            spec, N=len(shapes))
+            output_shapes=structure.op_attrs(spec)["output_shapes"], N=len(shapes)).outputs[0]
+        return Dataset(variant, spec)
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=None):
         """Shuffles with a buffer of `buffer_size` elements (reshuffled each pass)."""
@@ -348,6 +351,7 @@ class Dataset(structure.HasElementSpec):
         from flowloom.framework.graph import get_default_graph
 
         dataset_ops.register_function(get_default_graph(), fn_obj)
+        fn_obj.add_to_library(get_default_graph())
         return fn_obj
 
 

@@ -11,6 +11,7 @@ The dataset op that uses it names it in a `func` attr and takes the captured ten
 import itertools
 import os
 import threading
+import weakref
 
 import numpy as np
 
@@ -19,6 +20,9 @@ from flowloom.framework import nest
 from flowloom.proto import attr_value_pb2
 
 _counter = itertools.count()
+# name -> TracedFunction with the FunctionDef it wrote: a library entry of the same name and
+# text (a dataset built by a one-shot iterator's factory function) runs the traced function.
+_TRACED = weakref.WeakValueDictionary()
 # FLOWLOOM_VECTORIZE_MAP=0 runs every map function element by element.
 VECTORIZE = os.environ.get("FLOWLOOM_VECTORIZE_MAP", "1") != "0"
 
@@ -64,7 +68,26 @@ def _function_graph_class():
     return FunctionGraph
 
 
-class TracedFunction:
+class _GraphFunction:
+    """A dataset function's graph run per element: `_inputs` (the element's components, then
+    the captured values), `_outputs`."""
+
+    def __call__(self, element):
+        run = self._callable
+        if run is None:
+            with self._lock:
+                if self._callable is None:
+                    from flowloom.runtime.session import Session
+
+                    self._session = Session(graph=self.graph)
+                    self._callable = self._session.make_callable(self._outputs,
+                                                                 feed_list=self._inputs)
+                run = self._callable
+        values = run(*element)
+        return tuple(np.asarray(v) if not _is_dataset_value(v) else v for v in values)
+
+
+class TracedFunction(_GraphFunction):
     """`fn` traced for elements of `input_spec`.
 
     Attributes:
@@ -106,6 +129,22 @@ class TracedFunction:
         self._vectorized = vectorize.LazyVectorized(lambda: vectorize.vectorize(
             self.graph, self._inputs[:num_args], self._inputs[num_args:], self._outputs))
 
+    def add_to_library(self, graph):
+        """Writes this function into the function library of `graph` (the outermost graph
+        around it, where TF keeps every dataset function), so that a GraphDef or MetaGraphDef
+        of `graph` carries it and runs again where it is imported."""
+        from flowloom.graph_function import function_def, runtime
+
+        while getattr(graph, "_outer_graph", None) is not None:
+            graph = graph._outer_graph
+        fdef = function_def.graph_to_function_def(
+            self.graph, self._inputs, self._outputs,
+            library_signatures=runtime.signatures(self.graph))
+        fdef.signature.name = self.name
+        runtime.add_function(graph, fdef)
+        self.fdef_bytes = fdef.SerializeToString(deterministic=True)
+        _TRACED[self.name] = self
+
     def attr(self):
         """The `func` AttrValue that names this function."""
         return attr_value_pb2.AttrValue(func=attr_value_pb2.NameAttrList(name=self.name))
@@ -118,19 +157,32 @@ class TracedFunction:
                              f"{len(captured_values)} values given")
         return BoundFunction(self, captured_values)
 
-    def __call__(self, element):
-        run = self._callable
-        if run is None:
-            with self._lock:
-                if self._callable is None:
-                    from flowloom.runtime.session import Session
 
-                    self._session = Session(graph=self.graph)
-                    self._callable = self._session.make_callable(self._outputs,
-                                                                 feed_list=self._inputs)
-                run = self._callable
-        values = run(*element)
-        return tuple(np.asarray(v) if not _is_dataset_value(v) else v for v in values)
+class ImportedFunction(_GraphFunction):
+    """A dataset function read from a graph's function library (a FunctionDef of an imported
+    GraphDef: a graph, nothing that executes code): its arguments are the element's
+    components, then the values the calling op passes as `other_arguments`."""
+
+    def __init__(self, body):
+        self.name = body.name
+        self.graph, self._inputs, self._outputs, _ = body.body()
+        self._session = None
+        self._callable = None
+        self._lock = threading.Lock()
+        self._vectorized = None
+
+    def bind(self, captured_values):
+        captured_values = tuple(captured_values)
+        num_args = len(self._inputs) - len(captured_values)
+        if num_args < 0:
+            raise ValueError(f"{self.name} takes {len(self._inputs)} arguments, "
+                             f"{len(captured_values)} captured values given")
+        with self._lock:
+            if self._vectorized is None:
+                self._vectorized = vectorize.LazyVectorized(lambda: vectorize.vectorize(
+                    self.graph, self._inputs[:num_args], self._inputs[num_args:],
+                    self._outputs))
+        return BoundFunction(self, captured_values)
 
 
 class BoundFunction:
@@ -217,3 +269,11 @@ class GeneratorFunction:
                                  f"an element of shape {spec.shape} was expected.")
             out.append(arr)
         return tuple(out)
+
+
+def traced_for(fdef):
+    """The function traced in this process that wrote `fdef` (same name and text), or None."""
+    fn = _TRACED.get(fdef.signature.name)
+    if fn is not None and fn.fdef_bytes == fdef.SerializeToString(deterministic=True):
+        return fn
+    return None

@@ -8,8 +8,11 @@ the task the op is placed on: `/job:ps/task:0` variables are shared by all sessi
 variable on `/job:worker/task:1` exists only for the sessions of that task — as with real
 servers, where a ps task's variables are seen by every worker and a worker's are its own.
 
-Ops without a job run on the session's own task. Only the job and task of a device are
-emulated: every task's ops run on this process's devices.
+Ops without a job run on the session's own task. Each task has devices of its own name
+(`/job:worker/replica:0/task:1/device:CPU:0`: what placement, step stats and
+`log_device_placement` show), all of them in this process; their CPU count is the task's
+config's `device_count` (create_local_cluster's worker_config / ps_config), else the
+session's.
 
 ```python
 cluster = InProcessCluster({"ps": ["ps0:2222"], "worker": ["w0:2222", "w1:2222"]})
@@ -21,12 +24,16 @@ chief = tf.train.MonitoredTrainingSession(master=cluster.target("worker", 0), is
 
 import itertools
 import threading
+import weakref
 
+from flowloom.distributed.cluster import task_name
 from flowloom.distributed.cluster_spec import ClusterSpec
+from flowloom.distributed.session_runtime import ClusterPlacer
+from flowloom.distributed.task_service import task_devices
 from flowloom.framework import errors
 from flowloom.framework.device import DeviceSpec
-from flowloom.runtime import placer
-from flowloom.runtime.session import Session
+from flowloom.runtime import blocking
+from flowloom.runtime.session import Session, register_target_hook
 
 SCHEME = "inproc://"
 _clusters = {}
@@ -39,12 +46,15 @@ class InProcessCluster:
 
     Args:
       cluster: the cluster spec; every task gets an empty resource container.
+      configs: optional {job name: ConfigProto} of the tasks of a job (their device_count).
     """
 
-    def __init__(self, cluster):
+    def __init__(self, cluster, configs=None):
         self.spec = ClusterSpec(cluster)
+        self._configs = dict(configs or {})
         self._containers = {(job, task): {} for job in self.spec.jobs
                             for task in self.spec.task_indices(job)}
+        self._sessions = weakref.WeakSet()  # the open sessions of its tasks (Session.reset)
         with _lock:
             self._id = next(_ids)
             _clusters[self._id] = self
@@ -89,77 +99,85 @@ def parse_target(target):
     return cluster, spec.job, spec.task
 
 
-class _TaskPlacer(placer.Placer):
-    """Places on this process's devices, ignoring job and task, and remembers the task of
-    each op (its colocation group's device; the session's own task when it has none)."""
-
-    def __init__(self, cluster, own, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.cluster = cluster
-        self.own = own
-        self.task_of = {}
+class _TaskPlacer(ClusterPlacer):
+    """Places by job, task and device over the cluster's tasks' devices (the session's own
+    task's first: ops without a device go there)."""
 
     def _place_group(self, members):
-        job, task = None, None
-        for op in members:
-            if op._device:
-                spec = DeviceSpec.from_string(op._device)
-                job = spec.job if job is None else job
-                task = spec.task if task is None else task
-        if job is None:
-            job, task = self.own
-        key = (job, 0 if task is None else task)
-        if key not in self.cluster._containers:
-            op = next(op for op in members if op._device)
+        try:
+            return super()._place_group(members)
+        except errors.InvalidArgumentError as e:
+            op = e.op
+            if op is None or not op._device:
+                raise
+            spec = DeviceSpec.from_string(op._device)
+            if spec.job is None or any(d.job == spec.job and spec.task in (None, d.task_index)
+                                       for d in self.devices):
+                raise
             raise errors.InvalidArgumentError(
-                None, op, f"Cannot assign a device for operation {op._name}: {{{{node "
-                f"{op._name}}}}} was explicitly assigned to {op._device} but the cluster has "
-                f"no task /job:{key[0]}/task:{key[1]} ({self.cluster.spec})")
-        for op in members:
-            self.task_of[op] = key
-        return super()._place_group(members)
-
-    def _matching(self, spec):
-        return super()._matching(spec.replace(job=None, replica=None, task=None))
+                None, op, f"{e.message} (the in-process cluster has no task "
+                f"/job:{spec.job}/task:{spec.task or 0}: {self.cluster_spec})") from None
 
 
-class InProcessSession(Session):
+class _InProcessRuntime:
+    """What a session of an in-process cluster task (`tf.Session(cluster.target(job, task))`)
+    runs with (runtime/session_hooks.py): the task placer, and each op's resources in the
+    container of its task. Closing the session cancels its steps' waits."""
+
+    def __init__(self, session, target, config):
+        cluster, job, task = parse_target(target)
+        self.session = session
+        self.cluster = cluster
+        self.task = (job, task)
+        self.cancellation = blocking.Cancellation()
+        own, others = [], []
+        for key in cluster._containers:
+            devices = task_devices(task_name(*key), cluster._configs.get(key[0]) or config)
+            (own if key == self.task else others).extend(devices)
+        session._devices = own + others
+        old = session._placer
+        session._placer = _TaskPlacer(session._devices,
+                                      allow_soft_placement=old.allow_soft_placement,
+                                      log_device_placement=old.log_device_placement)
+        session._placer.cluster_spec = cluster.spec
+        cluster._sessions.add(session)
+
+    def resources_for(self, op):
+        device = self.session._placer.placement.get(op)
+        key = (device.job, device.task_index) if device is not None else self.task
+        return self.cluster._containers[key]
+
+    def run_plan(self, plan, feed_vals, options, run_metadata):
+        with blocking.cancellable(self.cancellation):
+            return self.session._run_local(plan, feed_vals, options, run_metadata)
+
+    def close(self):
+        """Its waiting steps end (the cluster's resources stay)."""
+        self.cancellation.cancel("Step was cancelled by an explicit call to `Session::Close()`.")
+        self.cluster._sessions.discard(self.session)
+        for container in self.cluster._containers.values():
+            for resource in list(container.values()):
+                cancel = getattr(resource, "cancel_session", None)
+                if cancel is not None:
+                    cancel(self.session)
+
+
+def InProcessSession(target, graph=None, config=None):  # noqa: N802 - kept for its callers
     """`tf.Session(target)` of one task of an `InProcessCluster` (see the module docstring).
 
     Args:
       target: `cluster.target(job, task)`.
       graph, config: as for `tf.Session`.
     """
-
-    def __init__(self, target, graph=None, config=None):
-        cluster, job, task = parse_target(target)
-        # A local session underneath (no cluster runtime is looked up for the target).
-        super().__init__("", graph=graph, config=config)
-        self._target = target
-        self._cluster = cluster
-        self._task = (job, task)
-        self._placer = _TaskPlacer(cluster, self._task, self._devices,
-                                   allow_soft_placement=self._placer.allow_soft_placement,
-                                   log_device_placement=self._placer.log_device_placement)
-
-    def close(self):
-        """Closes the session: its waiting takes end (the cluster's resources stay)."""
-        super().close()
-        for container in self._cluster._containers.values():
-            for resource in list(container.values()):
-                cancel = getattr(resource, "cancel_session", None)
-                if cancel is not None:
-                    cancel(self)
-
-    def _resources_for(self, op):
-        return self._cluster._containers[self._placer.task_of.get(op, self._task)]
+    parse_target(target)
+    return Session(target, graph=graph, config=config)
 
 
 def session_for_target(target, graph=None, config=None):
     """A session of an in-process cluster task for an `inproc://` target, else None."""
     if parse_target(target) is None:
         return None
-    return InProcessSession(target, graph=graph, config=config)
+    return Session(target, graph=graph, config=config)
 
 
 def task_of_target(target):
@@ -202,17 +220,28 @@ def create_local_cluster(num_workers, num_ps, protocol="grpc", worker_config=Non
     Args:
       num_workers: number of worker tasks.
       num_ps: number of ps tasks.
-      protocol, worker_config, ps_config: accepted for TF's signature; unused in-process.
+      protocol: accepted for TF's signature (unused in-process).
+      worker_config, ps_config: `ConfigProto`s of the worker and ps tasks (their
+        device_count gives the tasks' CPUs).
 
     Returns:
       (workers, ps_servers): lists of `InProcessTask`, whose `target` a session (or a
       MonitoredTrainingSession's `master`) takes.
     """
-    del protocol, worker_config, ps_config
+    del protocol
     spec = {"worker": ["localhost:%d" % (20000 + i) for i in range(num_workers)]}
     if num_ps:
         spec["ps"] = ["localhost:%d" % (21000 + i) for i in range(num_ps)]
-    cluster = InProcessCluster(spec)
+    cluster = InProcessCluster(spec, {"worker": worker_config, "ps": ps_config})
     workers = [InProcessTask(cluster, "worker", i) for i in range(num_workers)]
     ps_servers = [InProcessTask(cluster, "ps", i) for i in range(num_ps)]
     return workers, ps_servers
+
+
+def _reset(target, containers, config):
+    from flowloom.distributed import reset
+
+    return reset.reset_inprocess_target(target, containers, config)
+
+
+register_target_hook(_InProcessRuntime, "inproc", _reset)

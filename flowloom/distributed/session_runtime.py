@@ -1,13 +1,15 @@
 """What `tf.Session(server.target)` adds to a session: the cluster's devices, placement by
 job/task/device, and steps whose partitions run in several tasks.
 
-The session's own task runs its partitions in this process (its resources are the
-session's); every other task's partitions are registered with that task's actor once per
+The session's own task runs its partitions in this process, on the server's resources
+(shared by every session of the server; the session's own with
+`ConfigProto.isolate_session_state`); every other task's partitions are registered with that task's actor once per
 plan and run there, concurrently, each step. Tensors cross tasks through the step's
 `StepRendezvous` (rendezvous.py). A task that died makes the step fail with
 UnavailableError; a step that outlives its deadline (RunOptions.timeout_in_ms,
 ConfigProto.operation_timeout_in_ms, else FLOWLOOM_DISTRIBUTED_STEP_TIMEOUT, 600 s) with
-DeadlineExceededError; nothing waits without a bound.
+DeadlineExceededError; nothing waits without a bound. Closing the session ends its steps'
+waits (a dequeue of a server's queue) with CancelledError.
 """
 
 import itertools
@@ -81,6 +83,9 @@ class DistributedRuntime:
         self.task = server._task
         self.token = self.info.token
         self.client_id = uuid.uuid4().hex[:12]
+        self.isolated = bool(getattr(config, "isolate_session_state", False))
+        self.cancellation = blocking.Cancellation()
+        server._sessions.add(session)
         own = task_devices(self.task, config)
         remote = []
         self.handles = {}
@@ -171,8 +176,21 @@ class DistributedRuntime:
         return {"local": local, "tasks": sorted(by_task), "plan": plan_handle,
                 "prefetch": prefetch, "feeds": feeds_of}
 
+    def resources_for(self, op):
+        """The resources of the session's own task: the server's (TF's worker resource
+        manager), or the session's own when it isolates its state."""
+        return self.session._resources if self.isolated else self.server._resources
+
     # -- running -------------------------------------------------------------------------
     def run_plan(self, plan, feed_vals, options, run_metadata):
+        """Runs a step of the session: here when it needs no other task, else across the
+        tasks; closing the session cancels it."""
+        with blocking.cancellable(self.cancellation):
+            if not self.owns(plan):
+                return self.session._run_local(plan, feed_vals, options, run_metadata)
+            return self._run_across(plan, feed_vals, options, run_metadata)
+
+    def _run_across(self, plan, feed_vals, options, run_metadata):
         pplan = plan.partitioned
         prepared = self._prepared(pplan)
         timeout_s = self.default_timeout_s
@@ -245,6 +263,8 @@ class DistributedRuntime:
 
     def close(self):
         """Cancels this session's running steps on every task and drops its plans there."""
+        self.cancellation.cancel("Step was cancelled by an explicit call to `Session::Close()`.")
+        self.server._sessions.discard(self.session)
         handles, self.handles = self.handles, {}
         for step_id in list(self._inflight):
             MAILBOX.abort(step_id, errors.CancelledError(None, None, "Session was closed"))

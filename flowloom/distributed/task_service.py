@@ -88,7 +88,9 @@ class TaskService:
         self._handles = {}
         self._semaphore = threading.Semaphore(max(2, os.cpu_count() or 1))
         self.incarnation = int.from_bytes(os.urandom(8), "little") >> 1
-        self._namespace = None
+        from flowloom.distributed.cluster import ClusterInfo
+
+        self._namespace = ClusterInfo(self._cluster_def).namespace
 
     # -- identity ------------------------------------------------------------------
     def describe(self, token):
@@ -231,6 +233,13 @@ class TaskService:
                 None, None, f"Session {client_id} was closed"))
         return len(steps)
 
+    def reset_containers(self, token, containers):
+        """Session.reset: drops this task's resources of `containers` (None: all)."""
+        self._check(token, "reset")
+        from flowloom.distributed.reset import clear_containers
+
+        return len(clear_containers(self._resources, containers))
+
     def _handle_of(self, task):
         handle = self._handles.get(task)
         if handle is None:
@@ -239,7 +248,7 @@ class TaskService:
             from flowloom.framework import errors
 
             try:
-                handle = ray.get_actor(task)
+                handle = ray.get_actor(task, namespace=self._namespace)
             except ValueError:
                 raise errors.UnavailableError(
                     None, None, f"Task {task} is not running (no server of it in the "

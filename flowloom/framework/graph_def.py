@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 
-from flowloom.framework import dtypes, tensor_proto
+from flowloom.framework import dtypes, tensor_proto, tf1_attrs
 from flowloom.framework.tensor_shape import TensorShape
 from flowloom.proto import attr_value_pb2, graph_pb2, node_def_pb2, versions_pb2
 
@@ -146,8 +146,11 @@ def node_def_from_op(op, add_shapes=False, sort_control_inputs=False, device=Non
         node.input.extend("^" + name for name in (sorted(control) if sort_control_inputs
                                                   else control))
     defaults = op._opdef.attr_defaults
+    added = tf1_attrs.ADDED_AFTER_TF1.get(op._type)
     for key, value in op._attrs.items():
         if value is None:
+            continue
+        if added is not None and tf1_attrs.omitted(op._type, key, value, defaults.get(key)):
             continue
         dtype = op._attrs.get("dtype") if key == "value" else None
         if dtype is not None and not isinstance(value, (np.ndarray, attr_value_pb2.AttrValue)):

@@ -88,13 +88,13 @@ INDEX = {
         'flowloom.ops.data.dataset_ops':
             'BatchDatasetV2 CacheDataset ConcatenateDataset FilterDataset '
             'FixedLengthRecordDatasetV2 FlatMapDataset GeneratorDataset InterleaveDataset '
-            'MapAndBatchDataset MapDataset PaddedBatchDatasetV2 ParallelInterleaveDataset '
-            'ParallelMapDataset PrefetchDataset RangeDataset RepeatDataset '
-            'ShuffleAndRepeatDataset ShuffleDataset SkipDataset TFRecordDataset TakeDataset '
-            'TensorDataset TensorSliceDataset TextLineDataset UnbatchDataset WindowDataset '
-            'ZipDataset',
+            'MapAndBatchDataset MapDataset ModelDataset OptimizeDataset PaddedBatchDatasetV2 '
+            'ParallelInterleaveDataset ParallelMapDataset PrefetchDataset RangeDataset '
+            'RepeatDataset ShuffleAndRepeatDataset ShuffleDataset SkipDataset TFRecordDataset '
+            'TakeDataset TensorDataset TensorSliceDataset TextLineDataset UnbatchDataset '
+            'WindowDataset ZipDataset',
         'flowloom.ops.data.file_ops':
-            'MatchingFiles',
+            'MatchingFiles ReadFile WriteFile',
         'flowloom.ops.data.iterator_ops':
             'IteratorFromStringHandleV2 IteratorGetNext IteratorToStringHandle IteratorV2 '
             'MakeIterator OneShotIterator',
@@ -223,6 +223,9 @@ INDEX = {
             'GatherTree',
         'flowloom.ops.script.script_ops':
             'EagerPyFunc PyFunc PyFuncStateless',
+        'flowloom.ops.sets.set_ops':
+            'DenseToDenseSetOperation DenseToSparseSetOperation SetSize '
+            'SparseToSparseSetOperation',
         'flowloom.ops.state.resource_variable_ops':
             'AssignAddVariableOp AssignSubVariableOp AssignVariableOp ReadVariableOp '
             'ResourceCountUpTo ResourceGather ResourceGatherNd ResourceScatterAdd '
@@ -274,6 +277,8 @@ INDEX = {
             'queue_runners',
     },
     'session_target': {
+        'flowloom.distributed.inprocess':
+            'inproc',
         'flowloom.distributed.server':
             'grpc',
     },

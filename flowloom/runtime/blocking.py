@@ -8,18 +8,20 @@ condition of its resource through `wait_until`. While it waits:
 - the run's deadline (`RunOptions.timeout_in_ms`, else `ConfigProto.operation_timeout_in_ms`)
   ends the wait with DeadlineExceededError;
 - a resource that is cancelled (its session closed, its queue closed with
-  cancel_pending_enqueues) wakes its waiters, which re-check and raise.
-
-- the run failing elsewhere (another partition's op raised) cancels it: `RunCancellation`
-  wakes the waiter, which raises CancelledError and leaves its resource's line.
-
-The run's deadline, inter-op semaphore and cancellation are per thread: Session.run sets them
-on the calling thread, and the partition runners copy them onto the worker threads of the run.
+  cancel_pending_enqueues) wakes its waiters, which re-check and raise;
+- a run under a `Cancellation` (the runs of a session on a server, whose resources outlive
+  the session) ends with CancelledError when it is cancelled (the session closed);
+- the run failing elsewhere (another partition's op raised) cancels the run's own
+  `Cancellation` (a child of the session's), so its blocked kernels stop waiting and leave
+  their resources' lines.
 
 Op types that can block register in BLOCKING_TYPES; runtime/pruning.py orders them after
 every op of the run that does not depend on them, so on one thread the rest of a run has
 already run (and may have failed) before a blocking op waits, as TF's concurrent executor
 would have run it meanwhile.
+
+The run's deadline and inter-op semaphore are per thread: Session.run sets them on the calling
+thread, and the partition runners copy them onto the worker threads of the run.
 """
 
 import threading
@@ -28,47 +30,77 @@ import time
 from flowloom.framework import errors
 
 
-# The op types whose kernels may wait (queue enqueue/dequeue/close, reader reads).
-BLOCKING_TYPES = set()
-
-
-class RunCancellation:
-    """Cancels the waits of one run (TF's per-step CancellationManager): `cancel()` wakes
-    every condition a kernel of the run waits on; those waits raise CancelledError."""
-
-    __slots__ = ("cancelled", "_waiting", "_lock")
-
-    def __init__(self):
-        self.cancelled = False
-        self._waiting = set()
-        self._lock = threading.Lock()
-
-    def cancel(self):
-        with self._lock:
-            self.cancelled = True
-            waiting = list(self._waiting)
-        for cond in waiting:
-            with cond:
-                cond.notify_all()
-
-    def _enter(self, cond):
-        with self._lock:
-            self._waiting.add(cond)
-
-    def _leave(self, cond):
-        with self._lock:
-            self._waiting.discard(cond)
-
-
 class _RunState(threading.local):
     def __init__(self):
         super().__init__()
         self.deadline = None   # time.monotonic() value, or None
         self.semaphore = None  # the inter-op semaphore held by the running kernel, or None
-        self.cancellation = None  # the run's RunCancellation, or None
+        self.cancellation = None  # the Cancellation of the run, or None
 
 
 _state = _RunState()
+
+# The op types whose kernels may wait (queue enqueue/dequeue/close, reader reads).
+BLOCKING_TYPES = set()
+
+
+class Cancellation:
+    """Cancels the waits of a set of runs at once (TF's CancellationManager of a session's
+    steps): `cancel(message)` wakes every wait of a run under it, which then raises
+    CancelledError(message), as will any wait that starts afterwards."""
+
+    def __init__(self, parent=None):
+        self.message = None
+        self._waiting = {}  # id(cond) -> [cond, number of waits on it]
+        self._lock = threading.Lock()
+        self._parent = parent  # cancelling it cancels this one's waits too
+
+    def cancel(self, message):
+        with self._lock:
+            self.message = message
+            conds = [c for c, _ in self._waiting.values()]
+        for cond in conds:
+            with cond:
+                cond.notify_all()
+
+    def check(self):
+        if self._parent is not None:
+            self._parent.check()
+        if self.message is not None:
+            raise errors.CancelledError(None, None, self.message)
+
+    def _enter(self, cond):
+        if self._parent is not None:
+            self._parent._enter(cond)
+        with self._lock:
+            self._waiting.setdefault(id(cond), [cond, 0])[1] += 1
+
+    def _leave(self, cond):
+        if self._parent is not None:
+            self._parent._leave(cond)
+        with self._lock:
+            entry = self._waiting[id(cond)]
+            entry[1] -= 1
+            if not entry[1]:
+                del self._waiting[id(cond)]
+
+
+class cancellable:
+    """`with cancellable(cancellation):` the runs of the block (and the threads that run
+    their partitions) end their waits with CancelledError when `cancellation` is cancelled."""
+
+    def __init__(self, cancellation):
+        self._cancellation = cancellation
+
+    def __enter__(self):
+        self._outer = _state.cancellation
+        _state.cancellation = self._cancellation
+        self._cancellation.check()
+        return self
+
+    def __exit__(self, *exc):
+        _state.cancellation = self._outer
+        return False
 
 
 def snapshot():
@@ -78,13 +110,6 @@ def snapshot():
 
 def restore(saved):
     _state.deadline, _state.semaphore, _state.cancellation = saved
-
-
-def set_cancellation(cancellation):
-    """Sets the calling thread's run cancellation (None: none); returns the old one."""
-    old = _state.cancellation
-    _state.cancellation = cancellation
-    return old
 
 
 def set_deadline(timeout_ms):
@@ -144,20 +169,18 @@ def wait_until(cond, ready, op_timeout_ms=-1):
         sem.release()
     cancellation = _state.cancellation
     if cancellation is None:
-        _wait(cond, ready, deadline, None)
-        return
+        return _wait(cond, ready, deadline, None)
     cancellation._enter(cond)
     try:
-        _wait(cond, ready, deadline, cancellation)
+        return _wait(cond, ready, deadline, cancellation)
     finally:
         cancellation._leave(cond)
 
 
 def _wait(cond, ready, deadline, cancellation):
     while True:
-        if cancellation is not None and cancellation.cancelled:
-            raise errors.CancelledError(None, None, "Run cancelled: another op of the step "
-                                        "failed")
+        if cancellation is not None:
+            cancellation.check()
         if deadline is None:
             cond.wait()
         else:
@@ -168,5 +191,7 @@ def _wait(cond, ready, deadline, cancellation):
                 raise errors.DeadlineExceededError(
                     None, None, "Timed out waiting for notification")
             cond.wait(left)
+        if cancellation is not None:
+            cancellation.check()
         if ready():
             return

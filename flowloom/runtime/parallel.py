@@ -221,8 +221,9 @@ def _run_concurrently(parts, ctx):
 
     # The run's deadline, for the worker threads; and its cancellation: a failing partition
     # ends the waits of the others' blocked kernels (a dequeue of this run), as in TF.
-    cancellation = blocking.RunCancellation()
-    caller_state = blocking.snapshot()[:2] + (cancellation,)
+    caller_state = blocking.snapshot()
+    cancellation = blocking.Cancellation(parent=caller_state[2])
+    caller_state = caller_state[:2] + (cancellation,)
 
     def runner(part):
         outer = blocking.snapshot()
@@ -232,7 +233,7 @@ def _run_concurrently(parts, ctx):
         except BaseException as e:  # noqa: BLE001 - re-raised on the calling thread
             failures.append(e)
             ctx.rendezvous.abort(e)
-            cancellation.cancel()
+            cancellation.cancel("Run cancelled: another op of the step failed")
         finally:
             blocking.restore(outer)
             with done:

@@ -20,8 +20,9 @@ switchable with TF's `RewriterConfig` fields and named by `FLOWLOOM_DEBUG=1` whe
                             outputs are the earlier op's (runtime/rewrite_cse.py).
   remapping                 MatMul/Conv2D + BiasAdd (+ Relu/Relu6/Elu) run as one fused op
                             that writes in place (runtime/rewrite_remap.py).
-  memory_optimization       elementwise arithmetic writes into a large input's buffer when
-                            that input dies there (runtime/rewrite_memory.py).
+  memory_optimization       elementwise arithmetic, and kernels that offer it (ReluGrad),
+                            write into a large input's buffer when that input dies there
+                            (runtime/rewrite_memory.py).
 
     config = tf.ConfigProto()
     config.graph_options.rewrite_options.dependency_optimization = RewriterConfig.OFF
@@ -68,12 +69,20 @@ def reuse_buffers(config, steps, keep, rewritten):
     """A fast-path plan's steps with in-place kernels where dead buffers can be reused."""
     if not enabled(config, "memory_optimization"):
         return steps
-    from flowloom.runtime import rewrite_memory
+    from flowloom.runtime import executor, rewrite_memory, rewrite_schedule
 
+    hoisted = rewrite_schedule.hoist(steps)
+    if hoisted is not steps:
+        before = {id(s): k for k, s in enumerate(steps)}
+        moved = sum(before[id(s)] > k for k, s in enumerate(hoisted))
+        steps = hoisted
+        executor.plan_frees(steps, keep)
+        rewritten.note("memory_optimization", f"{moved} step(s) run earlier: Identities and "
+                       "variable updates as soon as their inputs are ready")
     steps, changed = rewrite_memory.reuse_buffers(
         steps, keep, 1 if EVERYWHERE else rewrite_memory.MIN_ELEMENTS)
     if changed:
-        rewritten.note("memory_optimization", f"{changed} elementwise op(s) write into a dead "
+        rewritten.note("memory_optimization", f"{changed} op(s) write into a dead "
                        "input's buffer")
     return steps
 

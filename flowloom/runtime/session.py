@@ -24,7 +24,8 @@ from flowloom.runtime import partial_run
 from flowloom.runtime import placer
 from flowloom.runtime import session_io
 from flowloom.runtime import tracing
-from flowloom.runtime.session_hooks import register_target_hook, target_hook  # noqa: F401
+from flowloom.runtime.session_hooks import (  # noqa: F401 - registered by flowloom/distributed
+    register_target_hook, reset_target, target_hook)
 from flowloom.runtime.session_io import (  # noqa: F401 - fetch/feed mapping, kept out of the core
     _custom_feed, _DeviceAttributes, _feed_array, _fetched, _flatten_fetch,
     register_session_run_conversion_functions)
@@ -89,9 +90,8 @@ class BaseSession:
         self._intra_op = max(0, int(getattr(config, "intra_op_parallelism_threads", 0) or 0))
         # The deadline of every blocking op of a run without RunOptions.timeout_in_ms.
         self._operation_timeout_ms = int(getattr(config, "operation_timeout_in_ms", 0) or 0)
-        # A cluster target (`grpc://host:port` of a tf.train.Server): the hook that
-        # flowloom/distributed registers gives the session the cluster's devices and runs
-        # the steps that span tasks.
+        # A cluster target (`grpc://host:port` of a tf.train.Server, `inproc://`): the hook
+        # that flowloom/distributed registers gives the session its runtime (session_hooks.py).
         hook = target_hook(target)
         self._remote = hook(self, str(target), config) if hook is not None else None
 
@@ -111,7 +111,9 @@ class BaseSession:
 
     def _resources_for(self, op):
         """The dict holding the resources (variables, queues, ...) of `op`'s kernel."""
-        return self._resources
+        return self._resources if self._remote is None else self._remote.resources_for(op)
+
+    reset = staticmethod(reset_target)
 
     def list_devices(self):
         """The session's devices (`_DeviceAttributes`: name, device_type, memory_limit_bytes)."""
@@ -280,8 +282,11 @@ class BaseSession:
         return values
 
     def _run_plan(self, plan, feed_vals, options, run_metadata):
-        if self._remote is not None and self._remote.owns(plan):
+        if self._remote is not None:
             return self._remote.run_plan(plan, feed_vals, options, run_metadata)
+        return self._run_local(plan, feed_vals, options, run_metadata)
+
+    def _run_local(self, plan, feed_vals, options, run_metadata):
         if options is not None:
             return self._run_traced(plan, feed_vals, options, run_metadata)
         if plan.steps is not None:

@@ -39,7 +39,12 @@ def main(argv=None):
 
 
 def test_src_dir_path(relative_path):
-    """The path of `relative_path` inside the flowloom package (TF: inside its source tree)."""
+    """The path of `relative_path` in the source tree of the test: under a Bazel-style
+    $TEST_SRCDIR as TF (`$TEST_SRCDIR/org_tensorflow/tensorflow/relative_path`), else inside
+    the flowloom package."""
+    srcdir = _os.environ.get("TEST_SRCDIR")
+    if srcdir:
+        return _os.path.join(srcdir, "org_tensorflow", "tensorflow", relative_path)
     return _os.path.join(_os.path.dirname(_os.path.dirname(__file__)), relative_path)
 
 

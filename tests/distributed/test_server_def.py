@@ -87,7 +87,7 @@ def test_unreachable_cluster_names_the_address():
     pytest.importorskip("ray", reason="needs the optional extra flowloom[distributed] (ray)")
     code = ("import flowloom as tf\n"
             "try:\n"
-            "    tf.train.Server({'ps': ['localhost:2222']}, 'ps', 0)\n"
+            "    tf.train.Server({'ps': ['localhost:2222'], 'worker': ['localhost:2223']}, 'ps', 0)\n"
             "except tf.errors.UnavailableError as e:\n"
             "    print('UNAVAILABLE', e.message)\n")
     env = dict(os.environ, RAY_ADDRESS="127.0.0.1:9", FLOWLOOM_DISTRIBUTED_CONNECT_TIMEOUT="1")

@@ -96,3 +96,23 @@ def test_queue_runners_lower_the_switch_interval():
         got[setting] = [float(v) for v in out.stdout.split()]
     assert got[""][0] == 0.005 and got[""][1] == 0.001
     assert got["0"] == [0.005, 0.005]
+
+
+def test_shuffle_dequeue_many_takes_as_single_dequeues():
+    """RandomShuffleQueue: a dequeue_many of k picks the elements k single dequeues pick
+    (one Philox word each, `word % size`, the last element moved into the taken slot)."""
+    from flowloom.ops.data.queue_resource import RandomShuffleQueue
+
+    def queue():
+        q = RandomShuffleQueue("q", [tf.int64], [None], 1000, 3, 11, 5)
+        for i in range(40):
+            q._put((i,))
+        return q
+
+    many, single = queue(), queue()
+    taken = []
+    assert many._take_many(30, taken) == 30
+    one_by_one = [single._take() for _ in range(30)]
+    assert taken == one_by_one
+    assert sorted(many._items) == sorted(single._items) and many._items == single._items
+    assert many._take_many(30, []) == 7  # min_after_dequeue 3 of the 10 left stay

@@ -178,3 +178,51 @@ def test_an_add_of_a_bias_vector_fuses_as_bias_add():
     off, _, _, _ = _run(_config(remapping=OFF), [h, g, k], feed)
     _same(on, off)
     _same(again, off)
+
+
+@acts
+def test_relu_grad_writes_into_the_dead_incoming_gradient_with_the_same_values():
+    from flowloom.ops.nn import nn_ops
+
+    rng = np.random.RandomState(4)
+    f = tf.placeholder(tf.float32, [64, 128])
+    a = tf.placeholder(tf.float32, [64, 128])
+    relu = tf.nn.relu(f)
+    g0 = a * 3.0  # a ufunc result that dies at the ReluGrad
+    grad, = tf.gradients(relu, f, grad_ys=g0)
+    g1 = a * 5.0
+    seen = tf.identity(g1)  # an alias of g1 read after the ReluGrad: g1 stays untouched
+    with tf.control_dependencies([seen]):
+        grad1, = tf.gradients(relu, f, grad_ys=g1)
+    later = seen + 1.0
+    x = rng.randn(64, 128).astype(np.float32)
+    x[0, :4] = [0.0, -0.0, np.nan, np.inf]
+    feed = {f: x, a: rng.randn(64, 128).astype(np.float32)}
+    with tf.Session(config=_config(remapping=OFF)) as sess:
+        on = [sess.run([grad, grad1, later], feed) for _ in range(3)]
+        plan = list(sess._plan_cache.values())[-1]
+        into = [s.op.name for s in plan.steps if getattr(s.fn, "func", None) is
+                nn_ops._relu_grad_into]
+    assert into == [grad.op.name]
+    with tf.Session(config=_config(memory_optimization=RewriterConfig.NO_MEM_OPT)) as sess:
+        off = sess.run([grad, grad1, later], feed)
+    for got in on:
+        _same(got, off)
+    np.testing.assert_array_equal(off[0], feed[a] * 3.0 * (x > 0))
+
+
+def test_relu_grad_into_computes_the_kernel_values():
+    from flowloom.ops.nn import nn_ops
+
+    rng = np.random.RandomState(5)
+    for shape in [(3, 70000), (1, 5), (7,)]:
+        g = rng.randn(*shape).astype(np.float32)
+        f = rng.randn(*shape).astype(np.float32)
+        want = nn_ops._relu_grad(np, g, f)
+        buf = g.copy()
+        got = nn_ops._relu_grad_into(np, buf, f)
+        assert got is buf
+        np.testing.assert_array_equal(got, want)
+    g = rng.randn(4, 3).astype(np.float32)
+    f = rng.randn(3).astype(np.float32)  # broadcast: a new array, as the kernel
+    np.testing.assert_array_equal(nn_ops._relu_grad_into(np, g, f), nn_ops._relu_grad(np, g, f))

@@ -1,6 +1,6 @@
 """A run whose op fails ends with that error while another of its ops waits on a queue: on one
 thread the ops that do not depend on a blocking op run first (runtime/pruning.py); across
-devices the failing partition cancels the run's waits (blocking.RunCancellation). TF 1.15
+devices the failing partition cancels the run's waits (its blocking.Cancellation). TF 1.15
 gives InvalidArgumentError for both (fifo_queue_test testDequeueEnqueueFail; recorded in
 tests/data/queue_semantics_tf.json)."""
 
@@ -73,28 +73,27 @@ def test_failing_partition_cancels_blocked_dequeue_on_other_device():
             assert sess.run(a) == 5
 
 
-def test_run_cancellation_wakes_a_wait():
+@pytest.mark.parametrize("which", ["run", "parent"])
+def test_run_cancellation_wakes_a_wait(which):
     cond = threading.Condition()
-    cancellation = blocking.RunCancellation()
+    session_wide = blocking.Cancellation()
+    run = blocking.Cancellation(parent=session_wide)
     got = []
 
-    def waiter():
-        old = blocking.set_cancellation(cancellation)
+    def waiter(cancellation):
         try:
-            with cond:
+            with blocking.cancellable(cancellation), cond:
                 blocking.wait_until(cond, lambda: False)
         except tf.errors.CancelledError as e:
             got.append(e)
-        finally:
-            blocking.set_cancellation(old)
 
-    t = threading.Thread(target=waiter, daemon=True)
+    t = threading.Thread(target=waiter, args=(run,), daemon=True)
     t.start()
     t.join(0.2)
     assert t.is_alive()
-    cancellation.cancel()
+    (run if which == "run" else session_wide).cancel("stop")
     t.join(5)
-    assert len(got) == 1
+    assert len(got) == 1 and "stop" in str(got[0])
 
 
 if __name__ == "__main__":

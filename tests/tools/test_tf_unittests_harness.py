@@ -112,6 +112,36 @@ def test_support_entries_are_fetched_not_run():
     assert support <= {e["path"] for e in fetch.all_entries(manifest)}
 
 
+def test_data_files_are_fetched_by_blob_and_laid_out_as_runfiles(tmp_path, monkeypatch):
+    import os
+
+    from tools.tf_unittests import fetch
+
+    manifest = fetch.load_manifest()
+    data = {e["path"] for e in manifest.get("data", [])}
+    assert "tensorflow/core/lib/png/testdata/lena_gray.png" in data
+    assert data <= {e["path"] for e in fetch.all_entries(manifest)}
+    # A binary data file is written as fetched, checked against its git blob id.
+    payload = bytes(range(256)) * 3
+    entry = {"path": "tensorflow/core/lib/x/testdata/t.bin", "blob": fetch.blob_id(payload)}
+    small = {"repo": "r", "commit": "c", "files": [], "data": [entry]}
+    monkeypatch.setattr(fetch, "_from_github", lambda repo, commit, path: payload)
+    cache = tmp_path / "cache"
+    assert fetch.fetch(small, str(cache), log=lambda msg: None) == 1
+    assert (cache / entry["path"]).read_bytes() == payload
+    entry["blob"] = "0" * 40
+    (cache / entry["path"]).unlink()
+    with pytest.raises(ValueError, match="differs from the manifest"):
+        fetch.fetch(small, str(cache), log=lambda msg: None)
+    # Tests read them by TF's source-tree path from the working directory, and through
+    # test.test_src_dir_path under $TEST_SRCDIR.
+    (cache / entry["path"]).write_bytes(payload)
+    srcdir, cwd = fetch.runfiles(str(cache), str(tmp_path / "work"))
+    assert open(os.path.join(cwd, entry["path"]), "rb").read() == payload
+    monkeypatch.setenv("TEST_SRCDIR", srcdir)
+    assert open(tf.test.test_src_dir_path("core/lib/x/testdata/t.bin"), "rb").read() == payload
+
+
 def test_contrib_framework_variables_path(shim):
     from tensorflow.contrib.framework.python.ops import variables as contrib_vars
 
@@ -168,3 +198,70 @@ def test_tests_without_a_result_count_as_errored():
     s = report.account_for_unreported(report.summarize({"path": "p_test.py"}, records))
     assert (s["passed"], s["errored"], s["fair"], s["status"]) == (1, 2, 3, "ended early")
     assert report.account_for_unreported(s)["errored"] == 2
+
+
+def test_tf_1_15_config_pb2_holds_rpc_options(shim):
+    from tensorflow.core.protobuf import config_pb2
+
+    config = config_pb2.ConfigProto(rpc_options=config_pb2.RPCOptions(
+        use_rpc_for_inprocess_master=True))
+    assert config.rpc_options.use_rpc_for_inprocess_master
+
+
+def test_slow_tests_get_the_manifests_limit(tmp_path):
+    from tools.tf_unittests import run
+
+    source = ("import time, unittest\n"
+              "class T(unittest.TestCase):\n"
+              "  def testSlow(self):\n    time.sleep(2.5)\n"
+              "  def testHangs(self):\n    time.sleep(2.5)\n")
+    (tmp_path / "p_test.py").write_text(source)
+    s = run.run_file({"path": "p_test.py", "group": "listed"}, str(tmp_path), {}, 120, 1,
+                     sys.executable, slow={"T.testSlow": {"seconds": 20, "reason": "sleeps"}})
+    assert (s["passed"], s["failed"]) == (1, 1)
+    assert [f["test"] for f in s["failures"]] == ["T.testHangs"]
+    assert "past 1 s" in s["failures"][0]["message"]
+
+
+def test_edits_replace_exactly_the_recorded_count():
+    from tools.tf_unittests import fetch
+
+    text = b"  return x[ix]\n  y = x[ix]\n"
+    edit = {"old": "x[ix]", "new": "x[tuple(ix)]", "count": 2, "why": "NumPy 1.23"}
+    assert fetch.apply_edits(text, [edit]) == b"  return x[tuple(ix)]\n  y = x[tuple(ix)]\n"
+    with pytest.raises(ValueError, match="occurs 2 times, the manifest expects 1"):
+        fetch.apply_edits(text, [dict(edit, count=1)])
+    with pytest.raises(ValueError, match="occurs 0 times"):
+        fetch.apply_edits(text, [dict(edit, old="x[iy]")])
+
+
+def test_edited_copies_come_from_tfs_unchanged_text_only(tmp_path):
+    from tools.tf_unittests import fetch
+
+    source = b"def f(x, ix):\n  return x[ix]\n"
+    (tmp_path / "t_test.py").write_bytes(source)
+    entry = {"path": "t_test.py", "blob": fetch.blob_id(source)}
+    edits = [{"old": "x[ix]", "new": "x[tuple(ix)]", "why": "NumPy 1.23"}]
+    assert fetch.edited_text(entry, str(tmp_path), edits) == source.replace(
+        b"x[ix]", b"x[tuple(ix)]")
+    assert (tmp_path / "t_test.py").read_bytes() == source  # the cache is never edited
+    (tmp_path / "t_test.py").write_bytes(source + b"# changed\n")
+    with pytest.raises(ValueError, match="not the manifest's blob"):
+        fetch.edited_text(entry, str(tmp_path), edits)
+
+
+def test_manifest_edits_name_files_and_reasons():
+    from tools.tf_unittests import fetch
+
+    manifest = fetch.load_manifest()
+    paths = {e["path"] for e in manifest["files"]}
+    for path, edits in manifest["edits"].items():
+        assert path in paths
+        for edit in edits:
+            assert edit["old"] != edit["new"] and edit["why"] and edit.get("count", 1) >= 1
+    data = {"tag": "v", "repo": "r", "commit": "c" * 40, "files": [], "not_run": [],
+            "totals": report.totals([]),
+            "edits": {p: [e["why"] for e in v] for p, v in manifest["edits"].items()}}
+    md = report.markdown(data)
+    assert "## Edits of TF's test code (NumPy 2)" in md
+    assert "kernel_tests/scan_ops_test.py`: NumPy 1.23 stopped taking a list of slices" in md

@@ -2,7 +2,9 @@
 manifest's exclusions, bounds each test's time, and writes one JSON line per test outcome.
 
 Environment: FLOWLOOM_TF_RESULTS (the JSON-lines file to append to), FLOWLOOM_TF_EXCLUDE
-(a JSON object {"Class.test": reason} for this file), FLOWLOOM_TF_TEST_TIMEOUT (seconds).
+(a JSON object {"Class.test": reason} for this file), FLOWLOOM_TF_TEST_TIMEOUT (seconds),
+FLOWLOOM_TF_SLOW (a JSON object {"Class.test": {"seconds": S, "reason": ...}}: the tests of
+this file whose own code waits longer than the default limit, e.g. a fixed 30 s sleep).
 """
 
 import json
@@ -17,6 +19,7 @@ from tools.tf_unittests.shim import importer
 _RESULTS = os.environ.get("FLOWLOOM_TF_RESULTS")
 _EXCLUDE = json.loads(os.environ.get("FLOWLOOM_TF_EXCLUDE") or "{}")
 _TIMEOUT = int(os.environ.get("FLOWLOOM_TF_TEST_TIMEOUT") or 60)
+_SLOW = json.loads(os.environ.get("FLOWLOOM_TF_SLOW") or "{}")
 
 
 class TestTimeout(Exception):
@@ -35,10 +38,16 @@ def _write(record):
             f.write(json.dumps(record) + "\n")
 
 
-# NumPy 1.24 removed the aliases TF 1.15's tests use (np.object, np.bool, ...); the test
-# environment restores them (flowloom itself does not use them).
+# NumPy 1.24 and 2.0 removed the aliases TF 1.15's tests use (np.object, np.bool, np.string_,
+# np.NINF, np.NaN, ...); the test environment restores them with their NumPy 1.x values
+# (flowloom itself does not use them). Changes of NumPy's semantics that no alias can undo
+# are the manifest's `edits` (fetch.py applies them to the cached files).
 _NUMPY_ALIASES = {"object": object, "bool": bool, "int": int, "float": float,
-                  "complex": complex, "str": str, "long": int, "unicode": str}
+                  "complex": complex, "str": str, "long": int, "unicode": str,
+                  "string_": "bytes_", "unicode_": "str_", "float_": "float64",
+                  "complex_": "complex128", "NINF": -float("inf"), "PINF": float("inf"),
+                  "NaN": float("nan"), "Inf": float("inf"), "Infinity": float("inf"),
+                  "infty": float("inf")}
 
 
 def pytest_configure(config):
@@ -46,7 +55,11 @@ def pytest_configure(config):
 
     for name, value in _NUMPY_ALIASES.items():
         if name not in np.__dict__:
-            setattr(np, name, value)
+            setattr(np, name, getattr(np, value) if isinstance(value, str) else value)
+    if np.lib.NumpyVersion(np.__version__) >= "2.0.0":
+        # NumPy 2 writes scalars as `np.False_`, `np.float32(4.0)`; TF 1.15's tests match
+        # messages written by NumPy 1.x ("False is not true"): NumPy's own legacy mode.
+        np.set_printoptions(legacy="1.25")
     _numpy_reshape_newshape(np)
     if "asfarray" not in np.__dict__:
         # NumPy 2.0 removed np.asfarray (TF 1.15's tests use it): its NumPy 1.x definition.
@@ -117,16 +130,24 @@ def pytest_collection_modifyitems(session, config, items):
     _write({"event": "collected", "count": len(items)})
 
 
-def _on_alarm(signum, frame):
-    raise TestTimeout(f"test ran past {_TIMEOUT} s")
+def _limit(item):
+    """The time limit of one test: the default, or the manifest's for a slow test."""
+    key = test_key(item.nodeid)
+    slow = _SLOW.get(key) or _SLOW.get(key.split("[")[0])
+    return max(_TIMEOUT, int(slow["seconds"])) if slow else _TIMEOUT
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
     use_alarm = threading.current_thread() is threading.main_thread()
     if use_alarm:
+        limit = _limit(item)
+
+        def _on_alarm(signum, frame):
+            raise TestTimeout(f"test ran past {limit} s")
+
         previous = signal.signal(signal.SIGALRM, _on_alarm)
-        signal.alarm(_TIMEOUT)
+        signal.alarm(limit)
     try:
         yield
     finally:

@@ -27,11 +27,19 @@ from tools.tf_unittests import fetch as fetch_lib  # noqa: E402
 from tools.tf_unittests import report  # noqa: E402
 
 
-def run_file(entry, cache_dir, exclusions, file_timeout, test_timeout, python, support=None):
-    """Runs one test file; returns its summary (see report.summarize)."""
+def run_file(entry, cache_dir, exclusions, file_timeout, test_timeout, python, support=None,
+             slow=None, edits=()):
+    """Runs one test file (with the manifest's `edits` for it applied to a copy, see
+    fetch.py); returns its summary (see report.summarize)."""
     path = os.path.join(cache_dir, entry["path"])
     with tempfile.TemporaryDirectory(prefix="tf_unittest_") as work:
+        if edits:
+            os.makedirs(os.path.join(work, "edited"))
+            path = os.path.join(work, "edited", os.path.basename(entry["path"]))
+            with open(path, "wb") as f:
+                f.write(fetch_lib.edited_text(entry, cache_dir, edits))
         results = os.path.join(work, "results.jsonl")
+        test_srcdir, cwd = fetch_lib.runfiles(cache_dir, work)
         env = dict(os.environ)
         env.update({
             "PYTHONPATH": ROOT + os.pathsep + env.get("PYTHONPATH", ""),
@@ -39,7 +47,9 @@ def run_file(entry, cache_dir, exclusions, file_timeout, test_timeout, python, s
             "FLOWLOOM_TF_EXCLUDE": json.dumps(exclusions),
             "FLOWLOOM_TF_SUPPORT": json.dumps(support or {}),
             "FLOWLOOM_TF_TEST_TIMEOUT": str(test_timeout),
+            "FLOWLOOM_TF_SLOW": json.dumps(slow or {}),
             "TEST_TMPDIR": work,
+            "TEST_SRCDIR": test_srcdir,
             "OMP_NUM_THREADS": env.get("OMP_NUM_THREADS", "1"),
             "OPENBLAS_NUM_THREADS": env.get("OPENBLAS_NUM_THREADS", "1"),
         })
@@ -48,7 +58,7 @@ def run_file(entry, cache_dir, exclusions, file_timeout, test_timeout, python, s
         start = time.time()
         timed_out = False
         try:
-            proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True,
+            proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
                                   timeout=file_timeout)
             tail = (proc.stdout + proc.stderr)[-3000:]
         except subprocess.TimeoutExpired as e:
@@ -59,7 +69,7 @@ def run_file(entry, cache_dir, exclusions, file_timeout, test_timeout, python, s
         if os.path.exists(results):
             with open(results) as f:
                 records = [json.loads(line) for line in f if line.strip()]
-    with open(path, encoding="utf-8") as f:
+    with open(os.path.join(cache_dir, entry["path"]), encoding="utf-8") as f:
         static_count = report.count_test_methods(f.read())
     summary = report.summarize(entry, records, timed_out=timed_out, output_tail=tail,
                                static_count=static_count)
@@ -88,6 +98,12 @@ def main(argv=None):
               f"not in {cache_dir}; fetch them first: python3 tools/tf_unittests/fetch.py "
               "(--git-dir DIR for a local tensorflow clone)")
         return 0
+    missing_data = [e["path"] for e in manifest.get("data", [])
+                    if not os.path.exists(os.path.join(cache_dir, e["path"]))]
+    if missing_data:
+        print(f"[tf-tests] WARNING: {len(missing_data)} data files (TF's test images) are not "
+              f"in {cache_dir}: the tests that read them will fail; fetch them with "
+              "python3 tools/tf_unittests/fetch.py --git-dir DIR")
     python = sys.executable
     probe = subprocess.run([python, "-c", "import flowloom.test.test_util"], cwd=ROOT,
                            capture_output=True, text=True)
@@ -101,7 +117,9 @@ def main(argv=None):
         futures = {pool.submit(run_file, e, cache_dir,
                                manifest["exclusions"].get(e["path"], {}),
                                args.file_timeout, args.test_timeout, python,
-                               fetch_lib.support_modules(manifest, cache_dir)): e
+                               fetch_lib.support_modules(manifest, cache_dir),
+                               manifest.get("slow", {}).get(e["path"], {}),
+                               manifest.get("edits", {}).get(e["path"], ())): e
                    for e in entries}
         for future in concurrent.futures.as_completed(futures):
             s = future.result()

@@ -10,6 +10,8 @@ from flowloom.framework.ops import convert_to_tensor as _convert
 from flowloom.metrics.metrics_impl import confusion_matrix  # noqa: F401
 from flowloom.ops.array import array_ops as _array_ops
 from flowloom.ops.math import math_ops as _math_ops
+from flowloom.ops.sets.set_ops import (set_difference, set_intersection,  # noqa: F401
+                                      set_size, set_union)
 
 
 def _pairwise(metric_name):

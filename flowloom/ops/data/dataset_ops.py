@@ -26,18 +26,33 @@ def register_function(graph, fn):
 
 
 def _function(ctx, attr):
-    name = attr.func.name if hasattr(attr, "func") else str(attr)
-    fn = FUNCTIONS.get(ctx.op._graph, {}).get(name)
+    """The dataset function `attr` names: one traced here, else the graph's function library
+    (a GraphDef's FunctionDef), read once per graph."""
+    if hasattr(attr, "func"):
+        attr = attr.func
+    name = attr if isinstance(attr, str) else attr.name
+    graph = ctx.op._graph
+    fn = FUNCTIONS.get(graph, {}).get(name)
     if fn is None:
-        raise errors.NotFoundError(
-            None, ctx.op, f"Function {name} is not defined in this process: flowloom runs "
-            "dataset functions it traced itself, never ones read from a file")
+        from flowloom.data.functions import ImportedFunction, traced_for
+        from flowloom.graph_function import runtime
+
+        body = runtime.lookup(graph, name)
+        if body is None:
+            raise errors.NotFoundError(
+                None, ctx.op, f"Function {name} is not defined: neither traced in this "
+                "process nor in the graph's function library")
+        fn = traced_for(body.fdef) or ImportedFunction(body)
+        fn = FUNCTIONS.setdefault(graph, {}).setdefault(name, fn)
     return fn
 
 
-def _dataset(type_name, inputs, attrs=None):
+def _dataset(type_name, inputs, attrs=None, output_types=True):
+    """A dataset op type. With `output_types=False` its element types are those of an input
+    list (`Toutput_types`), so it has `output_shapes` but no `output_types` attr."""
+    types = _TYPES if output_types else {"output_shapes": None}
     op = defop(type_name, inputs=inputs, outputs=["handle: variant"],
-               attrs=dict(_TYPES, **(attrs or {})), stateful=True)
+               attrs=dict(types, **(attrs or {})), stateful=True)
     op.shape(common_shapes.scalar_shape)
     op.no_gradient()
     return op
@@ -60,19 +75,21 @@ def _file_dataset(type_name, inputs):
     return op
 
 
-TensorDataset = _dataset("TensorDataset", ["components: list(Toutput_types)"])
+TensorDataset = _dataset("TensorDataset", ["components: list(Toutput_types)"],
+                         output_types=False)
 
 
 @TensorDataset.kernel
-def _(xp, *components, output_types, output_shapes):
+def _(xp, *components, output_shapes, **_):
     return dv.TensorsValue(list(components))
 
 
-TensorSliceDataset = _dataset("TensorSliceDataset", ["components: list(Toutput_types)"])
+TensorSliceDataset = _dataset("TensorSliceDataset", ["components: list(Toutput_types)"],
+                              output_types=False)
 
 
 @TensorSliceDataset.kernel
-def _(xp, *components, output_types, output_shapes, ctx):
+def _(xp, *components, output_shapes, ctx, **_):
     return dv.SlicesValue(list(components), ctx.op)
 
 
@@ -175,11 +192,12 @@ def _(xp, dataset, batch_size, drop_remainder, *, output_types, output_shapes, p
 PaddedBatchDatasetV2 = _dataset(
     "PaddedBatchDatasetV2", ["input_dataset: variant", "batch_size: int64",
                              "padded_shapes: N * int64", "padding_values: list(Toutput_types)",
-                             "drop_remainder: bool"], {"N": None, "parallel_copy": False})
+                             "drop_remainder: bool"], {"N": None, "parallel_copy": False},
+    output_types=False)
 
 
 @PaddedBatchDatasetV2.kernel
-def _(xp, dataset, batch_size, *rest, output_types, output_shapes, N, parallel_copy, ctx):
+def _(xp, dataset, batch_size, *rest, output_shapes, N, parallel_copy, ctx, **_):
     shapes = [tuple(int(d) for d in np.asarray(s).reshape(-1)) for s in rest[:N]]
     values = [np.asarray(v)[()] for v in rest[N:2 * N]]
     return dv.BatchValue(dataset, _int(batch_size), bool(rest[2 * N]), ctx.op, shapes, values)
@@ -264,6 +282,26 @@ PrefetchDataset = _dataset("PrefetchDataset", ["input_dataset: variant",
 @PrefetchDataset.kernel
 def _(xp, dataset, buffer_size, *, output_types, output_shapes, slack_period):
     return dv.PrefetchValue(dataset, _int(buffer_size))
+
+
+# TF 1.15 wraps the dataset of every iterator it makes in these two (static graph
+# optimizations, the autotuning model); flowloom runs the dataset as it is.
+OptimizeDataset = _dataset("OptimizeDataset", ["input_dataset: variant", "optimizations: string"],
+                           {"optimization_configs": []})
+
+
+@OptimizeDataset.kernel
+def _(xp, dataset, optimizations, **_):
+    return dataset
+
+
+ModelDataset = _dataset("ModelDataset", ["input_dataset: variant"],
+                        {"algorithm": 0, "cpu_budget": 0})
+
+
+@ModelDataset.kernel
+def _(xp, dataset, **_):
+    return dataset
 
 
 UnbatchDataset = _dataset("UnbatchDataset", ["input_dataset: variant"])

@@ -2,17 +2,25 @@
 IteratorGetNext, OneShotIterator, and string handles (IteratorToStringHandle,
 IteratorFromStringHandleV2)."""
 
+import itertools
 import threading
 
 from flowloom.framework import common_shapes, errors, tensor_shape
 from flowloom.framework.op_def import defop
 
+# TF's resource handles name an iterator's C++ type; its hash code is that type's.
+_TYPE_NAME = "N10tensorflow4data16IteratorResourceE"
+_TYPE_HASH = 4245265473542939912
+_CONTAINER = "localhost"
+_private_names = itertools.count()  # an iterator of shared_name "" is "_<n>_<op name>", as TF's
+
 
 class IteratorResource:
     """An iterator's state: the element generator of the dataset it was last initialized with."""
 
-    def __init__(self, name, output_types, output_shapes):
+    def __init__(self, name, output_types, output_shapes, device=""):
         self.name = name
+        self.device = device
         self.output_types = list(output_types or [])
         self.output_shapes = list(output_shapes or [])
         self._elements = None
@@ -59,14 +67,21 @@ class IteratorResource:
                 self._elements = None
 
 
-def _iterator(ctx, name):
-    key = ("iterator", name or ctx.op._name)
+def _iterator(ctx, shared_name):
+    """The session's iterator of this op: shared by `shared_name`, else private to the op."""
     with ctx.session._lock:
+        name = shared_name or ctx.state.get("iterator_name")
+        if name is None:
+            name = ctx.state["iterator_name"] = f"_{next(_private_names)}_{ctx.op._name}"
+        key = ("iterator", name)
         res = ctx.resources.get(key)
         if res is None:
             attrs = ctx.op._attrs
+            placer = getattr(ctx.session, "_placer", None)
+            device = placer.placement.get(ctx.op) if placer is not None else None
             res = ctx.resources[key] = IteratorResource(
-                key[1], attrs.get("output_types"), attrs.get("output_shapes"))
+                name, attrs.get("output_types"), attrs.get("output_shapes"),
+                getattr(device, "name", "") or "")
     return res
 
 
@@ -83,21 +98,37 @@ def _(xp, *, shared_name, container, output_types, output_shapes, ctx):
     return _iterator(ctx, shared_name)
 
 
-# flowloom's one-shot iterator takes its dataset as an input (TF's builds it in a function
-# attr): initialized by its first run in a session, then left alone.
-OneShotIterator = defop("OneShotIterator", inputs=["dataset: variant"],
-                        outputs=["handle: resource"], attrs=_ITER_ATTRS, stateful=True)
+# A one-shot iterator is initialized by its first run in a session, then left alone. TF's
+# builds its dataset by calling the function its `dataset_factory` attr names (a GraphDef
+# written by TF); flowloom's takes the dataset as an input (N = 1).
+OneShotIterator = defop("OneShotIterator", inputs=["dataset: N * variant"],
+                        outputs=["handle: resource"],
+                        attrs=dict(_ITER_ATTRS, N=0, dataset_factory=None), stateful=True)
 OneShotIterator.shape(common_shapes.scalar_shape)
 OneShotIterator.no_gradient()
 
 
 @OneShotIterator.kernel
-def _(xp, dataset, *, shared_name, container, output_types, output_shapes, ctx):
+def _(xp, *dataset, shared_name, container, output_types, output_shapes, N,  # noqa: N803
+      dataset_factory, ctx):
     res = _iterator(ctx, shared_name)
     if not ctx.state.get("initialized"):
-        res.initialize(dataset, ctx.op)
+        res.initialize(dataset[0] if dataset else _factory_dataset(ctx, dataset_factory),
+                       ctx.op)
         ctx.state["initialized"] = True
     return res
+
+
+def _factory_dataset(ctx, factory):
+    from flowloom.graph_function import runtime
+
+    name = getattr(getattr(factory, "func", factory), "name", factory)
+    body = runtime.lookup(ctx.op._graph, name) if name else None
+    if body is None:
+        raise errors.NotFoundError(
+            None, ctx.op, f"OneShotIterator has no dataset: its dataset_factory {name!r} is "
+            "not in the graph's function library")
+    return body.call(ctx, [])[0]
 
 
 MakeIterator = defop("MakeIterator", inputs=["dataset: variant", "iterator: resource"],
@@ -140,7 +171,29 @@ IteratorToStringHandle.no_gradient()
 def _(xp, handle):
     import numpy as np
 
-    return np.array(handle.name.encode("utf-8"), dtype=object)
+    from flowloom.proto import resource_handle_pb2
+
+    proto = resource_handle_pb2.ResourceHandleProto(
+        device=handle.device, container=_CONTAINER, name=handle.name, hash_code=_TYPE_HASH,
+        maybe_type_name=_TYPE_NAME)
+    return np.array(proto.SerializeToString(), dtype=object)
+
+
+def _handle_name(value, op):
+    """The iterator name in a string handle (a serialized ResourceHandleProto)."""
+    from google.protobuf.message import DecodeError
+
+    from flowloom.proto import resource_handle_pb2
+
+    proto = resource_handle_pb2.ResourceHandleProto()
+    try:
+        proto.ParseFromString(value if isinstance(value, bytes) else str(value).encode())
+    except DecodeError:
+        proto.Clear()
+    if not proto.name or (proto.maybe_type_name and proto.maybe_type_name != _TYPE_NAME):
+        raise errors.InvalidArgumentError(
+            None, op, f"Could not parse an iterator's string handle from {value!r}")
+    return proto.name
 
 
 IteratorFromStringHandleV2 = defop("IteratorFromStringHandleV2", inputs=["string_handle: string"],
@@ -154,8 +207,7 @@ IteratorFromStringHandleV2.no_gradient()
 def _(xp, string_handle, *, output_types, output_shapes, ctx):
     import numpy as np
 
-    name = np.asarray(string_handle).item()
-    name = name.decode("utf-8") if isinstance(name, bytes) else str(name)
+    name = _handle_name(np.asarray(string_handle).item(), ctx.op)
     res = ctx.resources.get(("iterator", name))
     if res is None:
         raise errors.InvalidArgumentError(None, ctx.op, f"No iterator for string handle "

@@ -499,11 +499,16 @@ class RandomShuffleQueue(Queue):
         k = min(k, len(items) - (0 if self._closed else self.min_after_dequeue))
         if k <= 0:
             return 0
-        for word in self._random.take(k):  # as k calls of _take
-            index = word % len(items)
-            taken.append(items[index])
-            items[index] = items[-1]
-            items.pop()
+        # As k calls of _take: each moves the last element into the taken one's slot; the
+        # k emptied slots at the end go in one step.
+        n = len(items)
+        append = taken.append
+        for word in self._random.take(k):
+            index = word % n
+            n -= 1
+            append(items[index])
+            items[index] = items[n]
+        del items[n:]
         return k
 
     def _restore(self, taken):

@@ -269,32 +269,3 @@ def sobel_edges(image):
     if static.ndims is not None:
         out.set_shape(static.concatenate([2]))
     return out
-
-
-def psnr(a, b, max_val, name=None):
-    """Peak signal-to-noise ratio of two image batches, per image (in dB).
-
-    Args:
-      a, b: images of the same shape [..., height, width, channels].
-      max_val: the dynamic range (255 for uint8, 1.0 for float images).
-
-    Returns:
-      float32 PSNR over the last three dimensions.
-
-    Raises:
-      ValueError: the shapes are statically incompatible.
-    """
-    with name_scope(name, "PSNR", [a, b]):
-        a = convert_to_tensor(a, name="a")
-        b = convert_to_tensor(b, name="b")
-        if not a._shape.is_compatible_with(b._shape) or (
-                a._shape.ndims is not None and a._shape.ndims < 3):
-            raise ValueError(f"Shapes {a._shape} and {b._shape} are incompatible.")
-        max_val = math_ops.cast(max_val, a.dtype)
-        max_val = convert_image_dtype(max_val, dtypes.float32)
-        a = convert_image_dtype(a, dtypes.float32)
-        b = convert_image_dtype(b, dtypes.float32)
-        mse = reduction_ops.reduce_mean(math_ops.squared_difference(a, b), [-3, -2, -1])
-        value = math_ops.subtract(20 * math_ops.log(max_val) / math_ops.log(10.0),
-                                  np.float32(10 / np.log(10)) * math_ops.log(mse), name="psnr")
-        return array_ops.identity(value)

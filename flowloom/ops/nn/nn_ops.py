@@ -35,7 +35,7 @@ ReluGrad.shape(common_shapes.unchanged)
 
 
 @ReluGrad.kernel
-def _(xp, gradients, features):
+def _relu_grad(xp, gradients, features):
     # A multiply by the mask is ~20x faster than np.where with a broadcast zero.
     if xp is np and gradients.ndim and gradients.shape == features.shape:
         out = np.empty(gradients.shape, np.result_type(gradients, np.bool_))
@@ -44,6 +44,27 @@ def _(xp, gradients, features):
             gradients.shape[0], gradients.nbytes)
         return out
     return gradients * (features > 0)
+
+
+def _relu_grad_into(xp, gradients, features):
+    """ReluGrad written into `gradients` (the memory_optimization rewrite, when the incoming
+    gradient dies here): the same products, and masks of a few rows at a time instead of
+    one the size of the input."""
+    if not (gradients.ndim and gradients.shape == features.shape and
+            np.result_type(gradients, np.bool_) == gradients.dtype):
+        return _relu_grad(xp, gradients, features)
+    rows = max(1, (1 << 20) // max(1, features[0].size))  # ~1 MiB of mask per multiply
+
+    def block(s):
+        for a in range(s.start, s.stop, rows):
+            part = slice(a, min(a + rows, s.stop))
+            np.multiply(gradients[part], features[part] > 0, out=gradients[part])
+
+    kernel_threads.over_batch(block, gradients.shape[0], gradients.nbytes)
+    return gradients
+
+
+_relu_grad.into = (0, _relu_grad_into)
 
 
 @ReluGrad.gradient

@@ -26,6 +26,9 @@ EXPLICIT = {
     # TF's error-code enum (OK, CANCELLED, ..., INVALID_ARGUMENT): flowloom's errors module
     # holds the same constants.
     "tensorflow.core.lib.core.error_codes_pb2": ["flowloom.framework.errors"],
+    # TF 1.15's config.proto holds RPCOptions; flowloom keeps it in its own file (as TF 2).
+    "tensorflow.core.protobuf.config_pb2": ["flowloom.proto.config_pb2",
+                                            "flowloom.proto.rpc_options_pb2"],
     "tensorflow.python.framework.tensor_shape": ["flowloom.framework.tensor_shape"],
     "tensorflow.python.framework.sparse_tensor": ["flowloom.framework.sparse_tensor"],
     "tensorflow.python.framework.tensor_util": ["flowloom.framework.tensor_util",
@@ -63,7 +66,8 @@ EXPLICIT = {
     "tensorflow.python.lib.io.tf_record": ["flowloom.python_io", "flowloom.io"],
     "tensorflow.python.lib.io.file_io": ["flowloom.gfile"],
     "tensorflow.python.ops.io_ops": ["flowloom.ops.state.save_restore_ops",
-                                     "flowloom.ops.state.save_restore_v1_ops"],
+                                     "flowloom.ops.state.save_restore_v1_ops",
+                                     "flowloom.ops.data.file_ops"],
     "tensorflow.contrib.framework.python.framework.checkpoint_utils": [
         "flowloom.train.checkpoint_utils"],
 }

@@ -1,0 +1,1 @@
+"""Set ops: sizes, intersections, differences and unions of the last dimension (`tf.sets`)."""
