@@ -11,6 +11,7 @@ from flowloom.framework.op_construction import register_dense_tensor_like_type
 from flowloom.framework.ops import (Tensor, convert_to_tensor,
                                     register_tensor_conversion_function)
 from flowloom.framework import lazy_registry, tensor_shape
+from flowloom.framework.user_stack import pinned_site
 from flowloom.ops.array import array_ops
 from flowloom.ops.state import state_ops
 from flowloom.variable_creator import (VariableMetaclass, create_through_stack,
@@ -125,7 +126,7 @@ class Variable(VariableV2):
         collections = self._init_common(initial_value, trainable, collections, constraint,
                                         synchronization, aggregation, name)
         init_from_fn = callable(initial_value)
-        with init_scope():
+        with pinned_site(), init_scope():
             g = get_default_graph()
             with name_scope(name, "Variable", [] if init_from_fn else [initial_value]) as scope:
                 true_name = scope[:-1]

@@ -87,3 +87,4 @@ def test_updates_keep_their_order_with_other_stateful_ops():
         names = [s.op.name for s in list(sess._plan_cache.values())[-1].steps]
         assert names.index("enqueue") < names.index("update")
         assert sess.run(q.size()) == 3 and sess.run(v) == 6.0
+
