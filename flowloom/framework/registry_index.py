@@ -48,6 +48,8 @@ INDEX = {
             'Slice StridedSlice StridedSliceGrad',
         'flowloom.ops.array.sparse_add_ops':
             'SparseAdd SparseAddGrad SparseTensorDenseAdd',
+        'flowloom.ops.array.sparse_concat_ops':
+            'SparseConcat',
         'flowloom.ops.array.sparse_cross_ops':
             'SparseCross',
         'flowloom.ops.array.sparse_map_ops':
@@ -110,7 +112,7 @@ INDEX = {
         'flowloom.ops.image.box_ops':
             'CropAndResize CropAndResizeGradBoxes CropAndResizeGradImage DrawBoundingBoxes '
             'DrawBoundingBoxesV2 NonMaxSuppressionV2 NonMaxSuppressionV3 NonMaxSuppressionV4 '
-            'NonMaxSuppressionV5',
+            'NonMaxSuppressionV5 NonMaxSuppressionWithOverlaps',
         'flowloom.ops.image.codec_ops':
             'DecodeAndCropJpeg DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng '
             'EncodeJpeg EncodeJpegVariableQuality EncodePng ExtractJpegShape',
@@ -121,6 +123,8 @@ INDEX = {
         'flowloom.ops.image.resize_ops':
             'ResizeArea ResizeBicubic ResizeBicubicGrad ResizeBilinear ResizeBilinearGrad '
             'ResizeNearestNeighbor ResizeNearestNeighborGrad',
+        'flowloom.ops.image.resize_v2_ops':
+            'ScaleAndTranslate',
         'flowloom.ops.lookup.lookup_ops':
             'HashTableV2 InitializeTableFromTextFileV2 InitializeTableV2 LookupTableExportV2 '
             'LookupTableFindV2 LookupTableSizeV2',
@@ -161,6 +165,8 @@ INDEX = {
             'SparseSegmentMeanGrad SparseSegmentMeanWithNumSegments SparseSegmentSqrtN '
             'SparseSegmentSqrtNGrad SparseSegmentSqrtNWithNumSegments SparseSegmentSum '
             'SparseSegmentSumWithNumSegments',
+        'flowloom.ops.math.sparse_dense_matmul_ops':
+            'SparseTensorDenseMatMul',
         'flowloom.ops.math.special_math_ops':
             'Acosh Asinh Atanh BesselI0e BesselI1e BitwiseAnd BitwiseOr BitwiseXor Conj '
             'Digamma Erfc Invert LeftShift Lgamma MulNoNan PopulationCount RightShift Xdivy '
