@@ -112,7 +112,7 @@ INDEX = {
         'flowloom.ops.image.box_ops':
             'CropAndResize CropAndResizeGradBoxes CropAndResizeGradImage DrawBoundingBoxes '
             'DrawBoundingBoxesV2 NonMaxSuppressionV2 NonMaxSuppressionV3 NonMaxSuppressionV4 '
-            'NonMaxSuppressionV5',
+            'NonMaxSuppressionV5 NonMaxSuppressionWithOverlaps',
         'flowloom.ops.image.codec_ops':
             'DecodeAndCropJpeg DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng '
             'EncodeJpeg EncodeJpegVariableQuality EncodePng ExtractJpegShape',
@@ -123,6 +123,8 @@ INDEX = {
         'flowloom.ops.image.resize_ops':
             'ResizeArea ResizeBicubic ResizeBicubicGrad ResizeBilinear ResizeBilinearGrad '
             'ResizeNearestNeighbor ResizeNearestNeighborGrad',
+        'flowloom.ops.image.resize_v2_ops':
+            'ScaleAndTranslate',
         'flowloom.ops.lookup.lookup_ops':
             'HashTableV2 InitializeTableFromTextFileV2 InitializeTableV2 LookupTableExportV2 '
             'LookupTableFindV2 LookupTableSizeV2',

@@ -496,7 +496,12 @@ def add_n(inputs, name=None):
         if name:
             return array_ops.identity(inputs[0], name=name)
         return convert_to_tensor(inputs[0])
-    return apply_op("AddN", (list(inputs),), name=name).outputs[0]
+    # As TF: each input is converted on its own first (a NumPy float64 beside a float32
+    # Tensor is a dtype mismatch, not cast to the Tensor's dtype as other list inputs are).
+    from flowloom.framework.tensor_conversion import convert_to_tensor_or_indexed_slices
+
+    inputs = [convert_to_tensor_or_indexed_slices(v) for v in inputs]
+    return apply_op("AddN", (inputs,), name=name).outputs[0]
 
 
 Range = defop("Range", inputs=["start: Tidx", "limit: Tidx", "delta: Tidx"],
