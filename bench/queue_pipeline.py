@@ -13,7 +13,9 @@ FLOWLOOM_TF1_PYTHON (TF 1.x) or FLOWLOOM_TF_PYTHON (compat.v1); they alternate f
 --rounds rounds, and the figures are medians over rounds (the ratio: the median of the
 rounds' ratios, each from two neighbouring processes). The NumPy floor, measured in every
 round, is the least work any NumPy reader must do per record: read the file's bytes and
-gather each record's 64 floats and label from offsets known in advance.
+gather each record's 64 floats and label from offsets known in advance. Each process
+also reports its CPU time per example (all its threads: TF's runners run in parallel, so on
+a loaded machine its share of the cores, not its CPU time, sets its rate).
 
 Usage: python3 bench/queue_pipeline.py [--parse batch|single] [--examples N] [--batches B]
        [--rounds R]
@@ -64,15 +66,18 @@ with tf.Session() as sess:
     coord = tf.train.Coordinator()
     threads = tf.train.start_queue_runners(sess, coord)
     sess.run(y)  # warm up: the queue fills past min_after_dequeue
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     n = 0
     for _ in range(batches):
         n += len(sess.run(y))
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     coord.request_stop()
     coord.join(threads, stop_grace_period_secs=10)
-print(json.dumps({"examples_per_s": n / seconds, "examples": n}))
+print(json.dumps({"examples_per_s": n / seconds, "examples": n, "cpu_us": 1e6 * cpu / n}))
 """
+
+
+CPU_US = {}  # which -> [CPU microseconds (all the process's threads) per example]
 
 
 def run(which, python, path, examples, batches, mode):
@@ -81,7 +86,9 @@ def run(which, python, path, examples, batches, mode):
                          env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
     if out.returncode:
         raise SystemExit(f"{which} failed:\n{out.stderr[-2000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])["examples_per_s"]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    CPU_US.setdefault(which, []).append(got["cpu_us"])
+    return got["examples_per_s"]
 
 
 def numpy_floor(path):
@@ -148,7 +155,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--parse", choices=["batch", "single"], default="batch")
     parser.add_argument("--examples", type=int, default=20000)
-    parser.add_argument("--batches", type=int, default=100)
+    parser.add_argument("--batches", type=int, default=600)
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -160,6 +167,8 @@ def main():
                      lambda: numpy_floor(path))
     which = "parse_example of 128" if args.parse == "batch" else "parse_single_example"
     print(f"queues TFRecord->{which}->shuffle_batch(4 threads): " + summary(got))
+    print("CPU time per example (all threads of the process): " + ", ".join(
+        f"{w} {statistics.median(v):.2f} us" for w, v in CPU_US.items()))
 
 
 if __name__ == "__main__":

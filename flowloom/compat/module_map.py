@@ -34,6 +34,9 @@ _CONTROL = ("flowloom", _OPS + "control_flow.control_flow_ops", _OPS + "control_
             _OPS + "control_flow.control_flow_primitives", _OPS + "control_flow.control_flow_context")
 _CELLS = ("flowloom.nn.rnn_cell", _OPS + "rnn.rnn_cell_impl", _OPS + "rnn.rnn_cell_wrappers")
 _TRAIN = ("flowloom.train",)
+_IMAGE = (_OPS + "image.resize_methods", "flowloom.image", _OPS + "image.image_ops",
+          _OPS + "image.color_space_ops", _OPS + "image.quality_ops",
+          _OPS + "image.resize_v2_ops", _OPS + "image.box_ops")
 _MNIST = "flowloom.datasets.mnist"
 
 MODULES = {
@@ -187,9 +190,8 @@ VIEWS = {
     "tensorflow.python.ops.summary_ops": ("flowloom.summary", _OPS + "summary.summary_ops"),
     "tensorflow.python.ops.losses": ("flowloom.losses",),
     "tensorflow.python.ops.losses.losses": ("flowloom.losses",),
-    "tensorflow.python.ops.image_ops": (_OPS + "image.resize_methods", "flowloom.image",
-                                        _OPS + "image.image_ops",
-                                        _OPS + "image.color_space_ops"),
+    "tensorflow.python.ops.image_ops": _IMAGE,
+    "tensorflow.python.ops.image_ops_impl": _IMAGE,
     "tensorflow.python.ops.metrics": ("flowloom.metrics",),
     "tensorflow.python.ops.sets": (_OPS + "sets.set_ops",),
     "tensorflow.python.ops.sets_impl": (_OPS + "sets.set_ops",),

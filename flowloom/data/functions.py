@@ -11,6 +11,7 @@ The dataset op that uses it names it in a `func` attr and takes the captured ten
 import itertools
 import os
 import threading
+import weakref
 
 import numpy as np
 
@@ -19,6 +20,9 @@ from flowloom.framework import nest
 from flowloom.proto import attr_value_pb2
 
 _counter = itertools.count()
+# name -> TracedFunction with the FunctionDef it wrote: a library entry of the same name and
+# text (a dataset built by a one-shot iterator's factory function) runs the traced function.
+_TRACED = weakref.WeakValueDictionary()
 # FLOWLOOM_VECTORIZE_MAP=0 runs every map function element by element.
 VECTORIZE = os.environ.get("FLOWLOOM_VECTORIZE_MAP", "1") != "0"
 
@@ -138,6 +142,8 @@ class TracedFunction(_GraphFunction):
             library_signatures=runtime.signatures(self.graph))
         fdef.signature.name = self.name
         runtime.add_function(graph, fdef)
+        self.fdef_bytes = fdef.SerializeToString(deterministic=True)
+        _TRACED[self.name] = self
 
     def attr(self):
         """The `func` AttrValue that names this function."""
@@ -263,3 +269,11 @@ class GeneratorFunction:
                                  f"an element of shape {spec.shape} was expected.")
             out.append(arr)
         return tuple(out)
+
+
+def traced_for(fdef):
+    """The function traced in this process that wrote `fdef` (same name and text), or None."""
+    fn = _TRACED.get(fdef.signature.name)
+    if fn is not None and fn.fdef_bytes == fdef.SerializeToString(deterministic=True):
+        return fn
+    return None

@@ -1,12 +1,12 @@
 """`tf.data.Iterator`: one-shot, initializable, reinitializable and feedable iterators."""
 
-from flowloom.data import structure
+from flowloom.data import one_shot, structure
 from flowloom.framework import dtypes
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.graph import name_scope
 from flowloom.proto import attr_value_pb2
 
-# flowloom's one-shot iterators take their dataset as an input, not from a factory function.
+# A one-shot iterator whose dataset cannot be a factory function takes it as an input.
 _NO_FACTORY = attr_value_pb2.AttrValue(func=attr_value_pb2.NameAttrList())
 
 
@@ -25,9 +25,14 @@ class Iterator(structure.HasElementSpec):
     @staticmethod
     def _one_shot(dataset):
         spec = dataset.element_spec
-        handle = apply_op("OneShotIterator", ([dataset._variant],), shared_name="",
-                          dataset_factory=_NO_FACTORY,
-                          **_attrs(spec)).outputs[0]
+        name = one_shot.factory(dataset)
+        if name is not None:  # TF's form: the dataset comes from calling the factory
+            handle = apply_op("OneShotIterator", ([],), shared_name="", **_attrs(spec),
+                              dataset_factory=attr_value_pb2.AttrValue(
+                                  func=attr_value_pb2.NameAttrList(name=name))).outputs[0]
+        else:
+            handle = apply_op("OneShotIterator", ([dataset._variant],), shared_name="",
+                              dataset_factory=_NO_FACTORY, **_attrs(spec)).outputs[0]
         return Iterator(handle, None, spec)
 
     @staticmethod

@@ -69,8 +69,16 @@ def reuse_buffers(config, steps, keep, rewritten):
     """A fast-path plan's steps with in-place kernels where dead buffers can be reused."""
     if not enabled(config, "memory_optimization"):
         return steps
-    from flowloom.runtime import rewrite_memory
+    from flowloom.runtime import executor, rewrite_memory, rewrite_schedule
 
+    hoisted = rewrite_schedule.hoist(steps)
+    if hoisted is not steps:
+        before = {id(s): k for k, s in enumerate(steps)}
+        moved = sum(before[id(s)] > k for k, s in enumerate(hoisted))
+        steps = hoisted
+        executor.plan_frees(steps, keep)
+        rewritten.note("memory_optimization", f"{moved} step(s) run earlier: Identities and "
+                       "variable updates as soon as their inputs are ready")
     steps, changed = rewrite_memory.reuse_buffers(
         steps, keep, 1 if EVERYWHERE else rewrite_memory.MIN_ELEMENTS)
     if changed:

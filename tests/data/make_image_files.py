@@ -38,6 +38,8 @@ def main():
     frames[0].save(os.path.join(OUT, "anim.gif"), save_all=True, append_images=frames[1:],
                    duration=50, loop=0)
     Image.fromarray(_pattern(7, 9, 3, 9)).save(os.path.join(OUT, "rgb.bmp"))
+    Image.fromarray(_pattern(12, 10, 4, 10), "CMYK").save(os.path.join(OUT, "cmyk.jpg"),
+                                                          quality=90)
 
 
 if __name__ == "__main__":

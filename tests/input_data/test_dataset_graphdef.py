@@ -8,11 +8,13 @@ and 2.21 (both print [2, 6, 2, 6] for `_nested_pipeline`)."""
 
 import json
 import os
+import subprocess
 
 import pytest
 
 import flowloom as tf
 from flowloom.proto import resource_handle_pb2
+from tests import tf_reference
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
 
@@ -130,3 +132,67 @@ def test_graphdef_written_by_tf1_runs():
             for name in ("output:0", "output2:0"):
                 with pytest.raises(tf.errors.OutOfRangeError):
                     sess.run(name)
+
+
+def _shuffled_products():
+    ds = tf.data.Dataset.from_tensor_slices(([1.0, 2.0, 3.0], [4, 5, 6])).map(
+        lambda a, b: a * tf.cast(b, tf.float32)).shuffle(3, seed=1).batch(2)
+    return ds.make_one_shot_iterator()
+
+
+def test_one_shot_iterator_is_written_as_tfs_dataset_factory():
+    """TF 1.15 fetches [10, 18] then [4] for this pipeline; it imports flowloom's GraphDef
+    (checked live below) and fetches the same."""
+    with tf.Graph().as_default() as g:
+        it = _shuffled_products()
+        nxt = it.get_next()
+        node = it._handle.op.node_def
+        assert not node.input and node.attr["dataset_factory"].func.name.startswith(
+            "_make_dataset_")
+        with tf.Session() as sess:
+            assert [sess.run(nxt).tolist() for _ in range(2)] == [[10.0, 18.0], [4.0]]
+        gd = g.as_graph_def()
+    assert "N" not in node.attr and "N" not in next(
+        n for n in gd.node if n.op == "OneShotIterator").attr
+    with tf.Graph().as_default():
+        tf.import_graph_def(gd, name="")
+        with tf.Session() as sess:
+            got = [sess.run("IteratorGetNext:0").tolist() for _ in range(2)]
+            assert got == [[10.0, 18.0], [4.0]]
+            with pytest.raises(tf.errors.OutOfRangeError):
+                sess.run("IteratorGetNext:0")
+
+
+def test_one_shot_iterator_of_a_fed_or_generated_dataset_takes_it_as_an_input():
+    with tf.Graph().as_default():
+        n = tf.placeholder(tf.int64, [])
+        fed = tf.data.Dataset.range(n).make_one_shot_iterator()
+        gen = tf.data.Dataset.from_generator(lambda: iter([1, 2]), tf.int64)
+        generated = gen.make_one_shot_iterator()
+        for it in (fed, generated):
+            assert len(it._handle.op.inputs) == 1
+        with tf.Session() as sess:
+            assert [int(sess.run(fed.get_next(), {n: 3})) for _ in range(3)] == [0, 1, 2]
+            assert int(sess.run(generated.get_next())) == 1
+
+
+@pytest.mark.skipif(tf_reference.tensorflow_python("FLOWLOOM_TF1_PYTHON") is None,
+                    reason=tf_reference.skip_reason("FLOWLOOM_TF1_PYTHON"))
+def test_tf1_runs_flowloom_dataset_graphdefs(tmp_path):
+    with tf.Graph().as_default() as g:
+        _shuffled_products().get_next()
+        it = tf.data.make_initializable_iterator(_nested_pipeline())
+        tf.identity(it.get_next(), name="output")
+        (tmp_path / "g.pb").write_bytes(g.as_graph_def().SerializeToString())
+    script = (
+        "import sys, tensorflow as tf\n"
+        "gd = tf.GraphDef(); gd.ParseFromString(open(sys.argv[1], 'rb').read())\n"
+        "tf.import_graph_def(gd, name='')\n"
+        "with tf.Session() as s:\n"
+        "    print([s.run('IteratorGetNext:0').tolist() for _ in range(2)])\n"
+        "    s.run('make_initializer/MakeIterator')\n"
+        "    print([int(s.run('output:0')) for _ in range(4)])\n")
+    out = subprocess.run([tf_reference.tensorflow_python("FLOWLOOM_TF1_PYTHON"), "-c", script,
+                          str(tmp_path / "g.pb")], capture_output=True, text=True, timeout=300)
+    assert out.stdout.split("\n")[:2] == ["[[10.0, 18.0], [4.0]]", "[2, 6, 2, 6]"], \
+        out.stderr[-2000:]

@@ -4,11 +4,15 @@
 import numpy as np
 
 import flowloom as tf
+from flowloom.ops.data import queue_resource
 
 
-def _drain(fixed_shapes, kind):
+def _drain(use_slab, kind, monkeypatch):
+    # Element storage is what queues of unknown shapes use (they cannot dequeue_many, as in
+    # TF), so the comparison switches the rows off for the same fixed-shape queue.
+    monkeypatch.setattr(queue_resource.Queue, "uses_slab", use_slab)
     with tf.Graph().as_default():
-        shapes = [[3], []] if fixed_shapes else None
+        shapes = [[3], []]
         if kind == "shuffle":
             q = tf.RandomShuffleQueue(50, 5, [tf.float32, tf.string], shapes=shapes, seed=7)
         else:
@@ -48,9 +52,10 @@ def _equal(a, b):
             np.testing.assert_array_equal(p, q)
 
 
-def test_rows_storage_equals_element_storage():
+def test_rows_storage_equals_element_storage(monkeypatch):
     for kind in ("fifo", "shuffle"):
-        rows, elements = _drain(True, kind), _drain(False, kind)
+        rows = _drain(True, kind, monkeypatch)
+        elements = _drain(False, kind, monkeypatch)
         _equal(rows, elements)
         assert rows[-1] == "end"
         if kind == "fifo":
@@ -91,3 +96,23 @@ def test_queue_runners_lower_the_switch_interval():
         got[setting] = [float(v) for v in out.stdout.split()]
     assert got[""][0] == 0.005 and got[""][1] == 0.001
     assert got["0"] == [0.005, 0.005]
+
+
+def test_shuffle_dequeue_many_takes_as_single_dequeues():
+    """RandomShuffleQueue: a dequeue_many of k picks the elements k single dequeues pick
+    (one Philox word each, `word % size`, the last element moved into the taken slot)."""
+    from flowloom.ops.data.queue_resource import RandomShuffleQueue
+
+    def queue():
+        q = RandomShuffleQueue("q", [tf.int64], [None], 1000, 3, 11, 5)
+        for i in range(40):
+            q._put((i,))
+        return q
+
+    many, single = queue(), queue()
+    taken = []
+    assert many._take_many(30, taken) == 30
+    one_by_one = [single._take() for _ in range(30)]
+    assert taken == one_by_one
+    assert sorted(many._items) == sorted(single._items) and many._items == single._items
+    assert many._take_many(30, []) == 7  # min_after_dequeue 3 of the 10 left stay

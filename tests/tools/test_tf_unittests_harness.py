@@ -221,3 +221,47 @@ def test_slow_tests_get_the_manifests_limit(tmp_path):
     assert (s["passed"], s["failed"]) == (1, 1)
     assert [f["test"] for f in s["failures"]] == ["T.testHangs"]
     assert "past 1 s" in s["failures"][0]["message"]
+
+
+def test_edits_replace_exactly_the_recorded_count():
+    from tools.tf_unittests import fetch
+
+    text = b"  return x[ix]\n  y = x[ix]\n"
+    edit = {"old": "x[ix]", "new": "x[tuple(ix)]", "count": 2, "why": "NumPy 1.23"}
+    assert fetch.apply_edits(text, [edit]) == b"  return x[tuple(ix)]\n  y = x[tuple(ix)]\n"
+    with pytest.raises(ValueError, match="occurs 2 times, the manifest expects 1"):
+        fetch.apply_edits(text, [dict(edit, count=1)])
+    with pytest.raises(ValueError, match="occurs 0 times"):
+        fetch.apply_edits(text, [dict(edit, old="x[iy]")])
+
+
+def test_edited_copies_come_from_tfs_unchanged_text_only(tmp_path):
+    from tools.tf_unittests import fetch
+
+    source = b"def f(x, ix):\n  return x[ix]\n"
+    (tmp_path / "t_test.py").write_bytes(source)
+    entry = {"path": "t_test.py", "blob": fetch.blob_id(source)}
+    edits = [{"old": "x[ix]", "new": "x[tuple(ix)]", "why": "NumPy 1.23"}]
+    assert fetch.edited_text(entry, str(tmp_path), edits) == source.replace(
+        b"x[ix]", b"x[tuple(ix)]")
+    assert (tmp_path / "t_test.py").read_bytes() == source  # the cache is never edited
+    (tmp_path / "t_test.py").write_bytes(source + b"# changed\n")
+    with pytest.raises(ValueError, match="not the manifest's blob"):
+        fetch.edited_text(entry, str(tmp_path), edits)
+
+
+def test_manifest_edits_name_files_and_reasons():
+    from tools.tf_unittests import fetch
+
+    manifest = fetch.load_manifest()
+    paths = {e["path"] for e in manifest["files"]}
+    for path, edits in manifest["edits"].items():
+        assert path in paths
+        for edit in edits:
+            assert edit["old"] != edit["new"] and edit["why"] and edit.get("count", 1) >= 1
+    data = {"tag": "v", "repo": "r", "commit": "c" * 40, "files": [], "not_run": [],
+            "totals": report.totals([]),
+            "edits": {p: [e["why"] for e in v] for p, v in manifest["edits"].items()}}
+    md = report.markdown(data)
+    assert "## Edits of TF's test code (NumPy 2)" in md
+    assert "kernel_tests/scan_ops_test.py`: NumPy 1.23 stopped taking a list of slices" in md

@@ -10,6 +10,15 @@ TensorFlow's: they are never committed to flowloom. This step puts them
 in `$FLOWLOOM_TF_TESTS_DIR` (default `~/.cache/flowloom/tf_unittests/v1.15.0`), each checked
 against the git blob id recorded in the manifest, so every session tests the same text.
 
+`edits` (manifest, {path: [{"old", "new", "count", "why"}]}) are mechanical changes that let
+TF 1.15's test code run under the NumPy flowloom runs on, where NumPy 2 changed a semantics
+that no alias can restore (a list of slices as an index, out-of-range values in
+np.array(..., dtype), the result type of scalar division): each replaces `old` by `new`,
+which must occur exactly `count` times in TF's text (default 1), and names why. They touch
+only the test's own NumPy code, never what it checks of TensorFlow. The cache keeps TF's
+text unchanged (checked against the blob ids); run.py runs an edited copy of such a file,
+written into that file's temporary work directory.
+
 Sources, in order:
   --git-dir DIR (or $FLOWLOOM_TF_GIT): a clone of tensorflow/tensorflow holding the
       manifest's commit (`git show COMMIT:PATH`);
@@ -94,9 +103,35 @@ def support_modules(manifest, cache_dir):
     return out
 
 
+def apply_edits(data, edits, path="file"):
+    """TF's text `data` (bytes) with the manifest's edits for it applied."""
+    text = data.decode("utf-8")
+    for edit in edits:
+        count = edit.get("count", 1)
+        found = text.count(edit["old"])
+        if found != count:
+            raise ValueError(f"{path}: edit {edit['old']!r} occurs {found} times, the "
+                             f"manifest expects {count}")
+        text = text.replace(edit["old"], edit["new"])
+    return text.encode("utf-8")
+
+
+def edited_text(entry, cache_dir, edits):
+    """TF's cached text of `entry` with `edits` applied (bytes); ValueError when the cached
+    file is not the manifest's blob (the cache itself is never edited: several checkouts
+    share it, and fetch.py checks it against the blob ids)."""
+    with open(os.path.join(cache_dir, entry["path"]), "rb") as f:
+        data = f.read()
+    if blob_id(data) != entry["blob"]:
+        raise ValueError(f"{entry['path']}: the cached file is not the manifest's blob "
+                         f"{entry['blob']}; fetch it again (tools/tf_unittests/fetch.py)")
+    return apply_edits(data, edits, entry["path"])
+
+
 def fetch(manifest, dest, git_dir=None, log=print):
     """Writes every manifest file under `dest`; returns the number of files fetched."""
     fetched = 0
+    edits = manifest.get("edits", {})
     for entry in all_entries(manifest):
         path = entry["path"]
         target = os.path.join(dest, path)
@@ -110,6 +145,8 @@ def fetch(manifest, dest, git_dir=None, log=print):
             data = _from_github(manifest["repo"], manifest["commit"], path)
         if blob_id(data) != entry["blob"]:
             raise ValueError(f"{path}: content differs from the manifest's blob {entry['blob']}")
+        if path in edits:
+            apply_edits(data, edits[path], path)  # the edits must still apply
         os.makedirs(os.path.dirname(target), exist_ok=True)
         with open(target, "wb") as f:
             f.write(data)
@@ -139,9 +176,15 @@ def save_manifest(manifest, path=MANIFEST):
     lines.append(' "data": [')
     lines.append(",\n".join("  " + json.dumps(e) for e in manifest.get("data", [])))
     lines.append(" ],")
-    lines.append(' "exclusions": {')
+    lines.append(' "edits": {')
     lines.append(",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}"
-                            for k, v in sorted(manifest["exclusions"].items())))
+                            for k, v in sorted(manifest.get("edits", {}).items())))
+    lines.append(" },")
+    lines.append(' "exclusions": {')
+    lines.append(",\n".join(
+        f"  {json.dumps(k)}: {{\n" + ",\n".join(f"   {json.dumps(t)}: {json.dumps(r)}"
+                                                for t, r in v.items()) + "\n  }"
+        for k, v in manifest["exclusions"].items()))
     lines.append(" }," if manifest.get("slow") else " }")
     if manifest.get("slow"):
         # Tests whose own code waits past the default per-test limit: their own limit.

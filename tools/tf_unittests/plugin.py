@@ -38,10 +38,16 @@ def _write(record):
             f.write(json.dumps(record) + "\n")
 
 
-# NumPy 1.24 removed the aliases TF 1.15's tests use (np.object, np.bool, ...); the test
-# environment restores them (flowloom itself does not use them).
+# NumPy 1.24 and 2.0 removed the aliases TF 1.15's tests use (np.object, np.bool, np.string_,
+# np.NINF, np.NaN, ...); the test environment restores them with their NumPy 1.x values
+# (flowloom itself does not use them). Changes of NumPy's semantics that no alias can undo
+# are the manifest's `edits` (fetch.py applies them to the cached files).
 _NUMPY_ALIASES = {"object": object, "bool": bool, "int": int, "float": float,
-                  "complex": complex, "str": str, "long": int, "unicode": str}
+                  "complex": complex, "str": str, "long": int, "unicode": str,
+                  "string_": "bytes_", "unicode_": "str_", "float_": "float64",
+                  "complex_": "complex128", "NINF": -float("inf"), "PINF": float("inf"),
+                  "NaN": float("nan"), "Inf": float("inf"), "Infinity": float("inf"),
+                  "infty": float("inf")}
 
 
 def pytest_configure(config):
@@ -49,7 +55,11 @@ def pytest_configure(config):
 
     for name, value in _NUMPY_ALIASES.items():
         if name not in np.__dict__:
-            setattr(np, name, value)
+            setattr(np, name, getattr(np, value) if isinstance(value, str) else value)
+    if np.lib.NumpyVersion(np.__version__) >= "2.0.0":
+        # NumPy 2 writes scalars as `np.False_`, `np.float32(4.0)`; TF 1.15's tests match
+        # messages written by NumPy 1.x ("False is not true"): NumPy's own legacy mode.
+        np.set_printoptions(legacy="1.25")
     _numpy_reshape_newshape(np)
     if "asfarray" not in np.__dict__:
         # NumPy 2.0 removed np.asfarray (TF 1.15's tests use it): its NumPy 1.x definition.

@@ -28,10 +28,16 @@ from tools.tf_unittests import report  # noqa: E402
 
 
 def run_file(entry, cache_dir, exclusions, file_timeout, test_timeout, python, support=None,
-             slow=None):
-    """Runs one test file; returns its summary (see report.summarize)."""
+             slow=None, edits=()):
+    """Runs one test file (with the manifest's `edits` for it applied to a copy, see
+    fetch.py); returns its summary (see report.summarize)."""
     path = os.path.join(cache_dir, entry["path"])
     with tempfile.TemporaryDirectory(prefix="tf_unittest_") as work:
+        if edits:
+            os.makedirs(os.path.join(work, "edited"))
+            path = os.path.join(work, "edited", os.path.basename(entry["path"]))
+            with open(path, "wb") as f:
+                f.write(fetch_lib.edited_text(entry, cache_dir, edits))
         results = os.path.join(work, "results.jsonl")
         test_srcdir, cwd = fetch_lib.runfiles(cache_dir, work)
         env = dict(os.environ)
@@ -63,7 +69,7 @@ def run_file(entry, cache_dir, exclusions, file_timeout, test_timeout, python, s
         if os.path.exists(results):
             with open(results) as f:
                 records = [json.loads(line) for line in f if line.strip()]
-    with open(path, encoding="utf-8") as f:
+    with open(os.path.join(cache_dir, entry["path"]), encoding="utf-8") as f:
         static_count = report.count_test_methods(f.read())
     summary = report.summarize(entry, records, timed_out=timed_out, output_tail=tail,
                                static_count=static_count)
@@ -112,7 +118,8 @@ def main(argv=None):
                                manifest["exclusions"].get(e["path"], {}),
                                args.file_timeout, args.test_timeout, python,
                                fetch_lib.support_modules(manifest, cache_dir),
-                               manifest.get("slow", {}).get(e["path"], {})): e
+                               manifest.get("slow", {}).get(e["path"], {}),
+                               manifest.get("edits", {}).get(e["path"], ())): e
                    for e in entries}
         for future in concurrent.futures.as_completed(futures):
             s = future.result()

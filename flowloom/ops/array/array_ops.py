@@ -455,6 +455,9 @@ def rank(input, name=None, optimize=True):  # noqa: A002
         return apply_op("Rank", (input,), name=scope).outputs[0]
 
 
+rank_internal = rank  # TF's name for rank with its `optimize` switch
+
+
 # -- Reshape, Transpose, ExpandDims, Squeeze ---------------------------------------------------------
 Reshape = defop("Reshape", inputs=["tensor: T", "shape: Tshape"], outputs=["output: T"],
                 attrs={"Tshape": dtypes.int32})
@@ -996,8 +999,9 @@ def stack(values, axis=0, name="stack"):
         values = list(values)
     if not values and axis == 0:
         return constant(values, name=name)  # TF: an empty list converts to float32 [0]
-    if values and all(not isinstance(v, Tensor) and not hasattr(v, "_as_graph_element")
-                      for v in values):
+    # As TF: only an axis-0 stack converts its values as one constant; other axes Pack.
+    if axis == 0 and values and all(not isinstance(v, Tensor) and
+                                    not hasattr(v, "_as_graph_element") for v in values):
         try:
             # Python numbers keep TF's inference (int → int32), which np.stack would lose.
             py_values = not any(isinstance(v, (np.ndarray, np.generic)) for v in values)

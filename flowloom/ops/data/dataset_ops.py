@@ -34,7 +34,7 @@ def _function(ctx, attr):
     graph = ctx.op._graph
     fn = FUNCTIONS.get(graph, {}).get(name)
     if fn is None:
-        from flowloom.data.functions import ImportedFunction
+        from flowloom.data.functions import ImportedFunction, traced_for
         from flowloom.graph_function import runtime
 
         body = runtime.lookup(graph, name)
@@ -42,7 +42,8 @@ def _function(ctx, attr):
             raise errors.NotFoundError(
                 None, ctx.op, f"Function {name} is not defined: neither traced in this "
                 "process nor in the graph's function library")
-        fn = FUNCTIONS.setdefault(graph, {}).setdefault(name, ImportedFunction(body))
+        fn = traced_for(body.fdef) or ImportedFunction(body)
+        fn = FUNCTIONS.setdefault(graph, {}).setdefault(name, fn)
     return fn
 
 
@@ -275,11 +276,12 @@ def _(xp, dataset, filename, *, output_types, output_shapes, ctx):
 
 
 PrefetchDataset = _dataset("PrefetchDataset", ["input_dataset: variant",
-                                               "buffer_size: int64"], {"slack_period": 0})
+                                               "buffer_size: int64"],
+                           {"slack_period": 0, "legacy_autotune": True})
 
 
 @PrefetchDataset.kernel
-def _(xp, dataset, buffer_size, *, output_types, output_shapes, slack_period):
+def _(xp, dataset, buffer_size, *, output_types, output_shapes, slack_period, **_):
     return dv.PrefetchValue(dataset, _int(buffer_size))
 
 

@@ -186,7 +186,9 @@ def grayscale_to_rgb(images, name=None):
     with name_scope(name, "grayscale_to_rgb", [images]):
         images = convert_to_tensor(images, name="images")
         shape = images._shape
-        if shape.ndims is not None and (shape.ndims < 2 or shape.as_list()[-1] not in (1, None)):
+        if shape.ndims is not None and shape.ndims < 2:
+            raise ValueError("A grayscale image must be at least two-dimensional.")
+        if shape.ndims is not None and shape.as_list()[-1] not in (1, None):
             raise ValueError("Last dimension of a grayscale image should be size 1.")
         images = _with_checks([], images)
         rank_1 = array_ops.expand_dims(array_ops.rank(images) - 1, 0)
@@ -269,32 +271,3 @@ def sobel_edges(image):
     if static.ndims is not None:
         out.set_shape(static.concatenate([2]))
     return out
-
-
-def psnr(a, b, max_val, name=None):
-    """Peak signal-to-noise ratio of two image batches, per image (in dB).
-
-    Args:
-      a, b: images of the same shape [..., height, width, channels].
-      max_val: the dynamic range (255 for uint8, 1.0 for float images).
-
-    Returns:
-      float32 PSNR over the last three dimensions.
-
-    Raises:
-      ValueError: the shapes are statically incompatible.
-    """
-    with name_scope(name, "PSNR", [a, b]):
-        a = convert_to_tensor(a, name="a")
-        b = convert_to_tensor(b, name="b")
-        if not a._shape.is_compatible_with(b._shape) or (
-                a._shape.ndims is not None and a._shape.ndims < 3):
-            raise ValueError(f"Shapes {a._shape} and {b._shape} are incompatible.")
-        max_val = math_ops.cast(max_val, a.dtype)
-        max_val = convert_image_dtype(max_val, dtypes.float32)
-        a = convert_image_dtype(a, dtypes.float32)
-        b = convert_image_dtype(b, dtypes.float32)
-        mse = reduction_ops.reduce_mean(math_ops.squared_difference(a, b), [-3, -2, -1])
-        value = math_ops.subtract(20 * math_ops.log(max_val) / math_ops.log(10.0),
-                                  np.float32(10 / np.log(10)) * math_ops.log(mse), name="psnr")
-        return array_ops.identity(value)

@@ -7,6 +7,7 @@ only ever interpreted as pixels.
 """
 
 import io
+import zlib
 
 import numpy as np
 
@@ -87,11 +88,36 @@ def _check_channels(channels, allowed):
                    f"got {channels}")
 
 
+def _contents_scalar(op):
+    rank = op.inputs[0].shape.ndims
+    if rank not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {rank}")
+
+
 def _image_shape(channels):
     def fn(op):
+        _contents_scalar(op)
         c = op.get_attr("channels")
         return TensorShape([None, None, c if c else None])
     return fn
+
+
+def _cropped_shape(op):
+    """DecodeAndCropJpeg: the crop window's height and width when it is a constant."""
+    from flowloom.framework.tensor_util import constant_value
+
+    _contents_scalar(op)
+    window = op.inputs[1].shape
+    if window.ndims not in (None, 1):
+        raise ValueError(f"Shape must be rank 1 but is rank {window.ndims}")
+    if window.ndims == 1 and window.dims[0].value not in (None, 4):
+        raise ValueError(f"Dimension must be 4 but is {window.dims[0].value}")
+    c = op.get_attr("channels")
+    value = constant_value(op.inputs[1])
+    # A negative window side is an unknown dimension (the kernel refuses it when run).
+    h, w = ([int(v) if v >= 0 else None for v in value[2:4]] if value is not None
+            else (None, None))
+    return TensorShape([h, w, c if c else None])
 
 
 _JPEG_ATTRS = {"channels": 0, "ratio": 1, "fancy_upscaling": True,
@@ -123,13 +149,27 @@ def _decode_jpeg_array(data, channels, ratio, crop=None, fancy_upscaling=True,
     fast_idct = dct_method != "INTEGER_ACCURATE"
     if fast_idct and (not upsampled or not fancy_upscaling):
         img.decoderconfig = (scale, 1)  # fast IDCT, plain upsampling: TF's exact output
-    arr = _to_channels(img, channels, "JPEG")
+    if img.mode == "CMYK" and channels in (0, 3):
+        arr = _cmyk_to_rgb(_to_channels(img, 0, "JPEG"), bool(img.info.get("adobe")))
+    else:
+        arr = _to_channels(img, channels, "JPEG")
     if crop is not None:
         y, x, ch, cw = (int(v) for v in crop)
         if y < 0 or x < 0 or ch <= 0 or cw <= 0 or y + ch > arr.shape[0] or x + cw > arr.shape[1]:
             raise _bad(f"Invalid JPEG data or crop window, data size {len(data)}")
         arr = arr[y:y + ch, x:x + cw]
     return arr
+
+
+def _cmyk_to_rgb(cmyk, adobe):
+    """TF's CMYK -> RGB for a JPEG decoded to 3 (or as-encoded) channels, from libjpeg's
+    CMYK samples (inverted in Adobe files), in integer arithmetic."""
+    c, m, y, k = (cmyk[:, :, i].astype(np.int32) for i in range(4))
+    if adobe:
+        rgb = [k * c // 255, k * m // 255, k * y // 255]
+    else:
+        rgb = [(255 - k) * (255 - v) // 255 for v in (c, m, y)]
+    return np.stack(rgb, axis=2).astype(np.uint8)
 
 
 DecodeJpeg = defop("DecodeJpeg", inputs=["contents: string"], outputs=["image: uint8"],
@@ -140,23 +180,27 @@ DecodeJpeg.shape(_image_shape(0))
 @DecodeJpeg.kernel
 def _(xp, contents, *, channels, ratio, fancy_upscaling, try_recover_truncated,
       acceptable_fraction, dct_method):
-    return _decode_jpeg_array(_scalar_bytes(contents, "DecodeJpeg"), channels, ratio,
-                              fancy_upscaling=fancy_upscaling, dct_method=dct_method)
+    return _decode_as("jpeg", _scalar_bytes(contents, "DecodeJpeg"), channels,
+                      jpeg=dict(ratio=ratio, fancy_upscaling=fancy_upscaling,
+                                dct_method=dct_method))
 
 
 DecodeAndCropJpeg = defop("DecodeAndCropJpeg", inputs=["contents: string", "crop_window: int32"],
                           outputs=["image: uint8"], attrs=dict(_JPEG_ATTRS))
-DecodeAndCropJpeg.shape(_image_shape(0))
+DecodeAndCropJpeg.shape(_cropped_shape)
 
 
 @DecodeAndCropJpeg.kernel
 def _(xp, contents, crop_window, *, channels, ratio, fancy_upscaling, try_recover_truncated,
       acceptable_fraction, dct_method):
-    crop = np.asarray(crop_window).reshape(-1)
+    crop = np.asarray(crop_window)
+    if crop.ndim != 1:
+        raise _bad(f"crop_window must be 1-D, got shape {list(crop.shape)}")
     if crop.shape != (4,):
-        raise _bad(f"crop_window must have 4 elements, got {crop.shape[0]}")
-    return _decode_jpeg_array(_scalar_bytes(contents, "DecodeAndCropJpeg"), channels, ratio,
-                              crop, fancy_upscaling, dct_method)
+        raise _bad(f"crop_size must have four elements {list(crop.shape)}")
+    return _decode_as("jpeg", _scalar_bytes(contents, "DecodeAndCropJpeg"), channels,
+                      jpeg=dict(ratio=ratio, fancy_upscaling=fancy_upscaling,
+                                dct_method=dct_method, crop=crop))
 
 
 ExtractJpegShape = defop("ExtractJpegShape", inputs=["contents: string"],
@@ -179,8 +223,26 @@ DecodePng = defop("DecodePng", inputs=["contents: string"], outputs=["image: dty
 DecodePng.shape(_image_shape(0))
 
 
+def _decode_png16_colour(data, channels, dtype):
+    """16-bit grey+alpha / RGB / RGBA PNGs (Pillow keeps only 8 bits of these)."""
+    from flowloom.io.png import decode_png16, with_channels
+
+    try:
+        arr = decode_png16(data, MAX_DECODED_VALUES)
+    except (ValueError, zlib.error):
+        raise _bad(f"Invalid PNG data, size {len(data)}") from None
+    if channels and channels != arr.shape[2]:
+        if channels == 1:
+            raise NotImplementedError("DecodePng of a 16-bit colour image to 1 channel")
+        arr = with_channels(arr, channels)
+    return arr if dtype == dtypes.uint16 else (arr >> 8).astype(np.uint8)
+
+
 def _decode_png_array(data, channels, dtype):
     _check_channels(channels, (0, 1, 3, 4))
+    if data[12:16] == b"IHDR" and data[24:25] == b"\x10" and data[25:26] in (b"\x02", b"\x04",
+                                                                             b"\x06"):
+        return _decode_png16_colour(data, channels, dtype)
     img = _open(data, "PNG", ("PNG",))
     sixteen = img.mode.startswith("I") or img.info.get("bitdepth", 8) == 16
     if sixteen and img.mode.startswith("I"):
@@ -212,11 +274,11 @@ def _png_gray(rgba):
 
 @DecodePng.kernel
 def _(xp, contents, *, channels, dtype):
-    return _decode_png_array(_scalar_bytes(contents, "DecodePng"), channels, dtype)
+    return _decode_as("png", _scalar_bytes(contents, "DecodePng"), channels, dtype)
 
 
 DecodeGif = defop("DecodeGif", inputs=["contents: string"], outputs=["image: uint8"])
-DecodeGif.shape(lambda op: TensorShape([None, None, None, 3]))
+DecodeGif.shape(lambda op: _contents_scalar(op) or TensorShape([None, None, None, 3]))
 
 
 def _decode_gif_array(data):
@@ -230,7 +292,49 @@ def _decode_gif_array(data):
 
 @DecodeGif.kernel
 def _(xp, contents):
-    return _decode_gif_array(_scalar_bytes(contents, "DecodeGif"))
+    return _decode_as("gif", _scalar_bytes(contents, "DecodeGif"), 3)
+
+
+_KINDS = {"jpeg": "JPEG", "png": "PNG", "gif": "GIF"}
+
+
+def _c_escape(data):
+    """Bytes as C source text (TF's CEscape): \\n \\r \\t \\" \\' \\\\ and octal escapes."""
+    named = {10: "\\n", 13: "\\r", 9: "\\t", 34: '\\"', 39: "\\'", 92: "\\\\"}
+    return "".join(named.get(b) or (chr(b) if 32 <= b < 127 else f"\\{b:03o}") for b in data)
+
+
+def _decode_as(op_kind, data, channels, dtype=dtypes.uint8, jpeg=None):
+    """TF's one kernel behind DecodeJpeg, DecodeAndCropJpeg, DecodePng and DecodeGif: the
+    format comes from the bytes (JPEG, PNG or GIF, whichever op runs); the op only sets the
+    output layout (DecodeGif: [1, h, w, 3] for a still image; the others refuse animations)
+    and, for JPEG data in a JPEG op, the decoding options (ratio, crop window, ...)."""
+    if op_kind != "gif" and channels not in (0, 1, 3, 4):
+        raise _bad(f"channels must be 0, 1, 3, or 4, got {channels}")
+    kind = "gif" if data[:4] == b"GIF8" else sniff(data)
+    if kind not in _KINDS:
+        what = "empty file" if not data else \
+            f"unknown format starting with '{_c_escape(data[:16])}'"
+        raise _bad(f"Expected image (JPEG, PNG, or GIF), got {what}")
+    if kind != "png" and dtype == dtypes.uint16:
+        raise _bad(f"{_KINDS[kind]} does not support uint16 output")
+    if kind == "jpeg":
+        if channels not in (0, 1, 3):
+            raise _bad(f"channels must be 0, 1, or 3 for JPEG, got {channels}")
+        options = dict(jpeg or {}) if op_kind == "jpeg" else {}
+        arr = _decode_jpeg_array(data, channels, options.pop("ratio", 1), **options)
+    elif kind == "png":
+        arr = _decode_png_array(data, channels, dtype)
+    else:
+        if channels not in (0, 3):
+            raise _bad(f"channels must be 0 or 3 for GIF, got {channels}")
+        arr = _decode_gif_array(data)
+        if op_kind != "gif":
+            if arr.shape[0] != 1:
+                raise _bad(f"Got {arr.shape[0]} frames, but animated gifs can only be "
+                           "decoded by tf.image.decode_gif or tf.image.decode_image")
+            arr = arr[0]
+    return arr[None] if op_kind == "gif" and kind != "gif" else arr
 
 
 DecodeBmp = defop("DecodeBmp", inputs=["contents: string"], outputs=["image: uint8"],
@@ -294,8 +398,8 @@ def _(xp, contents, *, channels, dtype, expand_animations):
     if dtype == dtypes.float32:
         scale = 65535.0 if arr.dtype == np.uint16 else 255.0
         return arr.astype(np.float32) * np.float32(1.0 / scale)
-    if dtype == dtypes.uint16 and arr.dtype == np.uint8:
-        return arr.astype(np.uint16) * 257
+    if dtype == dtypes.uint16 and arr.dtype == np.uint8:  # as convert_image_dtype: * 256
+        return arr.astype(np.uint16) * 256
     return arr
 
 
@@ -311,14 +415,7 @@ def _(xp, image, *, compression):
 
     if image.ndim != 3 or image.shape[2] not in (1, 2, 3, 4):
         raise _bad(f"image must be 3-dimensional with 1-4 channels, got {list(image.shape)}")
-    if image.dtype == np.uint8:
-        return np.array(_encode(image, compression), dtype=object)
-    buf = io.BytesIO()
-    mode = {1: "I;16", 3: "RGB"}.get(image.shape[2])
-    if mode != "I;16":
-        raise NotImplementedError("EncodePng of uint16 images with more than one channel")
-    _pil().fromarray(image[:, :, 0].astype(np.uint16), mode).save(buf, "PNG")
-    return np.array(buf.getvalue(), dtype=object)
+    return np.array(_encode(image, compression), dtype=object)
 
 
 EncodeJpeg = defop("EncodeJpeg", inputs=["image: uint8"], outputs=["contents: string"],

@@ -23,7 +23,7 @@ def _scan_kernel(accumulate, identity):
         if reverse:
             x = xp.flip(x, axis)
         out = accumulate(x, axis=axis)
-        if exclusive:
+        if exclusive and x.shape[axis]:
             # Shift by one along the axis, starting from the identity.
             out = xp.roll(out, 1, axis=axis)
             index = [slice(None)] * x.ndim

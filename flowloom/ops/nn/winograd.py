@@ -114,14 +114,15 @@ def conv2d(x, w, pads_h, pads_w, oh, ow, m, in_groups=_sequential):
     alpha = m + r - 1
     at, g, bt = matrices(m, r, x.dtype.type)
     th, tw = _tile_count(oh, ow, m)
-    xpad = _padded(x, pads_h, pads_w, th, tw, m, alpha)
     u = _sandwich(g, w).reshape(alpha * alpha, c, co)
     full = np.empty((n, th, m, tw, m, co), x.dtype)
 
     def run(blocks):
         for part in blocks:
             b = part.stop - part.start
-            v = _sandwich(bt, _tiles(xpad[part], th, tw, m, alpha))
+            # Padded per block: no padded copy of the whole batch alive at once.
+            xpad = _padded(x[part], pads_h, pads_w, th, tw, m, alpha)
+            v = _sandwich(bt, _tiles(xpad, th, tw, m, alpha))
             prod = np.matmul(v.reshape(alpha * alpha, -1, c), u)
             y = _sandwich(at, prod.reshape(alpha, alpha, -1, co))
             full[part] = y.reshape(m, m, b, th, tw, co).transpose(2, 3, 0, 4, 1, 5)
@@ -140,7 +141,6 @@ def conv2d_backprop_filter(x, filter_shape, dy, pads_h, pads_w, m, in_groups=_se
     at, g, bt = matrices(m, r, x.dtype.type)
     a_mat = c_order(np, at.T)
     th, tw = _tile_count(oh, ow, m)
-    xpad = _padded(x, pads_h, pads_w, th, tw, m, alpha)
     if (th * m, tw * m) != (oh, ow):
         grid = np.zeros((n, th * m, tw * m, co), dy.dtype)
         grid[:, :oh, :ow] = dy
@@ -151,7 +151,8 @@ def conv2d_backprop_filter(x, filter_shape, dy, pads_h, pads_w, m, in_groups=_se
         du = np.zeros((alpha * alpha, c, co), np.result_type(x, dy))
         for part in blocks:
             b = part.stop - part.start
-            v = _sandwich(bt, _tiles(xpad[part], th, tw, m, alpha))
+            xpad = _padded(x[part], pads_h, pads_w, th, tw, m, alpha)
+            v = _sandwich(bt, _tiles(xpad, th, tw, m, alpha))
             dyt = np.empty((m, m, b, th, tw, co), dy.dtype)
             dyt.transpose(2, 3, 0, 4, 1, 5)[...] = dy6[part]
             dprod = _sandwich(a_mat, dyt.reshape(m, m, -1, co))
