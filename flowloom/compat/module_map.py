@@ -35,7 +35,8 @@ _CONTROL = ("flowloom", _OPS + "control_flow.control_flow_ops", _OPS + "control_
 _CELLS = ("flowloom.nn.rnn_cell", _OPS + "rnn.rnn_cell_impl", _OPS + "rnn.rnn_cell_wrappers")
 _TRAIN = ("flowloom.train",)
 _IMAGE = (_OPS + "image.resize_methods", "flowloom.image", _OPS + "image.image_ops",
-          _OPS + "image.color_space_ops", _OPS + "image.quality_ops")
+          _OPS + "image.color_space_ops", _OPS + "image.quality_ops",
+          _OPS + "image.resize_v2_ops", _OPS + "image.box_ops")
 _MNIST = "flowloom.datasets.mnist"
 
 MODULES = {

@@ -112,7 +112,7 @@ INDEX = {
         'flowloom.ops.image.box_ops':
             'CropAndResize CropAndResizeGradBoxes CropAndResizeGradImage DrawBoundingBoxes '
             'DrawBoundingBoxesV2 NonMaxSuppressionV2 NonMaxSuppressionV3 NonMaxSuppressionV4 '
-            'NonMaxSuppressionV5',
+            'NonMaxSuppressionV5 NonMaxSuppressionWithOverlaps',
         'flowloom.ops.image.codec_ops':
             'DecodeAndCropJpeg DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng '
             'EncodeJpeg EncodeJpegVariableQuality EncodePng ExtractJpegShape',
@@ -123,6 +123,8 @@ INDEX = {
         'flowloom.ops.image.resize_ops':
             'ResizeArea ResizeBicubic ResizeBicubicGrad ResizeBilinear ResizeBilinearGrad '
             'ResizeNearestNeighbor ResizeNearestNeighborGrad',
+        'flowloom.ops.image.resize_v2_ops':
+            'ScaleAndTranslate',
         'flowloom.ops.lookup.lookup_ops':
             'HashTableV2 InitializeTableFromTextFileV2 InitializeTableV2 LookupTableExportV2 '
             'LookupTableFindV2 LookupTableSizeV2',
@@ -133,6 +135,8 @@ INDEX = {
             'Bucketize',
         'flowloom.ops.math.complex_ops':
             'Angle Complex ComplexAbs Imag Real',
+        'flowloom.ops.math.composite_math':
+            'AccumulateNV2',
         'flowloom.ops.math.einsum_ops':
             'Einsum',
         'flowloom.ops.math.extra_math_ops':
@@ -310,6 +314,6 @@ INDEX = {
             '__abs__ __add__ __and__ __div__ __floordiv__ __ge__ __gt__ __invert__ __le__ '
             '__lt__ __matmul__ __mod__ __mul__ __neg__ __or__ __pow__ __radd__ __rand__ '
             '__rfloordiv__ __rmatmul__ __rmod__ __rmul__ __ror__ __rpow__ __rsub__ '
-            '__rtruediv__ __sub__ __truediv__ __xor__',
+            '__rtruediv__ __rxor__ __sub__ __truediv__ __xor__',
     },
 }

@@ -123,16 +123,25 @@ def tensor_value_to_numpy(value, dtype):
     if arr.dtype.kind in "OUS":
         raise TypeError(f"Expected {dtype.name}, got {value!r} of type '{type(value).__name__}' "
                         "instead.")
-    if dtype.is_integer or dtype.is_bool:
-        if arr.dtype.kind == "f" or arr.dtype.kind == "c":
-            if not np.all(np.equal(np.mod(arr, 1), 0)) if arr.dtype.kind == "f" else True:
-                raise TypeError(f"Expected {dtype.name}, got {value!r} of type "
-                                f"'{type(value).__name__}' instead.")
+    if (dtype.is_integer or dtype.is_bool) and arr.dtype.kind in "fc":
+        # As TF: a Python float is no integer, even a whole one (4.0); name the first.
+        bad = next((v for v in _leaves(value) if isinstance(v, (float, complex))), value)
+        raise TypeError(f"Expected {dtype.name}, got {bad!r} of type "
+                        f"'{type(bad).__name__}' instead.")
     if dtype.is_bool and arr.dtype.kind != "b":
         raise TypeError(f"Expected bool, got {value!r} of type '{type(value).__name__}' instead.")
     # Integers out of the dtype's range wrap, as in TF 1.15 and 2.x (NumPy's integer cast):
     # tf.constant(-1, tf.uint8) is 255.
     return arr.astype(npt)
+
+
+def _leaves(value):
+    """The scalars of a nested list/tuple, in order."""
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _leaves(v)
+    else:
+        yield value
 
 
 def _dimensions_to_ints(arr):

@@ -311,7 +311,50 @@ def training_program(tf):
     return out
 
 
+def init_from_checkpoint_program(tf):
+    import shutil
+    import tempfile
+
+    out = {}
+    ckpt_dir = tempfile.mkdtemp(prefix="tfsets_ckpt_")
+    with tf.Graph().as_default(), tf.Session() as s:
+        tf.Variable(np.arange(12.0, dtype=np.float32).reshape(4, 3), name="var1")
+        with tf.variable_scope("useful_scope"):
+            tf.Variable(np.arange(3.0, dtype=np.float32), name="var2")
+        s.run(tf.global_variables_initializer())
+        tf.train.Saver().save(s, ckpt_dir + "/model", global_step=0)
+
+    def errors_of(assignment):
+        with tf.Graph().as_default():
+            with tf.variable_scope("some_scope"):
+                tf.get_variable("my1", [4, 3])
+                tf.get_variable("other", [5, 5])
+            got = _build(lambda: tf.train.init_from_checkpoint(ckpt_dir, assignment))
+            # the directory is made per run; the checkpoint's map prints in reader order
+            return [got[0], got[1].replace(ckpt_dir, "CKPT").split(" checkpoint {")[0]]
+
+    out["missing_in_ckpt"] = errors_of({"no_var": "some_scope/my1"})
+    out["missing_in_graph"] = errors_of({"var1": "some_scope/no_var"})[:1]
+    out["shape_mismatch"] = errors_of({"var1": "some_scope/other"})[:1]
+    out["scope_to_name"] = errors_of({"useful_scope": "some_scope/"})
+    out["scope_missing_vars"] = errors_of({"useful_scope/": "some_scope/"})[:1]
+    with tf.Graph().as_default() as g, tf.Session() as s:
+        with tf.variable_scope("p"):
+            part = tf.get_variable("w", [4, 3], partitioner=tf.fixed_size_partitioner(2))
+        res = tf.get_variable("r", [3], use_resource=True)
+        with tf.name_scope("init"):
+            tf.train.init_from_checkpoint(ckpt_dir, {"var1": "p/w", "useful_scope/var2": res})
+        s.run(tf.global_variables_initializer())
+        out["partitioned"] = _run(s, lambda: tf.convert_to_tensor(part))
+        out["resource"] = _run(s, lambda: res.read_value())
+        out["ops"] = sorted((op.name, op.type) for op in g.get_operations()
+                            if op.name.startswith("init/"))
+    shutil.rmtree(ckpt_dir, ignore_errors=True)
+    return out
+
+
 def program(tf):
     return {"sets": sets_program(tf), "metrics": metrics_program(tf),
             "sparse_concat": sparse_concat_program(tf),
-            "sparse_matmul": sparse_matmul_program(tf), "training": training_program(tf)}
+            "sparse_matmul": sparse_matmul_program(tf), "training": training_program(tf),
+            "init_from_checkpoint": init_from_checkpoint_program(tf)}

@@ -81,3 +81,10 @@ def test_sparse_tensor_dense_matmul_adjoint_a_conjugates(adjoint_b):
 def test_training_functions_match_tf(key):
     got = _program("training")[key]
     assert _close(got, EXPECTED["training"][key]), (got, EXPECTED["training"][key])
+
+
+@pytest.mark.parametrize("key", sorted(EXPECTED["init_from_checkpoint"]))
+def test_init_from_checkpoint_matches_tf(key):
+    got = _program("init_from_checkpoint")[key]
+    assert _close(got, EXPECTED["init_from_checkpoint"][key]), (
+        got, EXPECTED["init_from_checkpoint"][key])

@@ -17,7 +17,8 @@ from flowloom.framework.tensor_util import constant_value
 
 SparseConcat = defop(
     "SparseConcat", inputs=["indices: N * int64", "values: N * T", "shapes: N * int64"],
-    outputs=["output_indices: int64", "output_values: T", "output_shape: int64"]).no_gradient()
+    outputs=["output_indices: int64", "output_values: T", "output_shape: int64"],
+    attrs={"concat_dim": None}).no_gradient()
 
 
 def _shape_str(dims):
