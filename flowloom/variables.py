@@ -428,7 +428,7 @@ OPERATOR_NAMES = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rm
                   "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__",
                   "__rmod__", "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__neg__",
                   "__abs__", "__lt__", "__le__", "__gt__", "__ge__", "__and__", "__rand__",
-                  "__or__", "__ror__", "__xor__", "__invert__")
+                  "__or__", "__ror__", "__xor__", "__rxor__", "__invert__")
 for _name in OPERATOR_NAMES:
     setattr(VariableV2, _name, _operator_forwarder(_name))
 

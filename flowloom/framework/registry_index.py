@@ -135,6 +135,8 @@ INDEX = {
             'Bucketize',
         'flowloom.ops.math.complex_ops':
             'Angle Complex ComplexAbs Imag Real',
+        'flowloom.ops.math.composite_math':
+            'AccumulateNV2',
         'flowloom.ops.math.einsum_ops':
             'Einsum',
         'flowloom.ops.math.extra_math_ops':
@@ -309,6 +311,6 @@ INDEX = {
             '__abs__ __add__ __and__ __div__ __floordiv__ __ge__ __gt__ __invert__ __le__ '
             '__lt__ __matmul__ __mod__ __mul__ __neg__ __or__ __pow__ __radd__ __rand__ '
             '__rfloordiv__ __rmatmul__ __rmod__ __rmul__ __ror__ __rpow__ __rsub__ '
-            '__rtruediv__ __sub__ __truediv__ __xor__',
+            '__rtruediv__ __rxor__ __sub__ __truediv__ __xor__',
     },
 }

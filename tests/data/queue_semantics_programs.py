@@ -241,6 +241,29 @@ def prog_failing_run_cancels_its_dequeue(tf):
     return r
 
 
+def prog_get_attr_strings(tf):
+    """Operation.get_attr gives string attrs (and lists of them) as bytes."""
+    with tf.Graph().as_default():
+        q = tf.FIFOQueue(3, tf.float32, shared_name="shared")
+        with tf.container("test"):
+            q2 = tf.FIFOQueue(3, tf.float32)
+            v = tf.Variable(1.0, name="v")
+        with tf.colocate_with(v):
+            c = tf.identity(v)
+        x = tf.placeholder(tf.float32, [1, 4, 4, 1])
+        pool = tf.nn.max_pool(x, [1, 2, 2, 1], [1, 1, 1, 1], "SAME")
+        out = []
+        for op, name in ((q.queue_ref.op, "container"), (q.queue_ref.op, "shared_name"),
+                         (q2.queue_ref.op, "container"), (v.op, "container"),
+                         (c.op, "_class"), (pool.op, "padding"), (pool.op, "data_format"),
+                         (pool.op, "ksize")):
+            value = op.get_attr(name)
+            items = value if isinstance(value, list) else [value]
+            out.append([name, [type(i).__name__ for i in items],
+                        [i.decode() if isinstance(i, bytes) else i for i in items]])
+    return {"attrs": out}
+
+
 PROGRAMS = [prog_big_enqueue_many, prog_close_behind_enqueue, prog_cancel_pending_enqueues,
             prog_shared_queue_errors, prog_dequeue_many_shapes, prog_closed_partial_dequeue,
-            prog_failing_run_cancels_its_dequeue]
+            prog_failing_run_cancels_its_dequeue, prog_get_attr_strings]

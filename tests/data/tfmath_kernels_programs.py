@@ -53,7 +53,69 @@ def scan_program(tf):
     return out
 
 
-SECTIONS = ("scan",)
+def cwise_program(tf):
+    out = {}
+    with tf.Graph().as_default(), tf.Session() as s:
+        a, b = tf.Variable(0.2), tf.Variable(0.1)
+        out["accumulate_wrong_shape"] = _build(lambda: tf.accumulate_n([a, b], shape=[2, 2]))
+        out["accumulate_wrong_dtype"] = _build(lambda: tf.accumulate_n([a, b],
+                                                                       tensor_dtype=np.int32))
+        out["accumulate_mixed"] = _build(lambda: tf.accumulate_n([a, tf.constant(1)]))
+        acc = tf.accumulate_n([tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])], shape=[None])
+        out["accumulate_op"] = [acc.op.type, acc.op.name, acc.shape.as_list()]
+        out["accumulate_value"] = _run(s, lambda: acc)
+        one = tf.accumulate_n([tf.constant([1.0])], name="one")
+        out["accumulate_one"] = [one.op.type, one.op.name]
+        out["accumulate_grad"] = _run(s, lambda: tf.gradients(
+            tf.accumulate_n([a * 2.0, a * a]), a))
+        x = np.zeros([16, 3, 2])
+        for key, c in (("c8", [True] * 8), ("c16", [True] * 16), ("c32", [[True] * 2] * 3),
+                       ("c_full", np.ones([16, 3, 2], bool)), ("scalar", True)):
+            out["where_" + key] = _build(lambda: tf.where(c, x, x))
+        out["where_vector_scalar"] = _build(lambda: tf.where([True, False], 1.0, 2.0))
+        out["where_unknown"] = _build(lambda: tf.where(tf.placeholder(tf.bool), x, x))
+        for dt in ("string", "bool", "float32", "int32"):
+            out["conj_" + dt] = _build(lambda: tf.conj(tf.placeholder(getattr(tf, dt))))
+        t, f = tf.constant(True), tf.constant(False)
+        out["rxor"] = _run(s, lambda: [True ^ f, False ^ t, True ^ t, t ^ False])
+        out["rxor_list"] = _run(s, lambda: [True, False] ^ tf.constant([True, True]))
+        out["rxor_name"] = (True ^ f).op.name.split("/")[0].rstrip("_0123456789")
+    return out
+
+
+def cast_program(tf):
+    out = {}
+    with tf.Graph().as_default(), tf.Session() as s:
+        st = tf.SparseTensor(tf.constant([[0], [1], [2]], tf.int64),
+                             tf.constant(np.array([1, 2, 3], np.int64)),
+                             tf.constant([3], tf.int64))
+        sc = tf.cast(st, tf.float32)
+        out["sparse_type"] = [type(sc).__name__, sc.values.dtype.name, sc.values.op.name,
+                              sc.indices.op.name]
+        out["sparse_values"] = _run(s, lambda: [sc.indices, sc.values, sc.dense_shape])
+        same = tf.cast(st, tf.int64)
+        out["sparse_same"] = [type(same).__name__, same.values.op.name]
+        sl = tf.IndexedSlices(tf.constant([[1, 2]]), tf.constant([0]), tf.constant([4, 2]))
+        slc = tf.cast(sl, tf.float64, name="slices")
+        out["slices_type"] = [type(slc).__name__, slc.values.dtype.name, slc.values.op.name]
+        out["slices_values"] = _run(s, lambda: [slc.values, slc.indices, slc.dense_shape])
+        for src, dst in (("int64", "string"), ("string", "int32"), ("float32", "string"),
+                         ("bool", "string"), ("float64", "float16")):
+            ph = tf.placeholder(getattr(tf, src))
+            feed = [b"1"] if src == "string" else np.zeros([2], getattr(tf, src).as_numpy_dtype)
+            c = tf.cast(ph, getattr(tf, dst))
+            out[f"cast_{src}_{dst}"] = [c.op.type, _feed_run(s, c, {ph: feed})]
+    return out
+
+
+def _feed_run(s, t, feed):
+    try:
+        return _value(s.run(t, feed))
+    except Exception as e:  # noqa: BLE001
+        return _error(e)
+
+
+SECTIONS = ("scan", "cwise", "cast")
 
 
 def program(tf):

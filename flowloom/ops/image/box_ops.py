@@ -499,7 +499,7 @@ def _(op, grad):
     if image.dtype.base_dtype in (dtypes.float16, dtypes.float32, dtypes.float64):
         grad0 = apply_op("CropAndResizeGradImage", (grad, op._inputs[1], op._inputs[2],
                                                     convert_to_tensor(shape, dtypes.int32)),
-                         T=image.dtype.base_dtype, method=op.get_attr("method")).outputs[0]
+                         T=image.dtype.base_dtype, method=op._attrs["method"]).outputs[0]
     grad1 = apply_op("CropAndResizeGradBoxes", (grad, image, op._inputs[1], op._inputs[2])
                      ).outputs[0]
     return [grad0, grad1, None, None]
