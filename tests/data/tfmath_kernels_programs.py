@@ -3,6 +3,8 @@ flowloom (tests/ops/test_tfmath_kernels_vs_tf.py): the math kernels, casts, shap
 and errors that TF 1.15's kernel tests exercise. Each entry is a value (nested lists), a
 dtype name, a static shape, or [error class, first line of the message]."""
 
+import re
+
 import numpy as np
 
 
@@ -115,7 +117,29 @@ def _feed_run(s, t, feed):
         return _error(e)
 
 
-SECTIONS = ("scan", "cwise", "cast")
+def kernel_attrs_program(tf):
+    """Attr checks TF makes when it constructs a kernel: before an unfed input fails."""
+    out = {}
+    with tf.Graph().as_default(), tf.Session() as s:
+        ph = lambda: tf.placeholder(tf.float32)  # noqa: E731
+        for key, strides, fmt in (("n", [2, 1, 1, 1], "NHWC"), ("c", [1, 1, 1, 2], "NHWC"),
+                                  ("ok", [1, 2, 2, 1], "NHWC"), ("nchw_c", [1, 2, 1, 1], "NCHW")):
+            out["conv_" + key] = _run(s, lambda: tf.nn.conv2d(ph(), ph(), strides=strides,
+                                                              padding="SAME", data_format=fmt))
+        out["conv_dilation"] = _run(s, lambda: tf.nn.conv2d(
+            ph(), ph(), strides=[1, 1, 1, 1], dilations=[1, 1, 1, 2], padding="SAME"))
+        for name in ("max_pool", "avg_pool"):
+            for key, ksize, strides in (("stride_n", [1, 1, 1, 1], [2, 1, 1, 1]),
+                                        ("ksize_n", [2, 1, 1, 1], [1, 1, 1, 1]),
+                                        ("ok", [1, 2, 2, 1], [1, 1, 1, 1])):
+                out[f"{name}_{key}"] = _run(s, lambda: getattr(tf.nn, name)(
+                    ph(), ksize=ksize, strides=strides, padding="SAME"))
+    # Which unfed placeholder is named first is an order TF does not promise.
+    return {k: [v[0], re.sub(r"'Placeholder_?\d*'", "'Placeholder'", v[1])]
+            for k, v in out.items()}
+
+
+SECTIONS = ("scan", "cwise", "cast", "kernel_attrs")
 
 
 def program(tf):
