@@ -106,7 +106,8 @@ _TABLE = _lazy_names.parse({
         "VERSION"),
     "flowloom.proto.config_pb2": "ConfigProto GPUOptions GraphOptions OptimizerOptions RunMetadata RunOptions",
     "flowloom.framework.importer": "import_graph_def",
-    "flowloom.framework.tensor_proto": "make_tensor_proto=from_numpy make_ndarray=to_numpy",
+    "flowloom.framework.tensor_proto": "make_tensor_proto=from_numpy",
+    "flowloom.framework.tensor_util": "make_ndarray",
     "flowloom.proto.attr_value_pb2": "AttrValue NameAttrList",
     "flowloom.proto.graph_pb2": "GraphDef",
     "flowloom.proto.meta_graph_pb2": "MetaGraphDef",
@@ -164,6 +165,8 @@ _TABLE = _lazy_names.parse({
     "flowloom.ops.array.parallel_concat_ops": "parallel_stack",
     "flowloom.ops.array.sparse_reorder_ops": "sparse_merge sparse_reorder",
     "flowloom.ops.array.sparse_add_ops": "sparse_add",
+    "flowloom.ops.array.sparse_concat_ops": "sparse_concat",
+    "flowloom.ops.math.sparse_dense_matmul_ops": "sparse_tensor_dense_matmul",
     "flowloom.ops.parsing.sequence_example_ops": "parse_single_sequence_example",
     "flowloom.partitioned_variables": (
         "create_partitioned_variables fixed_size_partitioner min_max_variable_partitioner "

@@ -83,22 +83,29 @@ def default_variable_creator(next_creator=None, **kwargs):
     """The last creator for `tf.Variable` (V1): a resource variable when `use_resource`,
     the variable scope's use_resource or tf.enable_resource_variables() says so, else a
     reference variable."""
-    from flowloom import variables
-    from flowloom.resource_variable import ResourceVariable
-    from flowloom.variable_scope import get_variable_scope
+    if not _names:  # (imported on first use: these modules import this one)
+        from flowloom.resource_variable import ResourceVariable
+        from flowloom.variable_scope import get_variable_scope
+        from flowloom.variables import RefVariable, resource_variables_enabled
 
+        _names.extend((RefVariable, ResourceVariable, get_variable_scope,
+                       resource_variables_enabled))
+    ref_variable, resource_variable, get_variable_scope, resource_enabled = _names
     assert next_creator is None
     use_resource = kwargs.pop("use_resource", None)
     if use_resource is None:
         use_resource = get_variable_scope().use_resource
     if use_resource is None:
-        use_resource = variables.resource_variables_enabled()
+        use_resource = resource_enabled()
     variable_def = kwargs.get("variable_def")
     if use_resource or getattr(variable_def, "is_resource", False):
         kwargs.pop("expected_shape", None)
-        return ResourceVariable(**kwargs)
+        return resource_variable(**kwargs)
     kwargs.pop("distribute_strategy", None)
-    return variables.RefVariable(**kwargs)
+    return ref_variable(**kwargs)
+
+
+_names = []
 
 
 def default_variable_creator_v2(next_creator=None, **kwargs):

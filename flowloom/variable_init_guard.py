@@ -34,19 +34,38 @@ def _try_guard_against_uninitialized_dependencies(name, initial_value):
     """
     if not isinstance(initial_value, Tensor):
         raise TypeError("initial_value needs to be a Tensor: %s" % initial_value)
-    everything = _post_order(initial_value.op, lambda op: True)
-    if everything is None:
-        return initial_value
-    if not any(op._type in _VARIABLE_OPS for op in everything):
+    if not _reads_a_variable(initial_value._op):
         # Nothing reads a variable (most initial values: an initializer's ops): only reads
         # of variables are replaced, so the copy would be the initial value itself.
         return initial_value
+    if _post_order(initial_value.op, lambda op: True) is None:
+        return initial_value  # a cycle (a while loop): used unchanged
     # Kept ops and variables end the walk: what they read is not copied.
     order = _post_order(initial_value.op, lambda op: op.type not in _STOP)
     replaced = {}  # op -> the op that replaces it (itself when unchanged)
     for op in order:
         replaced[op] = _safe_op(name, op, replaced)
     return replaced[initial_value.op].outputs[initial_value.value_index]
+
+
+def _reads_a_variable(root):
+    """Whether a variable op is among the ops `root` depends on (data and control inputs)."""
+    seen = {root}
+    stack = [root]
+    while stack:
+        op = stack.pop()
+        if op._type in _VARIABLE_OPS:
+            return True
+        for t in op._inputs:
+            dep = t._op
+            if dep not in seen:
+                seen.add(dep)
+                stack.append(dep)
+        for dep in op._control_inputs:
+            if dep not in seen:
+                seen.add(dep)
+                stack.append(dep)
+    return False
 
 
 def _post_order(root, expand):

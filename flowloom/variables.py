@@ -11,6 +11,7 @@ from flowloom.framework.op_construction import register_dense_tensor_like_type
 from flowloom.framework.ops import (Tensor, convert_to_tensor,
                                     register_tensor_conversion_function)
 from flowloom.framework import lazy_registry, tensor_shape
+from flowloom.framework.user_stack import pinned_site
 from flowloom.ops.array import array_ops
 from flowloom.ops.state import state_ops
 from flowloom.variable_creator import (VariableMetaclass, create_through_stack,
@@ -125,7 +126,7 @@ class Variable(VariableV2):
         collections = self._init_common(initial_value, trainable, collections, constraint,
                                         synchronization, aggregation, name)
         init_from_fn = callable(initial_value)
-        with init_scope():
+        with pinned_site(), init_scope():
             g = get_default_graph()
             with name_scope(name, "Variable", [] if init_from_fn else [initial_value]) as scope:
                 true_name = scope[:-1]
@@ -427,7 +428,7 @@ OPERATOR_NAMES = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rm
                   "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__",
                   "__rmod__", "__pow__", "__rpow__", "__matmul__", "__rmatmul__", "__neg__",
                   "__abs__", "__lt__", "__le__", "__gt__", "__ge__", "__and__", "__rand__",
-                  "__or__", "__ror__", "__xor__", "__invert__")
+                  "__or__", "__ror__", "__xor__", "__rxor__", "__invert__")
 for _name in OPERATOR_NAMES:
     setattr(VariableV2, _name, _operator_forwarder(_name))
 

@@ -35,7 +35,8 @@ _CONTROL = ("flowloom", _OPS + "control_flow.control_flow_ops", _OPS + "control_
 _CELLS = ("flowloom.nn.rnn_cell", _OPS + "rnn.rnn_cell_impl", _OPS + "rnn.rnn_cell_wrappers")
 _TRAIN = ("flowloom.train",)
 _IMAGE = (_OPS + "image.resize_methods", "flowloom.image", _OPS + "image.image_ops",
-          _OPS + "image.color_space_ops", _OPS + "image.quality_ops")
+          _OPS + "image.color_space_ops", _OPS + "image.quality_ops",
+          _OPS + "image.resize_v2_ops", _OPS + "image.box_ops")
 _MNIST = "flowloom.datasets.mnist"
 
 MODULES = {
@@ -107,7 +108,8 @@ VIEWS = {
                                         "flowloom.framework.indexed_slices",
                                         "flowloom.framework.op_stats",
                                         "flowloom.framework.gradients_impl"),
-    "tensorflow.python.framework.constant_op": ("flowloom", _OPS + "array.array_ops"),
+    "tensorflow.python.framework.constant_op": (_OPS + "array.constant_op", "flowloom",
+                                                _OPS + "array.array_ops"),
     "tensorflow.python.framework.tensor_util": (
         ("flowloom.framework.tensor_util", "flowloom"),
         {"MakeNdarray": "flowloom:make_ndarray"}),

@@ -170,7 +170,9 @@ def _convert_inputs(op_type, opdef, args, inputs, attrs):
             if not isinstance(value, (list, tuple)):
                 raise TypeError(f"Expected list for '{arg.name}' argument to '{op_type}' Op, not "
                                 f"{value!r}.")
-            dt = attrs.get(arg.type_attr)
+            # As TF: the list's Python values take the dtype of its first Tensor.
+            dt = attrs.get(arg.type_attr) or next(
+                (v._dtype.base_dtype for v in value if isinstance(v, Tensor)), None)
             ts = []
             for i, v in enumerate(value):
                 # TF names the Consts of a list argument `values_0`, `values_1`, ...

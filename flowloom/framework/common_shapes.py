@@ -37,6 +37,20 @@ def broadcast(a, b):
     return TensorShape._from_values(tuple(out))
 
 
+def merge(a, b):
+    """TF's InferenceContext::Merge of two shapes, with its error words (ValueError)."""
+    if a.ndims is None or b.ndims is None:
+        return a.merge_with(b)
+    if a.ndims != b.ndims:
+        raise ValueError(f"Shapes must be equal rank, but are {a.ndims} and {b.ndims}")
+    for k, (x, y) in enumerate(zip(a._dims, b._dims)):
+        if x is not None and y is not None and x != y:
+            fmt = lambda s: "[" + ",".join("?" if d is None else str(d) for d in s) + "]"  # noqa: E731
+            raise ValueError(f"Dimension {k} in both shapes must be equal, but are {x} and {y}. "
+                             f"Shapes are {fmt(a._dims)} and {fmt(b._dims)}.")
+    return a.merge_with(b)
+
+
 def is_broadcast_compatible(shape_x, shape_y):
     """True if some shape exists that both TensorShapes broadcast to (False when either rank
     is unknown), as TF's `common_shapes.is_broadcast_compatible`."""

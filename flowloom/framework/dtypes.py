@@ -84,6 +84,8 @@ class DType:
     @property
     def min(self):
         b = self.base_dtype
+        if b._enum in _NO_NUMPY_LIMITS:
+            return _NO_NUMPY_LIMITS[b._enum][0]
         if b.is_floating:
             return float(np.finfo(b._np).min)
         if b.is_integer:
@@ -95,6 +97,8 @@ class DType:
     @property
     def max(self):
         b = self.base_dtype
+        if b._enum in _NO_NUMPY_LIMITS:
+            return _NO_NUMPY_LIMITS[b._enum][1]
         if b.is_floating:
             return float(np.finfo(b._np).max)
         if b.is_integer:
@@ -169,6 +173,9 @@ qint8 = _BY_ENUM[11]
 quint8 = _BY_ENUM[12]
 qint32 = _BY_ENUM[13]
 bfloat16 = _BY_ENUM[14]
+# The range of the types NumPy has no type for (bfloat16: float32's exponent, 8 bits of
+# mantissa), as TF 1.15 gives it.
+_NO_NUMPY_LIMITS = {14: (float.fromhex("-0x1.FEp127"), float.fromhex("0x1.FEp127"))}
 qint16 = _BY_ENUM[15]
 quint16 = _BY_ENUM[16]
 uint16 = _BY_ENUM[17]

@@ -88,3 +88,17 @@ def traceback(op, start_lines=False):
         return [(filename, lineno, name, line)]
     start = op._site[3] if len(op._site) == 4 else None
     return [(filename, lineno, name, line, start)]
+
+
+def attr_value(op, name):
+    """`Operation.get_attr`: the attr as TF's Python API gives it, string attrs (and lists of
+    them) as bytes. (flowloom's own code reads `op._attrs`, where they are str.)"""
+    attrs = op._attrs
+    if name not in attrs:
+        raise ValueError(f"Operation '{op._name}' has no attr named '{name}'.")
+    value = attrs[name]
+    if type(value) is str:
+        return value.encode()
+    if type(value) is list and value and all(type(v) is str for v in value):
+        return [v.encode() for v in value]
+    return value

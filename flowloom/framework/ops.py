@@ -124,9 +124,7 @@ class Operation:
         return node_def_from_op(self)
 
     def get_attr(self, name):
-        if name not in self._attrs:
-            raise ValueError(f"Operation '{self._name}' has no attr named '{name}'.")
-        return self._attrs[name]
+        return op_metadata.attr_value(self, name)
 
     @property
     def attrs(self):

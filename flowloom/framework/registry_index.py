@@ -48,6 +48,8 @@ INDEX = {
             'Slice StridedSlice StridedSliceGrad',
         'flowloom.ops.array.sparse_add_ops':
             'SparseAdd SparseAddGrad SparseTensorDenseAdd',
+        'flowloom.ops.array.sparse_concat_ops':
+            'SparseConcat',
         'flowloom.ops.array.sparse_cross_ops':
             'SparseCross',
         'flowloom.ops.array.sparse_map_ops':
@@ -110,7 +112,7 @@ INDEX = {
         'flowloom.ops.image.box_ops':
             'CropAndResize CropAndResizeGradBoxes CropAndResizeGradImage DrawBoundingBoxes '
             'DrawBoundingBoxesV2 NonMaxSuppressionV2 NonMaxSuppressionV3 NonMaxSuppressionV4 '
-            'NonMaxSuppressionV5',
+            'NonMaxSuppressionV5 NonMaxSuppressionWithOverlaps',
         'flowloom.ops.image.codec_ops':
             'DecodeAndCropJpeg DecodeBmp DecodeGif DecodeImage DecodeJpeg DecodePng '
             'EncodeJpeg EncodeJpegVariableQuality EncodePng ExtractJpegShape',
@@ -121,6 +123,8 @@ INDEX = {
         'flowloom.ops.image.resize_ops':
             'ResizeArea ResizeBicubic ResizeBicubicGrad ResizeBilinear ResizeBilinearGrad '
             'ResizeNearestNeighbor ResizeNearestNeighborGrad',
+        'flowloom.ops.image.resize_v2_ops':
+            'ScaleAndTranslate',
         'flowloom.ops.lookup.lookup_ops':
             'HashTableV2 InitializeTableFromTextFileV2 InitializeTableV2 LookupTableExportV2 '
             'LookupTableFindV2 LookupTableSizeV2',
@@ -131,6 +135,8 @@ INDEX = {
             'Bucketize',
         'flowloom.ops.math.complex_ops':
             'Angle Complex ComplexAbs Imag Real',
+        'flowloom.ops.math.composite_math':
+            'AccumulateNV2',
         'flowloom.ops.math.einsum_ops':
             'Einsum',
         'flowloom.ops.math.extra_math_ops':
@@ -161,6 +167,8 @@ INDEX = {
             'SparseSegmentMeanGrad SparseSegmentMeanWithNumSegments SparseSegmentSqrtN '
             'SparseSegmentSqrtNGrad SparseSegmentSqrtNWithNumSegments SparseSegmentSum '
             'SparseSegmentSumWithNumSegments',
+        'flowloom.ops.math.sparse_dense_matmul_ops':
+            'SparseTensorDenseMatMul',
         'flowloom.ops.math.special_math_ops':
             'Acosh Asinh Atanh BesselI0e BesselI1e BitwiseAnd BitwiseOr BitwiseXor Conj '
             'Digamma Erfc Invert LeftShift Lgamma MulNoNan PopulationCount RightShift Xdivy '
@@ -289,6 +297,9 @@ INDEX = {
             'flowloom.framework.ops.Operation',
         'flowloom.ops.array.array_ops':
             'builtins.list builtins.tuple',
+        'flowloom.ops.array.constant_op':
+            'flowloom.framework.tensor_shape.Dimension '
+            'flowloom.framework.tensor_shape.TensorShape',
         'flowloom.partitioned_variables':
             'flowloom.partitioned_variables.PartitionedVariable',
         'flowloom.resource_variable':
@@ -303,6 +314,6 @@ INDEX = {
             '__abs__ __add__ __and__ __div__ __floordiv__ __ge__ __gt__ __invert__ __le__ '
             '__lt__ __matmul__ __mod__ __mul__ __neg__ __or__ __pow__ __radd__ __rand__ '
             '__rfloordiv__ __rmatmul__ __rmod__ __rmul__ __ror__ __rpow__ __rsub__ '
-            '__rtruediv__ __sub__ __truediv__ __xor__',
+            '__rtruediv__ __rxor__ __sub__ __truediv__ __xor__',
     },
 }

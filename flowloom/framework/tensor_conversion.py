@@ -99,6 +99,8 @@ def convert_to_tensor_or_indexed_slices(value, dtype=None, name=None):
 def tensor_value_to_numpy(value, dtype):
     """Converts a Python/numpy value to an array of `dtype` (a DType), TF's way."""
     npt = dtype.as_numpy_dtype
+    if not isinstance(value, np.ndarray) and hasattr(value, "__array__"):
+        value = np.asarray(value)  # TF calls a value's __array__() without a dtype
     if dtype.base_dtype is dtypes.string:
         arr = np.asarray(value, dtype=object)
         flat = arr.reshape(-1)
@@ -121,16 +123,25 @@ def tensor_value_to_numpy(value, dtype):
     if arr.dtype.kind in "OUS":
         raise TypeError(f"Expected {dtype.name}, got {value!r} of type '{type(value).__name__}' "
                         "instead.")
-    if dtype.is_integer or dtype.is_bool:
-        if arr.dtype.kind == "f" or arr.dtype.kind == "c":
-            if not np.all(np.equal(np.mod(arr, 1), 0)) if arr.dtype.kind == "f" else True:
-                raise TypeError(f"Expected {dtype.name}, got {value!r} of type "
-                                f"'{type(value).__name__}' instead.")
+    if (dtype.is_integer or dtype.is_bool) and arr.dtype.kind in "fc":
+        # As TF: a Python float is no integer, even a whole one (4.0); name the first.
+        bad = next((v for v in _leaves(value) if isinstance(v, (float, complex))), value)
+        raise TypeError(f"Expected {dtype.name}, got {bad!r} of type "
+                        f"'{type(bad).__name__}' instead.")
     if dtype.is_bool and arr.dtype.kind != "b":
         raise TypeError(f"Expected bool, got {value!r} of type '{type(value).__name__}' instead.")
     # Integers out of the dtype's range wrap, as in TF 1.15 and 2.x (NumPy's integer cast):
     # tf.constant(-1, tf.uint8) is 255.
     return arr.astype(npt)
+
+
+def _leaves(value):
+    """The scalars of a nested list/tuple, in order."""
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _leaves(v)
+    else:
+        yield value
 
 
 def _dimensions_to_ints(arr):
@@ -149,11 +160,40 @@ def _is_int_like(v):
     return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
 
 
+def _dense_dims(value):
+    """The shape a nested list claims by its first elements (TF's _GetDenseDimensions)."""
+    dims = []
+    while isinstance(value, (list, tuple)):
+        dims.append(len(value))
+        if not value:
+            break
+        value = value[0]
+    return dims
+
+
+def _regular_dims(value):
+    """The dimensions up to where a ragged nested list stops being regular."""
+    dims, level = [], [value]
+    while all(isinstance(v, (list, tuple)) for v in level) and \
+            len({len(v) for v in level}) == 1:
+        dims.append(len(level[0]))
+        level = [x for v in level for x in v]
+        if not level:
+            break
+    return dims
+
+
 def infer_dtype(value):
     """TF's dtype for a Python value: int → int32, float → float32, str → string."""
     if isinstance(value, np.ndarray) or isinstance(value, np.generic):
         return dtypes.as_dtype(value.dtype)
-    arr = _dimensions_to_ints(np.asarray(value))
+    try:
+        arr = _dimensions_to_ints(np.asarray(value))
+    except ValueError:
+        if isinstance(value, (list, tuple)):
+            raise ValueError(f"Argument must be a dense tensor: {value} - got shape "
+                             f"{_regular_dims(value)}, but wanted {_dense_dims(value)}.") from None
+        raise
     kind = arr.dtype.kind
     if kind == "b":
         return dtypes.bool_

@@ -26,6 +26,15 @@ _CONTENT_TYPES = frozenset([
     types_pb2.DT_UINT64,
 ])
 
+# The quantized dtypes (TF's structured NumPy types of one integer field): stored as raw
+# bytes like the integers they hold, one by one in int_val.
+_QUANTIZED = {types_pb2.DT_QINT8: np.int8, types_pb2.DT_QUINT8: np.uint8,
+              types_pb2.DT_QINT16: np.int16, types_pb2.DT_QUINT16: np.uint16,
+              types_pb2.DT_QINT32: np.int32}
+_CONTENT_TYPES = _CONTENT_TYPES | frozenset(_QUANTIZED)
+_QUANTIZED_BY_NP = {np.dtype(dtypes.as_dtype(e).as_numpy_dtype): dtypes.as_dtype(e)
+                    for e in _QUANTIZED}
+
 # dtype enum -> the TensorProto field holding its values one by one.
 _VAL_FIELD = {
     types_pb2.DT_HALF: "half_val", types_pb2.DT_FLOAT: "float_val",
@@ -35,6 +44,7 @@ _VAL_FIELD = {
     types_pb2.DT_UINT32: "uint32_val", types_pb2.DT_UINT64: "uint64_val",
     types_pb2.DT_BOOL: "bool_val", types_pb2.DT_STRING: "string_val",
     types_pb2.DT_COMPLEX64: "scomplex_val", types_pb2.DT_COMPLEX128: "dcomplex_val",
+    **{enum: "int_val" for enum in _QUANTIZED},
 }
 
 
@@ -65,10 +75,15 @@ def from_numpy(values, dtype=None, shape=None, verify_shape=False):
     """
     from flowloom.framework.ops import infer_dtype, tensor_value_to_numpy
 
+    if isinstance(values, np.ndarray) and values.dtype in _QUANTIZED_BY_NP and dtype is None:
+        dtype = _QUANTIZED_BY_NP[values.dtype]
     dtype = dtypes.as_dtype(dtype).base_dtype if dtype is not None else infer_dtype(values)
     if dtype.as_numpy_dtype is None or dtype.as_datatype_enum not in _VAL_FIELD:
         raise TypeError(f"Cannot create a TensorProto of dtype {dtype.name}")
-    array = tensor_value_to_numpy(values, dtype)
+    if dtype.as_datatype_enum in _QUANTIZED:
+        array = _quantized_array(values, dtype)
+    else:
+        array = tensor_value_to_numpy(values, dtype)
     proto = tensor_pb2.TensorProto(dtype=dtype.as_datatype_enum)
     if shape is None:
         shape = array.shape
@@ -102,9 +117,29 @@ def from_numpy(values, dtype=None, shape=None, verify_shape=False):
     return proto
 
 
+def _quantized_array(values, dtype):
+    """An array of TF's structured NumPy type for a quantized dtype: the values must be
+    tuples (one number each) or such an array, as TF 1.15 takes them."""
+    npt = np.dtype(dtype.as_numpy_dtype)
+    if isinstance(values, np.ndarray) and values.dtype == npt:
+        return values
+
+    def check(v):
+        if isinstance(v, list):
+            for x in v:
+                check(x)
+        elif not isinstance(v, tuple):
+            raise TypeError(f"Expected {dtype.name}, got {v!r} of type '{type(v).__name__}' "
+                            "instead.")
+    check(values)
+    return np.array(values, dtype=npt)
+
+
 def _append_values(proto, enum, flat):
     field = getattr(proto, _VAL_FIELD[enum])
-    if enum == types_pb2.DT_HALF:
+    if enum in _QUANTIZED:
+        field.extend(flat.view(flat.dtype[0]).tolist())
+    elif enum == types_pb2.DT_HALF:
         field.extend(flat.astype(np.float16).view(np.uint16).tolist())
     elif enum in (types_pb2.DT_COMPLEX64, types_pb2.DT_COMPLEX128):
         field.extend(np.stack([flat.real, flat.imag], axis=-1).reshape(-1).tolist())
@@ -213,6 +248,12 @@ def _values(proto, dtype, np_dtype):
         if parts.size % 2:
             raise ValueError(f"complex tensor value has an odd number ({parts.size}) of parts")
         return (parts[0::2] + 1j * parts[1::2]).astype(np_dtype)
+    if enum in _QUANTIZED:
+        wide = np.array(raw, dtype=np.int64)
+        info = np.iinfo(_QUANTIZED[enum])
+        if wide.size and (wide.min() < info.min or wide.max() > info.max):
+            raise ValueError(f"a {dtype.name} tensor value holds out-of-range values")
+        return wide.astype(_QUANTIZED[enum]).view(np_dtype)
     if enum in (types_pb2.DT_INT8, types_pb2.DT_INT16, types_pb2.DT_UINT8, types_pb2.DT_UINT16):
         wide = np.array(raw, dtype=np.int64)
         info = np.iinfo(np_dtype)

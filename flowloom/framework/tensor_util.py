@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from flowloom.framework import errors
+from flowloom.framework import dtypes, errors
 from flowloom.framework import tensor_shape
 from flowloom.framework.ops import Tensor
 
@@ -20,7 +20,9 @@ def constant_value(tensor, partial=False):
     With `partial`, a Pack (axis 0) of partly known values gives an object array with None
     for the unknown ones, as TF's constant_value(partial=True)."""
     if not isinstance(tensor, Tensor):
-        return np.asarray(tensor) if tensor is not None else None
+        # As TF: a value that is no tensor is its own value; a Variable (tensor-like, its
+        # op a variable op) has none.
+        return None if is_tensor(tensor) else tensor
     op = tensor._op
     t = op._type
     if t == "Const":
@@ -39,9 +41,10 @@ def constant_value(tensor, partial=False):
         s = op._inputs[0]._shape
         return None if s.ndims is None else np.array(s.ndims, dtype=np.int32)
     if t == "Pack":
+        if not op._inputs or op._attrs["axis"] != 0:  # TF folds only axis-0 Packs
+            return None
         vals = [constant_value(x, partial) for x in op._inputs]
-        if partial and op._inputs and op._attrs["axis"] == 0 and \
-                any(v is None for v in vals):
+        if partial and any(v is None for v in vals):
             # TF's partial value: the known elements, None for the others.
             out = np.empty(len(vals), dtype=object)
             out[:] = [None if v is None else v for v in vals]
@@ -108,6 +111,10 @@ def constant_value_as_shape(tensor):
         return tensor_shape.TensorShape(dims)
     if op._type == "Shape":
         return op._inputs[0]._shape
+    if op._type == "StridedSlice":
+        sliced = _sliced_shape(op)
+        if sliced is not None:
+            return sliced
     if op._type == "ConcatV2":
         s = tensor_shape.scalar()
         for x in op._inputs[:-1]:
@@ -121,10 +128,45 @@ def constant_value_as_shape(tensor):
     return tensor_shape.unknown_shape(n)
 
 
+def _sliced_shape(op):
+    """TF's constant_value_as_shape of a 1-D slice `shape[begin:end:stride]` (begin/end
+    masks only), or None."""
+    vals = [constant_value(x) for x in op._inputs[1:]]
+    if any(v is None or np.shape(v) != (1,) for v in vals):
+        return None
+    begin, end, stride = (int(v[0]) for v in vals)
+    a = op._attrs
+    if a["ellipsis_mask"] or a["new_axis_mask"] or a["shrink_axis_mask"] or \
+            a["begin_mask"] not in (0, 1) or a["end_mask"] not in (0, 1):
+        return None
+    whole = constant_value_as_shape(op._inputs[0])
+    if whole.ndims is None:
+        return None
+    dims = whole.dims[None if a["begin_mask"] else begin:None if a["end_mask"] else end:stride]
+    return tensor_shape.TensorShape(dims)
+
+
+def shape_tensor(shape):
+    """An int32 (int64 where needed) tensor of `shape` (a list, tuple or TensorShape whose
+    Dimensions are unwrapped); an empty list is an empty int32 tensor."""
+    from flowloom.framework.ops import convert_to_tensor
+
+    dtype = None
+    if isinstance(shape, (tuple, list)):
+        if not shape:
+            dtype = dtypes.int32
+        else:
+            shape = tuple(tensor_shape.dimension_value(d) for d in shape)
+    return convert_to_tensor(shape, dtype=dtype, name="shape")
+
+
 def make_ndarray(tensor_proto):
+    """The NumPy array a TensorProto holds (`tf.make_ndarray`): a writable array of its own,
+    as TF's."""
     from flowloom.framework.tensor_proto import to_numpy
 
-    return to_numpy(tensor_proto)
+    array = to_numpy(tensor_proto)
+    return array if array.flags.writeable else array.copy()
 
 
 MakeNdarray = make_ndarray  # TF's other name

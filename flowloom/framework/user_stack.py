@@ -7,6 +7,7 @@ line number and the source line are worked out only when a message needs them.
 
 import os
 import sys
+import threading
 import traceback
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -24,6 +25,14 @@ def _is_inside(filename):
     return inside
 
 
+class _Pinned(threading.local):
+    frame = None  # a flowloom frame of this thread whose user site is known
+    site = None
+
+
+_pinned = _Pinned()
+
+
 def user_site(depth=2):
     """Where the first frame outside flowloom above the caller's `depth`-th frame is: its
     (code, instruction offset), or None. `site_frame` turns it into (file, line, function);
@@ -31,13 +40,37 @@ def user_site(depth=2):
     for long module-level scripts)."""
     f = sys._getframe(depth)
     inside = _inside
+    pinned = _pinned.frame
     while f is not None:
+        if f is pinned:
+            # Every frame from here up is as it was when the site was pinned.
+            return _pinned.site
         filename = f.f_code.co_filename
         if filename in inside or (filename not in _outside and _is_inside(filename)):
             f = f.f_back
             continue
         return (f.f_code, f.f_lasti)
     return None
+
+
+class pinned_site:  # noqa: N801 - used as a context manager
+    """In the block, walks that reach the caller's frame (a flowloom function making many
+    ops, such as a variable's constructor) stop there with the site found above it once:
+    the frames above a running frame do not change, so the answer is the same."""
+
+    __slots__ = ("_saved",)
+
+    def __enter__(self):
+        state = _pinned
+        self._saved = (state.frame, state.site)
+        frame = sys._getframe(1)
+        state.site = user_site(2)
+        state.frame = frame
+        return self
+
+    def __exit__(self, *exc):
+        _pinned.frame, _pinned.site = self._saved
+        return False
 
 
 def site_frame(site):

@@ -15,6 +15,7 @@ _TABLE = _lazy_names.parse({
         "resize_image_with_pad resize_images resize_nearest_neighbor rot90 transpose_image"),
     "flowloom.ops.image.box_ops": (
         "crop_and_resize draw_bounding_boxes non_max_suppression non_max_suppression_padded "
+        "non_max_suppression_overlaps=non_max_suppression_with_overlaps "
         "non_max_suppression_with_scores"),
     "flowloom.ops.image.codec_ops": (
         "adjust_jpeg_quality random_jpeg_quality decode_and_crop_jpeg decode_bmp decode_gif "

@@ -12,3 +12,7 @@ from flowloom.metrics.metrics_impl import (accuracy, auc, false_negatives,  # no
 from flowloom.metrics.metrics_extra import (mean_cosine_distance,  # noqa: F401
                                             sensitivity_at_specificity,
                                             specificity_at_sensitivity)
+from flowloom.metrics.metrics_at_k import (average_precision_at_k, precision_at_k,  # noqa: F401
+                                           precision_at_top_k, recall_at_k, recall_at_top_k,
+                                           sparse_average_precision_at_k,
+                                           sparse_precision_at_k)

@@ -10,7 +10,15 @@ condition of its resource through `wait_until`. While it waits:
 - a resource that is cancelled (its session closed, its queue closed with
   cancel_pending_enqueues) wakes its waiters, which re-check and raise;
 - a run under a `Cancellation` (the runs of a session on a server, whose resources outlive
-  the session) ends with CancelledError when it is cancelled (the session closed).
+  the session) ends with CancelledError when it is cancelled (the session closed);
+- the run failing elsewhere (another partition's op raised) cancels the run's own
+  `Cancellation` (a child of the session's), so its blocked kernels stop waiting and leave
+  their resources' lines.
+
+Op types that can block register in BLOCKING_TYPES; runtime/pruning.py orders them after
+every op of the run that does not depend on them, so on one thread the rest of a run has
+already run (and may have failed) before a blocking op waits, as TF's concurrent executor
+would have run it meanwhile.
 
 The run's deadline and inter-op semaphore are per thread: Session.run sets them on the calling
 thread, and the partition runners copy them onto the worker threads of the run.
@@ -32,16 +40,20 @@ class _RunState(threading.local):
 
 _state = _RunState()
 
+# The op types whose kernels may wait (queue enqueue/dequeue/close, reader reads).
+BLOCKING_TYPES = set()
+
 
 class Cancellation:
     """Cancels the waits of a set of runs at once (TF's CancellationManager of a session's
     steps): `cancel(message)` wakes every wait of a run under it, which then raises
     CancelledError(message), as will any wait that starts afterwards."""
 
-    def __init__(self):
+    def __init__(self, parent=None):
         self.message = None
         self._waiting = {}  # id(cond) -> [cond, number of waits on it]
         self._lock = threading.Lock()
+        self._parent = parent  # cancelling it cancels this one's waits too
 
     def cancel(self, message):
         with self._lock:
@@ -52,14 +64,20 @@ class Cancellation:
                 cond.notify_all()
 
     def check(self):
+        if self._parent is not None:
+            self._parent.check()
         if self.message is not None:
             raise errors.CancelledError(None, None, self.message)
 
     def _enter(self, cond):
+        if self._parent is not None:
+            self._parent._enter(cond)
         with self._lock:
             self._waiting.setdefault(id(cond), [cond, 0])[1] += 1
 
     def _leave(self, cond):
+        if self._parent is not None:
+            self._parent._leave(cond)
         with self._lock:
             entry = self._waiting[id(cond)]
             entry[1] -= 1

@@ -219,7 +219,11 @@ def _run_concurrently(parts, ctx):
     failures = []
     done = threading.Condition(threading.Lock())
 
-    caller_state = blocking.snapshot()  # the run's deadline, for the worker threads
+    # The run's deadline, for the worker threads; and its cancellation: a failing partition
+    # ends the waits of the others' blocked kernels (a dequeue of this run), as in TF.
+    caller_state = blocking.snapshot()
+    cancellation = blocking.Cancellation(parent=caller_state[2])
+    caller_state = caller_state[:2] + (cancellation,)
 
     def runner(part):
         outer = blocking.snapshot()
@@ -229,6 +233,7 @@ def _run_concurrently(parts, ctx):
         except BaseException as e:  # noqa: BLE001 - re-raised on the calling thread
             failures.append(e)
             ctx.rendezvous.abort(e)
+            cancellation.cancel("Run cancelled: another op of the step failed")
         finally:
             blocking.restore(outer)
             with done:

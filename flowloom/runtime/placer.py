@@ -1,15 +1,18 @@
 """The placer: assigns every op of a graph to one of the session's devices.
 
 As TensorFlow's placer does, it works on colocation groups: ops that must share a device
-(a `_class` attr `loc:@x` from `colocate_with`; an op that writes a variable through a
-reference input, such as Assign, and the variable) are placed together. A group goes to the
-device its members ask for (`op.device`, merged), otherwise to the default device (CPU:0).
+(a `_class` attr `loc:@x` from `colocate_with`; an op with a reference or resource input,
+such as Assign, a ReadVariableOp or a TensorArray write, and the op that made that input) are
+placed together. A group goes to the device its members ask for (`op.device`, merged),
+otherwise to the default device (CPU:0); as in TF, the device of an op that joined a group
+only through such an input is ignored when it conflicts with the group's (the op follows its
+resource).
 An op placed once keeps its device while the graph grows; stateful ops never move.
 """
 
 import sys
 
-from flowloom.framework import errors
+from flowloom.framework import dtypes, errors
 from flowloom.framework.device import DeviceSpec
 
 _LOCAL = DeviceSpec(job="localhost", replica=0, task=0)
@@ -50,6 +53,7 @@ class Placer:
         if not new_ops:
             return self.placement
         groups = _colocation_groups(ops)
+        self._followers = groups.followers
         chosen = {}
         for op in new_ops:
             root = groups.find(op)
@@ -72,7 +76,9 @@ class Placer:
                 return self.placement[op]
         requested = None
         first = None
-        for op in members:
+        followers = getattr(self, "_followers", ())
+        # The ops that follow a resource come last: their devices yield to the others'.
+        for op in sorted(members, key=lambda op: op in followers):
             if not op._device:
                 continue
             spec = DeviceSpec.from_string(op._device)
@@ -80,6 +86,8 @@ class Placer:
                 requested, first = spec, op
             elif _compatible(requested, spec):
                 requested = requested.make_merged_spec(spec)
+            elif op in followers:
+                continue
             elif not self.allow_soft_placement:
                 raise errors.InvalidArgumentError(
                     None, op, f"Cannot colocate nodes {{{{colocation_node {first._name}}}}} and "
@@ -128,8 +136,6 @@ class Placer:
 def _host_only(op):
     """Ops that only run on the host: string tensors live in host memory (as in TF, which
     has no GPU kernels for them)."""
-    from flowloom.framework import dtypes
-
     return any(t._dtype.base_dtype is dtypes.string for t in op._outputs) or any(
         t._dtype.base_dtype is dtypes.string for t in op._inputs)
 
@@ -144,9 +150,14 @@ def _compatible(a, b):
                for f in DeviceSpec.__slots__)
 
 
+# Ops that pass resource inputs on to ops placed on their own (TF exempts them too).
+_FORWARDS_RESOURCES = frozenset({"PartitionedCall", "StatefulPartitionedCall"})
+
+
 class _UnionFind:
     def __init__(self):
         self.parent = {}
+        self.followers = set()  # ops in a group through a reference or resource input
 
     def find(self, x):
         parent = self.parent
@@ -194,5 +205,12 @@ def _colocation_groups(ops):
             # A kernel that writes through a reference must run where the buffer lives.
             if i < len(op._inputs):
                 groups.union(op, op._inputs[i]._op)
+                groups.followers.add(op)
+        if op._type not in _FORWARDS_RESOURCES:
+            for t in op._inputs:
+                # A kernel using a resource runs where the resource lives (TF's placer).
+                if t._dtype == dtypes.resource:
+                    groups.union(op, t._op)
+                    groups.followers.add(op)
     groups.index_members(ops)
     return groups

@@ -1,6 +1,7 @@
 """Pruning a graph to the ops a Session.run needs, in an order where each follows its inputs."""
 
 from flowloom.framework import errors
+from flowloom.runtime.blocking import BLOCKING_TYPES
 
 
 def prune(fetch_ops, feed_tensors):
@@ -48,7 +49,27 @@ def prune(fetch_ops, feed_tensors):
                 elif state.get(p) != 2:
                     stack.append((p, False))
     check_input_types(order)
+    if BLOCKING_TYPES and any(op._type in BLOCKING_TYPES for op in order):
+        order = _blocking_last(order)
     return order
+
+
+def _blocking_last(order):
+    """`order` with the ops that may block, and all that depend on them, after the rest.
+
+    TF runs independent ops concurrently: while a dequeue waits, the other ops of its run go
+    on (and one that fails ends the run). Run one after another, the ops that do not depend
+    on a blocking op go first, so they have run when it waits. Still an order where every
+    op follows its inputs: an op that does not depend on a blocking op reads none of them.
+    """
+    late = set()
+    for op in order:
+        if op._type in BLOCKING_TYPES or any(t._op in late for t in op._inputs) or \
+                any(c in late for c in op._control_inputs):
+            late.add(op)
+    if len(late) == len(order):
+        return order
+    return [op for op in order if op not in late] + [op for op in order if op in late]
 
 
 def check_input_types(order):

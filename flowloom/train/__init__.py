@@ -13,7 +13,8 @@ _TABLE = _lazy_names.parse({
     "flowloom.train.proximal_gradient_descent": "ProximalGradientDescentOptimizer",
     "flowloom.train.learning_rate_decay": (
         "cosine_decay cosine_decay_restarts exponential_decay inverse_time_decay "
-        "linear_cosine_decay natural_exp_decay piecewise_constant polynomial_decay"),
+        "linear_cosine_decay natural_exp_decay noisy_linear_cosine_decay piecewise_constant "
+        "polynomial_decay"),
     "flowloom.train.moving_averages": "ExponentialMovingAverage assign_moving_average",
     "flowloom.train.optimizer": "Optimizer",
     "flowloom.train.training_util": (

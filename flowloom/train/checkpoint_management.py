@@ -34,7 +34,13 @@ def generate_checkpoint_state_proto(save_dir, model_checkpoint_path,
     Raises:
       ValueError: if the timestamps do not match the paths one to one.
     """
-    paths = list(all_model_checkpoint_paths or [])
+    # As TF: the caller's list itself gets the latest path appended and its relative paths
+    # rewritten (callers such as Saver rely on seeing the list the state holds).
+    paths = all_model_checkpoint_paths
+    if paths is None:
+        paths = []
+    elif not isinstance(paths, list):
+        paths = list(paths)
     if not paths or paths[-1] != model_checkpoint_path:
         paths.append(model_checkpoint_path)
     if all_model_checkpoint_timestamps and len(all_model_checkpoint_timestamps) != len(paths):
@@ -44,7 +50,9 @@ def generate_checkpoint_state_proto(save_dir, model_checkpoint_path,
     if not os.path.isabs(save_dir):
         if not os.path.isabs(model_checkpoint_path):
             model_checkpoint_path = os.path.relpath(model_checkpoint_path, save_dir)
-        paths = [p if os.path.isabs(p) else os.path.relpath(p, save_dir) for p in paths]
+        for i, p in enumerate(paths):
+            if not os.path.isabs(p):
+                paths[i] = os.path.relpath(p, save_dir)
     state = CheckpointState(model_checkpoint_path=model_checkpoint_path,
                             all_model_checkpoint_paths=paths,
                             all_model_checkpoint_timestamps=all_model_checkpoint_timestamps or [])
@@ -69,13 +77,13 @@ def update_checkpoint_state(save_dir, model_checkpoint_path, all_model_checkpoin
     Raises:
       RuntimeError: if the checkpoint prefix is the state file itself.
     """
-    paths = list(all_model_checkpoint_paths or [])
+    paths = all_model_checkpoint_paths
     if save_relative_paths:
         def rel(p):
             return os.path.relpath(p, save_dir) if os.path.isabs(p) else p
 
         model_checkpoint_path = rel(model_checkpoint_path)
-        paths = [rel(p) for p in paths]
+        paths = [rel(p) for p in paths or []]
     state = generate_checkpoint_state_proto(save_dir, model_checkpoint_path, paths,
                                             all_model_checkpoint_timestamps,
                                             last_preserved_timestamp)

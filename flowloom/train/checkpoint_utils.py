@@ -110,52 +110,118 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
 
     Args:
       ckpt_dir_or_file: checkpoint prefix or directory.
-      assignment_map: {checkpoint name or scope ("scope/"): variable name, scope, or
-        Variable}; "old_scope/": "new_scope/" maps every variable under the scope.
+      assignment_map: {checkpoint name or scope ("scope/"): variable name (or the name of
+        a partitioned variable), scope, Variable or list of partitions};
+        "old_scope/": "new_scope/" maps every variable of the variable store under the
+        scope, "/" the root.
 
     Raises:
-      ValueError: for names missing from the checkpoint or graph, or mismatched shapes.
+      ValueError: for names missing from the checkpoint or graph, mismatched shapes, a
+        scope mapped to a non-scope, or partitions of different variables.
     """
-    from flowloom.framework.graph import get_default_graph
-    from flowloom.ops.state import save_restore_ops, state_ops
-    from flowloom.variables import Variable, global_variables
+    from flowloom.variable_store import _get_default_variable_store
 
-    prefix = _checkpoint_prefix(ckpt_dir_or_file)
-    reader = CheckpointReader(prefix)
-    shapes = reader.get_variable_to_shape_map()
-    by_name = {v.op.name: v for v in global_variables()}
-    pairs = []
-    for ckpt_name, target in assignment_map.items():
-        if isinstance(target, Variable):
-            pairs.append((ckpt_name, target))
-        elif ckpt_name.endswith("/") or ckpt_name == "/":
-            source_scope = "" if ckpt_name == "/" else ckpt_name
-            target_scope = "" if target == "/" else target
-            for var_name, var in by_name.items():
-                if var_name.startswith(target_scope):
-                    full = source_scope + var_name[len(target_scope):]
-                    if full in shapes:
-                        pairs.append((full, var))
+    ckpt_file = _checkpoint_prefix(ckpt_dir_or_file)
+    variable_map = CheckpointReader(ckpt_file).get_variable_to_shape_map()
+    store_vars = _get_default_variable_store()._vars
+    for tensor_name_in_ckpt, current in sorted(assignment_map.items()):
+        if _is_variable(current) or (isinstance(current, list) and
+                                     all(_is_variable(v) for v in current)):
+            var = current
         else:
-            if target not in by_name:
-                raise ValueError(f"Tensor {target} is not found in the graph")
-            pairs.append((ckpt_name, by_name[target]))
+            var = store_vars.get(current)
+            if var is None:
+                var = _collect_partitioned_variable(current, store_vars)
+        if var is not None:
+            if tensor_name_in_ckpt not in variable_map:
+                raise ValueError(f"Tensor {tensor_name_in_ckpt} is not found in "
+                                 f"{ckpt_dir_or_file} checkpoint {variable_map}")
+            if _is_variable(var) and not var.get_shape().is_compatible_with(
+                    variable_map[tensor_name_in_ckpt]):
+                raise ValueError(
+                    f"Shape of variable {var.name} ({var.get_shape()}) doesn't match with "
+                    f"shape of tensor {tensor_name_in_ckpt} "
+                    f"({variable_map[tensor_name_in_ckpt]}) from checkpoint reader.")
+            _set_variable_or_list_initializer(var, ckpt_file, tensor_name_in_ckpt)
+            continue
+        scopes = current[:current.rindex("/")] if "/" in current else ""
+        if not tensor_name_in_ckpt.endswith("/"):
+            raise ValueError(f"Assignment map with scope only name {scopes} should map to "
+                             f"scope only {tensor_name_in_ckpt}. Should be 'scope/': "
+                             "'other_scope/'.")
+        scope_variables = set()
+        for var_name in store_vars:
+            if not scopes or var_name.startswith(scopes + "/"):
+                if "/part_" in var_name:
+                    var_name = var_name[:var_name.index("/part_")]
+                scope_variables.add(var_name)
+        for var_name in sorted(scope_variables):
+            full_tensor_name = var_name[len(scopes):]
+            if current != "/":
+                full_tensor_name = full_tensor_name[1:]
+            if tensor_name_in_ckpt != "/":
+                full_tensor_name = tensor_name_in_ckpt + full_tensor_name
+            if full_tensor_name.endswith("/"):
+                full_tensor_name = full_tensor_name[:-1]
+            if full_tensor_name not in variable_map:
+                raise ValueError(f"Tensor {full_tensor_name} ({var_name[len(scopes) + 1:]} in "
+                                 f"{tensor_name_in_ckpt}) is not found in {ckpt_dir_or_file} "
+                                 "checkpoint")
+            var = store_vars.get(var_name)
+            if var is None:
+                var = _collect_partitioned_variable(var_name, store_vars)
+            _set_variable_or_list_initializer(var, ckpt_file, full_tensor_name)
+
+
+def _is_variable(x):
+    from flowloom.resource_variable import ResourceVariable
+    from flowloom.variables import Variable
+
+    return isinstance(x, (Variable, ResourceVariable))
+
+
+def _collect_partitioned_variable(name, all_vars):
+    """The partitions name/part_0, name/part_1, ... of the store, or None."""
+    if name + "/part_0" not in all_vars:
+        return None
+    parts = []
+    while f"{name}/part_{len(parts)}" in all_vars:
+        parts.append(all_vars[f"{name}/part_{len(parts)}"])
+    return parts
+
+
+def _set_checkpoint_initializer(variable, ckpt_file, tensor_name, slice_spec,
+                                name="checkpoint_initializer"):
+    """Makes `variable`'s initializer restore `tensor_name` (slice `slice_spec`) from the
+    checkpoint: a RestoreV2 on the CPU and the variable's own restore op (no read of it)."""
+    from flowloom.framework.graph import get_default_graph
+    from flowloom.ops.state import save_restore_ops
+    from flowloom.train import saveables
+
     graph = get_default_graph()
-    for ckpt_name, var in pairs:
-        if ckpt_name not in shapes:
-            raise ValueError(f"Tensor {ckpt_name} is not found in {prefix} checkpoint "
-                             f"{sorted(shapes)}")
-        if var.shape.is_fully_defined() and var.shape.as_list() != shapes[ckpt_name]:
-            raise ValueError(f"Shape of variable {var.op.name} ({var.shape}) doesn't match with "
-                             f"shape of tensor {ckpt_name} ({shapes[ckpt_name]}) from checkpoint "
-                             "reader.")
-        name = var.op.name + "/Initializer"
-        with graph.as_default(), graph.device("/device:CPU:0"):
-            restored = save_restore_ops.restore_v2(prefix, [ckpt_name], [""],
-                                                   [var.dtype.base_dtype],
-                                                   name=name + "/RestoreV2")[0]
-        var._initializer_op = state_ops.assign(var._variable, restored, name=name).op
-        var._initial_value = restored
+    with graph.device(variable.device or None), graph.device("/device:CPU:0"):
+        restore_op = save_restore_ops.restore_v2(ckpt_file, [tensor_name], [slice_spec],
+                                                 [variable.dtype.base_dtype], name=name)[0]
+        saveable = saveables._variable_saveable(variable, slice_spec, variable.op.name)
+    init_op = saveable.restore([restore_op], restored_shapes=None)
+    variable._initializer_op = getattr(init_op, "op", init_op)
+    restore_op.set_shape(variable.shape)
+    variable._initial_value = restore_op
+
+
+def _set_variable_or_list_initializer(variable_or_list, ckpt_file, tensor_name):
+    if isinstance(variable_or_list, (list, tuple)):
+        slice_name = None
+        for v in variable_or_list:
+            slice_info = v._save_slice_info
+            if slice_name is None:
+                slice_name = slice_info.full_name
+            elif slice_name != slice_info.full_name:
+                raise ValueError(f"Slices must all be from the same tensor: {slice_name} != "
+                                 f"{slice_info.full_name}")
+            _set_checkpoint_initializer(v, ckpt_file, tensor_name, slice_info.spec)
+    else:
+        _set_checkpoint_initializer(variable_or_list, ckpt_file, tensor_name, "")
 
 
 from flowloom.train.checkpoint_wait import (  # noqa: E402,F401

@@ -10,8 +10,8 @@ from flowloom.ops.math import math_ops
 
 
 def _check_step(global_step, fn_name):
-    if global_step is None:
-        raise ValueError(f"global_step is required for {fn_name}.")
+    if global_step is None:  # TF 1.15's words: its cast of the step refuses None
+        raise ValueError("None values not supported.")
 
 
 def _progress(learning_rate, global_step, decay_steps, staircase):
@@ -89,20 +89,29 @@ def piecewise_constant(x, boundaries, values, name=None):
     TF builds this with tf.case; flowloom selects with Select ops (the same values).
 
     Raises:
-      ValueError: len(values) != len(boundaries) + 1, or the values' dtypes differ.
+      ValueError: a boundary's dtype is not x's (int32 boundaries widen to an int64 x), the
+        values' dtypes differ, or len(values) != len(boundaries) + 1.
     """
+    boundaries = [convert_to_tensor(b) for b in boundaries]
+    values = [convert_to_tensor(v) for v in values]
+    x = convert_to_tensor(x)
+    x_dtype = x.dtype.base_dtype
+    for i, b in enumerate(boundaries):
+        if b.dtype.base_dtype != x_dtype:
+            # int32 boundaries (Python ints) widen to an int64 x without loss; any other
+            # conversion could change the comparisons, so TF refuses it.
+            if b.dtype.base_dtype == dtypes.int32 and x_dtype == dtypes.int64:
+                boundaries[i] = math_ops.cast(b, x_dtype)
+            else:
+                raise ValueError(f"Boundaries ({b.dtype.base_dtype}) must have the same dtype "
+                                 f"as x ({x_dtype}).")
+    for v in values[1:]:
+        if v.dtype.base_dtype != values[0].dtype.base_dtype:
+            raise ValueError(f"Values must have elements all with the same dtype "
+                             f"({values[0].dtype.base_dtype} vs {v.dtype.base_dtype}).")
     if len(boundaries) != len(values) - 1:
         raise ValueError("The length of boundaries should be 1 less than the length of values")
     with name_scope(name, "PiecewiseConstant"):
-        x = convert_to_tensor(x)
-        boundaries = [convert_to_tensor(b) for b in boundaries]
-        values = [convert_to_tensor(v) for v in values]
-        for v in values[1:]:
-            if v.dtype.base_dtype != values[0].dtype.base_dtype:
-                raise ValueError(f"Values must have elements all with the same dtype "
-                                 f"({values[0].dtype.base_dtype} vs {v.dtype.base_dtype}).")
-        boundaries = [b if b.dtype.base_dtype == x.dtype.base_dtype
-                      else math_ops.cast(b, x.dtype.base_dtype) for b in boundaries]
         result = values[-1]
         for b, v in zip(reversed(boundaries), reversed(values[:-1])):
             result = array_ops.where(math_ops.less_equal(x, b), v, result)
@@ -195,3 +204,32 @@ def linear_cosine_decay(learning_rate, global_step, decay_steps, num_periods=0.5
         fraction = 2.0 * periods * (step / steps)
         cosine = 0.5 * (1.0 + math_ops.cos(_pi(dtypes.float32) * fraction))
         return math_ops.multiply(lr, (alpha_t + linear) * cosine + beta_t, name=scope)
+
+
+def noisy_linear_cosine_decay(learning_rate, global_step, decay_steps, initial_variance=1.0,
+                              variance_decay=0.55, num_periods=0.5, alpha=0.0, beta=0.001,
+                              name=None):
+    """linear_cosine_decay with Gaussian noise on its linear part:
+    learning_rate * ((alpha + linear + eps) * cosine + beta), eps ~ N(0, variance) with
+    variance = initial_variance / (1 + global_step) ^ variance_decay (a new draw per run).
+
+    Raises:
+      ValueError: global_step is None.
+    """
+    from flowloom.ops.random.random_ops import random_normal
+
+    _check_step(global_step, "noisy_linear_cosine_decay")
+    with name_scope(name, "NoisyLinearCosineDecay") as scope:
+        lr = convert_to_tensor(learning_rate, name="initial_learning_rate")
+        dtype = lr.dtype.base_dtype
+        steps = math_ops.cast(decay_steps, dtype)
+        variance0, var_decay, periods, alpha_t, beta_t = (
+            math_ops.cast(v, dtype)
+            for v in (initial_variance, variance_decay, num_periods, alpha, beta))
+        step = math_ops.minimum(math_ops.cast(global_step, dtype), steps)
+        linear = (steps - step) / steps
+        variance = variance0 / math_ops.pow(1.0 + step, var_decay)
+        noisy_linear = linear + random_normal(linear.shape, stddev=math_ops.sqrt(variance))
+        fraction = 2.0 * periods * (step / steps)
+        cosine = 0.5 * (1.0 + math_ops.cos(_pi(dtypes.float32) * fraction))
+        return math_ops.multiply(lr, (alpha_t + noisy_linear) * cosine + beta_t, name=scope)

@@ -242,6 +242,10 @@ class Optimizer:
             return apply_updates
 
     def _update_op(self, grad, var):
+        if isinstance(var, Tensor):
+            # compute_gradients takes Tensors in var_list; nothing can apply to them (TF's
+            # _TensorProcessor)
+            raise NotImplementedError("Trying to update a Tensor ", var)
         if isinstance(grad, Tensor):
             update = self._apply_dense(grad, var)
             if getattr(var, "constraint", None) is not None:

@@ -233,7 +233,9 @@ class Saver:
         save_path = os.fspath(save_path)
         if global_step is not None:
             if not isinstance(global_step, numbers.Number):
-                global_step = int(sess.run(global_step))
+                from flowloom.train import training_util  # TF: a one-element step reads too
+
+                global_step = training_util.global_step(sess, global_step)
             step_format = "%s-%08d" if self._pad_step_number else "%s-%d"
             checkpoint_file = step_format % (save_path, int(global_step))
         else:

@@ -171,9 +171,79 @@ def codec_cases(tf):
     return r
 
 
+def resize_cases(tf, ops):
+    r = {}
+    image = _images(5, (2, 9, 7, 3), 255.0)
+    with tf.Graph().as_default(), tf.Session() as s:
+        x = tf.constant(image)
+        for method in ("bilinear", "nearest", "bicubic", "area", "lanczos3", "lanczos5",
+                       "gaussian", "mitchellcubic"):
+            for antialias in (False, True):
+                for size in ((5, 4), (13, 11)):
+                    y = ops["resize_images_v2"](x, size, method, antialias=antialias)
+                    r[f"resize_v2_{method}_{antialias}_{size[0]}"] = outcome(
+                        lambda y=y: [s.run(y), y.shape.as_list()])
+        for kernel in ("lanczos1", "box", "triangle", "keyscubic"):
+            y = ops["scale_and_translate"](x, [6, 10], [0.7, 1.3], [0.5, -1.25],
+                                           kernel_type=kernel, antialias=True)
+            r[f"scale_and_translate_{kernel}"] = outcome(lambda y=y: s.run(y))
+        r["scale_and_translate_bad_kernel"] = outcome(lambda: s.run(ops["scale_and_translate"](
+            x, [6, 10], [0.7, 1.3], [0.5, -1.25], kernel_type="cubic")))
+        r["scale_and_translate_bad_scale"] = outcome(lambda: s.run(ops["scale_and_translate"](
+            x, [6, 10], [0.0, 1.3], [0.5, -1.25])))
+        r["resize_v2_uint8_nearest"] = outcome(lambda: s.run(ops["resize_images_v2"](
+            tf.constant(image.astype(np.uint8)), [4, 3], "nearest")))
+        r["resize_v2_3d_aspect"] = outcome(lambda: s.run(ops["resize_images_v2"](
+            x[0], [4, 20], "bilinear", preserve_aspect_ratio=True)))
+        r["resize_with_pad_v2"] = outcome(lambda: s.run(ops["resize_image_with_pad_v2"](
+            x[0], 12, 5)))
+        r["resize_bad_method"] = outcome(lambda: ops["resize_images_v2"](x, [4, 4], "cubic"))
+        for name, size in (("float_list", [6, 4.0]), ("none", [None, 4]), ("rank0", 4)):
+            r[f"resize_size_{name}"] = outcome(lambda size=size: tf.image.resize_images(
+                x, size).shape.as_list())
+        r["constant_whole_float_as_int"] = outcome(lambda: tf.constant([2, 3.0], tf.int32))
+    return r
+
+
+def check_cases(tf, ops):
+    r = {}
+    with tf.Graph().as_default(), tf.Session() as s:
+        box = [[0.0, 0.0, 1.0, 1.0]]
+        for name, boxes, scores, size, iou in (
+                ("boxes_rank1", [0.0, 0.0, 1.0, 1.0], [0.9], 3, 0.5),
+                ("boxes_3_columns", [[0.0, 0.0, 1.0]], [0.9], 3, 0.5),
+                ("count_mismatch", box, [0.9, 0.75], 3, 0.5),
+                ("scores_rank2", box, [[0.9]], 3, 0.5),
+                ("size_rank1", box, [0.9], [3], 0.5),
+                ("iou_rank2", box, [0.9], 3, [[0.5]])):
+            r[f"nms_{name}"] = outcome(lambda b=boxes, sc=scores, n=size, i=iou: s.run(
+                tf.image.non_max_suppression(tf.constant(b), tf.constant(sc), n, i)))
+        overlaps = tf.constant([[1.0, 0.7, 0.2], [0.7, 1.0, 0.0], [0.2, 0.0, 1.0]])
+        for threshold, score_threshold in ((0.6, 0.4), (0.6, -1.0), (0.75, -1.0)):
+            r[f"nms_overlaps_{threshold}_{score_threshold}"] = outcome(lambda t=threshold,
+                st=score_threshold: s.run(ops["non_max_suppression_with_overlaps"](
+                    overlaps, tf.constant([0.7, 0.9, 0.1]), 3, t, st)))
+        r["nms_overlaps_not_square"] = outcome(lambda: ops["non_max_suppression_with_overlaps"](
+            tf.constant([[1.0, 0.5]]), tf.constant([0.7]), 3, 0.5))
+        image = np.arange(12, dtype=np.uint8).reshape(1, 2, 2, 3)
+        r["contrast_factor_rank1"] = outcome(lambda: tf.image.adjust_contrast(image, [2.0]))
+        r["grayscale_rank1"] = outcome(lambda: tf.image.grayscale_to_rgb(
+            tf.constant([1, 2], tf.uint8)))
+        r["grayscale_last_dim_2"] = outcome(lambda: tf.image.grayscale_to_rgb(
+            tf.constant([[[1, 2]]], tf.uint8)))
+        unknown = tf.placeholder(tf.uint8)
+        for op_name in ("flip_left_right", "flip_up_down", "random_flip_left_right",
+                        "random_flip_up_down", "transpose_image", "rot90"):
+            r[f"unknown_rank_{op_name}"] = outcome(lambda n=op_name: getattr(tf.image, n)(
+                unknown).shape.ndims)
+    return r
+
+
 def program(tf, ops, workdir):
     r = {}
     r.update(file_cases(tf, workdir))
     r.update(quality_cases(tf, ops))
     r.update(codec_cases(tf))
+    r.update(resize_cases(tf, ops))
+    r.update(check_cases(tf, ops))
     return r

@@ -3,7 +3,8 @@ Session.reset, close cancelling a blocked step, a local cluster of several tasks
 
     TF_CPP_MIN_LOG_LEVEL=3 $FLOWLOOM_TF1_PYTHON tests/data/record_server_lib.py
 
-Writes tests/data/server_lib_tf1.json: {"tensorflow": version, "cases": [[label, outcome]]}.
+Writes tests/data/server_lib_tf1.json: {"tensorflow": version, "cases": [[label, outcome]],
+"resource_placement": {"ran": {node: "CPU:n"}, "graph": [[op, device, colocation groups]]}}.
 """
 
 import json
@@ -37,7 +38,8 @@ def tf_cluster(tf, num_workers, num_ps):
 def main():
     import tensorflow as tf
 
-    record = {"tensorflow": tf.__version__, "cases": server_cases.run(tf, tf_cluster)}
+    record = {"tensorflow": tf.__version__, "cases": server_cases.run(tf, tf_cluster),
+              "resource_placement": server_cases.resource_placement(tf)}
     path = os.path.join(HERE, "server_lib_tf1.json")
     with open(path, "w") as f:
         json.dump(record, f, indent=0)

@@ -3,6 +3,8 @@ flowloom (tests/ops/test_tfmath_kernels_vs_tf.py): the math kernels, casts, shap
 and errors that TF 1.15's kernel tests exercise. Each entry is a value (nested lists), a
 dtype name, a static shape, or [error class, first line of the message]."""
 
+import re
+
 import numpy as np
 
 
@@ -53,7 +55,91 @@ def scan_program(tf):
     return out
 
 
-SECTIONS = ("scan",)
+def cwise_program(tf):
+    out = {}
+    with tf.Graph().as_default(), tf.Session() as s:
+        a, b = tf.Variable(0.2), tf.Variable(0.1)
+        out["accumulate_wrong_shape"] = _build(lambda: tf.accumulate_n([a, b], shape=[2, 2]))
+        out["accumulate_wrong_dtype"] = _build(lambda: tf.accumulate_n([a, b],
+                                                                       tensor_dtype=np.int32))
+        out["accumulate_mixed"] = _build(lambda: tf.accumulate_n([a, tf.constant(1)]))
+        acc = tf.accumulate_n([tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])], shape=[None])
+        out["accumulate_op"] = [acc.op.type, acc.op.name, acc.shape.as_list()]
+        out["accumulate_value"] = _run(s, lambda: acc)
+        one = tf.accumulate_n([tf.constant([1.0])], name="one")
+        out["accumulate_one"] = [one.op.type, one.op.name]
+        out["accumulate_grad"] = _run(s, lambda: tf.gradients(
+            tf.accumulate_n([a * 2.0, a * a]), a))
+        x = np.zeros([16, 3, 2])
+        for key, c in (("c8", [True] * 8), ("c16", [True] * 16), ("c32", [[True] * 2] * 3),
+                       ("c_full", np.ones([16, 3, 2], bool)), ("scalar", True)):
+            out["where_" + key] = _build(lambda: tf.where(c, x, x))
+        out["where_vector_scalar"] = _build(lambda: tf.where([True, False], 1.0, 2.0))
+        out["where_unknown"] = _build(lambda: tf.where(tf.placeholder(tf.bool), x, x))
+        for dt in ("string", "bool", "float32", "int32"):
+            out["conj_" + dt] = _build(lambda: tf.conj(tf.placeholder(getattr(tf, dt))))
+        t, f = tf.constant(True), tf.constant(False)
+        out["rxor"] = _run(s, lambda: [True ^ f, False ^ t, True ^ t, t ^ False])
+        out["rxor_list"] = _run(s, lambda: [True, False] ^ tf.constant([True, True]))
+        out["rxor_name"] = (True ^ f).op.name.split("/")[0].rstrip("_0123456789")
+    return out
+
+
+def cast_program(tf):
+    out = {}
+    with tf.Graph().as_default(), tf.Session() as s:
+        st = tf.SparseTensor(tf.constant([[0], [1], [2]], tf.int64),
+                             tf.constant(np.array([1, 2, 3], np.int64)),
+                             tf.constant([3], tf.int64))
+        sc = tf.cast(st, tf.float32)
+        out["sparse_type"] = [type(sc).__name__, sc.values.dtype.name, sc.values.op.name,
+                              sc.indices.op.name]
+        out["sparse_values"] = _run(s, lambda: [sc.indices, sc.values, sc.dense_shape])
+        same = tf.cast(st, tf.int64)
+        out["sparse_same"] = [type(same).__name__, same.values.op.name]
+        sl = tf.IndexedSlices(tf.constant([[1, 2]]), tf.constant([0]), tf.constant([4, 2]))
+        slc = tf.cast(sl, tf.float64, name="slices")
+        out["slices_type"] = [type(slc).__name__, slc.values.dtype.name, slc.values.op.name]
+        out["slices_values"] = _run(s, lambda: [slc.values, slc.indices, slc.dense_shape])
+        for src, dst in (("int64", "string"), ("string", "int32"), ("float32", "string"),
+                         ("bool", "string"), ("float64", "float16")):
+            ph = tf.placeholder(getattr(tf, src))
+            feed = [b"1"] if src == "string" else np.zeros([2], getattr(tf, src).as_numpy_dtype)
+            c = tf.cast(ph, getattr(tf, dst))
+            out[f"cast_{src}_{dst}"] = [c.op.type, _feed_run(s, c, {ph: feed})]
+    return out
+
+
+def _feed_run(s, t, feed):
+    try:
+        return _value(s.run(t, feed))
+    except Exception as e:  # noqa: BLE001
+        return _error(e)
+
+
+def kernel_attrs_program(tf):
+    """Attr checks TF makes when it constructs a kernel: before an unfed input fails."""
+    out = {}
+    with tf.Graph().as_default(), tf.Session() as s:
+        ph = lambda: tf.placeholder(tf.float32)  # noqa: E731
+        for key, strides, fmt in (("n", [2, 1, 1, 1], "NHWC"), ("c", [1, 1, 1, 2], "NHWC"),
+                                  ("ok", [1, 2, 2, 1], "NHWC"), ("nchw_c", [1, 2, 1, 1], "NCHW")):
+            out["conv_" + key] = _run(s, lambda: tf.nn.conv2d(ph(), ph(), strides=strides,
+                                                              padding="SAME", data_format=fmt))
+        out["conv_dilation"] = _run(s, lambda: tf.nn.conv2d(
+            ph(), ph(), strides=[1, 1, 1, 1], dilations=[1, 1, 1, 2], padding="SAME"))
+        for name in ("max_pool", "avg_pool"):
+            for key, ksize, strides in (("stride_n", [1, 1, 1, 1], [2, 1, 1, 1]),
+                                        ("ksize_n", [2, 1, 1, 1], [1, 1, 1, 1]),
+                                        ("ok", [1, 2, 2, 1], [1, 1, 1, 1])):
+                out[f"{name}_{key}"] = _run(s, lambda: getattr(tf.nn, name)(
+                    ph(), ksize=ksize, strides=strides, padding="SAME"))
+    # Which unfed placeholder is named first is an order TF does not promise.
+    return {k: [v[0], re.sub(r"'Placeholder_?\d*'", "'Placeholder'", v[1])]
+            for k, v in out.items()}
+
+
+SECTIONS = ("scan", "cwise", "cast", "kernel_attrs")
 
 
 def program(tf):

@@ -121,3 +121,43 @@ def run(tf, make_cluster):
         with tf.Session(workers[0].target) as sess:
             out.append(["cluster_reset", _outcome(lambda: sess.run(pv))])
     return out
+
+
+def resource_placement(tf):
+    """Where a local session of 3 CPUs runs the ops of a TensorArray written on /cpu:1 and
+    read on /cpu:2, a resource variable read on another CPU, and an Assign placed on another
+    CPU than its variable: {node name: "CPU:n"} from the step stats, and each op's device
+    and colocation groups in the graph."""
+    with tf.Graph().as_default() as g:
+        ta = tf.TensorArray(dtype=tf.float32, size=2)
+        with tf.device("/cpu:1"):
+            ta = ta.write(0, 1.0)
+        with tf.device("/cpu:2"):
+            ta = ta.write(1, 2.0)
+            r = ta.read(0)
+        with tf.device("/cpu:0"):
+            rv = tf.get_variable("rv", initializer=5.0, use_resource=True)
+        with tf.device("/cpu:2"):
+            read = rv.read_value() * 2.0
+        with tf.device("/cpu:1"):
+            v = tf.Variable(1.0, name="v")
+        with tf.device("/cpu:2"):
+            assign = tf.assign(v, 3.0)
+        reads = [op.name for op in g.get_operations() if op.type == "ReadVariableOp"]
+        graph = [[op.name, op.device, [c.decode() for c in op.colocation_groups()]]
+                 for op in g.get_operations() if "TensorArray" in op.name]
+        config = tf.ConfigProto(device_count={"CPU": 3})
+        with tf.Session(config=config) as sess:
+            sess.run(tf.global_variables_initializer())
+            meta = tf.RunMetadata()
+            sess.run([ta.flow, r, read, assign],
+                     options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                     run_metadata=meta)
+    wanted = {ta.flow.op.name, r.op.name, "TensorArray", "rv", read.op.inputs[0].op.name, "v",
+              assign.op.name} | set(reads)
+    ran = {}
+    for d in meta.step_stats.dev_stats:
+        for n in d.node_stats:
+            if n.node_name in wanted:
+                ran[n.node_name] = d.device.rsplit("/device:", 1)[-1]
+    return {"ran": ran, "graph": graph}

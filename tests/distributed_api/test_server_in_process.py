@@ -58,3 +58,13 @@ def test_local_cluster_tasks_have_devices_of_their_own_names():
         ran = {n.node_name: d.device for d in meta.step_stats.dev_stats for n in d.node_stats}
         assert ran[y.op.name] == "/job:worker/replica:0/task:1/device:CPU:1"
         assert ran[v.op.name] == "/job:ps/replica:0/task:0/device:CPU:0"
+
+
+def test_resource_consumers_run_where_their_resource_lives_as_in_tf1():
+    # A TensorArray is placed from its first write; ops using a resource or writing through a
+    # reference follow it, their own device ignored (TF's placer).
+    with open(RECORD) as f:
+        expected = json.load(f)["resource_placement"]
+    got = server_cases.resource_placement(tf)
+    assert got["graph"] == expected["graph"]
+    assert got["ran"] == expected["ran"]

@@ -138,7 +138,7 @@ def test_fast_path_errors_are_the_general_paths():
             tf.add(x, i)
         v = tf.Variable(1.0)
         a = tf.assign(v, 2.0)  # a ref input: colocated with the variable, as in TF
-        assert a.op.get_attr("_class") == ["loc:@Variable"]
+        assert a.op.get_attr("_class") == [b"loc:@Variable"]
         with pytest.raises(TypeError, match="requires that input 'ref' be a mutable tensor"):
             tf.assign(x, 2.0)
 

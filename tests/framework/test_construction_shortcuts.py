@@ -117,9 +117,7 @@ def test_attr_scope_nests_clears_and_restores_after_errors():
                     raise RuntimeError("inside")
             u = tf.constant(1.0)
         after = tf.constant(1.0)
-    from flowloom.framework.graph_def import attr_value_to_python
-
-    x_b = attr_value_to_python(attr_value_pb2.AttrValue(s=b"x"))
+    x_b = b"x"  # a string attr, as TF's get_attr gives it
     assert (x.op.get_attr("_a"), x.op.get_attr("_b")) == (1, x_b)
     assert "_a" not in y.op.attrs and y.op.get_attr("_c") is True and y.op.get_attr("_b") == x_b
     assert z.op.get_attr("_a") == 1 and "_c" not in z.op.attrs
@@ -239,9 +237,9 @@ def test_assign_of_a_variable_is_colocated_as_by_the_general_path():
                 b = tf.assign(w, [1.0, 2.0, 3.0])
                 c = tf.assign(v, [1.0, 2.0, 3.0])
     for var, assign in ((v, v.initializer), (w, w.initializer), (v, a.op), (w, b.op)):
-        assert assign.get_attr("_class") == ["loc:@" + var.op.name]
+        assert assign.get_attr("_class") == [b"loc:@" + var.op.name.encode()]
         assert assign.device == var.op.device == "/job:ps/task:0"
-    assert sorted(c.op.get_attr("_class")) == sorted(["loc:@v", "loc:@w"])
+    assert sorted(c.op.get_attr("_class")) == [b"loc:@v", b"loc:@w"]
     assert c.op.device == "/job:ps/task:0"
 
 

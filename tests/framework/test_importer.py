@@ -66,7 +66,7 @@ def test_names_scopes_and_return_elements():
         assert isinstance(out1, tf.Operation) and out1.name == "import_1/output"
         assert out2.name == "net/MatMul:0"
         assert g.get_operation_by_name("import/dense1/kernel/read").get_attr("_class") == [
-            "loc:@import/dense1/kernel"]
+            b"loc:@import/dense1/kernel"]
         # Names created later do not collide with imported ones.
         assert tf.constant(1, name="import").name == "import_2:0"
 

@@ -52,6 +52,21 @@ def test_every_attr_tf1_lacks_is_listed_as_added_later():
         assert not set(added) & set(tf1[op_type]), op_type
 
 
+def test_every_tf1_attr_is_declared():
+    """A GraphDef TF 1.15 wrote names these attrs; flowloom's op types declare each."""
+    for module in INDEX["op"]:
+        importlib.import_module(module)
+    lacking = {}
+    for op_type, names in _tf1_attrs().items():
+        od = op_def.get(op_type, load_all=False)
+        if od is None or op_type in OWN_SIGNATURE:
+            continue
+        missing = set(names) - _attr_names(od)
+        if missing:
+            lacking[op_type] = sorted(missing)
+    assert not lacking, lacking
+
+
 def _graph_with_later_attrs():
     g = tf.Graph()
     with g.as_default():

@@ -66,3 +66,36 @@ def test_variable_reuse_error_says_where_it_was_defined():
     assert f'File "{__file__}", line {line}, in ' \
            "test_variable_reuse_error_says_where_it_was_defined" in where
     assert where.count("  File ") == 5
+
+
+def _user_initial_value():
+    return tf.constant(3.0) * 2.0  # the innermost user line of these ops
+
+
+def test_ops_of_a_variable_point_at_the_innermost_user_line():
+    # Variable's constructor pins the site above it; user code called inside still wins.
+    import threading
+
+    results = {}
+
+    def build(key):
+        with tf.Graph().as_default():
+            line = _line_here(); tf.get_variable("w", [2, 2])  # noqa: E702
+            ops = [op for op in tf.get_default_graph().get_operations()
+                   if op.name.startswith("w")]
+            assert len(ops) == 10  # the initializer's 7, VariableV2, Assign, read
+            for op in ops:
+                assert op._traceback[1:] == (line, "build"), (op.name, op._traceback)
+            line = _line_here(); u = tf.Variable(_user_initial_value, name="u")  # noqa: E702
+            inner = _user_initial_value.__code__.co_firstlineno + 1
+            assert u.initial_value.op._traceback[1:] == (inner, "_user_initial_value")
+            assert u.op._traceback[1:] == (line, "build")
+            assert u.initializer._traceback[1:] == (line, "build")
+            outside = tf.constant(1.0)
+            results[key] = outside.op._traceback[2]
+
+    build("main")
+    t = threading.Thread(target=build, args=("thread",))
+    t.start()
+    t.join()
+    assert results == {"main": "build", "thread": "build"}

@@ -21,6 +21,12 @@ with open(os.path.join(DATA, "image_io_tf1.json")) as f:
 # Cases compared within a tolerance (floating-point formulas computed in another order).
 CLOSE = {key: 1e-4 for key in ("ssim", "ssim_uint8", "ssim_filter7", "ssim_broadcast",
                                 "ms_ssim", "ms_ssim_unweighted", "psnr")}
+# Resampled values (0..255) summed in another order: float32 rounding.
+CLOSE.update({key: 2e-3 for key in ("resize_v2", "scale_and_translate", "resize_with_pad")})
+
+
+def _tolerance(key):
+    return next((v for k, v in CLOSE.items() if key == k or key.startswith(k + "_")), 1e-5)
 
 
 @pytest.fixture(scope="module")
@@ -59,4 +65,4 @@ def _same(got, want, atol):
 
 @pytest.mark.parametrize("key", sorted(EXPECTED))
 def test_matches_tf_1_15(got, key):
-    _same(got[key], EXPECTED[key], CLOSE.get(key, 1e-5))
+    _same(got[key], EXPECTED[key], _tolerance(key))

@@ -43,3 +43,54 @@ def _program(section):
 def test_set_ops_match_tf(key):
     got = _program("sets")[key]
     assert _close(got, EXPECTED["sets"][key]), (got, EXPECTED["sets"][key])
+
+
+@pytest.mark.parametrize("key", sorted(EXPECTED["metrics"]))
+def test_metrics_at_k_match_tf(key):
+    got = _program("metrics")[key]
+    assert _close(got, EXPECTED["metrics"][key]), (got, EXPECTED["metrics"][key])
+
+
+@pytest.mark.parametrize("key", sorted(EXPECTED["sparse_concat"]))
+def test_sparse_concat_matches_tf(key):
+    got = _program("sparse_concat")[key]
+    assert _close(got, EXPECTED["sparse_concat"][key]), (got, EXPECTED["sparse_concat"][key])
+
+
+@pytest.mark.parametrize("key", sorted(EXPECTED["sparse_matmul"]))
+def test_sparse_tensor_dense_matmul_matches_tf(key):
+    got = _program("sparse_matmul")[key]
+    assert _close(got, EXPECTED["sparse_matmul"][key]), (got, EXPECTED["sparse_matmul"][key])
+
+
+@pytest.mark.parametrize("adjoint_b", [False, True])
+def test_sparse_tensor_dense_matmul_adjoint_a_conjugates(adjoint_b):
+    # TF 1.15's CPU kernel skips the conjugation of adjoint_a (fixed in TF 2.x, which gives
+    # (1-2j) for a = [[0, 1+2j], [0, 0]], b = [[1, 0], [3+4j, 0]]); the adjoint is conjugated.
+    a = np.array([[0, 1 + 2j, 0], [2 - 1j, 0, 0.5j], [0, 0, 3]], np.complex128)
+    b = (np.arange(9.0).reshape(3, 3) + 1j * np.arange(9.0)[::-1].reshape(3, 3))
+    rows, cols = np.nonzero(a)
+    with tf.Graph().as_default(), tf.Session() as s:
+        sp = tf.SparseTensor(np.stack([rows, cols], 1), a[rows, cols], a.shape)
+        got = s.run(tf.sparse_tensor_dense_matmul(sp, b.conj().T if adjoint_b else b,
+                                                  adjoint_a=True, adjoint_b=adjoint_b))
+    np.testing.assert_allclose(got, a.conj().T @ b)
+
+
+@pytest.mark.parametrize("key", sorted(EXPECTED["training"]))
+def test_training_functions_match_tf(key):
+    got = _program("training")[key]
+    assert _close(got, EXPECTED["training"][key]), (got, EXPECTED["training"][key])
+
+
+@pytest.mark.parametrize("key", sorted(EXPECTED["init_from_checkpoint"]))
+def test_init_from_checkpoint_matches_tf(key):
+    got = _program("init_from_checkpoint")[key]
+    assert _close(got, EXPECTED["init_from_checkpoint"][key]), (
+        got, EXPECTED["init_from_checkpoint"][key])
+
+
+@pytest.mark.parametrize("key", sorted(EXPECTED["run_options"]))
+def test_monitored_session_merges_run_options_as_tf(key):
+    got = _program("run_options")[key]
+    assert _close(got, EXPECTED["run_options"][key]), (got, EXPECTED["run_options"][key])

@@ -65,5 +65,5 @@ def test_colocate_with_takes_the_variable_device_and_group():
             with tf.colocate_with(v.op):
                 r = tf.identity(v, name="r")
     assert r.op.device == "/device:CPU:1"
-    assert r.op.get_attr("_class") == ["loc:@v"]
+    assert r.op.get_attr("_class") == [b"loc:@v"]  # bytes, as TF
     assert v.initializer.device == "/device:CPU:1"

@@ -455,6 +455,9 @@ def rank(input, name=None, optimize=True):  # noqa: A002
         return apply_op("Rank", (input,), name=scope).outputs[0]
 
 
+rank_internal = rank  # TF's name for rank with its `optimize` switch
+
+
 # -- Reshape, Transpose, ExpandDims, Squeeze ---------------------------------------------------------
 Reshape = defop("Reshape", inputs=["tensor: T", "shape: Tshape"], outputs=["output: T"],
                 attrs={"Tshape": dtypes.int32})
@@ -996,8 +999,9 @@ def stack(values, axis=0, name="stack"):
         values = list(values)
     if not values and axis == 0:
         return constant(values, name=name)  # TF: an empty list converts to float32 [0]
-    if values and all(not isinstance(v, Tensor) and not hasattr(v, "_as_graph_element")
-                      for v in values):
+    # As TF: only an axis-0 stack converts its values as one constant; other axes Pack.
+    if axis == 0 and values and all(not isinstance(v, Tensor) and
+                                    not hasattr(v, "_as_graph_element") for v in values):
         try:
             # Python numbers keep TF's inference (int → int32), which np.stack would lose.
             py_values = not any(isinstance(v, (np.ndarray, np.generic)) for v in values)
@@ -1072,6 +1076,17 @@ def _first_tensor_dtype(value):
     return None
 
 
+def _cast_nested(value, dtype):
+    out = []
+    for v in value:
+        if isinstance(v, (list, tuple)):
+            v = _cast_nested(v, dtype)
+        elif isinstance(v, Tensor) and v.dtype.base_dtype != dtype:
+            v = apply_op("Cast", (v,), DstT=dtype, SrcT=v.dtype.base_dtype).outputs[0]
+        out.append(v)
+    return out
+
+
 def _autopack(value, dtype=None, name=None, as_ref=False):
     """A (nested) list holding tensors becomes a Pack of them, as TF converts it ("packed")."""
     if not _contains_tensor(value):
@@ -1080,6 +1095,10 @@ def _autopack(value, dtype=None, name=None, as_ref=False):
         # As TF's _get_dtype_from_nested_lists: the first tensor in the list sets the dtype
         # (Python numbers beside it convert to that dtype).
         dtype = _first_tensor_dtype(value)
+    elif dtype != _first_tensor_dtype(value):
+        # As TF's _cast_nested_seqs_to_dtype: a dtype asked for that differs from the
+        # inferred one casts every tensor of another dtype first.
+        value = _cast_nested(value, dtypes.as_dtype(dtype).base_dtype)
     with name_scope(name or "packed") as scope:
         # As TF's autopacking: nested lists holding tensors are packed first; the other
         # elements (numbers, tensor-free lists, arrays) then become Consts of the packed
@@ -1092,7 +1111,8 @@ def _autopack(value, dtype=None, name=None, as_ref=False):
                 if isinstance(e, Tensor):
                     target = e.dtype.base_dtype
                     break
-        elems = [e if isinstance(e, Tensor) and e.dtype.base_dtype == target else
+        # Tensors go to the Pack as they are (one of another dtype fails there: TypeError).
+        elems = [e if isinstance(e, Tensor) else
                  convert_to_tensor(e, dtype=target, name=str(i)) for i, e in enumerate(elems)]
         return apply_op("Pack", (elems,), name=scope, axis=0).outputs[0]
 

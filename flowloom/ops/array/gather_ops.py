@@ -250,8 +250,16 @@ Select = defop("Select", inputs=["condition: bool", "t: T", "e: T"], outputs=["o
 
 @Select.shape
 def _(op):
+    # TF's rule: t and e merge; a condition of rank 0 selects whole tensors, of rank 1 (and
+    # t of rank >= 1) the rows along t's first dimension, otherwise it has t's shape.
     c, t, e = (x._shape for x in op._inputs)
-    return t.merge_with(e)
+    data = common_shapes.merge(t, e)
+    if c.ndims is None or data.ndims is None or c.ndims == 0:
+        return data
+    if c.ndims != 1 or data.ndims == 0:
+        return common_shapes.merge(data, c)
+    common_shapes.merge(c, data[:1])
+    return data
 
 
 @Select.kernel

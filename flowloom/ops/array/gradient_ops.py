@@ -16,7 +16,7 @@ def _(xp, x):
 
 @PreventGradient.gradient
 def _(op, grad):
-    message = op.get_attr("message")
+    message = op._attrs["message"]
     message = message.decode() if isinstance(message, bytes) else message
     raise LookupError(f"Gradient explicitly disabled. Reason: {message}")
 

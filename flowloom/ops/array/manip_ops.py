@@ -151,12 +151,12 @@ def _mirror_fold(xp, g, paddings, offset):
 @MirrorPad.gradient
 def _(op, grad):
     return [apply_op("MirrorPadGrad", (grad, op._inputs[1]),
-                     mode=op.get_attr("mode")).outputs[0], None]
+                     mode=op._attrs["mode"]).outputs[0], None]
 
 
 @MirrorPadGrad.gradient
 def _(op, grad):
-    return [apply_op("MirrorPad", (grad, op._inputs[1]), mode=op.get_attr("mode")).outputs[0],
+    return [apply_op("MirrorPad", (grad, op._inputs[1]), mode=op._attrs["mode"]).outputs[0],
             None]
 
 

@@ -242,10 +242,10 @@ def take_many_sparse_from_tensors_map(sparse_map_op, sparse_handles, rank=None, 
         raise TypeError("sparse_map_op must be either AddSparseToTensorsMap or "
                         f"AddManySparseToTensorsMap. Instead, found `{sparse_map_op.type}`.")
     with colocate_with(sparse_map_op):
-        shared_name = sparse_map_op.get_attr("shared_name") or sparse_map_op.name
+        shared_name = sparse_map_op._attrs["shared_name"] or sparse_map_op.name
         indices, values, shape = apply_op(
             "TakeManySparseFromTensorsMap", (sparse_handles,), name=name,
-            dtype=sparse_map_op.get_attr("T"), container=sparse_map_op.get_attr("container"),
+            dtype=sparse_map_op.get_attr("T"), container=sparse_map_op._attrs["container"],
             shared_name=shared_name).outputs
     indices.set_shape([None, rank])
     shape.set_shape([rank])

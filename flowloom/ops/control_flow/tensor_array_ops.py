@@ -6,13 +6,14 @@ ops mutate it. The scalar `flow` tensors order the ops (each write returns a new
 what carries a TensorArray through a while_loop.
 """
 
+import contextlib
 import itertools
 
 import numpy as np
 
 from flowloom.framework import dtypes, errors, tensor_shape
 from flowloom.framework.apply_op import apply_op
-from flowloom.framework.graph import colocate_with, control_dependencies, name_scope
+from flowloom.framework.graph import colocate_with, control_dependencies, device, name_scope
 from flowloom.framework.op_def import NotDifferentiable, defop
 from flowloom.framework.ops import convert_to_tensor
 from flowloom.framework import tensor_util
@@ -388,7 +389,10 @@ class TensorArray:
       handle, flow: an existing array's handle and flow (advanced).
       infer_shape: whether all elements must have one shape, learned from the writes.
       element_shape: the shape of each element, if known.
-      colocate_with_first_write_call: accepted for compatibility.
+      colocate_with_first_write_call: place the array where its first write (or
+        unstack, scatter, split) is: the array op gets no device and every write is
+        colocated with the first one's value (TF). False: the array stays on the current
+        device.
       name: the op name (default "TensorArray").
 
     Example:
@@ -414,12 +418,16 @@ class TensorArray:
         self._element_shape = [tensor_shape.as_shape(element_shape)
                                if element_shape is not None else tensor_shape.unknown_shape()]
         self._size = size
+        # The value the writes colocate with (the first write's), shared by every flow of
+        # the array; None when the array does not follow its first write.
+        self._colocate_with = [] if colocate_with_first_write_call else None
         if handle is not None:
             self._handle = handle
             self._flow = flow
             return
         with name_scope(name, "TensorArray", [size]) as scope:
-            with colocate_with(None, ignore_existing=True):
+            first_write = device(None) if colocate_with_first_write_call else contextlib.nullcontext()
+            with first_write, colocate_with(None, ignore_existing=True):
                 op = apply_op(
                     "TensorArrayV3", (size,), name=scope, dtype=self._dtype,
                     element_shape=None if element_shape is None else self._element_shape[0],
@@ -459,7 +467,16 @@ class TensorArray:
         ta._size = self._size
         ta._handle = self._handle
         ta._flow = flow
+        ta._colocate_with = self._colocate_with
         return ta
+
+    def _maybe_colocate_with(self, value):
+        """Colocates a write with the array's first write (see the class docstring)."""
+        if self._colocate_with is None:
+            return contextlib.nullcontext()
+        if not self._colocate_with:
+            self._colocate_with.append(value)
+        return colocate_with(self._colocate_with[0])
 
     def _check_element_shape(self, shape):
         if not shape.is_compatible_with(self.element_shape):
@@ -513,8 +530,10 @@ class TensorArray:
             value = convert_to_tensor(value, preferred_dtype=self._dtype, name="value")
             self._check_dtype(value)
             self._check_element_shape(value.shape)
-            flow_out = apply_op("TensorArrayWriteV3", (self._handle, index, value, self._flow),
-                                name=name).outputs[0]
+            with self._maybe_colocate_with(value):
+                flow_out = apply_op("TensorArrayWriteV3",
+                                    (self._handle, index, value, self._flow),
+                                    name=name).outputs[0]
             return self._with_flow(flow_out)
 
     def gather(self, indices, name=None):
@@ -563,9 +582,10 @@ class TensorArray:
             self._check_dtype(value)
             if value.shape.ndims is not None:
                 self._check_element_shape(value.shape[1:])
-            flow_out = apply_op("TensorArrayScatterV3",
-                                (self._handle, indices, value, self._flow),
-                                name=name).outputs[0]
+            with self._maybe_colocate_with(value):
+                flow_out = apply_op("TensorArrayScatterV3",
+                                    (self._handle, indices, value, self._flow),
+                                    name=name).outputs[0]
             return self._with_flow(flow_out)
 
     def split(self, value, lengths, name=None):
@@ -580,9 +600,10 @@ class TensorArray:
                     and clengths.size and clengths.max() == clengths.min():
                 self._check_element_shape(
                     tensor_shape.TensorShape([int(clengths[0])]).concatenate(value.shape[1:]))
-            flow_out = apply_op("TensorArraySplitV3",
-                                (self._handle, value, lengths_64, self._flow),
-                                name=name).outputs[0]
+            with self._maybe_colocate_with(value):
+                flow_out = apply_op("TensorArraySplitV3",
+                                    (self._handle, value, lengths_64, self._flow),
+                                    name=name).outputs[0]
             return self._with_flow(flow_out)
 
     def size(self, name=None):

@@ -276,11 +276,12 @@ def _(xp, dataset, filename, *, output_types, output_shapes, ctx):
 
 
 PrefetchDataset = _dataset("PrefetchDataset", ["input_dataset: variant",
-                                               "buffer_size: int64"], {"slack_period": 0})
+                                               "buffer_size: int64"],
+                           {"slack_period": 0, "legacy_autotune": True})
 
 
 @PrefetchDataset.kernel
-def _(xp, dataset, buffer_size, *, output_types, output_shapes, slack_period):
+def _(xp, dataset, buffer_size, *, output_types, output_shapes, slack_period, **_):
     return dv.PrefetchValue(dataset, _int(buffer_size))
 
 

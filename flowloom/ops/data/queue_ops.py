@@ -10,10 +10,10 @@ capacity). The Queue* ops take the handle as their first input and block as the 
 import numpy as np
 
 from flowloom.framework import dtypes as dtypes_lib
-from flowloom.framework import errors
 from flowloom.framework import tensor_shape
 from flowloom.framework.op_def import defop
 from flowloom.ops.data import queue_resource as qr
+from flowloom.runtime import blocking
 
 _HANDLE_ATTRS = {"component_types": None, "shapes": [], "capacity": -1, "container": "",
                  "shared_name": ""}
@@ -26,19 +26,20 @@ def _dims(shape):
     return tuple(shape.as_list())
 
 
-def _find_or_create(ctx, kind, dtypes, shapes, capacity, container, shared_name, make):
+def _find_or_create(ctx, kind, dtypes, shapes, capacity, container, shared_name, make,
+                    **attrs):
     queue = ctx.state.get("queue")
     if queue is not None and ctx.resources.get(ctx.state["key"]) is queue:
         return queue
     key = ("queue", container, shared_name or ctx.op._name)
     queue = ctx.resources.get(key)
+    dims = [_dims(s) for s in shapes]
     if queue is None:
         name = qr.resource_name(ctx.op._name, shared_name)
         queue = ctx.resources.setdefault(key, make(name, list(dtypes),
-                                                   [_dims(s) for s in shapes] or
-                                                   [None] * len(dtypes), capacity))
+                                                   dims or [None] * len(dtypes), capacity))
     else:
-        queue.check_compatible(kind, dtypes, shapes, capacity)
+        queue.check_compatible(kind, dtypes, dims, capacity, **attrs)
     ctx.state["queue"] = queue
     ctx.state["key"] = key
     return queue
@@ -76,9 +77,12 @@ PriorityQueueV2 = _handle_op("PriorityQueueV2", dict(_HANDLE_ATTRS, component_ty
 def _(xp, *, component_types, shapes, capacity, container, shared_name, ctx):
     # The int64 priority is component 0 (not listed in component_types, as in TF).
     types = [dtypes_lib.int64] + list(component_types)
-    dims = [()] + [_dims(s) for s in shapes] if shapes else [()] + [None] * len(component_types)
-    return _find_or_create(ctx, "PriorityQueue", types, [], capacity, container, shared_name,
-                           lambda name, t, _s, cap: qr.PriorityQueue(name, t, dims, cap))
+    attr = [()] + [_dims(s) for s in shapes]
+    dims = attr if shapes else [()] + [None] * len(component_types)
+    return _find_or_create(
+        ctx, "PriorityQueue", types, [tensor_shape.TensorShape(d) for d in attr], capacity,
+        container, shared_name,
+        lambda name, t, _s, cap: qr.PriorityQueue(name, t, dims, cap, shape_attr=attr))
 
 
 RandomShuffleQueueV2 = _handle_op(
@@ -91,13 +95,9 @@ def _(xp, *, component_types, shapes, capacity, min_after_dequeue, seed, seed2, 
     def make(name, types, dims, cap):
         return qr.RandomShuffleQueue(name, types, dims, cap, min_after_dequeue, seed, seed2)
 
-    queue = _find_or_create(ctx, "RandomShuffleQueue", component_types, shapes, capacity,
-                            container, shared_name, make)
-    if queue.min_after_dequeue != min_after_dequeue:
-        raise errors.InvalidArgumentError(
-            None, None, f"Shared queue '{queue.name}' has min_after_dequeue "
-            f"{queue.min_after_dequeue} but requested min_after_dequeue was {min_after_dequeue}.")
-    return queue
+    return _find_or_create(ctx, "RandomShuffleQueue", component_types, shapes, capacity,
+                           container, shared_name, make, min_after_dequeue=min_after_dequeue,
+                           seed=seed, seed2=seed2)
 
 
 def _unknown_outputs(op):
@@ -187,3 +187,8 @@ QueueIsClosedV2.shape(lambda op: [tensor_shape.TensorShape([])])
 @QueueIsClosedV2.kernel
 def _(xp, handle):
     return np.bool_(handle.is_closed())
+
+
+# The queue ops that wait (close waits behind pending enqueues) run after the rest of their run.
+blocking.BLOCKING_TYPES.update(("QueueEnqueueV2", "QueueEnqueueManyV2", "QueueDequeueV2",
+                                "QueueDequeueManyV2", "QueueDequeueUpToV2", "QueueCloseV2"))

@@ -1,16 +1,19 @@
 """The queues behind FIFOQueueV2, RandomShuffleQueueV2, PaddingFIFOQueueV2, PriorityQueueV2.
 
 A queue is a session resource holding tuples of arrays (one array per component). Its
-blocking behaviour follows TF's queue kernels:
+blocking behaviour follows TF's queue kernels (QueueBase's attempts):
 
-- enqueue attempts and dequeue attempts are each served in arrival order; an attempt at the
-  head of its line makes progress element by element (so `dequeue_many(n)` works on a queue
-  whose capacity is below n, and `enqueue_many` fills the queue as room appears);
-- a closed queue fails new and pending enqueues with CancelledError and, once it cannot
-  satisfy a dequeue, fails it with OutOfRangeError (elements already taken by that attempt go
-  back); `dequeue_up_to` then returns what is left;
-- closing the session cancels every waiting attempt; `RunOptions.timeout_in_ms` bounds each
-  wait (runtime/blocking.py).
+- each enqueue, dequeue and close is an *attempt* waiting in one of two lines (close waits
+  in the enqueue line, so the enqueues that came before it still complete); whoever changes
+  the queue runs the heads of both lines until neither makes progress (`_flush`), so an
+  attempt advances in the thread that made room for it: right after a dequeue returns, a
+  blocked `enqueue_many` has already refilled the freed slots, element by element;
+- a closed queue fails new enqueues with CancelledError and, once it cannot satisfy a
+  dequeue, fails it with OutOfRangeError (elements already taken by that attempt go back);
+  `dequeue_up_to` then returns what is left; `close(cancel_pending_enqueues=True)` fails the
+  waiting enqueues at once;
+- closing the session cancels every waiting attempt; `RunOptions.timeout_in_ms`, or the run
+  failing elsewhere, ends a wait (runtime/blocking.py) and takes the attempt out of its line.
 """
 
 import collections
@@ -19,6 +22,7 @@ import threading
 
 import numpy as np
 
+from flowloom.framework import dtypes as dtypes_lib
 from flowloom.framework import errors
 from flowloom.ops.data import std_heap
 from flowloom.ops.data.shuffle_random import SingleSamplePhilox
@@ -26,6 +30,9 @@ from flowloom.runtime import blocking
 
 _INT32_MAX = 2**31 - 1
 _names = itertools.count()
+
+# What one run of an attempt did (TF's RunResult).
+_NO_PROGRESS, _PROGRESS, _COMPLETE = 0, 1, 2
 
 
 def resource_name(op_name, shared_name):
@@ -39,23 +46,41 @@ def _shape_str(shape):
     return "[" + ",".join("?" if d is None or d < 0 else str(d) for d in shape) + "]"
 
 
+class _Attempt:
+    """One waiting enqueue/dequeue/close: `run()` advances it (returns a RunResult, may
+    raise the op's error); `done` once it completed, with `error` set if it failed."""
+
+    __slots__ = ("run", "done", "error")
+
+    def __init__(self, run):
+        self.run = run
+        self.done = False
+        self.error = None
+
+
+def _cancelled(what):
+    return errors.CancelledError(None, None, f"{what} operation was cancelled")
+
+
 class Queue:
     """A FIFO queue of tuples (`FIFOQueueV2`); subclasses change the order and batching."""
 
     kind = "FIFOQueue"
 
-    def __init__(self, name, dtypes, shapes, capacity):
+    def __init__(self, name, dtypes, shapes, capacity, shape_attr=None):
         self.name = name
         self.dtypes = list(dtypes)
         # Per component: a tuple of dims (None unknown) or None when no shape was given.
         self.shapes = [tuple(s) if s is not None else None for s in shapes] or [None] * len(dtypes)
+        self.specified_shapes = all(s is not None for s in self.shapes)
+        # The `shapes` attr as given (a shared queue must be asked for with the same one).
+        self.shape_attr = (list(shape_attr) if shape_attr is not None else
+                           [s for s in self.shapes if s is not None])
         self.capacity = _INT32_MAX if capacity is None or capacity < 0 else int(capacity)
         self._cond = threading.Condition(threading.Lock())
         self._closed = False
         self._cancelled = False  # the session closed
         self._enqueue_line = collections.deque()
-        # The enqueue attempts waiting when the queue closed with cancel_pending_enqueues.
-        self._pending_at_close = set()
         self._dequeue_line = collections.deque()
         self._slab = None
         self._init_storage()
@@ -70,6 +95,7 @@ class Queue:
     # A dequeue of n takes nothing until n are there (or the queue is closed and a smaller
     # batch is allowed), so a batch comes out sorted: TF's PriorityQueue.
     takes_whole = False
+    many_needs_shapes = "DequeueMany and DequeueUpTo require"
 
     # -- storage (overridden) ---------------------------------------------------------------
     def _init_storage(self):
@@ -105,19 +131,32 @@ class Queue:
         self._items.extend(rows)
 
     # -- compatibility of shared queues ------------------------------------------------------
-    def check_compatible(self, kind, dtypes, shapes, capacity):
+    def check_compatible(self, kind, dtypes, shapes, capacity, **attrs):
+        """TF's MatchesNodeDef: a second handle op of a shared queue must ask for the same
+        kind, capacity, (`attrs`: kind-specific ones,) component types and shapes
+        (`shapes`: the attr's dims tuples)."""
         if kind != self.kind:
             raise errors.InvalidArgumentError(
                 None, None, f"Shared queue '{self.name}' is a {self.kind}, not a {kind}")
-        if list(dtypes) != self.dtypes:
-            raise errors.InvalidArgumentError(
-                None, None, f"Shared queue '{self.name}' has component types "
-                f"{_types_str(self.dtypes)} but requested component types {_types_str(dtypes)}")
         want = _INT32_MAX if capacity is None or capacity < 0 else capacity
         if want != self.capacity:
             raise errors.InvalidArgumentError(
                 None, None, f"Shared queue '{self.name}' has capacity {self.capacity} but "
-                f"requested capacity was {capacity}")
+                f"requested capacity was {want}")
+        self._check_attrs(**attrs)
+        if list(dtypes) != self.dtypes:
+            raise errors.InvalidArgumentError(
+                None, None, f"Shared queue '{self.name}' has component types "
+                f"{_types_str(self.dtypes)} but requested component types were "
+                f"{_types_str(dtypes)}")
+        if [s if s is None else tuple(s) for s in shapes] != self.shape_attr:
+            raise errors.InvalidArgumentError(
+                None, None, f"Shared queue '{self.name}' has component shapes "
+                f"{_shapes_str(self.shape_attr)} but requested component shapes were "
+                f"{_shapes_str(shapes)}")
+
+    def _check_attrs(self):
+        pass
 
     # -- validation ---------------------------------------------------------------------------
     def _check_element(self, comps, many):
@@ -146,10 +185,74 @@ class Queue:
                     f"{got}")
         return n
 
+    # -- the attempt lines -------------------------------------------------------------------
+    def _flush(self):
+        """Runs the heads of both lines until neither moves (TF's FlushUnlocked); wakes the
+        owners of the attempts that completed. Called with the lock held."""
+        changed_any = False
+        while True:
+            changed = self._run_line(self._enqueue_line)
+            if self._run_line(self._dequeue_line):
+                changed = True
+            if not changed:
+                break
+            changed_any = True
+        if changed_any:
+            self._cond.notify_all()
+
+    @staticmethod
+    def _run_line(line):
+        progress = False
+        while line:
+            attempt = line[0]
+            try:
+                result = attempt.run()
+            except Exception as e:  # noqa: BLE001 - the attempt's op fails with it
+                attempt.error = e
+                result = _COMPLETE
+            if result == _COMPLETE:
+                attempt.done = True
+                line.popleft()
+                progress = True
+                continue
+            if result == _PROGRESS:
+                progress = True
+            break
+        return progress
+
+    def _submit(self, attempt, line, what, timeout_ms, on_abort=None):
+        """Queues `attempt` in `line` and waits until it completed; raises its error.
+
+        Called with the lock held. A wait that ends otherwise (deadline, the run cancelled)
+        takes the attempt out of its line (`on_abort` undoes what it took)."""
+        if self._cancelled:
+            raise _cancelled(what)
+        line.append(attempt)
+        self._flush()
+        if not attempt.done:
+            try:
+                blocking.wait_until(self._cond, lambda: attempt.done, timeout_ms)
+            except BaseException:
+                if not attempt.done:
+                    line.remove(attempt)
+                    attempt.done = True
+                    if on_abort is not None:
+                        on_abort()
+                    self._flush()
+                    raise
+        if attempt.error is not None:
+            raise attempt.error
+
     # -- the session ----------------------------------------------------------------------
     def session_closed(self):
         with self._cond:
             self._cancelled = True
+            for line, what in ((self._enqueue_line, "Enqueue"),
+                               (self._dequeue_line, "Dequeue")):
+                for attempt in line:
+                    attempt.error = _cancelled(what)
+                    attempt.done = True
+                line.clear()
             self._cond.notify_all()
 
     # -- operations -------------------------------------------------------------------------
@@ -162,54 +265,38 @@ class Queue:
         else:
             comps = [np.asarray(c) for c in comps]
         n = self._check_element(comps, many)
+        total = n if many else 1
+        if total == 0:
+            return  # TF: an empty batch completes at once, closed queue or not
         slab = self._slab
         if slab is not None:
             rows = comps if many else [c[np.newaxis] for c in comps]
-            elements = range(n if many else 1)  # only its length is used
+            elements = None
         else:
             # Each row owns its memory (a slice would keep the whole batch alive); `c[i, ...]`
             # keeps a string row an object array (bytes as given, trailing NULs included).
             elements = ([tuple(np.array(c[i, ...], copy=True) for c in comps)
                          for i in range(n)] if many else [tuple(comps)])
-        cond = self._cond
-        with cond:
-            me = object()
-            self._enqueue_line.append(me)
-            pos = [0]
+        pos = 0
 
-            def ready():
-                if self._cancelled:
-                    raise errors.CancelledError(None, None, "Enqueue operation was cancelled")
-                if self._closed:
-                    if me in self._pending_at_close:
-                        raise errors.CancelledError(None, None,
-                                                    "Enqueue operation was cancelled")
-                    raise errors.CancelledError(None, None,
-                                                f"{self.kind} '{self.name}' is closed.")
-                if self._enqueue_line[0] is not me:
-                    return False
-                progressed = False
-                if slab is not None:
-                    k = min(len(elements) - pos[0], self.capacity - self._size())
-                    if k > 0:
-                        self._put_rows(slab.put(rows, pos[0], k))
-                        pos[0] += k
-                        progressed = True
-                while slab is None and pos[0] < len(elements) and \
-                        self._size() < self.capacity:
-                    self._put(elements[pos[0]])
-                    pos[0] += 1
-                    progressed = True
-                if progressed:
-                    cond.notify_all()
-                return pos[0] == len(elements)
+        def run():
+            nonlocal pos
+            if self._closed:
+                raise errors.CancelledError(None, None, f"{self.kind} '{self.name}' is closed.")
+            k = min(total - pos, self.capacity - self._size())
+            if k <= 0:
+                return _NO_PROGRESS
+            if slab is not None:
+                self._put_rows(slab.put(rows, pos, k))
+                pos += k
+            else:
+                for _ in range(k):  # one at a time: _put may fail on an element
+                    self._put(elements[pos])
+                    pos += 1
+            return _COMPLETE if pos == total else _PROGRESS
 
-            try:
-                blocking.wait_until(cond, ready, timeout_ms)
-            finally:
-                self._enqueue_line.remove(me)
-                self._pending_at_close.discard(me)
-                cond.notify_all()
+        with self._cond:
+            self._submit(_Attempt(run), self._enqueue_line, "Enqueue", timeout_ms)
 
     def dequeue(self, n=None, timeout_ms=-1, allow_smaller=False):
         """Removes one element (n None) or n of them, blocking until they are there.
@@ -217,72 +304,93 @@ class Queue:
         Returns a list of arrays, one per component (batched along a new first dimension
         when `n` is given).
         """
+        if n is not None:
+            if not self.specified_shapes:
+                raise errors.InvalidArgumentError(
+                    None, None, f"{self.kind}'s {self.many_needs_shapes} the components to "
+                    "have specified shapes.")
+            if int(n) < 0:
+                raise errors.InvalidArgumentError(None, None,
+                                                  f"Dequeue requested {int(n)} < 0 elements")
         want = 1 if n is None else int(n)
-        if want < 0:
-            raise errors.InvalidArgumentError(None, None,
-                                              f"Dequeue requested {want} < 0 elements")
-        cond = self._cond
+        if want == 0:
+            return self._empty_batch()
         taken = []
-        with cond:
-            me = object()
-            self._dequeue_line.append(me)
 
-            def ready():
-                if self._cancelled:
-                    raise errors.CancelledError(None, None, "Dequeue operation was cancelled")
-                if self._dequeue_line[0] is not me:
-                    return False
-                progressed = False
-                if not self.takes_whole or self._size() >= want or (
-                        self._closed and allow_smaller):
-                    k = self._take_many(want - len(taken), taken)
-                    progressed = k > 0
-                if progressed:
-                    cond.notify_all()
-                if len(taken) == want:
-                    return True
-                if self._closed:
-                    if allow_smaller and taken:
-                        return True
-                    have = len(taken) + self._size()
-                    self._restore(taken)
-                    taken.clear()
-                    raise errors.OutOfRangeError(
-                        None, None, f"{self.kind} '{self.name}' is closed and has insufficient "
-                        f"elements (requested {want}, current size {have})")
-                return False
+        def run():
+            nonlocal want
+            need = want - len(taken)
+            size = self._size()
+            if self._closed and size < need:
+                if self.takes_whole:
+                    if size == 0 or not allow_smaller:
+                        raise self._out_of_range(need, size)
+                else:
+                    if taken:
+                        self._restore(taken)
+                        taken.clear()
+                    if allow_smaller and self._size():
+                        want = need = self._size()
+                    elif allow_smaller and self._enqueue_line:
+                        return _PROGRESS  # the enqueues ahead may still add elements
+                    else:
+                        raise self._out_of_range(need, size)
+            elif self.takes_whole and size < need and not (self._closed and allow_smaller):
+                return _NO_PROGRESS
+            if self._take_many(need, taken) == 0:
+                return _NO_PROGRESS
+            return _COMPLETE if len(taken) == want else _PROGRESS
 
-            try:
-                blocking.wait_until(cond, ready, timeout_ms)
-            except (errors.DeadlineExceededError, errors.CancelledError):
+        def give_back():
+            if taken:
                 self._restore(taken)
                 taken.clear()
-                raise
-            finally:
-                self._dequeue_line.remove(me)
-                cond.notify_all()
-            if self._slab is not None and taken:
+
+        with self._cond:
+            self._submit(_Attempt(run), self._dequeue_line, "Dequeue", timeout_ms, give_back)
+            if self._slab is not None:
                 # Copied out before the rows can be refilled.
                 return self._slab.take_out(taken, single=n is None)
         if n is None:
             return list(taken[0])
-        if not taken:
-            return [np.zeros((0,) + tuple(0 if d is None else d for d in (s or ())), dt)
-                    for s, dt in zip(self.shapes, self._np_dtypes())]
         return [self._batch(taken, i) for i in range(len(self.dtypes))]
+
+    def _out_of_range(self, requested, size):
+        return errors.OutOfRangeError(
+            None, None, f"{self.kind} '{self.name}' is closed and has insufficient elements "
+            f"(requested {requested}, current size {size})")
+
+    def _empty_batch(self):
+        return [np.zeros((0,) + tuple(0 if d is None or d < 0 else d for d in (s or ())), dt)
+                for s, dt in zip(self.shapes, self._np_dtypes())]
 
     def _np_dtypes(self):
         return [d.as_numpy_dtype if d.as_numpy_dtype is not None else object
                 for d in self.dtypes]
 
     def close(self, cancel_pending_enqueues=False):
-        # Pending enqueues fail once the queue is closed: "cancelled" when asked for, else
-        # "closed" (TF's enqueue attempts check `closed` first).
+        """Closes the queue. Without `cancel_pending_enqueues` the close waits in the enqueue
+        line behind the enqueues already waiting (they complete first); with it, they fail
+        at once. Closing a closed queue the first way fails (TF's "already closed")."""
         with self._cond:
-            if cancel_pending_enqueues and not self._closed:
-                self._pending_at_close.update(self._enqueue_line)
-            self._closed = True
-            self._cond.notify_all()
+            if cancel_pending_enqueues:
+                self._closed = True
+                for attempt in self._enqueue_line:
+                    attempt.error = _cancelled("Enqueue")
+                    attempt.done = True
+                self._enqueue_line.clear()
+                self._cond.notify_all()
+                self._flush()
+                return
+
+            def run():
+                if self._closed:
+                    raise errors.CancelledError(None, None,
+                                                f"Queue '{self.name}' is already closed.")
+                self._closed = True
+                return _COMPLETE
+
+            self._submit(_Attempt(run), self._enqueue_line, "Enqueue", -1)
 
     def size(self):
         with self._cond:
@@ -341,7 +449,11 @@ def _compatible(shape, want):
 
 
 def _types_str(dts):
-    return "[" + ", ".join(d.name for d in dts) + "]"
+    return ", ".join(dtypes_lib.type_string(d) for d in dts)
+
+
+def _shapes_str(shapes):
+    return "[" + ", ".join(_shape_str(s) for s in shapes) + "]"
 
 
 class RandomShuffleQueue(Queue):
@@ -351,8 +463,20 @@ class RandomShuffleQueue(Queue):
 
     def __init__(self, name, dtypes, shapes, capacity, min_after_dequeue, seed, seed2):
         self.min_after_dequeue = int(min_after_dequeue)
+        self.seeds = (int(seed), int(seed2))
         self._random = SingleSamplePhilox(seed, seed2)
         super().__init__(name, dtypes, shapes, capacity)
+
+    def _check_attrs(self, min_after_dequeue, seed, seed2):
+        if min_after_dequeue != self.min_after_dequeue:
+            raise errors.InvalidArgumentError(
+                None, None, f"Shared queue '{self.name}' has min_after_dequeue "
+                f"{self.min_after_dequeue} but requested min_after_dequeue was "
+                f"{min_after_dequeue}.")
+        if (seed or seed2) and (seed, seed2) != self.seeds:
+            raise errors.InvalidArgumentError(
+                None, None, f"Shared queue '{self.name}' has random seeds {self.seeds} but "
+                f"requested seeds are ({seed}, {seed2}).")
 
     def _init_storage(self):
         self._items = []
@@ -413,6 +537,7 @@ class PriorityQueue(Queue):
     kind = "PriorityQueue"
     uses_slab = False
     takes_whole = True
+    many_needs_shapes = "DequeueMany requires"
 
     def _init_storage(self):
         self._items = []  # std_heap's (priority, item) pairs: ties come out in TF's order

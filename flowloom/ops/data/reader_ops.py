@@ -21,6 +21,7 @@ from flowloom.framework import tensor_shape
 from flowloom.framework.op_def import defop
 from flowloom.io import tfrecord
 from flowloom.ops.data import reader_state
+from flowloom.runtime import blocking
 
 _CHUNK = 1 << 16
 
@@ -489,3 +490,7 @@ def _(xp, reader, state):
             None, None, f"Expected state to be a scalar, got shape: {list(np.shape(state))}")
     value = state.item() if isinstance(state, np.ndarray) else state
     reader.restore_state(value if isinstance(value, bytes) else str(value).encode())
+
+
+# A read waits on its queue of work units: it runs after the rest of its run.
+blocking.BLOCKING_TYPES.update(("ReaderReadV2", "ReaderReadUpToV2"))

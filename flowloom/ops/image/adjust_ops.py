@@ -186,7 +186,9 @@ def grayscale_to_rgb(images, name=None):
     with name_scope(name, "grayscale_to_rgb", [images]):
         images = convert_to_tensor(images, name="images")
         shape = images._shape
-        if shape.ndims is not None and (shape.ndims < 2 or shape.as_list()[-1] not in (1, None)):
+        if shape.ndims is not None and shape.ndims < 2:
+            raise ValueError("A grayscale image must be at least two-dimensional.")
+        if shape.ndims is not None and shape.as_list()[-1] not in (1, None):
             raise ValueError("Last dimension of a grayscale image should be size 1.")
         images = _with_checks([], images)
         rank_1 = array_ops.expand_dims(array_ops.rank(images) - 1, 0)

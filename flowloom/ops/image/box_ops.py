@@ -40,8 +40,14 @@ def _iou_matrix(boxes):
     return np.where(bad, _F(0), iou).astype(_F)
 
 
-def nms(boxes, scores, max_output_size, iou_threshold, score_threshold, soft_sigma=0.0):
-    """TF's greedy (soft) NMS: (selected indices, their scores)."""
+def nms(boxes, scores, max_output_size, iou_threshold, score_threshold, soft_sigma=0.0,
+        overlaps=None):
+    """TF's greedy (soft) NMS: (selected indices, their scores). With `overlaps` (a square
+    matrix) the given similarities replace the boxes' IoU."""
+    if overlaps is not None:
+        if overlaps.ndim != 2 or overlaps.shape[0] != overlaps.shape[1]:
+            raise _bad(f"overlaps must be square, got shape {list(overlaps.shape)}")
+        boxes = np.zeros((overlaps.shape[0], 4), _F)
     if boxes.ndim != 2 or boxes.shape[1] != 4:
         raise _bad(f"boxes must be 2-D with 4 columns, got shape {list(boxes.shape)}")
     if scores.ndim != 1 or scores.shape[0] != boxes.shape[0]:
@@ -49,10 +55,13 @@ def nms(boxes, scores, max_output_size, iou_threshold, score_threshold, soft_sig
     if np.ndim(max_output_size) != 0:
         raise _bad(f"max_output_size must be 0-D, got shape {list(np.shape(max_output_size))}")
     thr = float(iou_threshold)
-    if not 0 <= thr <= 1:
+    if overlaps is None and not 0 <= thr <= 1:
         raise _bad("iou_threshold must be in [0, 1]")
     st = scores.dtype.type(score_threshold)
-    iou = _iou_matrix(boxes) if len(boxes) else np.zeros((0, 0), _F)
+    if overlaps is not None:
+        iou = np.asarray(overlaps, _F)
+    else:
+        iou = _iou_matrix(boxes) if len(boxes) else np.zeros((0, 0), _F)
     soft = soft_sigma > 0
     scale = scores.dtype.type(-0.5) / scores.dtype.type(soft_sigma) if soft else 0
     # heap of (-score, index, suppress_begin): highest score first, ties by lower index
@@ -83,7 +92,25 @@ def nms(boxes, scores, max_output_size, iou_threshold, score_threshold, soft_sig
     return np.array(selected, np.int32), np.array(kept, scores.dtype)
 
 
+def _with_rank(shape, rank):
+    if shape.ndims not in (None, rank):
+        raise ValueError(f"Shape must be rank {rank} but is rank {shape.ndims}")
+
+
 def _nms_shape(op):
+    """TF's NMS shape checks: boxes [n, 4], scores [n], the other inputs scalars."""
+    boxes, scores = op._inputs[0]._shape, op._inputs[1]._shape
+    _with_rank(boxes, 2)
+    _with_rank(scores, 1)
+    for tensor in op._inputs[2:]:
+        _with_rank(tensor._shape, 0)
+    if boxes.ndims == 2 and boxes.dims[1].value not in (None, 4):
+        raise ValueError(f"Dimension must be 4 but is {boxes.dims[1].value}")
+    if boxes.ndims == 2 and scores.ndims == 1 and None not in (
+            boxes.dims[0].value, scores.dims[0].value) and \
+            boxes.dims[0].value != scores.dims[0].value:
+        raise ValueError(f"Dimensions must be equal, but are {boxes.dims[0].value} and "
+                         f"{scores.dims[0].value}")
     return TensorShape([None])
 
 
@@ -125,6 +152,7 @@ NonMaxSuppressionV4 = defop("NonMaxSuppressionV4",
 
 @NonMaxSuppressionV4.shape
 def _(op):
+    _nms_shape(op)
     n = constant_value(op._inputs[2])
     pad = op.get_attr("pad_to_max_output_size")
     return [TensorShape([int(n) if pad and n is not None else None]), TensorShape([])]
@@ -151,6 +179,7 @@ NonMaxSuppressionV5 = defop("NonMaxSuppressionV5",
 
 @NonMaxSuppressionV5.shape
 def _(op):
+    _nms_shape(op)
     n = constant_value(op._inputs[2])
     pad = op.get_attr("pad_to_max_output_size")
     dim = int(n) if pad and n is not None else None
@@ -172,8 +201,58 @@ def _(xp, boxes, scores, max_output_size, iou_threshold, score_threshold, soft_n
     return idx, kept, valid
 
 
+NonMaxSuppressionWithOverlaps = defop(
+    "NonMaxSuppressionWithOverlaps",
+    inputs=["overlaps: float", "scores: float", "max_output_size: int32",
+            "overlap_threshold: float", "score_threshold: float"],
+    outputs=["selected_indices: int32"])
+
+
+@NonMaxSuppressionWithOverlaps.shape
+def _(op):
+    overlaps, scores = op._inputs[0]._shape, op._inputs[1]._shape
+    _with_rank(overlaps, 2)
+    _with_rank(scores, 1)
+    for tensor in op._inputs[2:]:
+        _with_rank(tensor._shape, 0)
+    if overlaps.ndims == 2 and None not in (overlaps.dims[0].value, overlaps.dims[1].value) \
+            and overlaps.dims[0].value != overlaps.dims[1].value:
+        raise ValueError(f"Dimensions must be equal, but are {overlaps.dims[0].value} and "
+                         f"{overlaps.dims[1].value}")
+    return TensorShape([None])
+
+
+@NonMaxSuppressionWithOverlaps.kernel
+def _(xp, overlaps, scores, max_output_size, overlap_threshold, score_threshold):
+    return nms(None, scores, max_output_size, overlap_threshold, score_threshold,
+               overlaps=overlaps)[0]
+
+
 NotDifferentiable("NonMaxSuppressionV2", "NonMaxSuppressionV3", "NonMaxSuppressionV4",
-                  "NonMaxSuppressionV5")
+                  "NonMaxSuppressionV5", "NonMaxSuppressionWithOverlaps")
+
+
+def non_max_suppression_with_overlaps(overlaps, scores, max_output_size,
+                                      overlap_threshold=0.5, score_threshold=float("-inf"),
+                                      name=None):
+    """Greedily selects boxes by descending score, dropping those whose given overlap with
+    a selected box exceeds `overlap_threshold` (op NonMaxSuppressionWithOverlaps).
+
+    Args:
+      overlaps: [num_boxes, num_boxes] float32, the pairwise overlaps.
+      scores: [num_boxes] float32.
+      max_output_size: at most this many indices.
+      overlap_threshold: overlap above which a box is dropped.
+      score_threshold: boxes scoring at or below it are never selected.
+
+    Returns:
+      int32 [M] indices, M <= max_output_size.
+    """
+    with name_scope(name, "non_max_suppression_overlaps"):
+        threshold = convert_to_tensor(overlap_threshold, name="overlap_threshold")
+        st = convert_to_tensor(score_threshold, name="score_threshold")
+        return apply_op("NonMaxSuppressionWithOverlaps",
+                        (overlaps, scores, max_output_size, threshold, st)).outputs[0]
 
 
 def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5,
@@ -420,7 +499,7 @@ def _(op, grad):
     if image.dtype.base_dtype in (dtypes.float16, dtypes.float32, dtypes.float64):
         grad0 = apply_op("CropAndResizeGradImage", (grad, op._inputs[1], op._inputs[2],
                                                     convert_to_tensor(shape, dtypes.int32)),
-                         T=image.dtype.base_dtype, method=op.get_attr("method")).outputs[0]
+                         T=image.dtype.base_dtype, method=op._attrs["method"]).outputs[0]
     grad1 = apply_op("CropAndResizeGradBoxes", (grad, image, op._inputs[1], op._inputs[2])
                      ).outputs[0]
     return [grad0, grad1, None, None]

@@ -87,7 +87,12 @@ def _image_3d_shape(op):
 AdjustContrastv2 = defop("AdjustContrastv2", inputs=["images: T", "contrast_factor: float"],
                          outputs=["output: T"], attrs={"T": dtypes.float32},
                          allowed_types={"T": (dtypes.float16, dtypes.float32)})
-AdjustContrastv2.shape(_image_3d_shape)
+@AdjustContrastv2.shape
+def _(op):
+    factor = op._inputs[1]._shape
+    if factor.ndims not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {factor.ndims}")
+    return _image_3d_shape(op)
 
 
 def _folded_channel_sums(planes):

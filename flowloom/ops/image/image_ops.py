@@ -94,6 +94,21 @@ def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=Fals
     Raises:
       ValueError: bad ranks or sizes, or an unknown method.
     """
+    def resize(images, size):
+        op_type = _RESIZE_OPS.get(method)
+        if op_type is None:
+            raise ValueError("Resize method is not implemented.")
+        return _resize_op(op_type, images, size, align_corners)
+
+    return resize_images_common(images, resize, size, preserve_aspect_ratio, name,
+                                skip_resize_if_same=True)
+
+
+def resize_images_common(images, resizer_fn, size, preserve_aspect_ratio, name,
+                         skip_resize_if_same):
+    """The checks and shapes that TF's resize functions share around `resizer_fn(images,
+    size)` (a 4-D resize): 3-D images get a batch dimension, `size` is validated (a
+    constant size gives the static output shape), the aspect ratio kept if asked."""
     with name_scope(name, "resize", [images, size]):
         images, is_batch = _expand_batch(images, "images")
         _, height, width, _ = images._shape.as_list()
@@ -108,8 +123,8 @@ def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=Fals
         if preserve_aspect_ratio:
             _, cur_h, cur_w, _ = _image_dimensions(images, 4)
             f32 = dtypes.float32
-            scale_h = math_ops.cast(size[0], f32) / math_ops.cast(cur_h, f32)
-            scale_w = math_ops.cast(size[1], f32) / math_ops.cast(cur_w, f32)
+            scale_h = math_ops.cast(new_h, f32) / math_ops.cast(cur_h, f32)
+            scale_w = math_ops.cast(new_w, f32) / math_ops.cast(cur_w, f32)
             factor = math_ops.minimum(scale_h, scale_w)
             scaled_h = math_ops.cast(math_ops.round(factor * math_ops.cast(cur_h, f32)),
                                      dtypes.int32)
@@ -119,12 +134,10 @@ def resize_images(images, size, method=ResizeMethod.BILINEAR, align_corners=Fals
                                      name="size")
             new_shape = constant_value_as_shape(size)
             new_h, new_w = new_shape.as_list() if new_shape.ndims == 2 else (None, None)
-        if None not in (new_w, width, new_h, height) and width == new_w and height == new_h:
+        if skip_resize_if_same and None not in (new_w, width, new_h, height) and \
+                width == new_w and height == new_h:
             return images if is_batch else array_ops.squeeze(images, axis=[0])
-        op_type = _RESIZE_OPS.get(method)
-        if op_type is None:
-            raise ValueError("Resize method is not implemented.")
-        images = _resize_op(op_type, images, size, align_corners)
+        images = resizer_fn(images, size)
         images.set_shape([None, new_h, new_w, None])
         return images if is_batch else array_ops.squeeze(images, axis=[0])
 
@@ -283,6 +296,14 @@ def resize_image_with_crop_or_pad(image, target_height, target_width):
 def resize_image_with_pad(image, target_height, target_width,
                           method=ResizeMethod.BILINEAR, align_corners=False):
     """Resizes keeping the aspect ratio, then zero-pads to target_height x target_width."""
+    return resize_image_with_pad_common(
+        image, target_height, target_width,
+        lambda im, new_size: resize_images(im, new_size, method, align_corners=align_corners))
+
+
+def resize_image_with_pad_common(image, target_height, target_width, resize_fn):
+    """What TF's two resize_image_with_pad functions share around `resize_fn(image,
+    [height, width])` (4-D)."""
     with name_scope(None, "resize_image_with_pad", [image]):
         image, is_batch = _batched(image)
         checks = _check_3d(image, require_static=False)
@@ -301,7 +322,7 @@ def resize_image_with_pad(image, target_height, target_width,
         pad_w = math_ops.floor((f_tw - resized_w_f) / 2)
         p_h = math_ops.maximum(0, math_ops.cast(pad_h, dtypes.int32))
         p_w = math_ops.maximum(0, math_ops.cast(pad_w, dtypes.int32))
-        resized = resize_images(image, [resized_h, resized_w], method, align_corners)
+        resized = resize_fn(image, [resized_h, resized_w])
         padded = pad_to_bounding_box(resized, p_h, p_w, target_height, target_width)
         return padded if is_batch else array_ops.squeeze(padded, axis=[0])
 
@@ -352,13 +373,19 @@ def central_crop(image, central_fraction):
         return out
 
 
+def _fix_flip_shape(image, result):
+    """The flipped 3-D image has the image's shape; an image of unknown rank is 3-D."""
+    result.set_shape(image._shape if image._shape.ndims is not None else [None] * 3)
+    return result
+
+
 def _flip(image, axis, scope):
     with name_scope(None, scope, [image]):
         image = convert_to_tensor(image, name="image")
         image = _with_checks(_check_3d(image, require_static=False), image)
         ndims = image._shape.ndims
         if ndims == 3 or ndims is None:
-            return manip_ops.reverse(image, [axis])
+            return _fix_flip_shape(image, manip_ops.reverse(image, [axis]))
         if ndims == 4:
             return manip_ops.reverse(image, [axis + 1])
         raise ValueError("'image' must have either 3 or 4 dimensions.")
@@ -386,8 +413,7 @@ def _random_flip(image, axis, seed, scope):
             u = random_ops.random_uniform([], 0, 1.0, seed=seed)
             result = cond(math_ops.less(u, 0.5), lambda: manip_ops.reverse(image, [axis]),
                           lambda: image)
-            result.set_shape(image._shape)
-            return result
+            return _fix_flip_shape(image, result)
         if ndims == 4:
             batch = array_ops.shape(image)[0]
             u = random_ops.random_uniform(array_ops.stack([batch]), 0, 1.0, seed=seed)

@@ -1,12 +1,15 @@
 """Math functions TF composes from other ops (no op type of their own): reduce_logsumexp,
-reduce_variance/std, norm, log_sigmoid, scalar_mul, lbeta, monotonicity tests,
-accumulate_n."""
+reduce_variance/std, norm, log_sigmoid, scalar_mul, lbeta, monotonicity tests; and
+accumulate_n with its AccumulateNV2 op."""
 
 import numpy as np
 
-from flowloom.framework import dtypes
+from flowloom.framework.apply_op import apply_op
 from flowloom.framework.graph import name_scope
-from flowloom.framework.ops import convert_to_tensor
+from flowloom.framework.op_def import defop
+from flowloom.framework.ops import Tensor, convert_to_tensor
+from flowloom.framework.tensor_conversion import convert_to_tensor_or_indexed_slices
+from flowloom.framework.tensor_shape import as_shape, unknown_shape
 from flowloom.ops.array import array_ops
 from flowloom.ops.math import math_ops, unary_ops
 from flowloom.ops.math.reduction_ops import reduce_all, reduce_max, reduce_mean, reduce_sum
@@ -142,16 +145,64 @@ def is_strictly_increasing(x, name=None):
         return reduce_all(math_ops.less(convert_to_tensor(0, dtype=diff.dtype), diff))
 
 
+AccumulateNV2 = defop("AccumulateNV2", inputs=["inputs: N * T"], outputs=["sum: T"],
+                      attrs={"shape": unknown_shape()})
+
+
+@AccumulateNV2.shape
+def _(op):
+    s = op._attrs["shape"]
+    for t in op._inputs:
+        s = s.merge_with(t._shape)
+    return s
+
+
+AccumulateNV2.kernel(math_ops.AddN.kernel_fn)
+
+
+@AccumulateNV2.gradient
+def _(op, grad):
+    return [grad] * len(op._inputs)
+
+
 def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
-    """The elementwise sum of `inputs`: an AddN op named as TF names its AccumulateNV2."""
-    if tensor_dtype is not None and any(convert_to_tensor(x).dtype != dtypes.as_dtype(
-            tensor_dtype) for x in inputs):
-        raise TypeError("tensor_dtype does not match the type of the inputs")
-    return math_ops.add_n(inputs, name=name or "AccumulateNV2")
+    """Returns the elementwise sum of a list of tensors (an AccumulateNV2 op).
+
+    Args:
+      inputs: A list of `Tensor` objects, each with same shape and type.
+      shape: Expected shape of elements of `inputs` (optional); merged with theirs.
+      tensor_dtype: Expected data type of `inputs` (optional).
+      name: A name for the operation (optional).
+
+    Returns:
+      A `Tensor` of same shape and type as the elements of `inputs`.
+
+    Raises:
+      ValueError: If `inputs` don't all have same shape and dtype or the shape
+      cannot be inferred.
+    """
+    def _input_error():
+        return ValueError("inputs must be a list of at least one Tensor with the same dtype "
+                          "and shape")
+
+    if not inputs or not isinstance(inputs, (list, tuple)):
+        raise _input_error()
+    inputs = [convert_to_tensor_or_indexed_slices(x) for x in inputs]
+    if not all(isinstance(x, Tensor) for x in inputs):
+        raise _input_error()
+    if not all(x.dtype == inputs[0].dtype for x in inputs):
+        raise _input_error()
+    shape = as_shape(shape) if shape is not None else unknown_shape()
+    for t in inputs:
+        shape = shape.merge_with(t.get_shape())
+    if tensor_dtype is not None and tensor_dtype != inputs[0].dtype:
+        raise TypeError(f"tensor_dtype is {tensor_dtype}, but input is of type "
+                        f"{inputs[0].dtype}")
+    if len(inputs) == 1:
+        return inputs[0] if name is None else array_ops.identity(inputs[0], name=name)
+    return apply_op("AccumulateNV2", (list(inputs),), name=name, shape=shape).outputs[0]
 
 
 def floor_div(x, y, name=None):
     """x // y elementwise (op type FloorDiv, no name scope)."""
-    from flowloom.framework.apply_op import apply_op
-
     return apply_op("FloorDiv", (x, y), name=name).outputs[0]

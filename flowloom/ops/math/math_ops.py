@@ -399,8 +399,16 @@ Cast = defop("Cast", inputs=["x: SrcT"], outputs=["y: DstT"], attrs={"Truncate":
 Cast.shape(common_shapes.unchanged)
 
 
+# Types TF's CPU Cast kernel does not convert to or from another type.
+_NO_CAST = (dtypes.string, dtypes.variant, dtypes.resource)
+
+
 @Cast.kernel
-def _(xp, x, *, DstT):
+def _(xp, x, *, SrcT, DstT):
+    if SrcT != DstT and (SrcT in _NO_CAST or DstT in _NO_CAST):
+        raise errors.UnimplementedError(
+            None, None, f"Cast {dtypes.type_string(SrcT)} to {dtypes.type_string(DstT)} is "
+            "not supported")
     npt = DstT.as_numpy_dtype
     if x.dtype.kind == "f" and np.dtype(npt).kind in "iu":
         with np.errstate(invalid="ignore"):
@@ -423,12 +431,19 @@ def _(op, grad):
 def cast(x, dtype, name=None):
     """Casts `x` to `dtype` (returns `x` itself when it already has that type)."""
     dtype = dtypes.as_dtype(dtype).base_dtype
-    if hasattr(x, "dense_shape") and hasattr(x, "indices"):
-        raise NotImplementedError("tf.cast of SparseTensor/IndexedSlices is not implemented")
     if isinstance(x, Tensor) and x.dtype.base_dtype == dtype:
         return x  # as TF, before the name scope (no name is taken)
     # As TF: a Python value becomes `Cast/x`, even when no Cast op follows.
     with name_scope(name, "Cast", [x]) as scope:
+        if hasattr(x, "indices") and hasattr(x, "values") and hasattr(x, "dense_shape"):
+            # SparseTensor and IndexedSlices: the values are cast, the rest is kept (as TF).
+            from flowloom.framework.indexed_slices import IndexedSlices
+            from flowloom.framework.sparse_tensor import SparseTensor
+
+            if isinstance(x, SparseTensor):
+                return SparseTensor(x.indices, cast(x.values, dtype, name=scope), x.dense_shape)
+            if isinstance(x, IndexedSlices):
+                return IndexedSlices(cast(x.values, dtype, name=scope), x.indices, x.dense_shape)
         x = convert_to_tensor(x, name="x") if not isinstance(x, Tensor) else x
         if x.dtype.base_dtype == dtype:
             return x
@@ -496,7 +511,12 @@ def add_n(inputs, name=None):
         if name:
             return array_ops.identity(inputs[0], name=name)
         return convert_to_tensor(inputs[0])
-    return apply_op("AddN", (list(inputs),), name=name).outputs[0]
+    # As TF: each input is converted on its own first (a NumPy float64 beside a float32
+    # Tensor is a dtype mismatch, not cast to the Tensor's dtype as other list inputs are).
+    from flowloom.framework.tensor_conversion import convert_to_tensor_or_indexed_slices
+
+    inputs = [convert_to_tensor_or_indexed_slices(v) for v in inputs]
+    return apply_op("AddN", (inputs,), name=name).outputs[0]
 
 
 Range = defop("Range", inputs=["start: Tidx", "limit: Tidx", "delta: Tidx"],
@@ -612,6 +632,7 @@ def _register_operators():
         fwd, _ = _operator(_op_type_fn(op_type), op_type, py)
         Tensor._override_operator(f"__{py}__", fwd)
     Tensor._override_operator("__xor__", lambda x, y: logical_xor(x, y, name="xor"))
+    Tensor._override_operator("__rxor__", lambda y, x: logical_xor(x, y, name="xor"))
     Tensor._override_operator("__truediv__", _truediv_operator)
     Tensor._override_operator("__rtruediv__", _rtruediv_operator)
     Tensor._override_operator("__div__", _truediv_operator)

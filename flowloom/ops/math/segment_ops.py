@@ -122,7 +122,8 @@ def _gather_drop_negatives(params, ids, zero_clipped_indices=None, is_positive=N
              array_ops.ones([array_ops.rank(gathered) - array_ops.rank(is_positive)],
                             dtype=positive_shape.dtype.base_dtype)], axis=0)
         is_positive = array_ops.reshape(is_positive, broadcastable)
-        is_positive = math_ops.logical_and(is_positive, array_ops.ones_like(is_positive))
+        is_positive = math_ops.logical_and(
+            is_positive, array_ops.ones_like(gathered, dtype=dtypes.bool_))
     zero_slice = array_ops.zeros_like(gathered)
     return (array_ops.where(is_positive, gathered, zero_slice), zero_clipped_indices,
             is_positive)

@@ -382,6 +382,8 @@ def conj(x, name=None):
     x = convert_to_tensor(x, name="x")
     if x.dtype.base_dtype.is_complex:
         return apply_op("Conj", (x,), name=name or "Conj").outputs[0]
+    if not (x.dtype.is_floating or x.dtype.is_integer):
+        raise TypeError(f"Expected numeric or variant tensor, got dtype tf.{x.dtype.name}")
     return x
 
 

@@ -687,3 +687,8 @@ def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu
                           use_cudnn_on_gpu, data_format=data_format,
                           dilations=[1] + dil).outputs[0]
         return array_ops.squeeze(result, [spatial_start_dim])
+
+
+from flowloom.ops.nn import kernel_attr_checks  # noqa: E402 - checks run when a plan is compiled
+
+kernel_attr_checks.install(Conv2D, MaxPool, AvgPool)

@@ -26,7 +26,7 @@ class _AsV2:
         self.inputs = op.inputs
 
     def get_attr(self, name):
-        return self._op.get_attr("Nsparse" if name == "num_sparse" else name)
+        return self._op._attrs["Nsparse" if name == "num_sparse" else name]
 
 
 @ParseExample.shape

@@ -98,8 +98,11 @@ def _call(token, inputs, Tout, eager):
 
 
 def _define(op_type, stateful, eager):
+    attrs = {"token": "", "Tin": [], "Tout": []}
+    if eager:
+        attrs["is_async"] = False
     od = defop(op_type, inputs=["input: list(Tin)"], outputs=["output: list(Tout)"],
-               attrs={"token": "", "Tin": [], "Tout": []}, stateful=stateful)
+               attrs=attrs, stateful=stateful)
     od.shape(lambda op: [unknown_shape() for _ in op._attrs["Tout"]])
 
     @od.kernel

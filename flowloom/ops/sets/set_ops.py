@@ -23,16 +23,19 @@ SetSize = defop("SetSize", inputs=["set_indices: int64", "set_values: T", "set_s
                 allowed_types=_ALLOWED).no_gradient()
 DenseToDenseSetOperation = defop(
     "DenseToDenseSetOperation", inputs=["set1: T", "set2: T"], outputs=_RESULT,
-    attrs={"validate_indices": True}, allowed_types=_ALLOWED).no_gradient()
+    attrs={"set_operation": None, "validate_indices": True},
+    allowed_types=_ALLOWED).no_gradient()
 DenseToSparseSetOperation = defop(
     "DenseToSparseSetOperation",
     inputs=["set1: T", "set2_indices: int64", "set2_values: T", "set2_shape: int64"],
-    outputs=_RESULT, attrs={"validate_indices": True}, allowed_types=_ALLOWED).no_gradient()
+    outputs=_RESULT, attrs={"set_operation": None, "validate_indices": True},
+    allowed_types=_ALLOWED).no_gradient()
 SparseToSparseSetOperation = defop(
     "SparseToSparseSetOperation",
     inputs=["set1_indices: int64", "set1_values: T", "set1_shape: int64",
             "set2_indices: int64", "set2_values: T", "set2_shape: int64"],
-    outputs=_RESULT, attrs={"validate_indices": True}, allowed_types=_ALLOWED).no_gradient()
+    outputs=_RESULT, attrs={"set_operation": None, "validate_indices": True},
+    allowed_types=_ALLOWED).no_gradient()
 
 
 @SetSize.shape

@@ -146,7 +146,16 @@ def _sparse_update(update, var, slots, scalars, grad, after, indices, extra):
 
 
 # -- the update rules, in place on (rows of) the arrays ---------------------------------------
+_CHUNK = 1 << 16  # elements per product: a few rows at a time, not a temporary of var's size
+
+
 def _gradient_descent(var, alpha, delta):
+    if var.size > _CHUNK and var.flags.c_contiguous and delta.flags.c_contiguous and \
+            var.shape == delta.shape:
+        flat_var, flat_delta = var.reshape(-1), delta.reshape(-1)
+        for a in range(0, var.size, _CHUNK):
+            flat_var[a:a + _CHUNK] -= alpha * flat_delta[a:a + _CHUNK]
+        return
     var -= alpha * delta
 
 
