@@ -243,6 +243,11 @@ def _merge_run_options(options, incoming):
                                        incoming.inter_op_thread_pool)
     options.output_partition_graphs = max(options.output_partition_graphs,
                                           incoming.output_partition_graphs)
+    options.debug_options.debug_tensor_watch_opts.extend(
+        incoming.debug_options.debug_tensor_watch_opts)
+    options.debug_options.reset_disk_byte_usage = (
+        options.debug_options.reset_disk_byte_usage or
+        incoming.debug_options.reset_disk_byte_usage)
     options.report_tensor_allocations_upon_oom = (
         options.report_tensor_allocations_upon_oom or
         incoming.report_tensor_allocations_upon_oom)

@@ -353,8 +353,47 @@ def init_from_checkpoint_program(tf):
     return out
 
 
+def run_options_program(tf):
+    """The RunOptions a MonitoredSession's hooks see after merging theirs with the caller's."""
+
+    class Hook(tf.train.SessionRunHook):
+        def __init__(self, trace_level, timeout, partition_graphs, node, oom):
+            self.args = (trace_level, timeout, partition_graphs, node, oom)
+            self.seen = []
+
+        def before_run(self, run_context):
+            trace_level, timeout, partition_graphs, node, oom = self.args
+            options = tf.RunOptions(trace_level=trace_level, timeout_in_ms=timeout,
+                                    output_partition_graphs=partition_graphs,
+                                    report_tensor_allocations_upon_oom=oom)
+            options.debug_options.debug_tensor_watch_opts.add(
+                node_name=node, output_slot=0, debug_ops=["DebugIdentity"])
+            return tf.train.SessionRunArgs(None, None, options=options)
+
+        def after_run(self, run_context, run_values):
+            o = run_values.options
+            self.seen.append([o.trace_level, o.timeout_in_ms, o.output_partition_graphs,
+                              o.report_tensor_allocations_upon_oom,
+                              [w.node_name for w in o.debug_options.debug_tensor_watch_opts],
+                              len(run_values.run_metadata.partition_graphs) > 0])
+
+    out = {}
+    with tf.Graph().as_default():
+        c = tf.constant(42, name="my_const")
+        tf.constant(24, name="my_const_2")
+        a, b = Hook(2, 30000, False, "my_const", False), Hook(3, 60000, True, "my_const_2", True)
+        with tf.train.MonitoredSession(hooks=[a, b]) as sess:
+            out["value"] = int(sess.run(c))
+            caller = tf.RunOptions(trace_level=1, timeout_in_ms=100)
+            caller.debug_options.debug_tensor_watch_opts.add(node_name="my_const_2")
+            sess.run(c, options=caller)
+        out["hooks"] = [a.seen, b.seen]
+    return out
+
+
 def program(tf):
     return {"sets": sets_program(tf), "metrics": metrics_program(tf),
             "sparse_concat": sparse_concat_program(tf),
             "sparse_matmul": sparse_matmul_program(tf), "training": training_program(tf),
-            "init_from_checkpoint": init_from_checkpoint_program(tf)}
+            "init_from_checkpoint": init_from_checkpoint_program(tf),
+            "run_options": run_options_program(tf)}

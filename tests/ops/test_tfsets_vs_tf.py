@@ -88,3 +88,9 @@ def test_init_from_checkpoint_matches_tf(key):
     got = _program("init_from_checkpoint")[key]
     assert _close(got, EXPECTED["init_from_checkpoint"][key]), (
         got, EXPECTED["init_from_checkpoint"][key])
+
+
+@pytest.mark.parametrize("key", sorted(EXPECTED["run_options"]))
+def test_monitored_session_merges_run_options_as_tf(key):
+    got = _program("run_options")[key]
+    assert _close(got, EXPECTED["run_options"][key]), (got, EXPECTED["run_options"][key])
