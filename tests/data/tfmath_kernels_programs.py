@@ -128,6 +128,15 @@ def kernel_attrs_program(tf):
                                                               padding="SAME", data_format=fmt))
         out["conv_dilation"] = _run(s, lambda: tf.nn.conv2d(
             ph(), ph(), strides=[1, 1, 1, 1], dilations=[1, 1, 1, 2], padding="SAME"))
+        pad = [[0, 0], [-1, 0], [0, 0], [0, 0]]
+        out["conv_input_grad_negative_pad"] = _run(s, lambda: tf.nn.conv2d_backprop_input(
+            [32, 20, 20, 3], tf.placeholder(tf.float32, shape=[18, 18, 3, 2]),
+            tf.placeholder(tf.float32, shape=[32, 3, 2, 2]), strides=[1, 1, 1, 1],
+            padding=pad))
+        out["conv_filter_grad_negative_pad"] = _run(s, lambda: tf.nn.conv2d_backprop_filter(
+            tf.placeholder(tf.float32, shape=[32, 20, 20, 3]), [18, 18, 3, 2],
+            tf.placeholder(tf.float32, shape=[32, 3, 2, 2]), strides=[1, 1, 1, 1],
+            padding=pad))
         for name in ("max_pool", "avg_pool"):
             for key, ksize, strides in (("stride_n", [1, 1, 1, 1], [2, 1, 1, 1]),
                                         ("ksize_n", [2, 1, 1, 1], [1, 1, 1, 1]),

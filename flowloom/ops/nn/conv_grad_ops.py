@@ -143,3 +143,9 @@ def conv2d_backprop_filter(input, filter_sizes, out_backprop, strides, padding, 
                     explicit_paddings=list(explicit_paddings), data_format=data_format,
                     dilations=list(dilations)).outputs[0]
 
+
+
+from flowloom.ops.nn import kernel_attr_checks  # noqa: E402 - checks run when a plan is compiled
+
+for _od in (Conv2DBackpropInput, Conv2DBackpropFilter):
+    kernel_attr_checks.check_when_bound(_od.kernel_fn, kernel_attr_checks.conv_backprop_attrs)

@@ -38,6 +38,14 @@ def conv_attrs(op):
                 "and depth dimensions.")
 
 
+def conv_backprop_attrs(op):
+    """Conv2DBackpropInput/Filter's constructors: conv_attrs, and explicit paddings >= 0."""
+    conv_attrs(op)
+    if any(p < 0 for p in op._attrs.get("explicit_paddings") or []):
+        raise errors.InvalidArgumentError(
+            None, op, "All elements of explicit_paddings must be nonnegative")
+
+
 def pool_attrs(op):
     """The pooling kernels' constructors: 4 window sizes and strides, none on the batch."""
     a = op._attrs
