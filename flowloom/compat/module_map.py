@@ -108,7 +108,8 @@ VIEWS = {
                                         "flowloom.framework.indexed_slices",
                                         "flowloom.framework.op_stats",
                                         "flowloom.framework.gradients_impl"),
-    "tensorflow.python.framework.constant_op": ("flowloom", _OPS + "array.array_ops"),
+    "tensorflow.python.framework.constant_op": (_OPS + "array.constant_op", "flowloom",
+                                                _OPS + "array.array_ops"),
     "tensorflow.python.framework.tensor_util": (
         ("flowloom.framework.tensor_util", "flowloom"),
         {"MakeNdarray": "flowloom:make_ndarray"}),

@@ -297,6 +297,9 @@ INDEX = {
             'flowloom.framework.ops.Operation',
         'flowloom.ops.array.array_ops':
             'builtins.list builtins.tuple',
+        'flowloom.ops.array.constant_op':
+            'flowloom.framework.tensor_shape.Dimension '
+            'flowloom.framework.tensor_shape.TensorShape',
         'flowloom.partitioned_variables':
             'flowloom.partitioned_variables.PartitionedVariable',
         'flowloom.resource_variable':

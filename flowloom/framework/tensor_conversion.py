@@ -160,11 +160,40 @@ def _is_int_like(v):
     return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
 
 
+def _dense_dims(value):
+    """The shape a nested list claims by its first elements (TF's _GetDenseDimensions)."""
+    dims = []
+    while isinstance(value, (list, tuple)):
+        dims.append(len(value))
+        if not value:
+            break
+        value = value[0]
+    return dims
+
+
+def _regular_dims(value):
+    """The dimensions up to where a ragged nested list stops being regular."""
+    dims, level = [], [value]
+    while all(isinstance(v, (list, tuple)) for v in level) and \
+            len({len(v) for v in level}) == 1:
+        dims.append(len(level[0]))
+        level = [x for v in level for x in v]
+        if not level:
+            break
+    return dims
+
+
 def infer_dtype(value):
     """TF's dtype for a Python value: int → int32, float → float32, str → string."""
     if isinstance(value, np.ndarray) or isinstance(value, np.generic):
         return dtypes.as_dtype(value.dtype)
-    arr = _dimensions_to_ints(np.asarray(value))
+    try:
+        arr = _dimensions_to_ints(np.asarray(value))
+    except ValueError:
+        if isinstance(value, (list, tuple)):
+            raise ValueError(f"Argument must be a dense tensor: {value} - got shape "
+                             f"{_regular_dims(value)}, but wanted {_dense_dims(value)}.") from None
+        raise
     kind = arr.dtype.kind
     if kind == "b":
         return dtypes.bool_

@@ -162,6 +162,7 @@ class TensorShape:
     """The static shape of a tensor: unknown rank (dims None) or a list of Dimensions."""
 
     __slots__ = ("_dims",)
+    _v2_behavior = False  # TF 1.15's: dims index as Dimensions, unknown ones print as ?
 
     def __init__(self, dims):
         if dims is None:

@@ -323,22 +323,21 @@ def _open_source(file, path, options):
 def _read_exact(source, n, path, offset, what):
     if isinstance(source, _ZlibSource) and n > MAX_COMPRESSED_RECORD_BYTES:
         raise errors.DataLossError(
-            None, None, f"{path}: corrupted record at offset {offset}: {what} of {n} bytes, over "
+            None, None, f"corrupted record at {offset}: {what} of {n} bytes, over "
             f"the {MAX_COMPRESSED_RECORD_BYTES}-byte limit on a compressed record")
     remaining = source.remaining()
     if remaining is not None and n > remaining:
         raise errors.DataLossError(
             None,
             None,
-            f"{path}: truncated record at offset {offset}: {what} needs {n} bytes, "
-            f"{remaining} left in file",
+            f"truncated record at {offset}",
         )
     data = source.read(n)
     if len(data) != n:
         raise errors.DataLossError(
             None,
             None,
-            f"{path}: truncated record at offset {offset}: {what} needs {n} bytes, got {len(data)}",
+            f"truncated record at {offset}",
         )
     return data
 
@@ -357,7 +356,9 @@ def read_records(path, options=None):
 
     Raises:
       DataLossError: a checksum mismatch, a truncated record or a corrupted
-        compressed stream; the message names the file and record offset.
+        compressed stream; the message is TF's ("corrupted record at N", N the
+        record's offset for its length checksum, its data's for the data checksum;
+        "truncated record at N").
       NotFoundError: if the file does not exist.
     """
     path = os.fspath(path)
@@ -381,7 +382,7 @@ def read_records(path, options=None):
                 raise errors.DataLossError(
                     None,
                     None,
-                    f"{path}: corrupted record at offset {offset}: length checksum mismatch",
+                    f"corrupted record at {offset}",
                 )
             data = _read_exact(source, length, path, offset, "data")
             (data_crc,) = _FOOTER.unpack(_read_exact(source, _FOOTER.size, path, offset, "footer"))
@@ -389,7 +390,7 @@ def read_records(path, options=None):
                 raise errors.DataLossError(
                     None,
                     None,
-                    f"{path}: corrupted record at offset {offset}: data checksum mismatch",
+                    f"corrupted record at {offset + _HEADER.size}",
                 )
             yield offset, data
             offset += _HEADER.size + length + _FOOTER.size
@@ -399,8 +400,7 @@ _BLOCK = 1 << 20
 
 
 def _truncated(path, offset, what, n, remaining):
-    return errors.DataLossError(None, None, f"{path}: truncated record at offset {offset}: "
-                                f"{what} needs {n} bytes, {remaining} left in file")
+    return errors.DataLossError(None, None, f"truncated record at {offset}")
 
 
 def _masked(c):
@@ -485,8 +485,7 @@ class PlainRecords:
         self._pos += good * stride
         if good < k:
             raise errors.DataLossError(
-                None, None, f"{self._path}: corrupted record at offset {self._offset}: data "
-                "checksum mismatch")
+                None, None, f"corrupted record at {self._offset + _HEADER.size}")
         return k
 
     def _take_one(self, offsets, datas):
@@ -494,8 +493,7 @@ class PlainRecords:
         length, length_crc = _HEADER.unpack_from(buf, pos)
         if not self._header_ok(length, length_crc):
             raise errors.DataLossError(
-                None, None, f"{path}: corrupted record at offset {offset}: length checksum "
-                "mismatch")
+                None, None, f"corrupted record at {offset}")
         total = _HEADER.size + length + _FOOTER.size
         if pos + total > len(buf):
             remaining = self._size - offset - _HEADER.size
@@ -511,8 +509,7 @@ class PlainRecords:
         data = buf[start:start + length]
         if _masked(crc32c.value(data)) != _FOOTER.unpack_from(buf, start + length)[0]:
             raise errors.DataLossError(
-                None, None, f"{path}: corrupted record at offset {offset}: data checksum "
-                "mismatch")
+                None, None, f"corrupted record at {offset + _HEADER.size}")
         offsets.append(offset)
         datas.append(data)
         self._offset += total
@@ -554,7 +551,7 @@ def tf_record_iterator(path, options=None):
       Each record as bytes.
 
     Raises:
-      DataLossError: on a checksum mismatch or truncation (names file and offset).
+      DataLossError: on a checksum mismatch or truncation (TF's messages, as read_records).
     """
     for _, record in read_records(path, options):
         yield record

@@ -31,7 +31,7 @@ def test_read_up_to_stops_at_a_bad_record_and_stays_there(tmp_path):
                     sess.run(keys)
                     raise AssertionError("no DataLossError")
                 except tf.errors.DataLossError as e:
-                    assert "offset 180" in e.message and "checksum" in e.message
+                    assert e.message.splitlines()[0] == "corrupted record at 192"  # as TF 1.15: the data's offset
                 assert sess.run([produced, finished]) == [5, 0]
             coord.request_stop()
             coord.join(threads)

@@ -86,12 +86,13 @@ def _plain_file(tmp_path, records=(b"abc", b"defgh")):
     return path
 
 
-def test_corrupt_data_names_file_and_offset(tmp_path):
+def test_corrupt_data_error_is_tfs(tmp_path):
+    # TF 1.15's RecordReader names the offset of the record's data (19 + 12 header bytes).
     path = _plain_file(tmp_path)
     data = bytearray(path.read_bytes())
     data[len(tfrecord.encode_record(b"abc")) + 12] ^= 1  # first data byte of record 2
     path.write_bytes(bytes(data))
-    with pytest.raises(errors.DataLossError, match=r"f\.tfrecord.*offset 19.*data checksum"):
+    with pytest.raises(errors.DataLossError, match=r"^corrupted record at 31$"):
         list(tfrecord.tf_record_iterator(path))
 
 
@@ -100,7 +101,7 @@ def test_huge_length_field_is_data_loss_not_allocation(tmp_path):
     header = length + struct.pack("<I", tfrecord.crc32c.masked_crc32c(length))
     path = tmp_path / "huge"
     path.write_bytes(header + b"tiny")
-    with pytest.raises(errors.DataLossError, match="truncated record at offset 0"):
+    with pytest.raises(errors.DataLossError, match="truncated record at 0"):
         list(tfrecord.tf_record_iterator(path))
 
 

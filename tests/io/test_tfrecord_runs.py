@@ -1,6 +1,7 @@
 """Uncompressed TFRecord framing of runs of equal-length records (tfrecord.PlainRecords)
 against a record-by-record reference written here: the same records, then the same error
-at the same offset, for damaged and truncated files."""
+at the same offset, for damaged and truncated files (TF 1.15's RecordReader texts: a bad
+length checksum names the record's offset, a bad data checksum the data's)."""
 
 import struct
 
@@ -17,15 +18,15 @@ def _reference(raw):
     out, pos = [], 0
     while pos < len(raw):
         if len(raw) - pos < 12:
-            return out, f"truncated record at offset {pos}"
+            return out, f"truncated record at {pos}"
         length, length_crc = struct.unpack_from("<QI", raw, pos)
         if crc32c.masked_crc32c(raw[pos:pos + 8]) != length_crc:
-            return out, f"corrupted record at offset {pos}: length checksum mismatch"
+            return out, f"corrupted record at {pos}"
         if len(raw) - pos < 16 + length:
-            return out, f"truncated record at offset {pos}"
+            return out, f"truncated record at {pos}"
         data = raw[pos + 12:pos + 12 + length]
         if crc32c.masked_crc32c(data) != struct.unpack_from("<I", raw, pos + 12 + length)[0]:
-            return out, f"corrupted record at offset {pos}: data checksum mismatch"
+            return out, f"corrupted record at {pos + 12}"
         out.append((pos, data))
         pos += 16 + length
     return out, None
@@ -54,14 +55,13 @@ def _check(tmp_path, raw, chunk):
     if want_error is None:
         assert got_error is None
     else:
-        assert got_error is not None and want_error in got_error
-        assert got_error.startswith(str(path))
+        assert got_error == want_error
     # the generator over the same framing agrees
     try:
         assert list(tfrecord.read_records(path)) == want_records
         assert want_error is None
     except errors.DataLossError as e:
-        assert want_error in str(e)
+        assert str(e) == want_error
 
 
 FUZZ = settings(max_examples=150, deadline=None,
@@ -91,7 +91,8 @@ def test_one_bad_record_in_a_long_run(tmp_path, what):
     raw[at + offset] ^= 0x40
     _check(tmp_path, raw, 128)
     got, error = _framed(tmp_path / "runs.tfrecord", 128)
-    assert len(got) == 617 and f"offset {at}" in error
+    named = at + 12 if what in ("data", "footer") else at  # a data checksum names the data
+    assert len(got) == 617 and error == f"corrupted record at {named}"
 
 
 def test_runs_across_block_boundaries(tmp_path):

@@ -1076,6 +1076,17 @@ def _first_tensor_dtype(value):
     return None
 
 
+def _cast_nested(value, dtype):
+    out = []
+    for v in value:
+        if isinstance(v, (list, tuple)):
+            v = _cast_nested(v, dtype)
+        elif isinstance(v, Tensor) and v.dtype.base_dtype != dtype:
+            v = apply_op("Cast", (v,), DstT=dtype, SrcT=v.dtype.base_dtype).outputs[0]
+        out.append(v)
+    return out
+
+
 def _autopack(value, dtype=None, name=None, as_ref=False):
     """A (nested) list holding tensors becomes a Pack of them, as TF converts it ("packed")."""
     if not _contains_tensor(value):
@@ -1084,6 +1095,10 @@ def _autopack(value, dtype=None, name=None, as_ref=False):
         # As TF's _get_dtype_from_nested_lists: the first tensor in the list sets the dtype
         # (Python numbers beside it convert to that dtype).
         dtype = _first_tensor_dtype(value)
+    elif dtype != _first_tensor_dtype(value):
+        # As TF's _cast_nested_seqs_to_dtype: a dtype asked for that differs from the
+        # inferred one casts every tensor of another dtype first.
+        value = _cast_nested(value, dtypes.as_dtype(dtype).base_dtype)
     with name_scope(name or "packed") as scope:
         # As TF's autopacking: nested lists holding tensors are packed first; the other
         # elements (numbers, tensor-free lists, arrays) then become Consts of the packed
@@ -1096,7 +1111,8 @@ def _autopack(value, dtype=None, name=None, as_ref=False):
                 if isinstance(e, Tensor):
                     target = e.dtype.base_dtype
                     break
-        elems = [e if isinstance(e, Tensor) and e.dtype.base_dtype == target else
+        # Tensors go to the Pack as they are (one of another dtype fails there: TypeError).
+        elems = [e if isinstance(e, Tensor) else
                  convert_to_tensor(e, dtype=target, name=str(i)) for i, e in enumerate(elems)]
         return apply_op("Pack", (elems,), name=scope, axis=0).outputs[0]
 

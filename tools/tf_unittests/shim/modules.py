@@ -18,7 +18,7 @@ import types
 EXPLICIT = {
     "tensorflow": ["flowloom"],
     "tensorflow.compat.v1": ["flowloom"],
-    "tensorflow.python.framework.constant_op": ["flowloom"],
+    "tensorflow.python.framework.constant_op": ["flowloom.ops.array.constant_op", "flowloom"],
     "tensorflow.python.framework.dtypes": ["flowloom.framework.dtypes"],
     "tensorflow.python.framework.ops": ["flowloom.framework.ops", "flowloom.framework.graph"],
     "tensorflow.python.framework.errors": ["flowloom.framework.errors"],
