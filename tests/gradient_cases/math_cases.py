@@ -95,6 +95,12 @@ def _add_n(rng):
     return pairs, tf.add_n([p[0] for p in pairs])
 
 
+def _accumulate_n(rng):
+    shape = dims(rng, 2)
+    pairs = [ph(rng, shape) for _ in range(3)]
+    return pairs, tf.accumulate_n([p[0] for p in pairs])
+
+
 def _grad_helper(op_type, y_low=-0.9, y_high=0.9):
     def build(rng):
         shape = dims(rng, 2)
@@ -172,6 +178,7 @@ CASES = {
                                                              keepdims=True)],
     "Min": _reduction("Min", values=distinct, unknown=True),
     "AddN": _add_n,
+    "AccumulateNV2": _accumulate_n,
     "TanhGrad": _grad_helper("TanhGrad"),
     "SigmoidGrad": _grad_helper("SigmoidGrad", 0.1, 0.9),
     "SqrtGrad": _grad_helper("SqrtGrad", 0.5, 1.5),
