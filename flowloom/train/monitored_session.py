@@ -165,9 +165,9 @@ class _RecoverableSession(_WrappedSession):
             self.close()
             self._sess = self._create_session()
             return False
-        except Exception:
-            self._sess = None
-            raise
+        except Exception:  # noqa: BLE001 - as TF: a failed stop check means stop; the
+            # error is raised again when the session is closed (the coordinator's join)
+            return True
 
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
         while True:

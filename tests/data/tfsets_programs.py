@@ -391,9 +391,37 @@ def run_options_program(tf):
     return out
 
 
+def recovery_program(tf):
+    """A non-preemption error reported to the coordinator: should_stop turns True (no new
+    session), and close raises it."""
+
+    class StopWithError(tf.train.SessionRunHook):
+        def after_create_session(self, session, coord):
+            self.coord = coord
+
+        def after_run(self, run_context, run_values):
+            try:
+                raise tf.errors.UnknownError(None, None, "fatal inside the coordinator")
+            except tf.errors.UnknownError as e:
+                self.coord.request_stop(e)
+
+    out = {}
+    with tf.Graph().as_default():
+        c = tf.constant(0)
+        v = tf.identity(c)
+        sess = tf.train.MonitoredSession(hooks=[StopWithError()])
+        out["run"] = int(sess.run(v, feed_dict={c: 42}))
+        try:
+            out["should_stop"] = bool(sess.should_stop())
+        except Exception as e:  # noqa: BLE001
+            out["should_stop"] = [type(e).__name__, str(e)]
+        out["close"] = _build(sess.close)
+    return out
+
+
 def program(tf):
     return {"sets": sets_program(tf), "metrics": metrics_program(tf),
             "sparse_concat": sparse_concat_program(tf),
             "sparse_matmul": sparse_matmul_program(tf), "training": training_program(tf),
             "init_from_checkpoint": init_from_checkpoint_program(tf),
-            "run_options": run_options_program(tf)}
+            "run_options": run_options_program(tf), "recovery": recovery_program(tf)}

@@ -94,3 +94,9 @@ def test_init_from_checkpoint_matches_tf(key):
 def test_monitored_session_merges_run_options_as_tf(key):
     got = _program("run_options")[key]
     assert _close(got, EXPECTED["run_options"][key]), (got, EXPECTED["run_options"][key])
+
+
+@pytest.mark.parametrize("key", sorted(EXPECTED["recovery"]))
+def test_monitored_session_non_preemption_error_stops_as_tf(key):
+    got = _program("recovery")[key]
+    assert _close(got, EXPECTED["recovery"][key]), (got, EXPECTED["recovery"][key])
