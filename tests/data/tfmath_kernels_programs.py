@@ -148,7 +148,24 @@ def kernel_attrs_program(tf):
             for k, v in out.items()}
 
 
-SECTIONS = ("scan", "cwise", "cast", "kernel_attrs")
+def random_program(tf):
+    out = {}
+    with tf.Graph().as_default(), tf.Session() as s:
+        for dt in ("int32", "int64"):
+            out["uniform_int_vector_min_" + dt] = _build(lambda: tf.random_uniform(
+                [1000], minval=[1, 2], maxval=3, dtype=getattr(tf, dt)))
+            out["uniform_int_vector_max_" + dt] = _build(lambda: tf.random_uniform(
+                [1000], minval=1, maxval=[2, 3], dtype=getattr(tf, dt)))
+            out["uniform_int_degenerate_" + dt] = _run(s, lambda: tf.random_uniform(
+                [1], minval=0, maxval=0, dtype=getattr(tf, dt)))
+            out["uniform_int_degenerate_empty_" + dt] = _run(s, lambda: tf.random_uniform(
+                [0], minval=0, maxval=0, dtype=getattr(tf, dt)))
+    out = {k: [v[0], v[1].split(" for '")[0]] if v[:1] == ["ValueError"] else v
+           for k, v in out.items()}
+    return out
+
+
+SECTIONS = ("scan", "cwise", "cast", "kernel_attrs", "random")
 
 
 def program(tf):

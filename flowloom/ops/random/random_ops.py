@@ -109,7 +109,16 @@ TruncatedNormal = _random_op("TruncatedNormal", philox.truncated_normal)
 RandomUniformInt = defop("RandomUniformInt", inputs=["shape: T", "minval: Tout", "maxval: Tout"],
                          outputs=["output: Tout"], attrs={"seed": 0, "seed2": 0},
                          stateful=True)
-RandomUniformInt.shape(_shape_fn)
+
+
+@RandomUniformInt.shape
+def _(op):
+    for t in op._inputs[1:]:
+        if t._shape.ndims not in (None, 0):
+            raise ValueError(f"Shape must be rank 0 but is rank {t._shape.ndims}")
+    return _shape_fn(op)
+
+
 RandomUniformInt.no_gradient()
 
 
@@ -122,7 +131,7 @@ def _(xp, shape, minval, maxval, *, Tout, seed, seed2, ctx):
     dims, size = _out_size(shape)
     lo, hi = int(minval), int(maxval)
     if size and lo >= hi:
-        raise errors.InvalidArgumentError(None, None, f"Need minval < maxval: {lo} >= {hi}")
+        raise errors.InvalidArgumentError(None, None, f"Need minval < maxval, got {lo} >= {hi}")
     state = philox_state(ctx, seed, seed2)
     counter = state.reserve_outputs(size)
     if not size:
