@@ -16,6 +16,9 @@ def apply_op(op_type, inputs=(), name=None, **attrs):
     opdef = op_registry._COMPLETE.get(op_type) or op_registry.get(op_type)
     if opdef is None:
         raise ValueError(f"Op type not registered '{op_type}'")
+    for k, v in attrs.items():  # TF takes bytes for string attrs (get_attr returns them)
+        if v.__class__ is bytes and isinstance(opdef.attr_defaults.get(k), str):
+            attrs[k] = v.decode("utf-8", "surrogateescape")
     fast = opdef._fast
     if fast is None:
         fast = opdef._fast = _fast_spec(opdef)
