@@ -1,5 +1,9 @@
 """The pipeline programs (tests/data/pipeline_programs.py) observe on flowloom what TF 1.15
-observed (tests/data/pipelines_tf.json, made by tests/data/record_pipelines.py)."""
+observed (tests/data/pipelines_tf.json, made by tests/data/record_pipelines.py), and so do the
+queue-kernel programs (tests/data/queue_semantics_programs.py, queue_semantics_tf.json from
+tests/data/record_queue_semantics.py): blocked attempts advanced by whoever frees room,
+close() waiting behind pending enqueues, shared-queue attribute checks, DequeueMany needing
+shapes, a failing run cancelling its own blocked dequeue."""
 
 import json
 import os
@@ -14,9 +18,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "data")
 sys.path.insert(0, DATA)
 import pipeline_programs  # noqa: E402
+import queue_semantics_programs  # noqa: E402
 
-with open(os.path.join(DATA, "pipelines_tf.json")) as f:
-    EXPECTED = json.load(f)
+EXPECTED = {}
+for _name in ("pipelines_tf.json", "queue_semantics_tf.json"):
+    with open(os.path.join(DATA, _name)) as f:
+        EXPECTED.update(json.load(f))
 
 
 def _normalise(x):
@@ -30,7 +37,8 @@ def _normalise(x):
     return x
 
 
-@pytest.mark.parametrize("prog", pipeline_programs.PROGRAMS, ids=lambda p: p.__name__)
+@pytest.mark.parametrize("prog", pipeline_programs.PROGRAMS + queue_semantics_programs.PROGRAMS,
+                         ids=lambda p: p.__name__)
 def test_program_matches_tf(prog, monkeypatch):
     # The recordings come from TF 1.15: op seeds under a graph seed follow its rule.
     monkeypatch.setenv("FLOWLOOM_SEED_RULES", "1")
