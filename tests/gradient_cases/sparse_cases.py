@@ -41,5 +41,17 @@ def _sparse_tensor_dense_add(rng):
     return [(values, vv), (dense, dv)], tf.reduce_sum(tf.square(tf.sparse_add(st, dense)))
 
 
+def _sparse_tensor_dense_matmul(rng):
+    values, vv = ph(rng, (3,))
+    dense, dv = ph(rng, (3, 2))
+    other, ov = ph(rng, (2, 4))
+    st = tf.SparseTensor(np.array([[0, 1], [1, 0], [2, 2]], np.int64), values, [4, 3])
+    product = tf.sparse_tensor_dense_matmul(st, dense)
+    adjoint = tf.sparse_tensor_dense_matmul(st, other, adjoint_a=True, adjoint_b=True)
+    return [(values, vv), (dense, dv), (other, ov)], tf.reduce_sum(tf.square(product)) + \
+        tf.reduce_sum(adjoint * tf.constant(np.arange(1.0, 7.0).reshape(3, 2)))
+
+
 CASES = {"SparseFillEmptyRows": _sparse_fill_empty_rows, "SparseReorder": _sparse_reorder,
-         "SparseAdd": _sparse_add, "SparseTensorDenseAdd": _sparse_tensor_dense_add}
+         "SparseAdd": _sparse_add, "SparseTensorDenseAdd": _sparse_tensor_dense_add,
+         "SparseTensorDenseMatMul": _sparse_tensor_dense_matmul}

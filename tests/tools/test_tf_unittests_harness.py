@@ -73,7 +73,7 @@ def test_gen_ops_take_non_inferred_attrs_positionally(shim):
     with tf.Graph().as_default():
         x = tf.constant([1.0])
         entered = gen_control_flow_ops.enter(x, "frame", True)
-        assert entered.op.get_attr("frame_name") == "frame"
+        assert entered.op.get_attr("frame_name") == b"frame"  # TF's get_attr gives bytes
         assert entered.op.get_attr("is_constant") is True
         with pytest.raises(TypeError, match="multiple values"):
             gen_control_flow_ops.enter(x, "frame", frame_name="other")
