@@ -2,7 +2,7 @@
 
 Each `prog_*` takes the `tf` module and returns a JSON-able dict of what it observed: queue
 sizes as blocked attempts advance, which waiters completed, error classes and first message
-lines. `record_queue_semantics.py` runs them on TF 1.15 (FLOWLOOM_TF1_PYTHON) and stores the
+lines. `record_pipelines.py` runs them on TF 1.15 (FLOWLOOM_TF1_PYTHON) and stores the
 results in queue_semantics_tf.json; tests/input_pipelines/test_against_tf.py runs
 them on flowloom. Written for Python 3.7 (the TF 1.15 interpreter) as well.
 """

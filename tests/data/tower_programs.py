@@ -3,7 +3,7 @@ on flowloom: the pre-1.0 summaries of `tf.contrib.deprecated` inside tower scope
 seeds' story of `tf.identity` giving queue-fed tensors of `shuffle_batch` their own node (and
 scope) in the graph TensorBoard reads from the event file.
 
-`record_towers.py` runs them on TF 1.15 (FLOWLOOM_TF1_PYTHON) into towers_tf.json;
+`record_pipelines.py towers` runs them on TF 1.15 (FLOWLOOM_TF1_PYTHON) into towers_tf.json;
 tests/input_pipelines/test_towers_against_tf.py runs them on flowloom. Python 3.7 compatible.
 """
 

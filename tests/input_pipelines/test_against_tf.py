@@ -1,7 +1,7 @@
 """The pipeline programs (tests/data/pipeline_programs.py) observe on flowloom what TF 1.15
 observed (tests/data/pipelines_tf.json, made by tests/data/record_pipelines.py), and so do the
 queue-kernel programs (tests/data/queue_semantics_programs.py, queue_semantics_tf.json from
-tests/data/record_queue_semantics.py): blocked attempts advanced by whoever frees room,
+tests/data/record_pipelines.py as well): blocked attempts advanced by whoever frees room,
 close() waiting behind pending enqueues, shared-queue attribute checks, DequeueMany needing
 shapes, a failing run cancelling its own blocked dequeue."""
 

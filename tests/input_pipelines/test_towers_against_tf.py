@@ -1,6 +1,6 @@
 """The tower-style programs (tests/data/tower_programs.py: tf.contrib.deprecated summaries in
 tower scopes, tf.identity naming shuffle_batch's outputs in the event file's graph) observe on
-flowloom what TF 1.15 observed (tests/data/towers_tf.json, made by tests/data/record_towers.py)."""
+flowloom what TF 1.15 observed (tests/data/towers_tf.json, made by tests/data/record_pipelines.py)."""
 
 import json
 import os
