@@ -178,10 +178,10 @@ for _type, _fn, _out in _BINARY:
 
 
 # -- gradients of the binary ops (TF's math_grad, value for value) -----------------------------
-def _reduce_args(op, gx, gy):
+def _reduce_args(op, gx, gy, grad=None):
     from flowloom.ops.array import broadcast_ops
 
-    return broadcast_ops.reduce_gradient_args(op._inputs[0], op._inputs[1], gx, gy)
+    return broadcast_ops.reduce_gradient_args(op._inputs[0], op._inputs[1], gx, gy, grad)
 
 
 def _same_static_shapes(op, grad):
@@ -190,10 +190,12 @@ def _same_static_shapes(op, grad):
     return broadcast_ops.shapes_fully_equal(op._inputs[0], op._inputs[1], grad)
 
 
+# Add, Sub and Mul pass `grad` (TF's SmartBroadcastGradientArgs) and build each input's
+# gradient after the broadcast arguments, in TF's op order.
 def _add_grad(op, grad):
     if _same_static_shapes(op, grad):
         return grad, grad
-    return _reduce_args(op, grad, grad)
+    return _reduce_args(op, grad, grad, grad)
 
 
 BINARY_OPS["AddV2"].gradient(_add_grad)
@@ -204,7 +206,7 @@ BINARY_OPS["Add"].gradient(_add_grad)
 def _(op, grad):
     if _same_static_shapes(op, grad):
         return grad, -grad
-    return _reduce_args(op, grad, -grad)
+    return _reduce_args(op, grad, lambda: -grad, grad)
 
 
 @BINARY_OPS["Mul"].gradient
@@ -214,8 +216,8 @@ def _(op, grad):
                                                                     dtypes.float32):
         return apply_op("Mul", (grad, y)).outputs[0], apply_op("Mul", (grad, x)).outputs[0]
     x, y = _conj(x), _conj(y)
-    return _reduce_args(op, apply_op("Mul", (grad, y)).outputs[0],
-                        apply_op("Mul", (x, grad)).outputs[0])
+    return _reduce_args(op, lambda: apply_op("Mul", (grad, y)).outputs[0],
+                        lambda: apply_op("Mul", (x, grad)).outputs[0], grad)
 
 
 def _conj(x):
