@@ -318,10 +318,14 @@ def _reduce_gradient_arg(grad, shape_axes_must):
 def reduce_gradient_args(x, y, gx, gy, grad=None):
     """Sums the gradients of a broadcasting binary op back to the shapes of its inputs.
 
-    `gx` and `gy` may be callables building the gradients: they are called after the
-    broadcast arguments, each just before its reduction, so the ops come in TF's order.
-    `grad`: see `smart_broadcast_gradient_args`.
+    `gx` and `gy` may be callables building the gradients, called in TF's op order: TF 2.x
+    builds both before the broadcast arguments, TF 1.15 (FLOWLOOM_SEED_RULES=1) each after
+    them, just before its reduction. `grad`: see `smart_broadcast_gradient_args`.
     """
+    from flowloom.ops.random.random_ops import seed_rules
+
+    if seed_rules() != "1":
+        gx, gy = (g() if callable(g) else g for g in (gx, gy))
     if gx is not None or gy is not None:
         bx, by = smart_broadcast_gradient_args(x, y, grad)
         gx = _reduce_gradient_arg(gx, bx)
