@@ -45,6 +45,14 @@ def mul_sub_add_of_unknown_shapes_grad(tf):
     tf.gradients(tf.reduce_sum(x + y), [x, y])
 
 
+def other_binary_ops_of_partial_shapes_grad(tf):
+    # their TF 1.15 gradients always take a BroadcastGradientArgs (no SmartBroadcastGradientArgs)
+    x = tf.placeholder(tf.float32, [None, 3])
+    y = tf.placeholder(tf.float32, [3])
+    for f in (tf.div, tf.truediv, tf.maximum, tf.minimum, tf.squared_difference, tf.pow):
+        tf.gradients(tf.reduce_sum(f(x, y)), [x, y])
+
+
 def broadcast_of_known_shapes_grad_twice(tf):
     x = tf.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
     y = tf.constant([1.0, 2.0, 3.0])
