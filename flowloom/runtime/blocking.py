@@ -44,6 +44,33 @@ _state = _RunState()
 BLOCKING_TYPES = set()
 
 
+def independent_waits(ops):
+    """Whether two of `ops` (a run's ops, each after its inputs) may block and neither
+    depends on the other: a dequeue and the enqueue that feeds it, in one run.
+
+    TF's queue kernels are asynchronous: a waiting dequeue holds no thread, so the enqueue of
+    the same step runs and wakes it. Run one after the other, the first would wait for ever;
+    such runs give each blocking op a thread of its own (runtime/parallel.py, lanes)."""
+    if sum(op._type in BLOCKING_TYPES for op in ops) < 2:
+        return False
+    below = {}  # op -> bit mask of the blocking ops it waits for (itself included)
+    earlier = 0  # the bits of the blocking ops seen so far
+    for op in ops:
+        mask = 0
+        for t in op._inputs:
+            mask |= below.get(t._op, 0)
+        for c in op._control_inputs:
+            mask |= below.get(c, 0)
+        if op._type in BLOCKING_TYPES:
+            if earlier & ~mask:
+                return True
+            mask |= earlier + 1  # the next bit: `earlier` is 2**n - 1
+            earlier = 2 * earlier + 1
+        if mask:
+            below[op] = mask
+    return False
+
+
 class Cancellation:
     """Cancels the waits of a set of runs at once (TF's CancellationManager of a session's
     steps): `cancel(message)` wakes every wait of a run under it, which then raises
