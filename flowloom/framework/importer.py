@@ -89,8 +89,15 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
                                                 "flowloom.function (import flowloom)")
             _library_hooks[0](graph, graph_def.library)
         importer = _Importer(graph, graph_def, input_map, prefix, producer_op_list)
-        results = importer.run(return_elements, outer_name_stack)
+        # As TF's shape refiner: the imported nodes' shape functions see the merged versions
+        # (a Placeholder of a producer-21 GraphDef reads a scalar shape as unknown).
+        versions = graph._graph_def_versions
         _merge_versions(graph, graph_def.versions)
+        try:
+            results = importer.run(return_elements, outer_name_stack)
+        except BaseException:
+            graph._graph_def_versions = versions
+            raise
     return results
 
 
