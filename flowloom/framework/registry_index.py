@@ -199,7 +199,7 @@ INDEX = {
         'flowloom.ops.nn.depthwise_grad_ops':
             'DepthwiseConv2dNativeBackpropFilter DepthwiseConv2dNativeBackpropInput',
         'flowloom.ops.nn.fused_ops':
-            '_FusedConv2D _FusedMatMul',
+            '_FusedConv2D _FusedMatMul _FusedMaxPoolGrad',
         'flowloom.ops.nn.nn_loss_ops':
             'InTopKV2 L2Loss SoftmaxCrossEntropyWithLogits '
             'SparseSoftmaxCrossEntropyWithLogits',
