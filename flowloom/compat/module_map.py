@@ -145,6 +145,8 @@ VIEWS = {
     "tensorflow.python.ops.control_flow_ops": _CONTROL,
     "tensorflow.python.ops.state_ops": ("flowloom", _OPS + "state.state_ops",
                                         _OPS + "state.scatter_nd_ops"),
+    "tensorflow.python.ops.gen_state_ops": ("flowloom", _OPS + "state.state_ops",
+                                            _OPS + "state.temporary_variable_ops"),
     "tensorflow.python.ops.clip_ops": ("flowloom", _OPS + "math.clip_ops"),
     "tensorflow.python.ops.embedding_ops": ("flowloom.nn", _OPS + "nn.embedding_ops"),
     "tensorflow.python.ops.random_ops": ("flowloom", "flowloom.random", _OPS + "random.random_ops",
