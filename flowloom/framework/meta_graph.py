@@ -23,10 +23,13 @@ from flowloom.proto import meta_graph_pb2, op_def_pb2, saver_pb2, variable_pb2
 
 _log = logging.getLogger("flowloom")
 
-_VARIABLE_COLLECTIONS = (
-    GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES, GraphKeys.LOCAL_VARIABLES,
-    GraphKeys.MODEL_VARIABLES, GraphKeys.MOVING_AVERAGE_VARIABLES, GraphKeys.METRIC_VARIABLES,
-    GraphKeys.CONCATENATED_VARIABLES, GraphKeys.GLOBAL_STEP)
+# The collections whose variables TF stores as VariableDefs (its resource_variable_ops
+# registers their proto functions); variables in any other collection are stored by name
+# (a node_list) and come back as tensors, as in TF.
+_VARIABLE_PROTO_KEYS = (
+    GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES,
+    GraphKeys.MOVING_AVERAGE_VARIABLES, GraphKeys.LOCAL_VARIABLES, GraphKeys.MODEL_VARIABLES,
+    GraphKeys.GLOBAL_STEP, GraphKeys.METRIC_VARIABLES)
 
 
 # -- OpDef protos for meta_info_def.stripped_op_list ---------------------------------------------
@@ -159,8 +162,8 @@ def add_collection_def(meta_graph_def, key, graph=None, export_scope=None, exclu
             protos = [_PROTO_FUNCTIONS[key][0](v, export_scope) for v in values]
             col.bytes_list.value.extend(p.SerializeToString() for p in protos
                                         if p is not None)
-        elif all(isinstance(v, Variable) for v in values) or \
-                all(isinstance(v, Saver) for v in values):
+        elif (key in _VARIABLE_PROTO_KEYS and all(isinstance(v, Variable) for v in values)) or \
+                (key == GraphKeys.SAVERS and all(isinstance(v, Saver) for v in values)):
             # A Saver built with defer_build has no proto yet: TF leaves it out.
             protos = [v.to_proto(export_scope) for v in values]
             col.bytes_list.value.extend(p.SerializeToString() for p in protos
@@ -348,9 +351,12 @@ def _saver_for_imported(meta, import_scope, imported_vars):
 
 def import_graph_and_collections(meta_graph_or_file, clear_devices, import_scope, graph,
                                  input_map=None, return_elements=None,
-                                 restore_collections_predicate=None):
-    """Imports a MetaGraphDef's graph into `graph` and restores its collections (those the
-    predicate accepts); returns (meta_graph_def, graph, return_elements' elements)."""
+                                 restore_collections_predicate=None, collection_scope=None):
+    """Imports a MetaGraphDef's graph into `graph` (under the name `import_scope`) and
+    restores its collections (those the predicate accepts) with their names under
+    `collection_scope` (default `import_scope`; TF's scope_to_prepend_to_names: the
+    current name scope and the uniquified import scope); returns (meta_graph_def, graph,
+    return_elements' elements)."""
     from flowloom.train.saver import Saver
     from flowloom.variables import Variable
 
@@ -372,6 +378,8 @@ def import_graph_and_collections(meta_graph_or_file, clear_devices, import_scope
                                     producer_op_list=producer_op_list)
     # "scope/" (an exact scope, as an import under the current name scope gives) names the
     # same scope as "scope" in the collections' names.
+    if collection_scope is not None:
+        import_scope = collection_scope
     import_scope = import_scope.rstrip("/") if import_scope else import_scope
 
     def scoped(name):
@@ -386,7 +394,7 @@ def import_graph_and_collections(meta_graph_or_file, clear_devices, import_scope
         if kind is None:
             continue
         values = list(getattr(col, kind).value)
-        if key in _VARIABLE_COLLECTIONS and kind == "bytes_list":
+        if key in _VARIABLE_PROTO_KEYS and kind == "bytes_list":
             for raw in values:
                 proto = variable_pb2.VariableDef.FromString(raw)
                 name = scoped(proto.variable_name)

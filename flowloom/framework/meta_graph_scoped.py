@@ -192,7 +192,8 @@ def import_scoped_meta_graph_with_return_elements(
 
     _, _, elements = import_graph_and_collections(
         meta, clear_devices, import_scope or scope, graph, input_map=input_map,
-        return_elements=return_elements, restore_collections_predicate=predicate)
+        return_elements=return_elements, restore_collections_predicate=predicate,
+        collection_scope=scope)
     var_list = {strip_name_scope(v.name, scope): v
                 for v in graph.get_collection(GraphKeys.GLOBAL_VARIABLES, scope=scope)}
     return var_list, elements
