@@ -265,13 +265,9 @@ class BaseSession:
         own_pool = plan.uses_kernel_pool
         uses = kernel_threads.uses()
         timeout_ms = getattr(options, "timeout_in_ms", 0) or self._operation_timeout_ms
-        outer_deadline = blocking.set_deadline(timeout_ms) if timeout_ms else None
-        try:
-            with blas_threads.at_most(1 if own_pool else self._intra_op):
-                raw = self._run_plan(plan, feed_vals, options, run_metadata)
-        finally:
-            if timeout_ms:
-                blocking.reset_deadline(outer_deadline)
+        threads = 1 if own_pool else self._intra_op
+        with blocking.run_scope(timeout_ms), blas_threads.at_most(threads):
+            raw = self._run_plan(plan, feed_vals, options, run_metadata)
         if not own_pool and kernel_threads.uses() != uses:
             plan.uses_kernel_pool = True
         values = [_fetched(v, t) for v, t in zip(raw, fetch_tensors)]
