@@ -87,7 +87,14 @@ def stripped_op_list_for_graph(graph_def):
 
 
 def _strip_default_attrs(graph_def):
-    for node in graph_def.node:
+    """Drops the attrs at their op's defaults, as TF: in the graph's nodes and in its library
+    functions' bodies; a call of a library function keeps all of its attrs."""
+    functions = {f.signature.name for f in graph_def.library.function}
+    nodes = list(graph_def.node)
+    nodes.extend(node for f in graph_def.library.function for node in f.node_def)
+    for node in nodes:
+        if node.op in functions:
+            continue
         opdef = op_registry.get(node.op)
         if opdef is None:
             continue
@@ -212,18 +219,20 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
       clear_devices: drop device assignments.
       clear_extraneous_savers: leave out the ops and SaverDefs of other Savers.
       strip_default_attrs: drop attrs at their op's default values.
+      save_debug_info: with `filename`, also write the ops' GraphDebugInfo (where the user's
+        code made them) to `<name>.debug` beside it.
 
     Returns:
       A `MetaGraphDef`.
     """
 
-    del save_debug_info, kwargs
+    del kwargs
     return export_scoped_meta_graph(
         filename=filename, graph_def=graph_def, graph=graph, export_scope=export_scope,
         as_text=as_text, clear_devices=clear_devices, saver_def=saver_def,
         clear_extraneous_savers=clear_extraneous_savers,
-        strip_default_attrs=strip_default_attrs, meta_info_def=meta_info_def,
-        collection_list=collection_list)[0]
+        strip_default_attrs=strip_default_attrs, save_debug_info=save_debug_info,
+        meta_info_def=meta_info_def, collection_list=collection_list)[0]
 
 
 def write_meta_graph(meta, filename, as_text=False):
