@@ -253,6 +253,8 @@ INDEX = {
         'flowloom.ops.state.state_ops':
             'Assign AssignAdd AssignSub CountUpTo IsVariableInitialized ScatterAdd ScatterDiv '
             'ScatterMax ScatterMin ScatterMul ScatterSub ScatterUpdate Variable VariableV2',
+        'flowloom.ops.state.temporary_variable_ops':
+            'DestroyTemporaryVariable TemporaryVariable',
         'flowloom.ops.state.training_ops':
             'ApplyAdadelta ApplyAdagrad ApplyAdam ApplyCenteredRMSProp ApplyFtrl ApplyFtrlV2 '
             'ApplyGradientDescent ApplyMomentum ApplyProximalGradientDescent ApplyRMSProp '

@@ -44,6 +44,7 @@ _VAL_FIELD = {
     types_pb2.DT_UINT32: "uint32_val", types_pb2.DT_UINT64: "uint64_val",
     types_pb2.DT_BOOL: "bool_val", types_pb2.DT_STRING: "string_val",
     types_pb2.DT_COMPLEX64: "scomplex_val", types_pb2.DT_COMPLEX128: "dcomplex_val",
+    types_pb2.DT_BFLOAT16: "half_val",  # the 16 bits of each value, as TF 1.15 stores them
     **{enum: "int_val" for enum in _QUANTIZED},
 }
 
@@ -151,6 +152,8 @@ def _append_values(proto, enum, flat):
         field.extend(flat.view(flat.dtype[0]).tolist())
     elif enum == types_pb2.DT_HALF:
         field.extend(flat.astype(np.float16).view(np.uint16).tolist())
+    elif enum == types_pb2.DT_BFLOAT16:
+        field.extend(flat.astype(dtypes.bfloat16.as_numpy_dtype).view(np.uint16).tolist())
     elif enum in (types_pb2.DT_COMPLEX64, types_pb2.DT_COMPLEX128):
         field.extend(np.stack([flat.real, flat.imag], axis=-1).reshape(-1).tolist())
     elif enum == types_pb2.DT_STRING:
@@ -218,7 +221,8 @@ def to_numpy(proto, what="TensorProto"):
                          "limit on a tensor value")
     if proto.tensor_content:
         if proto.dtype not in _CONTENT_TYPES and proto.dtype not in (
-                types_pb2.DT_BOOL, types_pb2.DT_COMPLEX64, types_pb2.DT_COMPLEX128):
+                types_pb2.DT_BOOL, types_pb2.DT_COMPLEX64, types_pb2.DT_COMPLEX128,
+                types_pb2.DT_BFLOAT16):
             raise ValueError(f"{what}: tensor_content is not allowed for dtype {dtype.name}")
         content = proto.tensor_content
         if len(content) != num_elements * np_dtype.itemsize:
@@ -261,6 +265,8 @@ def _values(proto, dtype, np_dtype):
         return out
     if enum == types_pb2.DT_HALF:
         return np.array(raw, dtype=np.uint16).view(np.float16)
+    if enum == types_pb2.DT_BFLOAT16:
+        return np.array(raw, dtype=np.uint16).view(np_dtype)
     if enum in (types_pb2.DT_COMPLEX64, types_pb2.DT_COMPLEX128):
         parts = np.array(raw, dtype=np_dtype.type(0).real.dtype)
         if parts.size % 2:

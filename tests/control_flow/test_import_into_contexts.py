@@ -63,3 +63,13 @@ def test_values_def_round_trip_under_a_scope():
         assert b2.op._control_flow_context is scoped  # a value the context holds
         with pytest.raises(NotImplementedError):
             scoped.to_control_flow_context_def(None)
+
+
+def test_resource_variables_imported_under_scopes_as_tf():
+    assert program.resource_variables_under_scopes(tf, meta_graph) == \
+        TF["resource_variables_under_scopes"]
+
+
+def test_variables_in_custom_collections_are_stored_by_name_as_tf():
+    assert program.variables_in_custom_collections(tf, meta_graph) == \
+        TF["variables_in_custom_collections"]

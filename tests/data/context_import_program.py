@@ -92,3 +92,51 @@ def scoped_loop_gradients(tf, meta_graph):
             sess.run(tf.global_variables_initializer())
             out["value"], out["grad"] = [float(v) for v in sess.run([output, grad[0]])]
     return out
+
+
+def resource_variables_under_scopes(tf, meta_graph):
+    """Resource variables of a meta graph imported under the current name scope and under an
+    import scope used twice (the second import is `s_1`): the collections' variables are
+    found under the names the import gave."""
+    out = {}
+    with tf.Graph().as_default():
+        tf.Variable(1.0, name="myvar", use_resource=True)
+        meta, _ = meta_graph.export_scoped_meta_graph()
+    with tf.Graph().as_default() as g:
+        with tf.name_scope("foo"):
+            got = meta_graph.import_scoped_meta_graph(meta, import_scope="bar")
+            out["under_name_scope"] = sorted([k, v.name] for k, v in got.items())
+            got = meta_graph.import_scoped_meta_graph(meta)
+            out["no_import_scope"] = sorted([k, v.name] for k, v in got.items())
+        out["twice"] = []
+        for _ in range(2):
+            got = meta_graph.import_scoped_meta_graph(meta, import_scope="s")
+            out["twice"].append(sorted([k, v.name] for k, v in got.items()))
+        out["globals"] = [v.name for v in g.get_collection("variables")]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out["values"] = [float(v) for v in sess.run(g.get_collection("variables"))]
+    return out
+
+
+def variables_in_custom_collections(tf, meta_graph):
+    """A variable in a collection of the user's own is stored by name (a node_list) and
+    comes back as its tensor; in the variable collections it is a VariableDef."""
+    out = {}
+    for use_resource in (False, True):
+        with tf.Graph().as_default() as g0:
+            with tf.variable_scope("drop/keep"):
+                tf.get_variable("w", shape=[2], collections=["mine", "variables"],
+                                use_resource=use_resource)
+        meta = meta_graph.export_scoped_meta_graph(graph=g0, export_scope="drop")[0]
+        row = {"kinds": {k: meta.collection_def[k].WhichOneof("kind")
+                         for k in sorted(meta.collection_def)},
+               "mine": list(meta.collection_def["mine"].node_list.value)}
+        with tf.Graph().as_default() as g1:
+            meta_graph.import_scoped_meta_graph(meta, import_scope="imp")
+            row["imported"] = [[x.name, isinstance(x, tf.Tensor)]
+                               for x in g1.get_collection("mine") + g1.get_collection("variables")]
+        again = meta_graph.export_scoped_meta_graph(graph=g1)[0]
+        row["again"] = list(again.collection_def["mine"].node_list.value)
+        out[str(use_resource)] = row
+    return out

@@ -20,7 +20,11 @@ def main():
 
     record = {"while_in_cond": program.while_in_cond(tf),
               "while_in_while": program.while_in_while(tf, meta_graph),
-              "scoped_loop_gradients": program.scoped_loop_gradients(tf, meta_graph)}
+              "scoped_loop_gradients": program.scoped_loop_gradients(tf, meta_graph),
+              "resource_variables_under_scopes":
+                  program.resource_variables_under_scopes(tf, meta_graph),
+              "variables_in_custom_collections":
+                  program.variables_in_custom_collections(tf, meta_graph)}
     with open(os.path.join(HERE, "context_import_tf.json"), "w") as f:
         json.dump(record, f, indent=1, sort_keys=True)
     print(json.dumps(record, sort_keys=True)[:3000])

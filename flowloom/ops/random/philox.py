@@ -259,11 +259,13 @@ def uniform(key, counter, size, dtype, words=None):
         return uint16_to_half(b)
     if dtype == np.float32:
         return uint32_to_float(b)
+    if dtype.name == "bfloat16":  # ml_dtypes' type: [1, 2) - 1 is exact in bfloat16
+        return uniform_bfloat16_bits(key, counter, size).astype(dtype)
     raise NotImplementedError(f"random uniform values of dtype {dtype}")
 
 
 def uniform_bfloat16_bits(key, counter, size):
-    """bfloat16 uniforms as float32 values (bfloat16 has no NumPy dtype)."""
+    """bfloat16 uniforms (TF's Uint16ToGfloat16) as float32 values."""
     b = blocks(key, counter, -(-size // 4)).ravel()[:size]
     bits = ((b & np.uint32(0x7F)) | np.uint32(127 << 7)) << np.uint32(16)
     return bits.view(np.float32) - np.float32(1.0)
