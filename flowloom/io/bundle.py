@@ -21,7 +21,7 @@ from google.protobuf.message import DecodeError
 from flowloom.framework import errors
 from flowloom.io import crc32c
 from flowloom.io.atomic_file import AtomicFile, write_atomic
-from flowloom.io.bundle_dtypes import NUMPY_DTYPE_OF_ENUM, dtype_name, enum_for_array
+from flowloom.io.bundle_dtypes import dtype_name, enum_for_array, numpy_dtype
 from flowloom.io.table import Table, build_table
 from flowloom.io.varint import decode_varint, encode_varint
 from flowloom.proto import tensor_bundle_pb2, types_pb2
@@ -78,7 +78,7 @@ def _encode_tensor(array):
     if dtype_enum == types_pb2.DT_STRING:
         data, checksum = _encode_strings(_string_elements(array))
         return dtype_enum, data, crc32c.mask(checksum)
-    data = np.ascontiguousarray(array, dtype=NUMPY_DTYPE_OF_ENUM[dtype_enum]).tobytes()
+    data = np.ascontiguousarray(array, dtype=numpy_dtype(dtype_enum)).tobytes()
     return dtype_enum, data, crc32c.masked_crc32c(data)
 
 
@@ -314,7 +314,7 @@ class BundleReader:
                         f"{self._prefix}")
                 stored.append((s_starts, s_lengths, (name, self._slice_entries[key])))
         dtype = object if entry.dtype == types_pb2.DT_STRING else \
-            NUMPY_DTYPE_OF_ENUM.get(entry.dtype)
+            numpy_dtype(entry.dtype)
         if dtype is None:
             raise errors.UnimplementedError(
                 None, None, f"{name}: reading {dtype_name(entry.dtype)} tensors is not supported")
@@ -331,8 +331,8 @@ class BundleReader:
                 raise self._corrupt(
                     f"{name}: {num_elements} strings cannot fit in {entry.size} bytes"
                 )
-        elif entry.dtype in NUMPY_DTYPE_OF_ENUM:
-            expected = num_elements * NUMPY_DTYPE_OF_ENUM[entry.dtype].itemsize
+        elif numpy_dtype(entry.dtype) is not None:
+            expected = num_elements * numpy_dtype(entry.dtype).itemsize
             if expected != entry.size:
                 raise self._corrupt(
                     f"{name}: {dtype_name(entry.dtype)}{list(shape)} needs {expected} bytes, "
@@ -355,7 +355,7 @@ class BundleReader:
             )
         if entry.dtype == types_pb2.DT_STRING:
             return strings.reshape(shape)
-        return np.frombuffer(data, dtype=NUMPY_DTYPE_OF_ENUM[entry.dtype]).reshape(shape).copy()
+        return np.frombuffer(data, dtype=numpy_dtype(entry.dtype)).reshape(shape).copy()
 
     def _data_path(self, entry):
         return data_filename(self._prefix, entry.shard_id, self._num_shards)

@@ -189,7 +189,7 @@ def _asset_path(tensor):
         raise TypeError("Asset path tensor must be of type constant.")
     if tensor.dtype.base_dtype.as_datatype_enum != types_pb2.DT_STRING:
         raise TypeError("Asset path tensor must be of dtype string.")
-    value = tensor.op.get_attr("value")
+    value = tensor.op._attrs["value"]
     if getattr(value, "ndim", 1) != 0:
         raise TypeError("Asset path tensor must be a scalar.")
     path = value.item()

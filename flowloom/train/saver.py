@@ -210,7 +210,7 @@ class Saver:
           write_meta_graph: also write `<prefix>.meta`.
           write_state: update the state file and delete checkpoints beyond `max_to_keep`.
           strip_default_attrs: drop attrs at their default values from the meta graph.
-          save_debug_info: not supported (ignored).
+          save_debug_info: also write the meta graph's GraphDebugInfo (`<prefix>.debug`).
 
         Returns:
           The checkpoint prefix written, or None for an empty Saver.
@@ -266,7 +266,8 @@ class Saver:
             # An empty Saver still writes the meta graph, as TF's.
             self.export_meta_graph(
                 checkpoint_management.meta_graph_filename(checkpoint_file, meta_graph_suffix),
-                strip_default_attrs=strip_default_attrs, graph=sess.graph)
+                strip_default_attrs=strip_default_attrs, save_debug_info=save_debug_info,
+                graph=sess.graph)
         if self._is_empty:
             return None
         if write_state:
@@ -321,7 +322,7 @@ class Saver:
             filename=filename, graph=graph, saver_def=self.saver_def,
             collection_list=collection_list, as_text=as_text, export_scope=export_scope,
             clear_devices=clear_devices, clear_extraneous_savers=clear_extraneous_savers,
-            strip_default_attrs=strip_default_attrs)
+            strip_default_attrs=strip_default_attrs, save_debug_info=save_debug_info)
 
     @staticmethod
     def _add_collection_def(meta_graph_def, key, export_scope=None):

@@ -106,7 +106,10 @@ def _(xp, x, *data, message, first_n, summarize, ctx):
     count = ctx.state.get("count", 0)
     if first_n < 0 or count < first_n:
         ctx.state["count"] = count + 1
-        print(message + "".join(format_value(d, summarize) for d in data), file=sys.stderr)
+        # As TF's SummarizeValue: a scalar in brackets too (`[3.5][1 2]`).
+        print(message + "".join(format_value(d, summarize) if np.ndim(d) else
+                                "[" + format_value(d, summarize) + "]" for d in data),
+              file=sys.stderr)
     return x
 
 

@@ -368,7 +368,7 @@ def truediv(x, y, name=None):
     """x / y with Python 3 semantics: integers are cast to floats first."""
     with name_scope(name, "truediv", [x, y]) as scope:
         x = convert_to_tensor(x, name="x")
-        y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+        y = convert_to_tensor(y, preferred_dtype=x.dtype.base_dtype, name="y")
         if x.dtype.base_dtype != y.dtype.base_dtype:
             raise TypeError(f"x and y must have the same dtype, got {x.dtype!r} != {y.dtype!r}")
         target = _truediv_dtype(x.dtype.base_dtype)
@@ -574,14 +574,16 @@ def range_(start, limit=None, delta=1, dtype=None, name="range"):
 def _operator(fn, default_name, py_name=None):
     """`x <op> y` and `y <op> x` for a wrapper `fn(x, y, name)`, named as TF names them.
 
-    A right operand that cannot become a tensor of x's dtype defers to its own reflected
-    operator (`__r<py_name>__`) when it has one, as Python's protocol expects.
+    A right operand becomes a tensor of x's dtype where it can, else of its own (TF's
+    dtype_hint: `int_tensor + 1.0` then fails in the op, naming both types); one that cannot
+    become a tensor defers to its own reflected operator (`__r<py_name>__`) when it has one,
+    as Python's protocol expects.
     """
     def forward(x, y):
         with name_scope(None, default_name, [x, y]) as scope:
             if not isinstance(y, Tensor):
                 try:
-                    y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+                    y = convert_to_tensor(y, preferred_dtype=x.dtype.base_dtype, name="y")
                 except TypeError:
                     if py_name and hasattr(y, "__r%s__" % py_name):
                         return NotImplemented
@@ -601,7 +603,7 @@ def _op_type_fn(op_type):
 
 def _add_dispatch(x, y, name):
     # TF 1.15's `+`: Add for strings (AddV2 has no string kernel), AddV2 otherwise.
-    op_type = "Add" if y.dtype.base_dtype == dtypes.string else "AddV2"
+    op_type = "Add" if x.dtype.base_dtype == dtypes.string else "AddV2"
     return apply_op(op_type, (x, y), name=name).outputs[0]
 
 

@@ -83,7 +83,7 @@ def _out_size(shape):
     return dims, math.prod(dims)
 
 
-def _random_op(type_name, sample):
+def _random_op(type_name, sample, takes_words=False):
     od = defop(type_name, inputs=["shape: T"], outputs=["output: dtype"],
                attrs={"seed": 0, "seed2": 0}, stateful=True)
     od.shape(_shape_fn)
@@ -96,14 +96,19 @@ def _random_op(type_name, sample):
         if np_dtype is None:
             raise NotImplementedError(f"{type_name} for dtype {dtype.name}")
         state = philox_state(ctx, seed, seed2)
-        values = sample(state.key, state.reserve_outputs(size), size, np_dtype)
+        nblocks = philox.small_draw(np_dtype, size) if takes_words else 0
+        if nblocks:  # a small draw: its words may have been computed ahead
+            counter, words = state.reserve_words(size, nblocks)
+            values = sample(state.key, counter, size, np_dtype, words)
+        else:
+            values = sample(state.key, state.reserve_outputs(size), size, np_dtype)
         return xp.asarray(values.astype(np_dtype, copy=False).reshape(dims))
 
     return od
 
 
 RandomStandardNormal = _random_op("RandomStandardNormal", philox.normal)
-RandomUniform = _random_op("RandomUniform", philox.uniform)
+RandomUniform = _random_op("RandomUniform", philox.uniform, takes_words=True)
 TruncatedNormal = _random_op("TruncatedNormal", philox.truncated_normal)
 
 RandomUniformInt = defop("RandomUniformInt", inputs=["shape: T", "minval: Tout", "maxval: Tout"],
@@ -133,11 +138,16 @@ def _(xp, shape, minval, maxval, *, Tout, seed, seed2, ctx):
     if size and lo >= hi:
         raise errors.InvalidArgumentError(None, None, f"Need minval < maxval, got {lo} >= {hi}")
     state = philox_state(ctx, seed, seed2)
-    counter = state.reserve_outputs(size)
+    np_dtype = Tout.as_numpy_dtype
+    nblocks = philox.small_draw(np_dtype, size)
+    if nblocks:  # a small draw: its words may have been computed ahead
+        counter, words = state.reserve_words(size, nblocks)
+    else:
+        counter, words = state.reserve_outputs(size), None
     if not size:
-        return xp.zeros(dims, Tout.as_numpy_dtype)
-    return xp.asarray(philox.uniform_int(state.key, counter, size, lo, hi,
-                                         Tout.as_numpy_dtype).reshape(dims))
+        return xp.zeros(dims, np_dtype)
+    return xp.asarray(philox.uniform_int(state.key, counter, size, lo, hi, np_dtype,
+                                         words).reshape(dims))
 
 
 def _seeded_attrs(seed):
