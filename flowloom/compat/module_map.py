@@ -50,6 +50,7 @@ MODULES = {
     "tensorflow.python.framework.errors": "flowloom.framework.errors",
     "tensorflow.python.framework.errors_impl": "flowloom.framework.errors",
     "tensorflow.python.framework.meta_graph": "flowloom.framework.meta_graph",
+    "tensorflow.python.framework.error_interpolation": "flowloom.framework.error_interpolation",
     "tensorflow.python.framework.device": "flowloom.framework.device",
     "tensorflow.python.framework.common_shapes": "flowloom.framework.common_shapes",
     "tensorflow.python.framework.indexed_slices": "flowloom.framework.indexed_slices",
