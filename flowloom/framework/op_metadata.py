@@ -10,6 +10,8 @@ entries (`Operation._scope_sites`). Line numbers are worked out only when asked 
 
 import linecache
 
+import numpy as np
+
 from flowloom.framework.user_stack import site_frame
 
 
@@ -101,4 +103,10 @@ def attr_value(op, name):
         return value.encode()
     if type(value) is list and value and all(type(v) is str for v in value):
         return [v.encode() for v in value]
+    if isinstance(value, np.ndarray):
+        # A tensor attr (a Const's `value`): TF gives the TensorProto of its NodeDef.
+        from flowloom.framework import tensor_proto
+
+        return tensor_proto.from_numpy(value, dtype=attrs.get("dtype") if name == "value"
+                                       else None)
     return value

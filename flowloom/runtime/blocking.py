@@ -20,14 +20,16 @@ every op of the run that does not depend on them, so on one thread the rest of a
 already run (and may have failed) before a blocking op waits, as TF's concurrent executor
 would have run it meanwhile.
 
-The run's deadline and inter-op semaphore are per thread: Session.run sets them on the calling
-thread, and the partition runners copy them onto the worker threads of the run.
+The run's deadline, inter-op semaphore and step container are per thread: Session.run sets
+them on the calling thread (`run_scope`), and the partition runners copy them onto the worker
+threads of the run.
 """
 
 import threading
 import time
 
 from flowloom.framework import errors
+from flowloom.runtime.step_container import StepContainer
 
 
 class _RunState(threading.local):
@@ -36,6 +38,7 @@ class _RunState(threading.local):
         self.deadline = None   # time.monotonic() value, or None
         self.semaphore = None  # the inter-op semaphore held by the running kernel, or None
         self.cancellation = None  # the Cancellation of the run, or None
+        self.step = None  # the StepContainer of the run (runtime/step_container.py), or None
 
 
 _state = _RunState()
@@ -131,12 +134,46 @@ class cancellable:
 
 
 def snapshot():
-    """The calling thread's run state, to hand to the threads that run its partitions."""
-    return (_state.deadline, _state.semaphore, _state.cancellation)
+    """The calling thread's run state, to hand to the threads that run its partitions:
+    (deadline, semaphore, cancellation, step container)."""
+    return (_state.deadline, _state.semaphore, _state.cancellation, _state.step)
 
 
 def restore(saved):
-    _state.deadline, _state.semaphore, _state.cancellation = saved
+    _state.deadline, _state.semaphore, _state.cancellation, _state.step = saved
+
+
+def with_cancellation(saved, cancellation):
+    """`saved` (a snapshot) with its cancellation replaced."""
+    return saved[:2] + (cancellation,) + saved[3:]
+
+
+class run_scope:
+    """`with run_scope(timeout_ms):` one Session.run on the calling thread: its deadline (a
+    falsy `timeout_ms` keeps the outer one) and a fresh step container, emptied when the run
+    ends (TF's per-step resource container)."""
+
+    __slots__ = ("_timeout_ms", "_outer", "_step")
+
+    def __init__(self, timeout_ms):
+        self._timeout_ms = timeout_ms
+
+    def __enter__(self):
+        self._outer = (_state.deadline, _state.step)
+        if self._timeout_ms:
+            set_deadline(self._timeout_ms)
+        self._step = _state.step = StepContainer()
+        return self
+
+    def __exit__(self, *exc):
+        _state.deadline, _state.step = self._outer
+        self._step.clear()
+        return False
+
+
+def current_step():
+    """The step container of the calling thread's run, or None outside a run."""
+    return _state.step
 
 
 def set_deadline(timeout_ms):

@@ -196,7 +196,7 @@ def _run_lanes(partition, ctx):
     stats = ctx.stats
     caller_state = blocking.snapshot()
     cancellation = blocking.Cancellation(parent=caller_state[2])
-    worker_state = caller_state[:2] + (cancellation,)
+    worker_state = blocking.with_cancellation(caller_state, cancellation)
     lanes = {}  # op -> _Lane, and out slot -> _Lane
     started = []
     failures = []  # in the order they happened: the first is the cause
@@ -317,7 +317,7 @@ def _run_concurrently(parts, ctx):
     # ends the waits of the others' blocked kernels (a dequeue of this run), as in TF.
     caller_state = blocking.snapshot()
     cancellation = blocking.Cancellation(parent=caller_state[2])
-    caller_state = caller_state[:2] + (cancellation,)
+    caller_state = blocking.with_cancellation(caller_state, cancellation)
 
     def runner(part):
         outer = blocking.snapshot()

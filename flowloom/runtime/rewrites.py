@@ -30,6 +30,10 @@ switchable with TF's `RewriterConfig` fields and named by `FLOWLOOM_DEBUG=1` whe
     config = tf.ConfigProto()
     config.graph_options.rewrite_options.dependency_optimization = RewriterConfig.OFF
 
+Plans with TF1 control flow (while loops, conds) get the rewrites that keep every node's value
+and deadness in its frame: CSE, the arithmetic stages that drop no input, Identity removal,
+NoOps removed with their control edges rerouted, and the fusions (runtime/rewrite_frames.py).
+
 `FLOWLOOM_REWRITES=0` turns every rewrite off in the whole process (to compare a program's
 results with and without them). `FLOWLOOM_REWRITES=all` keeps them on and lowers their size
 thresholds (buffer reuse acts on arrays of any size, plans are compiled at their first run) so

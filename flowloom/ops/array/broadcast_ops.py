@@ -250,20 +250,42 @@ def _infer_reduction_axes(x_shape, y_shape):
     return x_axes, y_axes
 
 
-def smart_broadcast_gradient_args(x, y, grad=None):
-    """((x_shape, x_axes, x_must_reduce), (y_shape, y_axes, y_must_reduce)), as TF builds them.
+def _static_shape_of_result(x_shape, y_shape, grad):
+    """Whether `grad` has the static shape x and y broadcast to (so static axes apply to it);
+    a gradient fed in with another shape (grad_ys of shape [1] for a scalar) is reduced by
+    BroadcastGradientArgs at run time, as TF does."""
+    if not isinstance(grad, Tensor):
+        return True
+    gs = grad._shape.as_list() if grad._shape.ndims is not None else None
+    xs, ys = x_shape.as_list(), y_shape.as_list()
+    n = max(len(xs), len(ys))
+    if gs is None or len(gs) != n:
+        return False
+    xs, ys = [1] * (n - len(xs)) + xs, [1] * (n - len(ys)) + ys
+    for xd, yd, gd in zip(xs, ys, gs):
+        rd = yd if xd == 1 else xd
+        if gd is not None and rd is not None and gd != rd:
+            return False
+    return True
 
-    `grad` (the incoming gradient) is given by the ops whose TF 1.15 gradients take
-    SmartBroadcastGradientArgs (Add, Sub, Mul); see `_tf1_broadcast_gradient_args`.
+
+def smart_broadcast_gradient_args(x, y, grad=None, smart=False):
+    """((x_shape, x_axes, x_must_reduce), (y_shape, y_axes, y_must_reduce)), as TF builds them
+    for the gradient `grad` of x <op> y.
+
+    `smart`: the op's TF 1.15 gradient takes SmartBroadcastGradientArgs (Add, Sub, Mul, Pow,
+    SquaredDifference; `grad` is then the incoming gradient); see `_tf1_broadcast_gradient_args`.
     """
     from flowloom.ops.random.random_ops import seed_rules
 
     if seed_rules() == "1":
-        return _tf1_broadcast_gradient_args(x, y, grad)
+        return _tf1_broadcast_gradient_args(x, y, grad if smart else None)
     x_shape = array_ops.shape(x)
     y_shape = array_ops.shape(y)
     # TF 2.x takes static axes when the shapes tell them.
     x_axes, y_axes = _infer_reduction_axes(x._shape, y._shape)
+    if x_axes is not None and not _static_shape_of_result(x._shape, y._shape, grad):
+        x_axes = None
     if x_axes is None or y_axes is None:
         x_axes, y_axes = broadcast_gradient_args(x_shape, y_shape)
         return (x_shape, x_axes, True), (y_shape, y_axes, True)
@@ -320,14 +342,18 @@ def reduce_gradient_args(x, y, gx, gy, grad=None):
 
     `gx` and `gy` may be callables building the gradients, called in TF's op order: TF 2.x
     builds both before the broadcast arguments, TF 1.15 (FLOWLOOM_SEED_RULES=1) each after
-    them, just before its reduction. `grad`: see `smart_broadcast_gradient_args`.
+    them, just before its reduction. `grad`: the incoming gradient, given by the ops whose
+    TF 1.15 gradients take SmartBroadcastGradientArgs (see `smart_broadcast_gradient_args`).
     """
     from flowloom.ops.random.random_ops import seed_rules
 
     if seed_rules() != "1":
         gx, gy = (g() if callable(g) else g for g in (gx, gy))
     if gx is not None or gy is not None:
-        bx, by = smart_broadcast_gradient_args(x, y, grad)
+        smart = grad is not None
+        if grad is None:
+            grad = gx if gx is not None else gy
+        bx, by = smart_broadcast_gradient_args(x, y, grad, smart)
         gx = _reduce_gradient_arg(gx, bx)
         gy = _reduce_gradient_arg(gy, by)
     return gx, gy

@@ -165,6 +165,25 @@ _BINARY = [
     ("LogicalOr", _xp_ufunc("logical_or"), dtypes.bool_),
 ]
 
+def _specialize_int_division(ufunc):
+    def specialize(op, consts, general):
+        # A constant divisor without zeros: no division can fail, so each run divides.
+        y = consts[1]
+        if y is None or consts[0] is not None or type(y) is not np.ndarray or \
+                y.dtype.kind not in "iuf" or (y.dtype.kind in "iu" and not y.all()):
+            return None
+
+        def divide_by_constant(x, divisor):
+            if type(x) is not np.ndarray or x.dtype != y.dtype:
+                return general(x, divisor)
+            try:
+                return ufunc(x, y)
+            except ValueError:  # shapes that do not broadcast: the general kernel's error
+                return general(x, divisor)
+        return divide_by_constant
+    return specialize
+
+
 BINARY_OPS = {}
 for _type, _fn, _out in _BINARY:
     _in_t = "bool" if _type in ("LogicalAnd", "LogicalOr") else "T"
@@ -175,6 +194,8 @@ for _type, _fn, _out in _BINARY:
     _od.shape(common_shapes.binary_broadcast)
     _od.kernel(_binary_kernel(_fn))
     BINARY_OPS[_type] = _od
+BINARY_OPS["FloorMod"].kernel_fn.specialize = _specialize_int_division(np.mod)
+BINARY_OPS["FloorDiv"].kernel_fn.specialize = _specialize_int_division(np.floor_divide)
 
 
 # -- gradients of the binary ops (TF's math_grad, value for value) -----------------------------
@@ -403,7 +424,7 @@ def truediv(x, y, name=None):
     """x / y with Python 3 semantics: integers are cast to floats first."""
     with name_scope(name, "truediv", [x, y]) as scope:
         x = convert_to_tensor(x, name="x")
-        y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+        y = convert_to_tensor(y, preferred_dtype=x.dtype.base_dtype, name="y")
         if x.dtype.base_dtype != y.dtype.base_dtype:
             raise TypeError(f"x and y must have the same dtype, got {x.dtype!r} != {y.dtype!r}")
         target = _truediv_dtype(x.dtype.base_dtype)
@@ -609,14 +630,16 @@ def range_(start, limit=None, delta=1, dtype=None, name="range"):
 def _operator(fn, default_name, py_name=None):
     """`x <op> y` and `y <op> x` for a wrapper `fn(x, y, name)`, named as TF names them.
 
-    A right operand that cannot become a tensor of x's dtype defers to its own reflected
-    operator (`__r<py_name>__`) when it has one, as Python's protocol expects.
+    A right operand becomes a tensor of x's dtype where it can, else of its own (TF's
+    dtype_hint: `int_tensor + 1.0` then fails in the op, naming both types); one that cannot
+    become a tensor defers to its own reflected operator (`__r<py_name>__`) when it has one,
+    as Python's protocol expects.
     """
     def forward(x, y):
         with name_scope(None, default_name, [x, y]) as scope:
             if not isinstance(y, Tensor):
                 try:
-                    y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+                    y = convert_to_tensor(y, preferred_dtype=x.dtype.base_dtype, name="y")
                 except TypeError:
                     if py_name and hasattr(y, "__r%s__" % py_name):
                         return NotImplemented
@@ -636,7 +659,7 @@ def _op_type_fn(op_type):
 
 def _add_dispatch(x, y, name):
     # TF 1.15's `+`: Add for strings (AddV2 has no string kernel), AddV2 otherwise.
-    op_type = "Add" if y.dtype.base_dtype == dtypes.string else "AddV2"
+    op_type = "Add" if x.dtype.base_dtype == dtypes.string else "AddV2"
     return apply_op(op_type, (x, y), name=name).outputs[0]
 
 
