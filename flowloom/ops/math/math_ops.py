@@ -313,15 +313,9 @@ def _tf1_max_min_grad(op, grad, selector):
     zeros = array_ops.zeros(array_ops.shape(grad), grad.dtype.base_dtype)
     xmask = selector(x, y)
     rx, ry = broadcast_ops.broadcast_gradient_args(sx, sy)
-    gx = array_ops.reshape(_reduce_sum(array_ops.where(xmask, grad, zeros), rx), sx)
-    gy = array_ops.reshape(_reduce_sum(array_ops.where(xmask, zeros, grad), ry), sy)
+    gx = array_ops.reshape(reduce_sum(array_ops.where(xmask, grad, zeros), rx), sx)
+    gy = array_ops.reshape(reduce_sum(array_ops.where(xmask, zeros, grad), ry), sy)
     return gx, gy
-
-
-def _reduce_sum(x, axes):
-    from flowloom.ops.math.reduction_ops import reduce_sum
-
-    return reduce_sum(x, axes)
 
 
 BINARY_OPS["Maximum"].gradient(_max_min_grad(lambda x, y: greater_equal(x, y)))
