@@ -20,6 +20,7 @@ from flowloom.framework.graph_def import prepend_name_scope, strip_name_scope
 from flowloom.framework.importer import import_graph_def
 from flowloom.io.atomic_file import write_atomic
 from flowloom.proto import meta_graph_pb2, op_def_pb2, saver_pb2, variable_pb2
+from flowloom.io import file_system
 
 _log = logging.getLogger("flowloom")
 
@@ -240,7 +241,7 @@ def write_meta_graph(meta, filename, as_text=False):
     filename = os.fspath(filename)
     directory = os.path.dirname(filename)
     if directory:
-        os.makedirs(directory, exist_ok=True)
+        file_system.makedirs(directory, exist_ok=True)
     data = (text_format.MessageToString(meta).encode("utf-8") if as_text
             else meta.SerializeToString(deterministic=True))
     write_atomic(filename, data)
@@ -290,9 +291,9 @@ def read_meta_graph_file(filename):
       IOError: if the file does not exist or parses as neither format.
     """
     filename = os.fspath(filename)
-    if not os.path.exists(filename):
+    if not file_system.exists(filename):
         raise OSError(f"File {filename} does not exist.")
-    with open(filename, "rb") as f:
+    with file_system.open_file(filename, "rb") as f:
         data = f.read()
     meta = meta_graph_pb2.MetaGraphDef()
     try:

@@ -10,6 +10,7 @@ import numpy as np
 from flowloom.framework.graph import get_collection, get_default_graph
 from flowloom.platform import tf_logging  # TF's hooks log through it; tests patch its functions
 from flowloom.train.session_run_hook import SessionRunArgs, SessionRunHook
+from flowloom.io import file_system
 
 
 def global_step_read_tensor(graph=None):
@@ -570,6 +571,6 @@ class ProfilerHook(SessionRunHook):
         from flowloom.client.timeline import Timeline
 
         tf_logging.info("Saving timeline for %d into '%s'.", step, save_path)
-        with open(save_path, "w") as f:
+        with file_system.open_file(save_path, "w") as f:
             f.write(Timeline(step_stats).generate_chrome_trace_format(
                 show_dataflow=self._show_dataflow, show_memory=self._show_memory))

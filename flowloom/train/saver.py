@@ -17,6 +17,7 @@ from flowloom.framework.graph_def import prepend_name_scope, strip_name_scope
 from flowloom.proto import saver_pb2
 from flowloom.train import checkpoint_management
 from flowloom.train.saver_builder import BaseSaverBuilder, BulkSaverBuilder  # noqa: F401
+from flowloom.io import file_system
 
 SaverDef = saver_pb2.SaverDef
 _log = logging.getLogger("tensorflow")  # TF logs these lines on its logger
@@ -246,16 +247,16 @@ class Saver:
         if not hasattr(sess, "run"):
             raise TypeError(f"'sess' must be a Session; {sess}")
         parent = os.path.dirname(save_path)
-        if parent and os.path.exists(parent) and not os.path.isdir(parent):
+        if parent and file_system.exists(parent) and not file_system.isdir(parent):
             raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
-        if parent and not os.path.isdir(parent):
+        if parent and not file_system.isdir(parent):
             # TF's unsharded save writes its bundle straight at the prefix and creates the
             # missing folder (one level, not its parents); a sharded save writes into a temp
             # folder beside it first and fails.
             grandparent = os.path.dirname(parent)
-            if self._sharded or (grandparent and not os.path.isdir(grandparent)):
+            if self._sharded or (grandparent and not file_system.isdir_ok(grandparent)):
                 raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
-            os.makedirs(parent, exist_ok=True)
+            file_system.makedirs(parent, exist_ok=True)
         prefix = None
         if not self._is_empty:
             prefix = sess.run(self.saver_def.save_tensor_name,

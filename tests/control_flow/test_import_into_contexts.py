@@ -73,3 +73,7 @@ def test_resource_variables_imported_under_scopes_as_tf():
 def test_variables_in_custom_collections_are_stored_by_name_as_tf():
     assert program.variables_in_custom_collections(tf, meta_graph) == \
         TF["variables_in_custom_collections"]
+
+
+def test_a_graph_def_cond_imported_in_a_loop_body_as_tf():
+    assert program.cond_in_while(tf) == TF["cond_in_while"]

@@ -140,3 +140,27 @@ def variables_in_custom_collections(tf, meta_graph):
         row["again"] = list(again.collection_def["mine"].node_list.value)
         out[str(use_resource)] = row
     return out
+
+
+def cond_in_while(tf):
+    """A GraphDef holding a cond, imported in a loop body with its input mapped to a loop
+    variable: the imported ops read the loop's values (checked once they are in the loop)."""
+    with tf.Graph().as_default() as g:
+        a = tf.placeholder(tf.float32, [], name="a")
+        r = tf.cond(a > 2.0, lambda: a * 2.0, lambda: a - 1.0)
+    graph_def = g.as_graph_def()
+    out = {}
+    with tf.Graph().as_default() as g:
+        def body(i, v):
+            got = tf.import_graph_def(graph_def, input_map={"a:0": v},
+                                      return_elements=[r.name])[0]
+            return i + 1, got
+
+        _, v = tf.while_loop(lambda i, v: i < 4, body, [0, 1.5])
+        out["ops"] = [[op.name, op.type, [t.name for t in op.inputs],
+                       sorted(c.name for c in op.control_inputs),
+                       [t.shape.as_list() for t in op.outputs]]
+                      for op in g.get_operations() if op.name.startswith("while/import/")]
+        with tf.Session() as sess:
+            out["value"] = float(sess.run(v))
+    return out

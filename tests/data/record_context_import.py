@@ -19,6 +19,7 @@ def main():
     from tensorflow.python.framework import meta_graph
 
     record = {"while_in_cond": program.while_in_cond(tf),
+              "cond_in_while": program.cond_in_while(tf),
               "while_in_while": program.while_in_while(tf, meta_graph),
               "scoped_loop_gradients": program.scoped_loop_gradients(tf, meta_graph),
               "resource_variables_under_scopes":

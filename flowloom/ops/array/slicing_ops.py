@@ -148,7 +148,28 @@ def strided_slice_np(xp, x, begin, end, strides, *, begin_mask=0, end_mask=0, el
     return x[idx]
 
 
+def _strided_slice_specialize(op, consts, general):
+    """Constant begin/end/strides: the index for an input shape is made (and checked by the
+    general kernel) the first time that shape comes; later inputs of it are indexed at once."""
+    if consts[0] is not None or any(c is None for c in consts[1:]):
+        return None
+    masks = [op._attrs.get(k, 0) for k in _MASKS]
+    by_shape = {}
+
+    def slice_by_constants(x, begin, end, strides):
+        if type(x) is np.ndarray:
+            idx = by_shape.get(x.shape)
+            if idx is not None:
+                return x[idx]
+        r = general(x, begin, end, strides)
+        if type(x) is np.ndarray and len(by_shape) < 16:
+            by_shape[x.shape] = _python_index(x.ndim, begin, end, strides, *masks)
+        return r
+    return slice_by_constants
+
+
 StridedSlice.kernel(strided_slice_np)
+strided_slice_np.specialize = _strided_slice_specialize
 
 
 _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")

@@ -62,6 +62,33 @@ def _reducer(fn, cast_back=True):
         if cast_back and r.dtype != x.dtype:
             r = r.astype(x.dtype)
         return r
+
+    def specialize(op, consts, general):
+        # Constant axes: normalized once per input rank (the general kernel checks a rank
+        # it has not seen, and any input that is not an array).
+        if consts[1] is None or consts[0] is not None:
+            return None
+        raw = tuple(int(a) for a in np.ravel(consts[1]))
+        keep = op._attrs["keep_dims"]
+        by_rank = {}
+
+        def reduce_over_constant_axes(x, axes):
+            if type(x) is not np.ndarray:
+                return general(x, axes)
+            axis = by_rank.get(x.ndim)
+            if axis is None:
+                r = general(x, axes)  # checks the axes for this rank
+                nd = x.ndim
+                if raw and nd:
+                    by_rank[nd] = tuple(sorted({a % nd for a in raw}))
+                return r
+            r = np.asarray(fn(x, axis=axis, keepdims=keep))
+            if cast_back and r.dtype != x.dtype:
+                r = r.astype(x.dtype)
+            return r
+        return reduce_over_constant_axes
+
+    kernel.specialize = specialize
     return kernel
 
 
@@ -70,7 +97,21 @@ def _mean(x, axis, keepdims):
         n = int(np.prod([x.shape[a] for a in axis])) if axis else 1
         s = np.sum(x, axis=axis, keepdims=keepdims)
         return s // n if n else s
+    if type(x) is np.ndarray and x.dtype in _SUM_IN_DTYPE:
+        # np.mean's own steps (numpy/_core/_methods.py `_mean`) without its generic
+        # set-up: the sum in the input's dtype, divided by the count as an intp
+        n = 1
+        for a in axis:
+            n *= x.shape[a]
+        if n:
+            s = np.add.reduce(x, axis=axis, keepdims=keepdims)
+            if type(s) is np.ndarray:
+                return np.true_divide(s, np.intp(n), out=s, casting="unsafe")
+            return s.dtype.type(s / np.intp(n))
     return np.mean(x, axis=axis, keepdims=keepdims)
+
+
+_SUM_IN_DTYPE = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _extreme(fn):
