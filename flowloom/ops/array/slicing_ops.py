@@ -62,8 +62,8 @@ def _(xp, x, begin, size):
             None, None, "Expected begin and size arguments to be 1-D tensors of size "
             f"{x.ndim}, but got shapes {list(np.shape(begin))} and {list(np.shape(size))} "
             "instead.".replace(" ", " "))
-    idx = tuple(_builtin_slice(int(b), None if int(s) == -1 else int(b) + int(s))
-                for b, s in zip(begin, size))
+    begin, size = np.ravel(begin).tolist(), np.ravel(size).tolist()
+    idx = tuple(_builtin_slice(b, None if s == -1 else b + s) for b, s in zip(begin, size))
     for b, s, d in zip(begin, size, x.shape):
         if b < 0 or (s != -1 and b + s > d):
             raise errors.InvalidArgumentError(

@@ -165,6 +165,25 @@ _BINARY = [
     ("LogicalOr", _xp_ufunc("logical_or"), dtypes.bool_),
 ]
 
+def _specialize_int_division(ufunc):
+    def specialize(op, consts, general):
+        # A constant divisor without zeros: no division can fail, so each run divides.
+        y = consts[1]
+        if y is None or consts[0] is not None or type(y) is not np.ndarray or \
+                y.dtype.kind not in "iuf" or (y.dtype.kind in "iu" and not y.all()):
+            return None
+
+        def divide_by_constant(x, divisor):
+            if type(x) is not np.ndarray or x.dtype != y.dtype:
+                return general(x, divisor)
+            try:
+                return ufunc(x, y)
+            except ValueError:  # shapes that do not broadcast: the general kernel's error
+                return general(x, divisor)
+        return divide_by_constant
+    return specialize
+
+
 BINARY_OPS = {}
 for _type, _fn, _out in _BINARY:
     _in_t = "bool" if _type in ("LogicalAnd", "LogicalOr") else "T"
@@ -175,6 +194,8 @@ for _type, _fn, _out in _BINARY:
     _od.shape(common_shapes.binary_broadcast)
     _od.kernel(_binary_kernel(_fn))
     BINARY_OPS[_type] = _od
+BINARY_OPS["FloorMod"].kernel_fn.specialize = _specialize_int_division(np.mod)
+BINARY_OPS["FloorDiv"].kernel_fn.specialize = _specialize_int_division(np.floor_divide)
 
 
 # -- gradients of the binary ops (TF's math_grad, value for value) -----------------------------
