@@ -546,16 +546,17 @@ class _GradientBuilder:
 
 
 def _multi_device_add_n(tensors):
-    """AddN per device (TF groups the summands by device), then across devices."""
+    """AddN per device (TF groups the summands by device), each colocated with its first
+    summand's op as TF's _MultiDeviceAddN does, then across devices."""
     from flowloom.ops.math import math_ops
 
-    by_device = collections.OrderedDict()
+    by_device = {}
     for t in tensors:
         by_device.setdefault(t.device or "", []).append(t)
     sums = []
-    for device, ts in by_device.items():
-        with ts[0].graph.colocate_with(ts[0].op, ignore_existing=True) if device else \
-                _NullContext():
+    for device in sorted(by_device):
+        ts = by_device[device]
+        with ts[0].graph.colocate_with(ts[0].op, ignore_existing=True):
             sums.append(math_ops.add_n(ts))
     return sums[0] if len(sums) == 1 else math_ops.add_n(sums)
 
