@@ -195,6 +195,12 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         return [builder.result(x, unconnected_gradients) for x in xs]
 
 
+def _tf1_graphs():
+    from flowloom.ops.random.random_ops import seed_rules
+
+    return seed_rules() == "1"
+
+
 def _default_grad_ys(grad_ys, ys, colocate):
     from flowloom.ops.array import array_ops
 
@@ -208,8 +214,13 @@ def _default_grad_ys(grad_ys, ys, colocate):
                     raise TypeError("Gradients of complex tensors must set grad_ys "
                                     f"(y.dtype = {y.dtype!r})")
                 shape = array_ops.shape(y)
-                one = array_ops.constant(1, dtype=y.dtype.base_dtype, name=f"grad_ys_{i}/Const")
-                out.append(array_ops.fill(shape, one, name=f"grad_ys_{i}"))
+                if _tf1_graphs():  # TF 1.15 names the one grad_ys_i and the Fill "Fill"
+                    one = array_ops.constant(1, dtype=y.dtype.base_dtype, name=f"grad_ys_{i}")
+                    out.append(array_ops.fill(shape, one))
+                else:
+                    one = array_ops.constant(1, dtype=y.dtype.base_dtype,
+                                             name=f"grad_ys_{i}/Const")
+                    out.append(array_ops.fill(shape, one, name=f"grad_ys_{i}"))
                 continue
             grad_y = _to_tensor_or_slices(grad_y, "grad_y")
             if (y.dtype.is_floating or y.dtype.is_integer) and not (
