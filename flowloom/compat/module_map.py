@@ -23,7 +23,7 @@ _ARRAY = ("flowloom", _OPS + "array.array_ops", _OPS + "array.manip_ops",
           _OPS + "math.segment_ops")
 _MATH = ("flowloom", "flowloom.math", _OPS + "math.math_ops", _OPS + "math.matmul_ops",
          _OPS + "math.reduction_ops", _OPS + "math.unary_ops", _OPS + "math.scan_ops",
-         _OPS + "math.segment_ops", _OPS + "math.special_math_ops",
+         _OPS + "math.segment_ops", _OPS + "math.special_math_ops", _OPS + "math.gamma_ops",
          _OPS + "math.indexed_slices_ops")
 _NN = ("flowloom.nn", _OPS + "nn.nn_ops", _OPS + "nn.nn_impl", _OPS + "nn.activation_ops",
        _OPS + "nn.batch_norm_ops", _OPS + "nn.nn_loss_ops", _OPS + "nn.embedding_ops",
@@ -50,6 +50,7 @@ MODULES = {
     "tensorflow.python.framework.errors": "flowloom.framework.errors",
     "tensorflow.python.framework.errors_impl": "flowloom.framework.errors",
     "tensorflow.python.framework.meta_graph": "flowloom.framework.meta_graph",
+    "tensorflow.python.framework.error_interpolation": "flowloom.framework.error_interpolation",
     "tensorflow.python.framework.device": "flowloom.framework.device",
     "tensorflow.python.framework.common_shapes": "flowloom.framework.common_shapes",
     "tensorflow.python.framework.indexed_slices": "flowloom.framework.indexed_slices",

@@ -8,6 +8,7 @@ are connected once the loop body exists. An import that fails leaves the graph a
 """
 
 import heapq
+import threading
 
 from flowloom.framework import lazy_registry
 from flowloom.framework import errors
@@ -103,6 +104,16 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
 
 # The function package registers how a GraphDef's function library is added to a graph.
 _library_hooks = []
+
+# Set while this thread creates imported ops outside their control-flow context: their
+# inputs' contexts are checked once they join it (_Importer._add_to_context), as TF's.
+_creating = threading.local()
+
+
+def creating_imported_ops():
+    """True while this thread's import_graph_def creates ops, before they join the enclosing
+    cond or while context (control_flow_util's input check waits until they do)."""
+    return getattr(_creating, "active", False)
 
 
 def _opdef_of(graph, op_type):
@@ -380,11 +391,13 @@ class _Importer:
             # inputs included) outside any control-flow context, then each is added to the
             # enclosing cond/while context in turn (Operation._control_flow_post_processing).
             graph._set_control_flow_context(None)
+            _creating.active = context is not None
             try:
                 for node in order:
                     self._create(node, parsed[node.name])
                 self._connect_back_edges()
             finally:
+                _creating.active = False
                 graph._set_control_flow_context(context)
             if context is not None:
                 self._add_to_context(context, outer_name_stack)

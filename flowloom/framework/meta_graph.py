@@ -20,6 +20,7 @@ from flowloom.framework.graph_def import prepend_name_scope, strip_name_scope
 from flowloom.framework.importer import import_graph_def
 from flowloom.io.atomic_file import write_atomic
 from flowloom.proto import meta_graph_pb2, op_def_pb2, saver_pb2, variable_pb2
+from flowloom.io import file_system
 
 _log = logging.getLogger("flowloom")
 
@@ -87,7 +88,14 @@ def stripped_op_list_for_graph(graph_def):
 
 
 def _strip_default_attrs(graph_def):
-    for node in graph_def.node:
+    """Drops the attrs at their op's defaults, as TF: in the graph's nodes and in its library
+    functions' bodies; a call of a library function keeps all of its attrs."""
+    functions = {f.signature.name for f in graph_def.library.function}
+    nodes = list(graph_def.node)
+    nodes.extend(node for f in graph_def.library.function for node in f.node_def)
+    for node in nodes:
+        if node.op in functions:
+            continue
         opdef = op_registry.get(node.op)
         if opdef is None:
             continue
@@ -212,18 +220,20 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
       clear_devices: drop device assignments.
       clear_extraneous_savers: leave out the ops and SaverDefs of other Savers.
       strip_default_attrs: drop attrs at their op's default values.
+      save_debug_info: with `filename`, also write the ops' GraphDebugInfo (where the user's
+        code made them) to `<name>.debug` beside it.
 
     Returns:
       A `MetaGraphDef`.
     """
 
-    del save_debug_info, kwargs
+    del kwargs
     return export_scoped_meta_graph(
         filename=filename, graph_def=graph_def, graph=graph, export_scope=export_scope,
         as_text=as_text, clear_devices=clear_devices, saver_def=saver_def,
         clear_extraneous_savers=clear_extraneous_savers,
-        strip_default_attrs=strip_default_attrs, meta_info_def=meta_info_def,
-        collection_list=collection_list)[0]
+        strip_default_attrs=strip_default_attrs, save_debug_info=save_debug_info,
+        meta_info_def=meta_info_def, collection_list=collection_list)[0]
 
 
 def write_meta_graph(meta, filename, as_text=False):
@@ -231,7 +241,7 @@ def write_meta_graph(meta, filename, as_text=False):
     filename = os.fspath(filename)
     directory = os.path.dirname(filename)
     if directory:
-        os.makedirs(directory, exist_ok=True)
+        file_system.makedirs(directory, exist_ok=True)
     data = (text_format.MessageToString(meta).encode("utf-8") if as_text
             else meta.SerializeToString(deterministic=True))
     write_atomic(filename, data)
@@ -281,9 +291,9 @@ def read_meta_graph_file(filename):
       IOError: if the file does not exist or parses as neither format.
     """
     filename = os.fspath(filename)
-    if not os.path.exists(filename):
+    if not file_system.exists(filename):
         raise OSError(f"File {filename} does not exist.")
-    with open(filename, "rb") as f:
+    with file_system.open_file(filename, "rb") as f:
         data = f.read()
     meta = meta_graph_pb2.MetaGraphDef()
     try:

@@ -25,6 +25,7 @@ from flowloom.io.bundle_dtypes import dtype_name, enum_for_array, numpy_dtype
 from flowloom.io.table import Table, build_table
 from flowloom.io.varint import decode_varint, encode_varint
 from flowloom.proto import tensor_bundle_pb2, types_pb2
+from flowloom.io import file_system
 
 HEADER_KEY = b""
 BUNDLE_VERSION = 1  # kTensorBundleVersion
@@ -127,7 +128,7 @@ def write_bundle_items(prefix, items):
     prefix = os.fspath(prefix)
     directory = os.path.dirname(prefix)
     if directory:
-        os.makedirs(directory, exist_ok=True)
+        file_system.makedirs(directory, exist_ok=True)
     entries = {}
     data_file = AtomicFile(data_filename(prefix))
     try:
@@ -364,8 +365,8 @@ class BundleReader:
             raise self._corrupt(f"{name}: bad shard_id {entry.shard_id}")
         path = self._data_path(entry)
         try:
-            file = open(path, "rb")  # noqa: SIM115 (used as a context below)
-        except FileNotFoundError:
+            file = file_system.open_file(path, "rb")
+        except errors.NotFoundError:
             raise errors.NotFoundError(None, None, f"{path}: No such file or directory") from None
         with file:
             file_size = os.fstat(file.fileno()).st_size

@@ -565,6 +565,27 @@ def _(xp, x, shape):
     return xp.reshape(x, dims)
 
 
+def _reshape_specialize(op, consts, general):
+    """A constant shape without -1 or negative sizes: checked once; each run only compares
+    the element count (any other case runs the general kernel)."""
+    shape = consts[1]
+    if shape is None or consts[0] is not None or np.ndim(shape) != 1:
+        return None
+    dims = tuple(int(d) for d in shape)
+    if any(d < 0 for d in dims):
+        return None
+    product = int(np.prod(dims, dtype=np.int64))
+
+    def reshape_to_constant(x, shape):
+        if np.size(x) != product:
+            return general(x, shape)
+        return np.reshape(x, dims)
+    return reshape_to_constant
+
+
+Reshape.kernel_fn.specialize = _reshape_specialize
+
+
 def _reshape_to_input(op, grad):
     return reshape(_dense(grad), shape(op._inputs[0]))
 
@@ -627,6 +648,26 @@ def _(xp, x, perm):
             raise errors.InvalidArgumentError(
                 None, None, f"{i} is missing from {{{','.join(map(str, perm))}}}.")
     return xp.transpose(x, perm)
+
+
+def _transpose_specialize(op, consts, general):
+    """A constant perm: checked once (for inputs of its rank); each run transposes."""
+    perm = consts[1]
+    if perm is None or consts[0] is not None:
+        return None
+    perm = [int(i) for i in np.ravel(perm)]
+    if sorted(perm) != list(range(len(perm))):
+        return None
+    rank = len(perm)
+
+    def transpose_by_constant(x, p):
+        if np.ndim(x) != rank:
+            return general(x, p)
+        return np.transpose(x, perm)
+    return transpose_by_constant
+
+
+Transpose.kernel_fn.specialize = _transpose_specialize
 
 
 @Transpose.gradient
@@ -1200,7 +1241,9 @@ def _filled(shape, fill_value, dtype, name):
         return constant(np.full(dims, fill_value, dtype=dtype.as_numpy_dtype), dtype=dtype,
                         name=name)
     with name_scope(name) as scope:
-        return fill(constant(dims, dtype=dtypes.int32, name="shape_as_tensor"),
+        # int64 when a dimension needs it, as TF's TensorShape conversion does.
+        shape_dtype = dtypes.int64 if any(d >= 2**31 for d in dims) else dtypes.int32
+        return fill(constant(dims, dtype=shape_dtype, name="shape_as_tensor"),
                     constant(fill_value, dtype=dtype, name="Const"), name=scope)
 
 
