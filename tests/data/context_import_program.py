@@ -164,3 +164,99 @@ def cond_in_while(tf):
         with tf.Session() as sess:
             out["value"] = float(sess.run(v))
     return out
+
+
+def function_call_in_cond(tf, function):
+    """A Defun called in a cond branch waits on the branch's pivot; its input's Switch is
+    named in the branch's scope (the call is made outside a scope of its own)."""
+    import re
+
+    @function.Defun(tf.float32)
+    def double(x):
+        return x * 2.0
+
+    with tf.Graph().as_default() as g:
+        p = tf.placeholder(tf.bool, name="p")
+        a = tf.constant(3.0, name="a")
+        r = tf.cond(p, lambda: double(a), lambda: a)
+
+        def name(text):  # the function's name carries a hash (TF's and flowloom's differ)
+            return re.sub(r"double_[0-9A-Za-z]+", "double", text)
+
+        out = {"ops": [[name(op.name), name(op.type), [name(t.name) for t in op.inputs],
+                        sorted(name(c.name) for c in op.control_inputs)]
+                       for op in g.get_operations() if op.name.startswith("cond/")]}
+        with tf.Session() as sess:
+            out["values"] = [float(sess.run(r, {p: True})), float(sess.run(r, {p: False}))]
+    return out
+
+
+def shapes_in_gradient_loops(tf):
+    """tf.gradients through a loop: a Shape of a forward value made by the gradient joins the
+    forward loop, so the backprop pushes the shape on its stack, not the whole tensor (no
+    push is made for the Shape's own input)."""
+    import numpy as np
+
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+
+        def body(i, a):
+            s = tf.reduce_sum(x * tf.cast(i, tf.float32), axis=1, keepdims=True)
+            return i + 1, a + s
+
+        _, r = tf.while_loop(lambda i, a: i < 3, body, [0, tf.zeros_like(x[:, :1])])
+        grad = tf.gradients(r, x)[0]
+        shapes = [op.name for op in g.get_operations()
+                  if op.type in ("Shape", "Size", "Rank") and op.name.startswith("gradients/")]
+        pushes = [op for op in g.get_operations() if op.type == "StackPushV2"]
+        out = {"pushes_under_shape": sorted(p.name for p in pushes
+                                            if any(p.name.startswith(s + "/") for s in shapes)),
+               "pushed_dtypes": sorted({p.inputs[1].dtype.name for p in pushes})}
+        with tf.Session() as sess:
+            out["grad"] = sess.run(grad, {x: np.ones((2, 3), np.float32)}).tolist()
+    return out
+
+
+def write_nested_contexts(tf, path):
+    """Writes a meta graph holding loops in conds in loops, and the gradient TF builds
+    through them (its stacks among them), to `path`; returns its values."""
+    with tf.Graph().as_default():
+        x = tf.Variable(1.5, name="x")
+        p = tf.placeholder(tf.bool, name="p")
+
+        def body(i, a):
+            b = tf.cond(a < 10.0, lambda: a * x, lambda: a + x)
+            _, b = tf.while_loop(lambda j, c: j < 2, lambda j, c: (j + 1, c * 1.1), [0, b])
+            return i + 1, b
+
+        y = tf.cond(p, lambda: tf.while_loop(lambda i, a: i < 4, body, [0, x])[1],
+                    lambda: x * 3.0)
+        tf.add_to_collection("y", y)
+        grad = tf.gradients(y, x)[0]
+        tf.add_to_collection("grad", grad)
+        tf.train.export_meta_graph(path)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            return [float(v) for v in sess.run([y, grad], {p: True}) +
+                    sess.run([y, grad], {p: False})]
+
+
+def read_nested_contexts(tf, path):
+    """Imports the meta graph `write_nested_contexts` wrote, runs its own gradient and a new
+    one built through the imported contexts."""
+    with tf.Graph().as_default() as g:
+        tf.train.import_meta_graph(path)
+        y = tf.get_collection("y")[0]
+        x = [v for v in tf.global_variables() if v.name == "x:0"][0]
+        p = g.get_tensor_by_name("p:0")
+        new_grad = tf.gradients(y, x)[0]
+        old_grad = tf.get_collection("grad")[0]
+        out = {"contexts": [sorted(c.name for c in g.get_collection("while_context")),
+                            sorted(c.name for c in g.get_collection("cond_context"))]}
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            # (TF refuses the two gradients in one run: its frames of the new gradient's
+            # loops clash with the imported one's, "more than one LoopCond".)
+            out["values"] = [[float(v) for v in sess.run([y, old_grad], {p: b})] +
+                             [float(sess.run(new_grad, {p: b}))] for b in (True, False)]
+    return out

@@ -294,5 +294,6 @@ def _shape_tensor(shape):
         from flowloom.ops.array import array_ops
 
         return array_ops.stack(shape)
-    return convert_to_tensor(list(shape) if not np.isscalar(shape) else [shape],
-                             dtype=dtypes.int32, name="shape")
+    # int32, or int64 when a dimension needs it (TF's _ShapeTensor infers the type).
+    shape = list(shape) if not np.isscalar(shape) else [shape]
+    return convert_to_tensor(shape, dtype=None if shape else dtypes.int32, name="shape")
