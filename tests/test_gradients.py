@@ -123,3 +123,13 @@ def test_grad_ys_of_another_static_shape_is_reduced_to_each_input():
         assert gx.get_shape().as_list() == [] and gy.get_shape().as_list() == []
         with tf.Session() as sess:
             assert sess.run([gx, gy]) == [6.0, 3.0]
+
+
+def test_aggregated_gradient_is_colocated_with_its_first_summand():
+    # TF 1.15's _MultiDeviceAddN: gradients/AddN [b'loc:@gradients/MatMul_grad/MatMul'].
+    with tf.Graph().as_default():
+        w = tf.Variable([[1.0]])
+        x = tf.constant([[1.0, 2.0]])
+        grad = tf.gradients(tf.matmul(w, x) + tf.matmul(w, x * 2), [w])[0]
+        assert grad.op.type == "AddN"
+        assert grad.op.colocation_groups() == [b"loc:@gradients/MatMul_grad/MatMul"]

@@ -2,6 +2,7 @@
 
 from flowloom.framework import dtypes
 from flowloom.framework import op_def as op_registry
+from flowloom.framework.func_attr import as_func_attr
 from flowloom.framework.graph import _colocation_root, _graph_of, get_default_graph
 from flowloom.framework.ops import Tensor, convert_to_tensor
 
@@ -19,6 +20,8 @@ def apply_op(op_type, inputs=(), name=None, **attrs):
     for k, v in attrs.items():  # TF takes bytes for string attrs (get_attr returns them)
         if v.__class__ is bytes and isinstance(opdef.attr_defaults.get(k), str):
             attrs[k] = v.decode("utf-8", "surrogateescape")
+        elif hasattr(v, "add_to_graph"):  # a function attr (framework/func_attr.py)
+            attrs[k] = as_func_attr(v, get_default_graph())
     fast = opdef._fast
     if fast is None:
         fast = opdef._fast = _fast_spec(opdef)

@@ -336,7 +336,6 @@ class StepCounterHook(SessionRunHook):
         self._output_dir = output_dir
         self._last_global_step = None
         self._steps_per_run = 1
-        self._warned = 0
 
     def _set_steps_per_run(self, steps_per_run):
         self._steps_per_run = steps_per_run
@@ -372,13 +371,15 @@ class StepCounterHook(SessionRunHook):
                     global_step)
                 if elapsed_time is not None:
                     self._log_and_record(elapsed_steps, elapsed_time, global_step)
-        if stale_global_step == self._last_global_step and self._warned < 5:
-            self._warned += 1
-            tf_logging.warning("It seems that global step (tf.train.get_global_step) has not been "
-                         "increased. Current value (could be stable): %s vs previous value: "
-                         "%s. You could increase the global step by passing "
-                         "tf.train.get_global_step() to Optimizer.apply_gradients or "
-                         "Optimizer.minimize.", stale_global_step, self._last_global_step)
+        if stale_global_step == self._last_global_step:
+            # As TF: the first 5 times in the process (all hooks together), as some optimizers
+            # (SyncReplicasOptimizer's workers) leave the step alone by design.
+            tf_logging.log_first_n(
+                tf_logging.WARN, "It seems that global step (tf.train.get_global_step) has not "
+                "been increased. Current value (could be stable): %s vs previous value: %s. You "
+                "could increase the global step by passing tf.train.get_global_step() to "
+                "Optimizer.apply_gradients or Optimizer.minimize.", 5, stale_global_step,
+                self._last_global_step)
         self._last_global_step = stale_global_step
 
 

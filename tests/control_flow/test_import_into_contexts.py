@@ -1,7 +1,8 @@
 """Graphs and meta graphs imported inside a cond branch or a while body, as TF 1.15 builds
 and runs them (tests/data/record_context_import.py -> context_import_tf.json): the imported
 ops join the enclosing context only once they are all wired (their own control inputs keep
-them in their loop's frame), and an import scope renames a loop's frame with its context."""
+them in their loop's frame), and an import scope renames a loop's frame with its context.
+Also what a context does with ops made in it other than by apply_op (a function call)."""
 
 import json
 import os
@@ -77,3 +78,13 @@ def test_variables_in_custom_collections_are_stored_by_name_as_tf():
 
 def test_a_graph_def_cond_imported_in_a_loop_body_as_tf():
     assert program.cond_in_while(tf) == TF["cond_in_while"]
+
+
+def test_a_function_call_in_a_cond_branch_waits_on_the_pivot_as_tf():
+    from flowloom.graph_function import defun as function
+
+    assert program.function_call_in_cond(tf, function) == TF["function_call_in_cond"]
+
+
+def test_a_gradient_loop_pushes_shapes_not_tensors_as_tf():
+    assert program.shapes_in_gradient_loops(tf) == TF["shapes_in_gradient_loops"]

@@ -164,3 +164,54 @@ def cond_in_while(tf):
         with tf.Session() as sess:
             out["value"] = float(sess.run(v))
     return out
+
+
+def function_call_in_cond(tf, function):
+    """A Defun called in a cond branch waits on the branch's pivot; its input's Switch is
+    named in the branch's scope (the call is made outside a scope of its own)."""
+    import re
+
+    @function.Defun(tf.float32)
+    def double(x):
+        return x * 2.0
+
+    with tf.Graph().as_default() as g:
+        p = tf.placeholder(tf.bool, name="p")
+        a = tf.constant(3.0, name="a")
+        r = tf.cond(p, lambda: double(a), lambda: a)
+
+        def name(text):  # the function's name carries a hash (TF's and flowloom's differ)
+            return re.sub(r"double_[0-9A-Za-z]+", "double", text)
+
+        out = {"ops": [[name(op.name), name(op.type), [name(t.name) for t in op.inputs],
+                        sorted(name(c.name) for c in op.control_inputs)]
+                       for op in g.get_operations() if op.name.startswith("cond/")]}
+        with tf.Session() as sess:
+            out["values"] = [float(sess.run(r, {p: True})), float(sess.run(r, {p: False}))]
+    return out
+
+
+def shapes_in_gradient_loops(tf):
+    """tf.gradients through a loop: a Shape of a forward value made by the gradient joins the
+    forward loop, so the backprop pushes the shape on its stack, not the whole tensor (no
+    push is made for the Shape's own input)."""
+    import numpy as np
+
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+
+        def body(i, a):
+            s = tf.reduce_sum(x * tf.cast(i, tf.float32), axis=1, keepdims=True)
+            return i + 1, a + s
+
+        _, r = tf.while_loop(lambda i, a: i < 3, body, [0, tf.zeros_like(x[:, :1])])
+        grad = tf.gradients(r, x)[0]
+        shapes = [op.name for op in g.get_operations()
+                  if op.type in ("Shape", "Size", "Rank") and op.name.startswith("gradients/")]
+        pushes = [op for op in g.get_operations() if op.type == "StackPushV2"]
+        out = {"pushes_under_shape": sorted(p.name for p in pushes
+                                            if any(p.name.startswith(s + "/") for s in shapes)),
+               "pushed_dtypes": sorted({p.inputs[1].dtype.name for p in pushes})}
+        with tf.Session() as sess:
+            out["grad"] = sess.run(grad, {x: np.ones((2, 3), np.float32)}).tolist()
+    return out

@@ -16,10 +16,12 @@ import context_import_program as program  # noqa: E402
 
 def main():
     import tensorflow.compat.v1 as tf
-    from tensorflow.python.framework import meta_graph
+    from tensorflow.python.framework import function, meta_graph
 
     record = {"while_in_cond": program.while_in_cond(tf),
               "cond_in_while": program.cond_in_while(tf),
+              "function_call_in_cond": program.function_call_in_cond(tf, function),
+              "shapes_in_gradient_loops": program.shapes_in_gradient_loops(tf),
               "while_in_while": program.while_in_while(tf, meta_graph),
               "scoped_loop_gradients": program.scoped_loop_gradients(tf, meta_graph),
               "resource_variables_under_scopes":

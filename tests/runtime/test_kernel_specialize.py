@@ -61,6 +61,11 @@ CASES = [
      [np.arange(12.0).reshape(3, 4), np.ones(3), np.arange(6, dtype=np.int64).reshape(2, 3)]),
     ("Max", [None, np.array(0, np.int32)], {"keep_dims": True},
      [np.arange(12.0).reshape(3, 4), np.zeros((0, 2)), np.float32(2)]),
+    ("FloorMod", [None, np.array([9, 9, 1], np.int32)], {},
+     [np.array([5, -3, 8], np.int32), np.arange(6, dtype=np.int32).reshape(2, 3),
+      np.array([1.5, 2, 3]), np.ones(4, np.int32), np.int32(7)]),
+    ("FloorDiv", [None, np.array([2.5, -1.0])], {},
+     [np.array([5.0, -3.0]), np.ones((3, 2)), np.ones(3)]),
     ("StridedSlice", [None, np.array([1], np.int32), np.array([3073], np.int32),
                       np.array([1], np.int32)],
      {"begin_mask": 0, "end_mask": 0, "ellipsis_mask": 0, "new_axis_mask": 0,
@@ -116,7 +121,8 @@ def test_a_cond_plan_gives_the_same_values_specialized_or_not(monkeypatch):
     monkeypatch.setattr(kernel_specialize, "specialize",
                         lambda op, fn, consts: calls.append(op._type) or real(op, fn, consts))
     on = _runs(True)
-    assert {"Reshape", "Transpose", "StridedSlice", "Mean"} <= set(calls)
+    assert {"Reshape", "Transpose", "StridedSlice", "Mean", "FloorMod", "RandomUniform",
+            "RandomUniformInt"} <= set(calls)
     calls.clear()
     assert _runs(False) == on and not calls
 

@@ -1248,7 +1248,9 @@ def _filled(shape, fill_value, dtype, name):
         return constant(np.full(dims, fill_value, dtype=dtype.as_numpy_dtype), dtype=dtype,
                         name=name)
     with name_scope(name) as scope:
-        return fill(constant(dims, dtype=dtypes.int32, name="shape_as_tensor"),
+        # int64 when a dimension needs it, as TF's TensorShape conversion does.
+        shape_dtype = dtypes.int64 if any(d >= 2**31 for d in dims) else dtypes.int32
+        return fill(constant(dims, dtype=shape_dtype, name="shape_as_tensor"),
                     constant(fill_value, dtype=dtype, name="Const"), name=scope)
 
 

@@ -62,8 +62,8 @@ def _(xp, x, begin, size):
             None, None, "Expected begin and size arguments to be 1-D tensors of size "
             f"{x.ndim}, but got shapes {list(np.shape(begin))} and {list(np.shape(size))} "
             "instead.".replace(" ", " "))
-    idx = tuple(_builtin_slice(int(b), None if int(s) == -1 else int(b) + int(s))
-                for b, s in zip(begin, size))
+    begin, size = np.ravel(begin).tolist(), np.ravel(size).tolist()
+    idx = tuple(_builtin_slice(b, None if s == -1 else b + s) for b, s in zip(begin, size))
     for b, s, d in zip(begin, size, x.shape):
         if b < 0 or (s != -1 and b + s > d):
             raise errors.InvalidArgumentError(
@@ -179,9 +179,14 @@ _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_ax
 def _(op, grad):
     x, begin, end, strides = op._inputs
     x_shape = shape(x, out_type=begin.dtype.base_dtype)
-    # Statically known vectors become Consts of the grad op (`StridedSliceGrad/begin`), as TF.
-    x_shape, begin, end, strides = (t if v is None else v for t, v in (
-        (t, constant_value(t)) for t in (x_shape, begin, end, strides)))
+    from flowloom.ops.random.random_ops import seed_rules
+
+    if seed_rules() != "1":
+        # TF 2.x: statically known vectors become Consts of the grad op
+        # (`StridedSliceGrad/begin`); TF 1.15 passes the op's own inputs (no ops more, which
+        # its default op seeds count)
+        x_shape, begin, end, strides = (t if v is None else v for t, v in (
+            (t, constant_value(t)) for t in (x_shape, begin, end, strides)))
     return [apply_op("StridedSliceGrad", (x_shape, begin, end, strides, grad),
                      **{k: op._attrs[k] for k in _MASKS}).outputs[0], None, None, None]
 
@@ -364,11 +369,9 @@ def _slice_helper(tensor, slice_spec, var=None):
             strides.append(1)
             shrink_axis_mask |= 1 << i
         elif isinstance(s, Tensor):
-            from flowloom.ops.math import math_ops
-
             _check_index(s)
             begin.append(s)
-            end.append(math_ops.add(s, 1))
+            end.append(s + 1)  # as TF: the `+` operator (AddV2 named "add")
             strides.append(1)
             shrink_axis_mask |= 1 << i
         else:

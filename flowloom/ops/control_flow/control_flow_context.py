@@ -311,11 +311,16 @@ class CondContext(ControlFlowContext):
                 if real_x is not x:
                     op._update_input(index, real_x)
             self._RemoveExternalControlEdges(op)
+            if op._type in getattr(op._graph, "_functions", ()) or \
+                    op._type == "SymbolicGradient":
+                op._add_control_input(self._pivot._op)  # as TF: a call waits on the pivot
         self._mark_seen([x.name for x in op._outputs])
         if self._outer_context is not None or not is_loop_exit(op):
             op._graph.prevent_fetching(op)
         if self._outer_context is not None:
             self._outer_context.AddInnerOp(op)
+
+    _AddOpInternal = AddOp
 
     def ProcessOutputTensor(self, val):
         """The branch's view of a branch result (a Switch when it comes from outside)."""
@@ -457,6 +462,22 @@ class WhileContext(ControlFlowContext):
         return result
 
     def AddOp(self, op):
+        # As TF: a Shape/Size/Rank made in a gradient loop of a value of its forward loop
+        # joins the forward loop's context, so that the backprop keeps the (small) result
+        # on its stack instead of the whole tensor.
+        if op._type in ("Shape", "Size", "Rank"):
+            grad_ctxt = op._graph._get_control_flow_context()
+            grad_ctxt = grad_ctxt.GetWhileContext() if grad_ctxt is not None else None
+            if grad_ctxt is not None and grad_ctxt.grad_state is not None and \
+                    get_while_context(op._inputs[0]._op) is \
+                    grad_ctxt.grad_state.forward_context:
+                input_ctxt = op._inputs[0]._op._control_flow_context
+                op._control_flow_context = input_ctxt
+                input_ctxt._AddOpInternal(op)
+                return
+        self._AddOpInternal(op)
+
+    def _AddOpInternal(self, op):  # noqa: N802 - TF's name
         from flowloom.framework.graph import control_dependencies
         from flowloom.ops.array import array_ops
 

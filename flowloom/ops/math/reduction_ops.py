@@ -179,6 +179,12 @@ def _sum_grad(op, grad):
             grad = array_ops.reshape(grad, kept)
             return [broadcast_ops.tile(grad, scaling), None]
     shape = array_ops.shape(x)
+    if _tf1_graphs():
+        # TF 1.15's ops (they count in its default op seeds): Reshape to the kept-dims shape
+        # (always), Tile by shape // max(kept, 1)
+        kept = broadcast_ops.reduced_shape(shape, axes)
+        scaling = broadcast_ops.safe_shape_div(shape, kept)
+        return [broadcast_ops.tile(array_ops.reshape(grad, kept), scaling), None]
     if not op._attrs["keep_dims"]:
         grad = array_ops.reshape(grad, broadcast_ops.reduced_shape(shape, axes))
     return [broadcast_ops.broadcast_to(grad, shape), None]
@@ -204,9 +210,9 @@ def _(op, grad):
     elif _tf1_graphs():
         # TF 1.15's ops (they count in its default op seeds): prod(shape(x)) //
         # max(prod(shape(y)), 1)
-        in_size = reduce_prod(array_ops.shape(op._inputs[0]))
-        out_size = reduce_prod(array_ops.shape(op._outputs[0]))
-        factor = in_size // maximum(out_size, 1)
+        in_shape = array_ops.shape(op._inputs[0])
+        out_shape = array_ops.shape(op._outputs[0])
+        factor = reduce_prod(in_shape) // maximum(reduce_prod(out_shape), 1)
     else:
         shape = array_ops.shape(op._inputs[0])
         rank = array_ops.size(shape)
