@@ -15,7 +15,6 @@ translate it for the file system that owns it.
 
 import contextlib
 import errno
-import glob as _glob
 import os
 import re
 import shutil
@@ -74,12 +73,6 @@ class LocalFileSystem:
         kwargs = {} if "b" in mode else {"encoding": "utf-8", "newline": ""}
         with tf_errors(name):
             return open(self.local_path(name), mode, **kwargs)  # noqa: SIM115 (caller's)
-
-    def glob(self, pattern):
-        # Matches keep the pattern's scheme and host, as TF's GetMatchingPaths.
-        path = self.local_path(pattern)
-        prefix = pattern[:len(pattern) - len(path)]
-        return [prefix + p for p in sorted(_glob.glob(path))]
 
 
 def _local_call(function):
@@ -169,7 +162,6 @@ makedirs = _dispatch("makedirs")
 mkdir = _dispatch("mkdir")
 remove = _dispatch("remove")
 rmtree = _dispatch("rmtree")
-glob = _dispatch("glob")
 
 
 def replace(old, new):
@@ -213,3 +205,99 @@ _STATUS_NAMES = {
 def status_text(error):
     """An OpError as TF's `Status::ToString()` ("Unimplemented: ...")."""
     return f"{_STATUS_NAMES.get(type(error).__name__, 'Unknown')}: {error.message}"
+
+
+def dirname(name):
+    """TF's `io::Dirname`: `name` up to its path's last '/' (kept when it is the first)."""
+    path = parse_uri(name)[2]
+    head = name[:len(name) - len(path)]
+    pos = path.rfind("/")
+    if pos < 0:
+        return head
+    return head + path[:max(pos, 1)]
+
+
+def join_path(a, b):
+    """TF's `io::JoinPath` of two pieces (one '/' between them)."""
+    if not a:
+        return b
+    if not b:
+        return a
+    if a.endswith("/"):
+        return a + (b[1:] if b.startswith("/") else b)
+    return a + (b if b.startswith("/") else "/" + b)
+
+
+def _pattern_regex(pattern):
+    """fnmatch(3) with FNM_PATHNAME as a regex: `*`, `?` and `[...]` never match '/',
+    a backslash quotes the next character."""
+    out, i, n = [], 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        i += 1
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "\\" and i < n:
+            out.append(re.escape(pattern[i]))
+            i += 1
+        elif c == "[":
+            j = i + (1 if i < n and pattern[i] in "!^" else 0)
+            j += 1 if j < n and pattern[j] == "]" else 0
+            while j < n and pattern[j] != "]":
+                j += 1
+            if j >= n:
+                out.append("\\[")
+                continue
+            body = pattern[i:j].replace("\\", "\\\\")
+            negate = body[:1] in ("!", "^")
+            body = body[1:] if negate else body
+            out.append(f"(?!/)[{'^' if negate else ''}{body}]")
+            i = j + 1
+        else:
+            out.append(re.escape(c))
+    return re.compile("".join(out) + r"\Z", re.DOTALL)
+
+
+def glob(pattern):
+    """The names matching `pattern`, as TF 1.15's `GetMatchingPaths`: the directory of the
+    pattern's fixed prefix ("." when it has none, so `*.txt` gives `./a.txt`) is listed
+    breadth first, through the directories that extend the fixed prefix, and each name is
+    matched whole (fnmatch with FNM_PATHNAME: `*` stops at '/'; a pattern ending in '/'
+    matches nothing). Listings are sorted (TF keeps the directory's order).
+
+    Raises:
+      UnimplementedError: for a scheme with no file system.
+      NotFoundError: if the prefix's directory does not exist ('DIR; No such file...').
+    """
+    pattern = os.fsdecode(pattern)
+    file_system = get(pattern)
+    if not pattern:
+        return []
+    cut = min((k for k in map(pattern.find, "*?[\\") if k >= 0), default=len(pattern))
+    fixed = pattern[:cut]
+    top, evaluated = dirname(fixed), pattern
+    if not top:
+        top, fixed, evaluated = ".", join_path(".", fixed), join_path(".", pattern)
+    regex, depth = _pattern_regex(evaluated), evaluated.count("/")
+    found, queue = [], [top]
+    for current in queue:
+        try:
+            children = sorted(file_system.listdir(current))
+        except errors.PermissionDeniedError:
+            continue
+        except errors.OpError:
+            if current == top:
+                raise
+            continue
+        for child in children:
+            path = join_path(current, child)
+            if not path.startswith(fixed):
+                continue
+            # A match has as many '/' as the pattern: deeper directories cannot hold one.
+            if path.count("/") < depth and file_system.isdir(path):
+                queue.append(path)
+            if regex.match(path):
+                found.append(path)
+    return found

@@ -105,10 +105,11 @@ def _saved_model(tf, export_dir):
             return float(sess.run("w:0"))
 
 
-def observe(tf, workdir):
-    """What each consumer gives for a `file://` path and for an unknown scheme."""
+def observe(tf, workdir, roots=None):
+    """What each consumer gives for a `file://` path and for an unknown scheme (or for the
+    {label: root} of `roots`)."""
     out = {}
-    for label, root in (("file", "file://" + workdir), ("unknown", UNKNOWN)):
+    for label, root in (roots or {"file": "file://" + workdir, "unknown": UNKNOWN}).items():
         def p(name, root=root):
             return root + "/" + name
 
@@ -183,3 +184,32 @@ def _import_meta(tf, path):
 
 def main_dir():
     return os.path.dirname(os.path.abspath(__file__))
+
+
+GLOB_PATTERNS = ["d/*.txt", "d/*", "*/", "*/a.txt", "*/*/x.txt", "[bd]*", "[!b]*", "b.tx?",
+                 "d/a.txt", "zz/*.txt", "zz", "d/", "*", ".*", "d/e/", "./*.txt", "../w/b.txt",
+                 "d//a.txt", "d/e/../a.txt", "**/x.txt", "d\\*.txt", "d/e*/x.txt", "", "b.txt/*",
+                 "{abs}/d/*.txt", "file://{abs}/d/[a-c].txt", "{abs}/*/e"]
+
+
+def observe_glob(tf, workdir):
+    """tf.io.gfile.glob (sorted: TF keeps the directory's order) and MatchingFiles of
+    GLOB_PATTERNS, run in `workdir`/w holding b.txt, .hidden.txt, d/a.txt, d/e/x.txt."""
+    root = os.path.join(workdir, "w")
+    os.makedirs(os.path.join(root, "d", "e"))
+    for name in ("b.txt", ".hidden.txt", "d/a.txt", "d/e/x.txt"):
+        with open(os.path.join(root, name), "w") as f:
+            f.write("x")
+    cwd = os.getcwd()
+    os.chdir(root)
+    out = {}
+    try:
+        for pattern in GLOB_PATTERNS:
+            pattern = pattern.replace("{abs}", root)
+            key = pattern.replace(root, "{abs}")
+            _run(out, f"glob {key}", lambda p=pattern: sorted(tf.io.gfile.glob(p)), root)
+            _run(out, f"matching_files {key}", lambda p=pattern: _session_run(
+                tf, lambda: tf.io.matching_files(p)), root)
+    finally:
+        os.chdir(cwd)
+    return out

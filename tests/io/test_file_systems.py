@@ -25,7 +25,9 @@ def observed(tmp_path_factory):
     cwd = os.getcwd()
     os.chdir(work)
     try:
-        return uri_cases.observe(tf, work)
+        out = uri_cases.observe(tf, work)
+        out.update(uri_cases.observe_glob(tf, work))
+        return out
     finally:
         os.chdir(cwd)
 
@@ -60,3 +62,32 @@ def test_schemes_without_a_file_system(tmp_path, scheme, monkeypatch):
             fn(path)
         assert e.value.message == want
     assert os.listdir(tmp_path) == []        # nothing local was made ("gs:" before)
+
+
+class _CountingFileSystem(file_system.LocalFileSystem):
+    """`mem://bucket/p` names served from a local directory, counting the names it was asked
+    for: a consumer that bypassed the registry would find nothing under `mem://`."""
+
+    def __init__(self, root):
+        self.root, self.names = root, []
+
+    def local_path(self, name):
+        self.names.append(name)
+        scheme, host, path = file_system.parse_uri(name)
+        assert (scheme, host) == ("mem", "bucket"), name
+        return self.root + path
+
+
+def test_a_registered_scheme_serves_every_consumer(tmp_path, monkeypatch):
+    """Every consumer reaches files only through the registry: a file system registered under
+    a new scheme gives each of them what the local one gives for `file://` (TF 1.15's
+    values), with the scheme in every path it returns."""
+    work = os.path.realpath(str(tmp_path))
+    counting = _CountingFileSystem(work)
+    monkeypatch.setitem(file_system._registry, "mem", counting)
+    monkeypatch.chdir(tmp_path)
+    got = uri_cases.observe(tf, work, roots={"file": "mem://bucket"})
+    want = {k: v for k, v in RECORDED.items() if k.startswith("file ")}
+    text = json.dumps(got).replace("mem://bucket", "file://{abs}")
+    assert json.loads(text) == want
+    assert len(counting.names) > 100
