@@ -151,3 +151,27 @@ def test_dynamic_rnn_lstm_training_values_are_unchanged():
             return out
     for a, b in zip(steps(None), steps(OFF)):
         _same([a], [b])
+
+
+@acts
+def test_a_dynamic_rnn_gradient_loop_compiles_once_its_noops_are_rerouted():
+    # The gradient loop's tf.tuple waits for a loop variable's Switch (through a NoOp, which
+    # the rewrites reroute): the waiting Identity also reads the Switch's true side, so the
+    # edge adds nothing and the frame compiles (runtime/compiled_loop.py).
+    tf.set_random_seed(2)
+    x = tf.placeholder(tf.float32, [2, 4, 3])
+    outputs, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicLSTMCell(5), x, dtype=tf.float32)
+    grads = tf.gradients(tf.reduce_sum(outputs), tf.trainable_variables() + [x],
+                         gate_gradients=True)  # as optimizers ask: tf.tuple per op
+    feed = {x: np.random.RandomState(4).randn(2, 4, 3).astype(np.float32)}
+
+    def compiled_frames(config):
+        with tf.Session(config=config) as sess:
+            sess.run(tf.global_variables_initializer())
+            values = sess.run(grads, feed)
+            plan = _dataflow_plan(sess)
+        return values, {n.compiled_loop.frame_name for n in plan.nodes if n.compiled_loop}
+    on, frames_on = compiled_frames(None)
+    off, _ = compiled_frames(OFF)
+    _same([on], [off])
+    assert any(f.startswith("gradients/") for f in frames_on), frames_on
