@@ -1,5 +1,6 @@
 """Records what TF 1.15 does with tests/data/context_import_program.py into
-tests/data/context_import_tf.json (graphs and meta graphs imported into conds and loops).
+tests/data/context_import_tf.json (graphs and meta graphs imported into conds and loops), and
+the meta graph of nested contexts TF writes, tests/data/nested_contexts_tf1.meta.
 
     TF_CPP_MIN_LOG_LEVEL=3 $FLOWLOOM_TF1_PYTHON tests/data/record_context_import.py
 """
@@ -28,6 +29,9 @@ def main():
                   program.resource_variables_under_scopes(tf, meta_graph),
               "variables_in_custom_collections":
                   program.variables_in_custom_collections(tf, meta_graph)}
+    meta = os.path.join(HERE, "nested_contexts_tf1.meta")
+    record["nested_contexts_written"] = program.write_nested_contexts(tf, meta)
+    record["nested_contexts_read"] = program.read_nested_contexts(tf, meta)
     with open(os.path.join(HERE, "context_import_tf.json"), "w") as f:
         json.dump(record, f, indent=1, sort_keys=True)
     print(json.dumps(record, sort_keys=True)[:3000])
