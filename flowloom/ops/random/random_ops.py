@@ -219,6 +219,11 @@ _math_ops_module = None
 def _shape_tensor(shape):
     if isinstance(shape, Tensor):
         return shape
+    if type(shape) in (list, tuple) and all(type(d) is int for d in shape):
+        # Python ints (an initializer's shape.as_list()): the Const convert_to_tensor makes.
+        from flowloom.ops.array.array_ops import constant
+
+        return constant(list(shape), dtype=dtypes.int32, name="shape")
     if isinstance(shape, (list, tuple)) and any(isinstance(d, Tensor) for d in shape):
         from flowloom.ops.array import array_ops
 
