@@ -218,10 +218,11 @@ class ResourceVariable(Variable):
 
     # -- updates -------------------------------------------------------------------------
     def _lazy_read(self, op, read_value):
+        """What an update returns: `op` itself, or (as TF) the variable as it is after
+        `op`, an UnreadVariable whose every read waits for `op`."""
         if not read_value:
             return op
-        with control_dependencies([op]):
-            return self._read_variable_op()
+        return UnreadVariable(self, op)
 
     def assign(self, value, use_locking=None, name=None, read_value=True):
         """Stores `value` (AssignVariableOp); returns the new value, or the op when
@@ -303,6 +304,48 @@ class ResourceVariable(Variable):
         raise TypeError("Using a `tf.Tensor` as a Python `bool` is not allowed.")
 
 
+class UnreadVariable(ResourceVariable):
+    """The value of a resource variable after an update (TF's `_UnreadVariable`): what
+    `v.assign(...)`, `v.assign_add(...)` and the scatters return. It is the variable (same
+    handle, shape and dtype) with every read made after the update: `sess.run` of it fetches
+    a read that waits for the update, and `read_value()`, `value()` or using it as a tensor
+    add a fresh read that does. `op` and `name` are the update's.
+
+    Example:
+      v = tf.Variable(0.0, use_resource=True)
+      inc = v.assign_add(1.0)
+      twice = inc.read_value() * 2.0   # reads v after the increment
+    """
+
+    def __init__(self, variable, parent_op):  # noqa: D107 - built by _lazy_read only
+        self.__dict__.update(variable.__dict__)
+        self._parent_op = parent_op
+        # As TF's: no initializer, initial value, slice or constraint of its own.
+        self._cached_value = self._initializer_op = self._initial_value = None
+        self._is_initialized_op = self._save_slice_info = self._constraint = None
+        self._graph_element = self._read_variable_op()
+        self._snapshot = self._graph_element
+
+    @property
+    def name(self):
+        return self._parent_op.name
+
+    @property
+    def op(self):
+        """The update op."""
+        return self._parent_op
+
+    def value(self):
+        return self._read_variable_op()
+
+    def read_value(self):
+        return self._read_variable_op()
+
+    def _read_variable_op(self):
+        with control_dependencies([self._parent_op]):
+            return rvo.read_variable_op(self._handle, self._dtype)
+
+
 ResourceVariable.__getitem__ = lambda self, key: array_ops._slice_helper(self.value(), key,
                                                                        var=self)
 
@@ -376,5 +419,7 @@ def resource_update(kind, target, value, name=None, indices=None):
         op = rvo.resource_scatter(_SCATTERS[kind], handle, indices, value, name=name)
     else:
         raise NotImplementedError(f"{kind} of a resource variable")
+    if isinstance(target, ResourceVariable):
+        return target._lazy_read(op, True)  # TF: ref.assign_add(value) and the like
     with control_dependencies([op]):
         return rvo.read_variable_op(handle, dtype)

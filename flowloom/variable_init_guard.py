@@ -9,6 +9,8 @@ effort, as TF: an initial value whose graph has a cycle (a while loop) is used u
 and reads of resource variables (ReadVariableOp) are not replaced.
 """
 
+import weakref
+
 from flowloom.framework.graph import GraphKeys
 from flowloom.framework.ops import Tensor
 
@@ -111,11 +113,58 @@ def _safe_op(name, op, replaced):
 
 def _initialized_value_of(variable_op):
     """`initialized_value()` of the variable of GLOBAL/LOCAL_VARIABLES whose op is
-    `variable_op`, or None."""
+    `variable_op`, or None: the first such variable of GLOBAL_VARIABLES, else of
+    LOCAL_VARIABLES, in collection order (found through `_VariableIndex`, not a scan)."""
+    graph = variable_op.graph
     names = (variable_op.name, variable_op.name + ":0")
     for key in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.LOCAL_VARIABLES):
-        for var in variable_op.graph.get_collection(key):
-            initialized_value = getattr(var, "initialized_value", None)
-            if getattr(var, "name", None) in names and initialized_value is not None:
-                return initialized_value()
+        found = _VariableIndex.of(graph, key).first(names)
+        if found is not None:
+            return found.initialized_value()
     return None
+
+
+class _VariableIndex:
+    """The variables of one collection by name, kept in step with the collection's list.
+
+    Collections only grow in the usual program (each new variable appends itself), so the
+    index reads just the items appended since it last looked: each lookup costs O(1)
+    amortized instead of a scan of every variable. Any other change of the list (items
+    removed, replaced, or the list replaced) rebuilds it.
+    """
+
+    __slots__ = ("items", "seen", "last", "by_name")
+    _of = weakref.WeakKeyDictionary()  # graph -> {collection key: _VariableIndex}
+
+    def __init__(self):
+        self.items, self.seen, self.last, self.by_name = None, 0, None, {}
+
+    @classmethod
+    def of(cls, graph, key):
+        per_graph = cls._of.get(graph)
+        if per_graph is None:
+            per_graph = cls._of[graph] = {}
+        index = per_graph.get(key)
+        if index is None:
+            index = per_graph[key] = cls()
+        index._sync(graph._collections.get(key) or [])
+        return index
+
+    def _sync(self, items):
+        grown = items is self.items and len(items) >= self.seen and \
+            (self.seen == 0 or items[self.seen - 1] is self.last)
+        if not grown:
+            self.items, self.seen, self.by_name = items, 0, {}
+        for pos in range(self.seen, len(items)):
+            var = items[pos]
+            name = getattr(var, "name", None)
+            if getattr(var, "initialized_value", None) is not None and \
+                    name not in self.by_name:
+                self.by_name[name] = (pos, var)
+        self.seen = len(items)
+        self.last = items[-1] if items else None
+
+    def first(self, names):
+        """The variable named one of `names` that comes first in the collection, or None."""
+        hits = [self.by_name[n] for n in names if n in self.by_name]
+        return min(hits, key=lambda hit: hit[0])[1] if hits else None

@@ -55,6 +55,10 @@ class VariableV2(metaclass=VariableMetaclass):
       (there is no `collections`, `expected_shape` or `use_resource`).
     """
 
+    # As TF: above an ndarray's priority, so that `ndarray * variable` runs the variable's
+    # __rmul__ (a Mul op) instead of NumPy converting the variable.
+    __array_priority__ = 100
+
     @staticmethod
     def _variable_call(initial_value=None, trainable=None, validate_shape=True,
                        caching_device=None, name=None, variable_def=None, dtype=None,

@@ -112,3 +112,24 @@ def test_colocate_gradients_with_ops():
         y = tf.sin(x, name="y")
     g, = tf.gradients(y, x, colocate_gradients_with_ops=True)
     assert g.op.colocation_groups() == [b"loc:@y"]
+
+
+def test_grad_ys_of_another_static_shape_is_reduced_to_each_input():
+    # TF 1.15: grad_ys of shape [1] for scalar x*y + x gives scalar gradients 6.0 and 3.0
+    # (BroadcastGradientArgs at run time, not static axes that would keep the [1]).
+    with tf.Graph().as_default():
+        x, y = tf.constant(2.0), tf.constant(3.0)
+        gx, gy = tf.gradients(x * y + x, [x, y], grad_ys=tf.constant([1.5]))
+        assert gx.get_shape().as_list() == [] and gy.get_shape().as_list() == []
+        with tf.Session() as sess:
+            assert sess.run([gx, gy]) == [6.0, 3.0]
+
+
+def test_aggregated_gradient_is_colocated_with_its_first_summand():
+    # TF 1.15's _MultiDeviceAddN: gradients/AddN [b'loc:@gradients/MatMul_grad/MatMul'].
+    with tf.Graph().as_default():
+        w = tf.Variable([[1.0]])
+        x = tf.constant([[1.0, 2.0]])
+        grad = tf.gradients(tf.matmul(w, x) + tf.matmul(w, x * 2), [w])[0]
+        assert grad.op.type == "AddN"
+        assert grad.op.colocation_groups() == [b"loc:@gradients/MatMul_grad/MatMul"]

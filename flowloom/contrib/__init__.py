@@ -5,19 +5,19 @@ naming it; any other name is an AttributeError, as on a module."""
 from flowloom.contrib import framework, layers, losses, rnn  # noqa: F401
 from flowloom.contrib import factorization, learn, legacy_seq2seq  # noqa: F401
 from flowloom.contrib import metrics, seq2seq, slim  # noqa: F401
-from flowloom.contrib import deprecated  # noqa: F401
+from flowloom.contrib import data, deprecated  # noqa: F401
 from flowloom.contrib import lookup  # noqa: F401
 from flowloom.contrib import training  # noqa: F401
 from flowloom.contrib import summary  # noqa: F401
 
-_PROVIDED = ("deprecated (summaries)", "factorization (KMeans)", "framework", "layers",
+_PROVIDED = ("data (tf.data transformations)", "deprecated (summaries)", "factorization (KMeans)", "framework", "layers",
              "learn (preprocessing)", "legacy_seq2seq", "lookup", "losses", "metrics", "rnn",
              "seq2seq", "slim", "summary (graph mode)", "training (ps strategies)")
 
 # The contrib modules of TF 1.15 that flowloom does not provide.
 _NOT_PROVIDED = frozenset("""
 all_reduce autograph batching bayesflow bigtable boosted_trees checkpoint cloud
-cluster_resolver compiler constrained_optimization copy_graph crf cudnn_rnn data
+cluster_resolver compiler constrained_optimization copy_graph crf cudnn_rnn
 decision_trees distribute distributions eager estimator
 feature_column ffmpeg fused_conv graph_editor grid_rnn hadoop hooks ignite image
 input_pipeline integrate kafka keras kernel_methods kinesis labeled_tensor

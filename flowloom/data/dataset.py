@@ -147,11 +147,11 @@ class Dataset(structure.HasElementSpec):
     def list_files(file_pattern, shuffle=None, seed=None):
         """A dataset of the file names matching `file_pattern` (a glob, or a list of them),
         shuffled unless `shuffle=False`."""
-        import glob
+        from flowloom.io import file_system
 
         patterns = [file_pattern] if isinstance(file_pattern, (str, bytes)) else \
             list(file_pattern)
-        names = sorted({n for p in patterns for n in glob.glob(
+        names = sorted({n for p in patterns for n in file_system.glob(
             p.decode() if isinstance(p, bytes) else p)})
         if not names:
             from flowloom.framework import errors

@@ -13,6 +13,7 @@ import os
 import numpy as np
 
 from flowloom.framework import dtypes
+from flowloom.io import file_system
 
 TRAIN_IMAGES = "train-images-idx3-ubyte.gz"
 TRAIN_LABELS = "train-labels-idx1-ubyte.gz"
@@ -210,12 +211,12 @@ def read_data_sets(train_dir, fake_data=False, one_hot=False, dtype=dtypes.float
         def fake():
             return DataSet([], [], fake_data=True, one_hot=one_hot, dtype=dtype, seed=seed)
         return Datasets(train=fake(), validation=fake(), test=fake())
-    missing = [f for f in FILES if not os.path.isfile(os.path.join(train_dir, f))]
+    missing = [f for f in FILES if not file_system.isfile(os.path.join(train_dir, f))]
     if missing:
         raise _missing_files_error(train_dir, missing)
 
     def read(name, extract, **kwargs):
-        with open(os.path.join(train_dir, name), "rb") as f:
+        with file_system.open_file(os.path.join(train_dir, name), "rb") as f:
             return extract(f, **kwargs)
 
     train_images = read(TRAIN_IMAGES, extract_images)

@@ -2,12 +2,12 @@
 that read the evaluation summaries in `eval_dir` and stop training on a metric's value."""
 
 import collections
-import glob
 import operator
 import os
 
 from flowloom.platform import tf_logging as logging
 from flowloom.train.session_run_hook import SessionRunArgs, SessionRunHook
+from flowloom.io import file_system
 
 _EVENT_FILE_GLOB_PATTERN = "events.out.tfevents.*"
 
@@ -70,8 +70,8 @@ def read_eval_metrics(eval_dir):
     from flowloom.train.summary_io import summary_iterator
 
     by_step = collections.defaultdict(dict)
-    if os.path.isdir(eval_dir):
-        for path in glob.glob(os.path.join(eval_dir, _EVENT_FILE_GLOB_PATTERN)):
+    if file_system.isdir_ok(eval_dir):
+        for path in file_system.glob(os.path.join(eval_dir, _EVENT_FILE_GLOB_PATTERN)):
             for event in summary_iterator(path):
                 if not event.HasField("summary"):
                     continue

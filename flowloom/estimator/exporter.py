@@ -1,11 +1,11 @@
 """Exporters `train_and_evaluate` runs after each evaluation (`tf.estimator.FinalExporter`,
 `LatestExporter`, `BestExporter`)."""
 
-import glob
 import os
-import shutil
 
 from flowloom.platform import tf_logging as logging
+from flowloom.io import file_system
+from flowloom.framework import errors
 
 
 class Exporter:
@@ -157,7 +157,7 @@ class BestExporter(Exporter):
         from flowloom.train.summary_io import summary_iterator
 
         best = None
-        for path in glob.glob(pattern):
+        for path in file_system.glob(pattern):
             for event in summary_iterator(path):
                 if not event.HasField("summary"):
                     continue
@@ -172,12 +172,12 @@ class BestExporter(Exporter):
 
 def _garbage_collect_exports(export_dir_base, exports_to_keep):
     """Deletes all but the `exports_to_keep` newest timestamped exports."""
-    if exports_to_keep is None or not os.path.isdir(export_dir_base):
+    if exports_to_keep is None or not file_system.isdir_ok(export_dir_base):
         return
-    stamps = sorted(int(n) for n in os.listdir(export_dir_base) if n.isdigit())
+    stamps = sorted(int(n) for n in file_system.listdir(export_dir_base) if n.isdigit())
     for stamp in stamps[:-exports_to_keep] if exports_to_keep else stamps:
         path = os.path.join(export_dir_base, str(stamp))
         try:
-            shutil.rmtree(path)
-        except OSError as e:
+            file_system.rmtree(path)
+        except errors.OpError as e:
             logging.warning(f"Can not delete {path} recursively: {e}")

@@ -2,9 +2,9 @@
 `temp-<timestamp>` directory and renamed to `<timestamp>` when complete."""
 
 import os
-import shutil
 
 from flowloom.estimator.mode_keys import ModeKeys
+from flowloom.io import file_system
 
 
 def export_all_saved_models(estimator, export_dir_base, input_receiver_fn_map,
@@ -27,7 +27,7 @@ def export_all_saved_models(estimator, export_dir_base, input_receiver_fn_map,
         if not settings:
             raise ValueError(f"Couldn't find trained model at {estimator._model_dir}.")
         checkpoint_path = settings.ckpt_to_initialize_from
-        if os.path.isdir(checkpoint_path):
+        if file_system.isdir_ok(checkpoint_path):
             checkpoint_path = latest_checkpoint(checkpoint_path)
     export_dir = get_timestamped_export_dir(export_dir_base)
     temp_export_dir = get_temp_export_dir(export_dir)
@@ -47,9 +47,9 @@ def export_all_saved_models(estimator, export_dir_base, input_receiver_fn_map,
         extra_path = os.path.join(os.fsdecode(temp_export_dir), "assets.extra")
         for dest_relative, source in assets_extra.items():
             dest = os.path.join(extra_path, os.fsdecode(dest_relative))
-            os.makedirs(os.path.dirname(dest), exist_ok=True)
-            shutil.copyfile(source, dest)
-    os.rename(temp_export_dir, export_dir)
+            file_system.makedirs(os.path.dirname(dest), exist_ok=True)
+            file_system.copyfile(source, dest)
+    file_system.replace(temp_export_dir, export_dir)
     return export_dir
 
 

@@ -5,6 +5,7 @@ import collections
 import os
 
 from flowloom.platform import tf_logging as logging
+from flowloom.io import file_system
 
 
 class WarmStartSettings(collections.namedtuple("WarmStartSettings", [
@@ -58,7 +59,7 @@ def get_default_warm_start_settings(warm_start_from):
         return None
     if isinstance(warm_start_from, (str, bytes, os.PathLike)):
         path = os.fsdecode(warm_start_from)
-        if os.path.exists(os.path.join(path, "variables", "variables.index")):
+        if file_system.exists(os.path.join(path, "variables", "variables.index")):
             logging.info("Warm-starting from a SavedModel")
             return WarmStartSettings(ckpt_to_initialize_from=os.path.join(
                 path, "variables", "variables"))

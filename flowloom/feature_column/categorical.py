@@ -7,7 +7,6 @@ equal TF's for the same inputs.
 """
 
 import collections
-import os
 
 import numpy as np
 
@@ -18,6 +17,7 @@ from flowloom.feature_column.core import (_CategoricalColumn, _FeatureColumn,
                                           convert_to_tensor_or_sparse_tensor,
                                           to_sparse_input_and_drop_ignore_values)
 from flowloom.ops.parsing.parsing_ops import VarLenFeature
+from flowloom.io import file_system
 
 _DEFAULT_HASH_KEY = 0xDECAFCAFFE
 
@@ -232,9 +232,9 @@ def categorical_column_with_vocabulary_file(key, vocabulary_file, vocabulary_siz
     if not vocabulary_file:
         raise ValueError(f"Missing vocabulary_file in {key}.")
     if vocabulary_size is None:
-        if not os.path.exists(vocabulary_file):
+        if not file_system.exists(vocabulary_file):
             raise ValueError(f"vocabulary_file in {key} does not exist.")
-        with open(vocabulary_file, "rb") as f:
+        with file_system.open_file(vocabulary_file, "rb") as f:
             vocabulary_size = sum(1 for _ in f)
     if vocabulary_size < 1:
         raise ValueError(f"Invalid vocabulary_size in {key}.")

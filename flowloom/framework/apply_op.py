@@ -2,6 +2,7 @@
 
 from flowloom.framework import dtypes
 from flowloom.framework import op_def as op_registry
+from flowloom.framework.func_attr import as_func_attr
 from flowloom.framework.graph import _colocation_root, _graph_of, get_default_graph
 from flowloom.framework.ops import Tensor, convert_to_tensor
 
@@ -19,6 +20,8 @@ def apply_op(op_type, inputs=(), name=None, **attrs):
     for k, v in attrs.items():  # TF takes bytes for string attrs (get_attr returns them)
         if v.__class__ is bytes and isinstance(opdef.attr_defaults.get(k), str):
             attrs[k] = v.decode("utf-8", "surrogateescape")
+        elif hasattr(v, "add_to_graph"):  # a function attr (framework/func_attr.py)
+            attrs[k] = as_func_attr(v, get_default_graph())
     fast = opdef._fast
     if fast is None:
         fast = opdef._fast = _fast_spec(opdef)
@@ -39,28 +42,27 @@ def apply_op(op_type, inputs=(), name=None, **attrs):
         op_name = name[:-1]
     else:
         op_name = graph.unique_name(name or op_type)
-    # Python values become Const ops named after their argument, inside the op's scope
-    # (`add/y`), as TF names them.
+    # TF builds an op inside its own name scope: Python values become Consts named after
+    # their argument (`add/y`), and a cond's Switch for an input is `add/Switch`.
     saved_stack = graph._name_stack
     graph._name_stack = op_name
     try:
         flat = _convert_inputs(op_type, opdef, args, inputs, attrs)
-    finally:
-        graph._name_stack = saved_stack
-    for k, v in opdef.attr_defaults.items():
-        if k not in attrs:
-            attrs[k] = v
-    if opdef.attr_hook is not None:
-        opdef.attr_hook(attrs)
-    _check_allowed(opdef, attrs)
-    out_dtypes = _output_dtypes(opdef, attrs, flat)
-    if opdef.ref_input_indices:
+        for k, v in opdef.attr_defaults.items():
+            if k not in attrs:
+                attrs[k] = v
+        if opdef.attr_hook is not None:
+            opdef.attr_hook(attrs)
+        _check_allowed(opdef, attrs)
+        out_dtypes = _output_dtypes(opdef, attrs, flat)
         # TF creates an op that writes through a reference colocated with the variable.
-        must_colocate = [t for t in flat if t._dtype.is_ref_dtype]
+        must_colocate = opdef.ref_input_indices and [t for t in flat if t._dtype.is_ref_dtype]
         if must_colocate:
             return _create_colocated(graph, must_colocate, opdef, flat, out_dtypes, attrs,
                                      op_name)
-    return graph._create_op_internal(opdef, flat, out_dtypes, attrs, op_name)
+        return graph._create_op_internal(opdef, flat, out_dtypes, attrs, op_name)
+    finally:
+        graph._name_stack = saved_stack
 
 
 def _fast_spec(opdef):
@@ -137,9 +139,14 @@ def _apply_fast(opdef, fast, inputs, name, attrs):
         op_name = name[:-1]
     else:
         op_name = graph.unique_name(name or opdef.type)
-    if refs is not None and opdef.ref_input_indices:
-        return _create_colocated(graph, refs, opdef, list(inputs), out_dtypes, attrs, op_name)
-    return graph._create_op_internal(opdef, list(inputs), out_dtypes, attrs, op_name)
+    saved_stack = graph._name_stack
+    graph._name_stack = op_name  # the op's own name scope, as the general path
+    try:
+        if refs is not None and opdef.ref_input_indices:
+            return _create_colocated(graph, refs, opdef, list(inputs), out_dtypes, attrs, op_name)
+        return graph._create_op_internal(opdef, list(inputs), out_dtypes, attrs, op_name)
+    finally:
+        graph._name_stack = saved_stack
 
 
 def _check_allowed(opdef, attrs):

@@ -1,5 +1,7 @@
 """Data types (`tf.DType`), with TensorFlow's names and DataType enum numbers."""
 
+import sys
+
 import numpy as np
 
 
@@ -45,7 +47,10 @@ class DType:
 
     @property
     def as_numpy_dtype(self):
-        return self.base_dtype._np
+        np_type = self.base_dtype._np
+        if np_type is None and self._enum % 100 == 14:
+            np_type = _load_bfloat16()  # ml_dtypes' bfloat16, imported on first use
+        return np_type
 
     @property
     def is_floating(self):
@@ -69,7 +74,7 @@ class DType:
 
     @property
     def is_numpy_compatible(self):
-        return self.base_dtype._np is not None
+        return self.as_numpy_dtype is not None
 
     @property
     def is_quantized(self):
@@ -256,6 +261,8 @@ def as_dtype(type_value):
             return _BY_NP[np.dtype(type_value.dtype).type]
         except (KeyError, TypeError):
             pass
+    if bfloat16._np is None and "ml_dtypes" in sys.modules and _load_bfloat16() is not None:
+        return as_dtype(type_value)  # an ml_dtypes.bfloat16 before flowloom first needed it
     raise TypeError(f"Cannot convert value {type_value!r} to a TensorFlow DType.")
 
 
@@ -265,3 +272,27 @@ def type_string(dtype):
     base = dtype.base_dtype.name
     name = {"float32": "float", "float64": "double", "float16": "half"}.get(base, base)
     return name + "_ref" if dtype.is_ref_dtype else name
+
+
+_bfloat16_missing = False
+
+
+def _load_bfloat16():
+    """NumPy's bfloat16 type (the `ml_dtypes` package's, as TF's own and JAX's), registered as
+    tf.bfloat16's NumPy type on first use so that `import flowloom` does not import it; None
+    where ml_dtypes is not installed (bfloat16 tensors then hold float64 values)."""
+    global _bfloat16_missing
+    if bfloat16._np is not None or _bfloat16_missing:
+        return bfloat16._np
+    try:
+        import ml_dtypes
+    except ImportError:
+        _bfloat16_missing = True
+        return None
+    np_type = ml_dtypes.bfloat16
+    for enum in (14, 114):
+        _BY_ENUM[enum]._np = np_type
+    _BY_NP[np_type] = bfloat16
+    _BY_NP_DTYPE[np.dtype(np_type)] = bfloat16
+    _ANY[np_type] = bfloat16
+    return np_type

@@ -195,6 +195,12 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         return [builder.result(x, unconnected_gradients) for x in xs]
 
 
+def _tf1_graphs():
+    from flowloom.ops.random.random_ops import seed_rules
+
+    return seed_rules() == "1"
+
+
 def _default_grad_ys(grad_ys, ys, colocate):
     from flowloom.ops.array import array_ops
 
@@ -208,8 +214,13 @@ def _default_grad_ys(grad_ys, ys, colocate):
                     raise TypeError("Gradients of complex tensors must set grad_ys "
                                     f"(y.dtype = {y.dtype!r})")
                 shape = array_ops.shape(y)
-                one = array_ops.constant(1, dtype=y.dtype.base_dtype, name=f"grad_ys_{i}/Const")
-                out.append(array_ops.fill(shape, one, name=f"grad_ys_{i}"))
+                if _tf1_graphs():  # TF 1.15 names the one grad_ys_i and the Fill "Fill"
+                    one = array_ops.constant(1, dtype=y.dtype.base_dtype, name=f"grad_ys_{i}")
+                    out.append(array_ops.fill(shape, one))
+                else:
+                    one = array_ops.constant(1, dtype=y.dtype.base_dtype,
+                                             name=f"grad_ys_{i}/Const")
+                    out.append(array_ops.fill(shape, one, name=f"grad_ys_{i}"))
                 continue
             grad_y = _to_tensor_or_slices(grad_y, "grad_y")
             if (y.dtype.is_floating or y.dtype.is_integer) and not (
@@ -546,16 +557,17 @@ class _GradientBuilder:
 
 
 def _multi_device_add_n(tensors):
-    """AddN per device (TF groups the summands by device), then across devices."""
+    """AddN per device (TF groups the summands by device), each colocated with its first
+    summand's op as TF's _MultiDeviceAddN does, then across devices."""
     from flowloom.ops.math import math_ops
 
-    by_device = collections.OrderedDict()
+    by_device = {}
     for t in tensors:
         by_device.setdefault(t.device or "", []).append(t)
     sums = []
-    for device, ts in by_device.items():
-        with ts[0].graph.colocate_with(ts[0].op, ignore_existing=True) if device else \
-                _NullContext():
+    for device in sorted(by_device):
+        ts = by_device[device]
+        with ts[0].graph.colocate_with(ts[0].op, ignore_existing=True):
             sums.append(math_ops.add_n(ts))
     return sums[0] if len(sums) == 1 else math_ops.add_n(sums)
 

@@ -286,15 +286,10 @@ class Graph:
                     _input_context_checks[0](op, context)  # TF's rule
                     break
         if context is not None:
-            # cond/while_loop: the context rewires inputs (Switch, Enter) inside the op's own
-            # name scope (`cond/add/Switch`), as TF does.
+            # cond/while_loop: the context rewires inputs (Switch, Enter) in the current name
+            # scope, as TF: apply_op's is the op's own (`cond/add/Switch`), a Const's is not.
             op._control_flow_context = context
-            saved_stack = self._name_stack
-            self._name_stack = name
-            try:
-                context.AddOp(op)
-            finally:
-                self._name_stack = saved_stack
+            context.AddOp(op)
         if observers.op_created:
             for observer in observers.op_created:
                 observer(op)
@@ -358,7 +353,9 @@ class Graph:
             if callable(c) and not isinstance(c, (Tensor, Operation)) and \
                     not hasattr(c, "_as_graph_element"):
                 c = c()
-            c = self.as_graph_element(c.op if isinstance(c, IndexedSlices) else c)  # as TF
+            # As TF: a (resource or unread) variable's op, so no read is made or waited for.
+            by_op = isinstance(c, IndexedSlices) or hasattr(c, "_handle") and hasattr(c, "op")
+            c = self.as_graph_element(c.op if by_op else c)
             if isinstance(c, Tensor):
                 c = c._op
             if c not in ops:

@@ -5,6 +5,7 @@ import os
 from google.protobuf import text_format
 
 from flowloom.io.atomic_file import write_atomic
+from flowloom.io import file_system
 
 
 def write_graph(graph_or_graph_def, logdir, name, as_text=True):
@@ -27,7 +28,7 @@ def write_graph(graph_or_graph_def, logdir, name, as_text=True):
         graph_def = graph_or_graph_def.as_graph_def()
     logdir = os.fspath(logdir)
     if logdir:
-        os.makedirs(logdir, exist_ok=True)
+        file_system.makedirs(logdir, exist_ok=True)
     path = os.path.join(logdir, name)
     if as_text:
         data = text_format.MessageToString(graph_def).encode("utf-8")

@@ -8,6 +8,7 @@ are connected once the loop body exists. An import that fails leaves the graph a
 """
 
 import heapq
+import threading
 
 from flowloom.framework import lazy_registry
 from flowloom.framework import errors
@@ -78,6 +79,7 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     _check_versions(graph_def)
     graph = get_default_graph()
     mapped_values = [v for v in input_map.values() if isinstance(v, Tensor)]
+    outer_name_stack = graph._name_stack
     with name_scope(name, "import", mapped_values or None) as scope:
         prefix = scope[:-1] if scope else ""
         if graph_def.library.function or graph_def.library.gradient:
@@ -88,13 +90,30 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
                                                 "flowloom.function (import flowloom)")
             _library_hooks[0](graph, graph_def.library)
         importer = _Importer(graph, graph_def, input_map, prefix, producer_op_list)
-        results = importer.run(return_elements)
+        # As TF's shape refiner: the imported nodes' shape functions see the merged versions
+        # (a Placeholder of a producer-21 GraphDef reads a scalar shape as unknown).
+        versions = graph._graph_def_versions
         _merge_versions(graph, graph_def.versions)
+        try:
+            results = importer.run(return_elements, outer_name_stack)
+        except BaseException:
+            graph._graph_def_versions = versions
+            raise
     return results
 
 
 # The function package registers how a GraphDef's function library is added to a graph.
 _library_hooks = []
+
+# Set while this thread creates imported ops outside their control-flow context: their
+# inputs' contexts are checked once they join it (_Importer._add_to_context), as TF's.
+_creating = threading.local()
+
+
+def creating_imported_ops():
+    """True while this thread's import_graph_def creates ops, before they join the enclosing
+    cond or while context (control_flow_util's input check waits until they do)."""
+    return getattr(_creating, "active", False)
 
 
 def _opdef_of(graph, op_type):
@@ -360,16 +379,28 @@ class _Importer:
         return order
 
     # -- creating ops --------------------------------------------------------------------------
-    def run(self, return_elements):
+    def run(self, return_elements, outer_name_stack=""):
         """Creates the ops; returns the requested elements (None if none were asked for)."""
         order, parsed = self._nodes_in_order()
         graph = self.graph
         self._uniquify_names()
         saved = (len(graph._ops), dict(graph._names_in_use), graph._version)
+        context = graph._get_control_flow_context()
         try:
-            for node in order:
-                self._create(node, parsed[node.name])
-            self._connect_back_edges()
+            # As TF's importer: the ops are created (and wired, back edges and control
+            # inputs included) outside any control-flow context, then each is added to the
+            # enclosing cond/while context in turn (Operation._control_flow_post_processing).
+            graph._set_control_flow_context(None)
+            _creating.active = context is not None
+            try:
+                for node in order:
+                    self._create(node, parsed[node.name])
+                self._connect_back_edges()
+            finally:
+                _creating.active = False
+                graph._set_control_flow_context(context)
+            if context is not None:
+                self._add_to_context(context, outer_name_stack)
             self._colocated_devices()
             self._check_unused_input_map()
             if return_elements is None:
@@ -378,6 +409,30 @@ class _Importer:
         except BaseException:
             self._rollback(saved)
             raise
+
+    def _add_to_context(self, context, outer_name_stack):
+        """Every imported op joins `context` (its inputs from outside go through Switch or
+        Enter, an op without inputs waits on the pivot) once all of them exist, so that an
+        imported while loop's ops are known to be one loop's and its own control inputs
+        (`^while/Merge`) keep an op inside its frame. The ops this creates are named in the
+        caller's name scope, as TF's."""
+        from flowloom.framework.graph import _input_context_checks
+
+        imported = list(self.created.values())
+        for op in imported:
+            op._control_flow_context = context
+        saved_stack = self.graph._name_stack
+        self.graph._name_stack = outer_name_stack
+        try:
+            for op in imported:
+                if _input_context_checks:
+                    for t in op._inputs:
+                        if t._op._control_flow_context is not None:
+                            _input_context_checks[0](op, context)
+                            break
+                context.AddOp(op)
+        finally:
+            self.graph._name_stack = saved_stack
 
     def _rollback(self, saved):
         count, names_in_use, version = saved

@@ -20,13 +20,17 @@ from flowloom.framework.graph_def import prepend_name_scope, strip_name_scope
 from flowloom.framework.importer import import_graph_def
 from flowloom.io.atomic_file import write_atomic
 from flowloom.proto import meta_graph_pb2, op_def_pb2, saver_pb2, variable_pb2
+from flowloom.io import file_system
 
 _log = logging.getLogger("flowloom")
 
-_VARIABLE_COLLECTIONS = (
-    GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES, GraphKeys.LOCAL_VARIABLES,
-    GraphKeys.MODEL_VARIABLES, GraphKeys.MOVING_AVERAGE_VARIABLES, GraphKeys.METRIC_VARIABLES,
-    GraphKeys.CONCATENATED_VARIABLES, GraphKeys.GLOBAL_STEP)
+# The collections whose variables TF stores as VariableDefs (its resource_variable_ops
+# registers their proto functions); variables in any other collection are stored by name
+# (a node_list) and come back as tensors, as in TF.
+_VARIABLE_PROTO_KEYS = (
+    GraphKeys.GLOBAL_VARIABLES, GraphKeys.TRAINABLE_VARIABLES,
+    GraphKeys.MOVING_AVERAGE_VARIABLES, GraphKeys.LOCAL_VARIABLES, GraphKeys.MODEL_VARIABLES,
+    GraphKeys.GLOBAL_STEP, GraphKeys.METRIC_VARIABLES)
 
 
 # -- OpDef protos for meta_info_def.stripped_op_list ---------------------------------------------
@@ -84,7 +88,14 @@ def stripped_op_list_for_graph(graph_def):
 
 
 def _strip_default_attrs(graph_def):
-    for node in graph_def.node:
+    """Drops the attrs at their op's defaults, as TF: in the graph's nodes and in its library
+    functions' bodies; a call of a library function keeps all of its attrs."""
+    functions = {f.signature.name for f in graph_def.library.function}
+    nodes = list(graph_def.node)
+    nodes.extend(node for f in graph_def.library.function for node in f.node_def)
+    for node in nodes:
+        if node.op in functions:
+            continue
         opdef = op_registry.get(node.op)
         if opdef is None:
             continue
@@ -159,8 +170,8 @@ def add_collection_def(meta_graph_def, key, graph=None, export_scope=None, exclu
             protos = [_PROTO_FUNCTIONS[key][0](v, export_scope) for v in values]
             col.bytes_list.value.extend(p.SerializeToString() for p in protos
                                         if p is not None)
-        elif all(isinstance(v, Variable) for v in values) or \
-                all(isinstance(v, Saver) for v in values):
+        elif (key in _VARIABLE_PROTO_KEYS and all(isinstance(v, Variable) for v in values)) or \
+                (key == GraphKeys.SAVERS and all(isinstance(v, Saver) for v in values)):
             # A Saver built with defer_build has no proto yet: TF leaves it out.
             protos = [v.to_proto(export_scope) for v in values]
             col.bytes_list.value.extend(p.SerializeToString() for p in protos
@@ -209,18 +220,20 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
       clear_devices: drop device assignments.
       clear_extraneous_savers: leave out the ops and SaverDefs of other Savers.
       strip_default_attrs: drop attrs at their op's default values.
+      save_debug_info: with `filename`, also write the ops' GraphDebugInfo (where the user's
+        code made them) to `<name>.debug` beside it.
 
     Returns:
       A `MetaGraphDef`.
     """
 
-    del save_debug_info, kwargs
+    del kwargs
     return export_scoped_meta_graph(
         filename=filename, graph_def=graph_def, graph=graph, export_scope=export_scope,
         as_text=as_text, clear_devices=clear_devices, saver_def=saver_def,
         clear_extraneous_savers=clear_extraneous_savers,
-        strip_default_attrs=strip_default_attrs, meta_info_def=meta_info_def,
-        collection_list=collection_list)[0]
+        strip_default_attrs=strip_default_attrs, save_debug_info=save_debug_info,
+        meta_info_def=meta_info_def, collection_list=collection_list)[0]
 
 
 def write_meta_graph(meta, filename, as_text=False):
@@ -228,7 +241,7 @@ def write_meta_graph(meta, filename, as_text=False):
     filename = os.fspath(filename)
     directory = os.path.dirname(filename)
     if directory:
-        os.makedirs(directory, exist_ok=True)
+        file_system.makedirs(directory, exist_ok=True)
     data = (text_format.MessageToString(meta).encode("utf-8") if as_text
             else meta.SerializeToString(deterministic=True))
     write_atomic(filename, data)
@@ -278,9 +291,9 @@ def read_meta_graph_file(filename):
       IOError: if the file does not exist or parses as neither format.
     """
     filename = os.fspath(filename)
-    if not os.path.exists(filename):
+    if not file_system.exists(filename):
         raise OSError(f"File {filename} does not exist.")
-    with open(filename, "rb") as f:
+    with file_system.open_file(filename, "rb") as f:
         data = f.read()
     meta = meta_graph_pb2.MetaGraphDef()
     try:
@@ -348,9 +361,12 @@ def _saver_for_imported(meta, import_scope, imported_vars):
 
 def import_graph_and_collections(meta_graph_or_file, clear_devices, import_scope, graph,
                                  input_map=None, return_elements=None,
-                                 restore_collections_predicate=None):
-    """Imports a MetaGraphDef's graph into `graph` and restores its collections (those the
-    predicate accepts); returns (meta_graph_def, graph, return_elements' elements)."""
+                                 restore_collections_predicate=None, collection_scope=None):
+    """Imports a MetaGraphDef's graph into `graph` (under the name `import_scope`) and
+    restores its collections (those the predicate accepts) with their names under
+    `collection_scope` (default `import_scope`; TF's scope_to_prepend_to_names: the
+    current name scope and the uniquified import scope); returns (meta_graph_def, graph,
+    return_elements' elements)."""
     from flowloom.train.saver import Saver
     from flowloom.variables import Variable
 
@@ -372,6 +388,8 @@ def import_graph_and_collections(meta_graph_or_file, clear_devices, import_scope
                                     producer_op_list=producer_op_list)
     # "scope/" (an exact scope, as an import under the current name scope gives) names the
     # same scope as "scope" in the collections' names.
+    if collection_scope is not None:
+        import_scope = collection_scope
     import_scope = import_scope.rstrip("/") if import_scope else import_scope
 
     def scoped(name):
@@ -386,7 +404,7 @@ def import_graph_and_collections(meta_graph_or_file, clear_devices, import_scope
         if kind is None:
             continue
         values = list(getattr(col, kind).value)
-        if key in _VARIABLE_COLLECTIONS and kind == "bytes_list":
+        if key in _VARIABLE_PROTO_KEYS and kind == "bytes_list":
             for raw in values:
                 proto = variable_pb2.VariableDef.FromString(raw)
                 name = scoped(proto.variable_name)

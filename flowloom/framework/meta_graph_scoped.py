@@ -145,7 +145,26 @@ def export_scoped_meta_graph(filename=None, graph_def=None, graph=None, export_s
                                  **kwargs)
     if filename:
         write_meta_graph(meta, filename, as_text)
+        if save_debug_info:
+            _write_debug_info(meta, filename, graph, export_scope, as_text)
     return meta, var_list
+
+
+def _write_debug_info(meta, filename, graph, export_scope, as_text):
+    """TF's `save_debug_info`: the GraphDebugInfo of the exported nodes in `<name>.debug`
+    beside `filename`."""
+    import os
+
+    from flowloom.framework import error_interpolation
+    from flowloom.framework.graph_def import prepend_name_scope
+    from flowloom.framework.graph_io import write_graph
+
+    ops = [("", graph.get_operation_by_name(prepend_name_scope(node.name, export_scope)))
+           for node in meta.graph_def.node]
+    debug_filename = os.path.splitext(os.fspath(filename))[0] + ".debug"
+    write_graph(error_interpolation.create_graph_debug_info_def(ops),
+                os.path.dirname(debug_filename), os.path.basename(debug_filename),
+                as_text=as_text)
 
 
 def import_scoped_meta_graph(meta_graph_or_file, clear_devices=False, graph=None,
@@ -192,7 +211,8 @@ def import_scoped_meta_graph_with_return_elements(
 
     _, _, elements = import_graph_and_collections(
         meta, clear_devices, import_scope or scope, graph, input_map=input_map,
-        return_elements=return_elements, restore_collections_predicate=predicate)
+        return_elements=return_elements, restore_collections_predicate=predicate,
+        collection_scope=scope)
     var_list = {strip_name_scope(v.name, scope): v
                 for v in graph.get_collection(GraphKeys.GLOBAL_VARIABLES, scope=scope)}
     return var_list, elements

@@ -10,7 +10,10 @@ entries (`Operation._scope_sites`). Line numbers are worked out only when asked 
 
 import linecache
 
+import numpy as np
+
 from flowloom.framework.user_stack import site_frame
+from flowloom.framework.tensor_shape import TensorShape
 
 
 class TraceableObject:
@@ -101,4 +104,18 @@ def attr_value(op, name):
         return value.encode()
     if type(value) is list and value and all(type(v) is str for v in value):
         return [v.encode() for v in value]
+    if isinstance(value, np.ndarray):
+        # A tensor attr (a Const's `value`): TF gives the TensorProto of its NodeDef.
+        from flowloom.framework import tensor_proto
+
+        return tensor_proto.from_numpy(value, dtype=attrs.get("dtype") if name == "value"
+                                       else None)
+    if isinstance(value, TensorShape):
+        return value.as_proto()  # TF gives a shape attr as its TensorShapeProto
+    if type(value) is list and value and all(isinstance(v, (TensorShape, np.ndarray))
+                                             for v in value):
+        from flowloom.framework import tensor_proto
+
+        return [v.as_proto() if isinstance(v, TensorShape) else tensor_proto.from_numpy(v)
+                for v in value]
     return value

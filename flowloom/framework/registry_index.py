@@ -143,6 +143,8 @@ INDEX = {
             'ApproximateEqual NextAfter',
         'flowloom.ops.math.fused_elementwise':
             '_FusedElementwise',
+        'flowloom.ops.math.gamma_ops':
+            'Igamma IgammaGradA Igammac Polygamma Zeta',
         'flowloom.ops.math.histogram_ops':
             'Bincount HistogramFixedWidth',
         'flowloom.ops.math.linalg_ops':
@@ -199,7 +201,7 @@ INDEX = {
         'flowloom.ops.nn.depthwise_grad_ops':
             'DepthwiseConv2dNativeBackpropFilter DepthwiseConv2dNativeBackpropInput',
         'flowloom.ops.nn.fused_ops':
-            '_FusedConv2D _FusedMatMul',
+            '_FusedConv2D _FusedMatMul _FusedMaxPoolGrad',
         'flowloom.ops.nn.nn_loss_ops':
             'InTopKV2 L2Loss SoftmaxCrossEntropyWithLogits '
             'SparseSoftmaxCrossEntropyWithLogits',
@@ -253,6 +255,8 @@ INDEX = {
         'flowloom.ops.state.state_ops':
             'Assign AssignAdd AssignSub CountUpTo IsVariableInitialized ScatterAdd ScatterDiv '
             'ScatterMax ScatterMin ScatterMul ScatterSub ScatterUpdate Variable VariableV2',
+        'flowloom.ops.state.temporary_variable_ops':
+            'DestroyTemporaryVariable TemporaryVariable',
         'flowloom.ops.state.training_ops':
             'ApplyAdadelta ApplyAdagrad ApplyAdam ApplyCenteredRMSProp ApplyFtrl ApplyFtrlV2 '
             'ApplyGradientDescent ApplyMomentum ApplyProximalGradientDescent ApplyRMSProp '

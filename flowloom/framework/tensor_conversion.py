@@ -103,6 +103,8 @@ def tensor_value_to_numpy(value, dtype):
         value = np.asarray(value)  # TF calls a value's __array__() without a dtype
     if dtype.base_dtype is dtypes.string:
         arr = np.asarray(value, dtype=object)
+        if arr is value or (isinstance(value, np.ndarray) and np.shares_memory(arr, value)):
+            arr = arr.copy()  # the caller's array keeps its str elements
         flat = arr.reshape(-1)
         for i, v in enumerate(flat):
             if isinstance(v, str):

@@ -12,7 +12,7 @@ means "repeat the last value" (that is how `tf.zeros([1000, 1000])` is stored).
 
 import numpy as np
 
-from flowloom.framework import dtypes
+from flowloom.framework import dtypes, variant
 from flowloom.proto import tensor_pb2, tensor_shape_pb2, types_pb2
 
 # TF's protos cannot exceed 2 GiB; no valid tensor decodes larger than that.
@@ -44,6 +44,7 @@ _VAL_FIELD = {
     types_pb2.DT_UINT32: "uint32_val", types_pb2.DT_UINT64: "uint64_val",
     types_pb2.DT_BOOL: "bool_val", types_pb2.DT_STRING: "string_val",
     types_pb2.DT_COMPLEX64: "scomplex_val", types_pb2.DT_COMPLEX128: "dcomplex_val",
+    types_pb2.DT_BFLOAT16: "half_val",  # the 16 bits of each value, as TF 1.15 stores them
     **{enum: "int_val" for enum in _QUANTIZED},
 }
 
@@ -77,7 +78,17 @@ def from_numpy(values, dtype=None, shape=None, verify_shape=False):
 
     if isinstance(values, np.ndarray) and values.dtype in _QUANTIZED_BY_NP and dtype is None:
         dtype = _QUANTIZED_BY_NP[values.dtype]
+    if isinstance(values, tensor_pb2.TensorProto):
+        return values  # as TF: a TensorProto is already one
+    if isinstance(values, variant.Variant) or variant.is_variant_array(values):
+        dtype = dtypes.variant
     dtype = dtypes.as_dtype(dtype).base_dtype if dtype is not None else infer_dtype(values)
+    if dtype is dtypes.variant:
+        array = np.asarray(values, dtype=object)
+        proto = tensor_pb2.TensorProto(dtype=dtype.as_datatype_enum,
+                                       tensor_shape=shape_to_proto(array.shape))
+        variant.append_to_proto(proto, array.reshape(-1))
+        return proto
     if dtype.as_numpy_dtype is None or dtype.as_datatype_enum not in _VAL_FIELD:
         raise TypeError(f"Cannot create a TensorProto of dtype {dtype.name}")
     if dtype.as_datatype_enum in _QUANTIZED:
@@ -141,6 +152,8 @@ def _append_values(proto, enum, flat):
         field.extend(flat.view(flat.dtype[0]).tolist())
     elif enum == types_pb2.DT_HALF:
         field.extend(flat.astype(np.float16).view(np.uint16).tolist())
+    elif enum == types_pb2.DT_BFLOAT16:
+        field.extend(flat.astype(dtypes.bfloat16.as_numpy_dtype).view(np.uint16).tolist())
     elif enum in (types_pb2.DT_COMPLEX64, types_pb2.DT_COMPLEX128):
         field.extend(np.stack([flat.real, flat.imag], axis=-1).reshape(-1).tolist())
     elif enum == types_pb2.DT_STRING:
@@ -186,6 +199,14 @@ def to_numpy(proto, what="TensorProto"):
         dtype = dtypes.as_dtype(proto.dtype)
     except TypeError:
         raise TypeError(f"{what}: unsupported tensor dtype enum {proto.dtype}") from None
+    if proto.dtype == types_pb2.DT_VARIANT:
+        shape = _shape_of(proto, what)
+        num_elements = int(np.prod(shape, dtype=object)) if shape else 1
+        if num_elements * 8 > MAX_TENSOR_BYTES:
+            raise ValueError(f"{what}: shape {list(shape)} of dtype variant needs "
+                             f"{num_elements * 8} bytes, over the {MAX_TENSOR_BYTES}-byte limit "
+                             "on a tensor value")
+        return variant.array_from_proto(proto, shape, num_elements)
     if dtype.is_ref_dtype or dtype.as_numpy_dtype is None or proto.dtype not in _VAL_FIELD:
         raise TypeError(f"{what}: cannot convert a tensor of dtype {dtype.name} to an array")
     shape = _shape_of(proto, what)
@@ -200,7 +221,8 @@ def to_numpy(proto, what="TensorProto"):
                          "limit on a tensor value")
     if proto.tensor_content:
         if proto.dtype not in _CONTENT_TYPES and proto.dtype not in (
-                types_pb2.DT_BOOL, types_pb2.DT_COMPLEX64, types_pb2.DT_COMPLEX128):
+                types_pb2.DT_BOOL, types_pb2.DT_COMPLEX64, types_pb2.DT_COMPLEX128,
+                types_pb2.DT_BFLOAT16):
             raise ValueError(f"{what}: tensor_content is not allowed for dtype {dtype.name}")
         content = proto.tensor_content
         if len(content) != num_elements * np_dtype.itemsize:
@@ -243,6 +265,8 @@ def _values(proto, dtype, np_dtype):
         return out
     if enum == types_pb2.DT_HALF:
         return np.array(raw, dtype=np.uint16).view(np.float16)
+    if enum == types_pb2.DT_BFLOAT16:
+        return np.array(raw, dtype=np.uint16).view(np_dtype)
     if enum in (types_pb2.DT_COMPLEX64, types_pb2.DT_COMPLEX128):
         parts = np.array(raw, dtype=np_dtype.type(0).real.dtype)
         if parts.size % 2:

@@ -179,6 +179,9 @@ class TensorShape:
                 return
         if isinstance(dims, TensorShape):
             self._dims = dims._dims
+        elif isinstance(dims, (str, bytes)):
+            raise TypeError("A string has ambiguous TensorShape, please wrap in a list or "
+                            f"convert to an int: {dims}")
         else:
             if hasattr(dims, "dim") and hasattr(dims, "unknown_rank"):  # TensorShapeProto
                 self._dims = None if dims.unknown_rank else tuple(
@@ -259,15 +262,24 @@ class TensorShape:
         return "(%s)" % ", ".join("?" if d is None else str(d) for d in self._dims)
 
     def __eq__(self, other):
+        """True if `self` is equivalent to `other`: TF compares lists of Dimensions, where an
+        unknown dimension equals only itself, so [None, 37] equals a shape that shares its
+        dimensions (the same shape, `TensorShape(s)`, `as_shape(s)`) and no other."""
         try:
             other = as_shape(other)
         except (TypeError, ValueError):
             return NotImplemented
-        return self._dims == other._dims
+        return _same_dims(self._dims, other._dims)
 
     def __ne__(self, other):
-        r = self.__eq__(other)
-        return r if r is NotImplemented else not r
+        """True if `self` is known to differ from `other` (ValueError for an unknown rank)."""
+        try:
+            other = as_shape(other)
+        except (TypeError, ValueError):
+            return NotImplemented
+        if self._dims is None or other._dims is None:
+            raise ValueError("The inequality of unknown TensorShapes is undefined.")
+        return not _same_dims(self._dims, other._dims)
 
     def __hash__(self):
         return hash(self._dims)
@@ -369,6 +381,14 @@ def unknown_shape(rank=None):
 
 def scalar():
     return TensorShape._from_values(())
+
+
+def _same_dims(a, b):
+    if a is b:
+        return True
+    if a is None or b is None or len(a) != len(b):
+        return False
+    return all(x is not None and x == y for x, y in zip(a, b))
 
 
 def as_shape(shape):

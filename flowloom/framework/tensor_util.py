@@ -165,6 +165,8 @@ def make_ndarray(tensor_proto):
     as TF's."""
     from flowloom.framework.tensor_proto import to_numpy
 
+    if tensor_proto.dtype == dtypes.variant.as_datatype_enum:
+        raise TypeError("Tensorflow type 21 (variant) not convertible to numpy dtype.")
     array = to_numpy(tensor_proto)
     return array if array.flags.writeable else array.copy()
 

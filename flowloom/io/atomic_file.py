@@ -10,6 +10,7 @@ import tempfile
 import threading
 
 from flowloom.framework import errors
+from flowloom.io import file_system
 
 _umask_lock = threading.Lock()
 
@@ -40,15 +41,16 @@ class AtomicFile:
     fsyncs and renames it over `path`, `abort()` deletes it.
 
     Args:
-      path: the final file name.
+      path: the final file name (a plain or `file://` path: the file system is local).
     """
 
     def __init__(self, path):
         self.path = os.fspath(path)
-        directory = os.path.dirname(os.path.abspath(self.path))
+        self._local = file_system.local_path(self.path)
+        directory = os.path.dirname(os.path.abspath(self._local))
         try:
             fd, self.temp_path = tempfile.mkstemp(
-                dir=directory, prefix=os.path.basename(self.path) + ".", suffix=".tmp"
+                dir=directory, prefix=os.path.basename(self._local) + ".", suffix=".tmp"
             )
         except OSError as e:
             raise errors.error_from_os_error(e, self.path) from None
@@ -74,11 +76,11 @@ class AtomicFile:
             os.fsync(self.file.fileno())
             os.fchmod(self.file.fileno(), 0o666 & ~_current_umask())
             self.file.close()
-            os.replace(self.temp_path, self.path)
+            os.replace(self.temp_path, self._local)
         except OSError as e:
             self.abort()
             raise errors.error_from_os_error(e, self.path) from None
-        _fsync_directory(os.path.dirname(os.path.abspath(self.path)))
+        _fsync_directory(os.path.dirname(os.path.abspath(self._local)))
 
     def abort(self):
         """Discards what was written (never raises for the file it cannot close)."""

@@ -21,10 +21,11 @@ from google.protobuf.message import DecodeError
 from flowloom.framework import errors
 from flowloom.io import crc32c
 from flowloom.io.atomic_file import AtomicFile, write_atomic
-from flowloom.io.bundle_dtypes import NUMPY_DTYPE_OF_ENUM, dtype_name, enum_for_array
+from flowloom.io.bundle_dtypes import dtype_name, enum_for_array, numpy_dtype
 from flowloom.io.table import Table, build_table
 from flowloom.io.varint import decode_varint, encode_varint
 from flowloom.proto import tensor_bundle_pb2, types_pb2
+from flowloom.io import file_system
 
 HEADER_KEY = b""
 BUNDLE_VERSION = 1  # kTensorBundleVersion
@@ -77,7 +78,7 @@ def _encode_tensor(array):
     if dtype_enum == types_pb2.DT_STRING:
         data, checksum = _encode_strings(_string_elements(array))
         return dtype_enum, data, crc32c.mask(checksum)
-    data = np.ascontiguousarray(array, dtype=NUMPY_DTYPE_OF_ENUM[dtype_enum]).tobytes()
+    data = np.ascontiguousarray(array, dtype=numpy_dtype(dtype_enum)).tobytes()
     return dtype_enum, data, crc32c.masked_crc32c(data)
 
 
@@ -127,7 +128,7 @@ def write_bundle_items(prefix, items):
     prefix = os.fspath(prefix)
     directory = os.path.dirname(prefix)
     if directory:
-        os.makedirs(directory, exist_ok=True)
+        file_system.makedirs(directory, exist_ok=True)
     entries = {}
     data_file = AtomicFile(data_filename(prefix))
     try:
@@ -313,7 +314,7 @@ class BundleReader:
                         f"{self._prefix}")
                 stored.append((s_starts, s_lengths, (name, self._slice_entries[key])))
         dtype = object if entry.dtype == types_pb2.DT_STRING else \
-            NUMPY_DTYPE_OF_ENUM.get(entry.dtype)
+            numpy_dtype(entry.dtype)
         if dtype is None:
             raise errors.UnimplementedError(
                 None, None, f"{name}: reading {dtype_name(entry.dtype)} tensors is not supported")
@@ -330,8 +331,8 @@ class BundleReader:
                 raise self._corrupt(
                     f"{name}: {num_elements} strings cannot fit in {entry.size} bytes"
                 )
-        elif entry.dtype in NUMPY_DTYPE_OF_ENUM:
-            expected = num_elements * NUMPY_DTYPE_OF_ENUM[entry.dtype].itemsize
+        elif numpy_dtype(entry.dtype) is not None:
+            expected = num_elements * numpy_dtype(entry.dtype).itemsize
             if expected != entry.size:
                 raise self._corrupt(
                     f"{name}: {dtype_name(entry.dtype)}{list(shape)} needs {expected} bytes, "
@@ -354,7 +355,7 @@ class BundleReader:
             )
         if entry.dtype == types_pb2.DT_STRING:
             return strings.reshape(shape)
-        return np.frombuffer(data, dtype=NUMPY_DTYPE_OF_ENUM[entry.dtype]).reshape(shape).copy()
+        return np.frombuffer(data, dtype=numpy_dtype(entry.dtype)).reshape(shape).copy()
 
     def _data_path(self, entry):
         return data_filename(self._prefix, entry.shard_id, self._num_shards)
@@ -364,8 +365,8 @@ class BundleReader:
             raise self._corrupt(f"{name}: bad shard_id {entry.shard_id}")
         path = self._data_path(entry)
         try:
-            file = open(path, "rb")  # noqa: SIM115 (used as a context below)
-        except FileNotFoundError:
+            file = file_system.open_file(path, "rb")
+        except errors.NotFoundError:
             raise errors.NotFoundError(None, None, f"{path}: No such file or directory") from None
         with file:
             file_size = os.fstat(file.fileno()).st_size

@@ -25,6 +25,18 @@ NUMPY_DTYPE_OF_ENUM = {
 _ENUM_OF_KIND_SIZE = {(d.kind, d.itemsize): e for e, d in NUMPY_DTYPE_OF_ENUM.items()}
 
 
+def numpy_dtype(enum_value):
+    """The NumPy dtype of a bundle's fixed-width DataType, or None: bfloat16's (ml_dtypes',
+    imported only when a bfloat16 tensor is read) besides NUMPY_DTYPE_OF_ENUM's."""
+    found = NUMPY_DTYPE_OF_ENUM.get(enum_value)
+    if found is None and enum_value == types_pb2.DT_BFLOAT16:
+        from flowloom.framework import dtypes
+
+        np_type = dtypes.bfloat16.as_numpy_dtype
+        return None if np_type is None else np.dtype(np_type)
+    return found
+
+
 def enum_for_array(array):
     """Returns the DataType enum value for a NumPy array.
 
@@ -36,6 +48,8 @@ def enum_for_array(array):
     dtype = array.dtype
     if dtype.kind in "SUO":
         return types_pb2.DT_STRING
+    if dtype.name == "bfloat16":  # ml_dtypes' type: 2 bytes of float32's top half
+        return types_pb2.DT_BFLOAT16
     try:
         return _ENUM_OF_KIND_SIZE[(dtype.kind, dtype.itemsize)]
     except KeyError:

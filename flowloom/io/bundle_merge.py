@@ -13,6 +13,7 @@ from flowloom.io.atomic_file import _fsync_directory, write_atomic
 from flowloom.io.bundle import HEADER_KEY, BundleReader, data_filename, index_filename
 from flowloom.io.table import Table, build_table
 from flowloom.proto import tensor_bundle_pb2
+from flowloom.io import file_system
 
 
 def merge_bundles(prefixes, merged_prefix, allow_missing_files=False, delete_old_dirs=False):
@@ -32,10 +33,10 @@ def merge_bundles(prefixes, merged_prefix, allow_missing_files=False, delete_old
     merged_prefix = os.fspath(merged_prefix)
     directory = os.path.dirname(merged_prefix)
     if directory:
-        os.makedirs(directory, exist_ok=True)
+        file_system.makedirs(directory, exist_ok=True)
     present = []
     for prefix in prefixes:
-        if not os.path.exists(index_filename(prefix)):
+        if not file_system.exists(index_filename(prefix)):
             if allow_missing_files:
                 continue
             raise errors.InvalidArgumentError(
@@ -85,9 +86,9 @@ def merge_bundles(prefixes, merged_prefix, allow_missing_files=False, delete_old
             entries[key] = entry
     num_shards = len(renames)
     for source, shard in renames:
-        if os.path.exists(source):
-            os.replace(source, data_filename(merged_prefix, shard, num_shards))
-    _fsync_directory(directory or ".")
+        if file_system.exists(source):
+            file_system.replace(source, data_filename(merged_prefix, shard, num_shards))
+    _fsync_directory(file_system.local_path(directory or "."))
     merged = tensor_bundle_pb2.BundleHeaderProto()
     merged.CopyFrom(header)
     merged.num_shards = num_shards
@@ -96,13 +97,15 @@ def merge_bundles(prefixes, merged_prefix, allow_missing_files=False, delete_old
     write_atomic(index_filename(merged_prefix), build_table(items))
     for prefix in present:  # best effort, as TF
         try:
-            os.remove(index_filename(prefix))
-        except OSError:
+            file_system.remove(index_filename(prefix))
+        except errors.OpError:
             pass
     if delete_old_dirs:
         for prefix in present:
             source_dir = os.path.dirname(prefix)
-            if source_dir and os.path.abspath(source_dir) != os.path.abspath(directory or "."):
+            source_dir, merged_dir = (os.path.abspath(file_system.local_path(d or "."))
+                                      for d in (source_dir, directory))
+            if source_dir != merged_dir:
                 try:
                     os.rmdir(source_dir)
                 except OSError:

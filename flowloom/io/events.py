@@ -13,6 +13,7 @@ from google.protobuf.message import DecodeError
 from flowloom.framework import errors
 from flowloom.io.tfrecord import TFRecordWriter, read_records
 from flowloom.proto import event_pb2
+from flowloom.io import file_system
 
 FILE_VERSION = "brain.Event:2"
 
@@ -55,7 +56,7 @@ class EventFileWriter:
     def __init__(self, logdir, max_queue=10, flush_secs=120, filename_suffix=None):
         self._logdir = os.fspath(logdir)
         if self._logdir:  # "" is the current directory, as in TF
-            os.makedirs(self._logdir, exist_ok=True)
+            file_system.makedirs(self._logdir, exist_ok=True)
         self._flush_secs = flush_secs
         self._filename_suffix = filename_suffix or ""
         self._writer = None

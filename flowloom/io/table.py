@@ -20,6 +20,7 @@ from flowloom.io import crc32c
 from flowloom.io.atomic_file import write_atomic
 from flowloom.io.table_block import BlockBuilder, parse_block
 from flowloom.io.varint import decode_varint, encode_varint
+from flowloom.io import file_system
 
 TABLE_MAGIC = 0xDB4775248B80FB57
 FOOTER_SIZE = 48
@@ -202,9 +203,9 @@ class Table:
         """
         path = os.fspath(path)
         try:
-            with open(path, "rb") as f:
+            with file_system.open_file(path, "rb") as f:
                 data = f.read()
-        except FileNotFoundError:
+        except errors.NotFoundError:
             raise errors.NotFoundError(None, None, f"{path}: No such file or directory") from None
         return cls(data, name=path)
 

@@ -12,7 +12,6 @@ Reading opens every file matching the pattern and assembles any slice asked for 
 stored ones.
 """
 
-import glob
 import os
 
 import numpy as np
@@ -21,6 +20,7 @@ from flowloom.framework import dtypes, errors
 from flowloom.io import bundle_slices, table
 from flowloom.io.bundle_slices import FULL
 from flowloom.proto import saved_tensor_slice_pb2, tensor_shape_pb2, types_pb2
+from flowloom.io import file_system
 
 CHECKPOINT_VERSION = 1  # TF_CHECKPOINT_VERSION
 _MAX_MESSAGE_BYTES = 1 << 31  # TF's bound on one serialized slice
@@ -171,10 +171,10 @@ def _shape_proto(shape):
 def is_v1_file(path):
     """True when `path` is a table file (a V1 checkpoint), not a V2 prefix."""
     try:
-        with open(path, "rb") as f:
+        with file_system.open_file(path, "rb") as f:
             f.seek(-8, os.SEEK_END)
             return int.from_bytes(f.read(8), "little") == table.TABLE_MAGIC
-    except OSError:
+    except (OSError, errors.OpError):
         return False
 
 
@@ -188,7 +188,12 @@ class SliceReader:
 
     def __init__(self, pattern):
         self.pattern = os.fspath(pattern)
-        files = sorted(p for p in glob.glob(self.pattern) if os.path.isfile(p))
+        try:
+            files = [p for p in file_system.glob(self.pattern) if file_system.isfile(p)]
+        except errors.OpError as e:
+            raise errors.InvalidArgumentError(
+                None, None, "Unsuccessful TensorSliceReader constructor: Failed to get matching "
+                f"files on {self.pattern}: {file_system.status_text(e)}") from None
         if not files:
             raise errors.NotFoundError(
                 None, None, "Unsuccessful TensorSliceReader constructor: Failed to find any "

@@ -19,6 +19,7 @@ import numpy as np
 
 from flowloom.framework import errors
 from flowloom.io import crc32c
+from flowloom.io import file_system
 from flowloom.io.atomic_file import AtomicFile
 
 _HEADER = struct.Struct("<QI")
@@ -170,7 +171,7 @@ class TFRecordWriter:
             self._file = self._atomic.file
         else:
             self._atomic = None
-            self._file = open(self._path, "wb")  # noqa: SIM115 (closed in close())
+            self._file = file_system.open_file(self._path, "wb")
 
     def _check_open(self, what):
         if self._file is None:
@@ -358,25 +359,21 @@ def read_records(path, options=None):
       DataLossError: a checksum mismatch, a truncated record or a corrupted
         compressed stream; the message is TF's ("corrupted record at N", N the
         record's offset for its length checksum, its data's for the data checksum;
-        "truncated record at N").
+        "truncated record at N" for a record whose data or footer is cut short). A file
+        that ends inside a record's header ends cleanly there, as TF's RecordReader.
       NotFoundError: if the file does not exist.
     """
     path = os.fspath(path)
-    try:
-        file = open(path, "rb")  # noqa: SIM115 (used as a context below)
-    except FileNotFoundError:
-        raise errors.NotFoundError(None, None, f"{path}: No such file or directory") from None
-    with file:
+    with open_file(path) as file:
         if not TFRecordOptions.get_compression_type_string(options):
             yield from _plain_records(file, path)
             return
         source = _open_source(file, path, options)
         offset = 0
         while True:
-            first = source.read(1)
-            if not first:
-                return
-            header = first + _read_exact(source, _HEADER.size - 1, path, offset, "header")
+            header = source.read(_HEADER.size)
+            if len(header) < _HEADER.size:
+                return  # a partial header (or none) ends the file cleanly, as TF's reader
             length, length_crc = _HEADER.unpack(header)
             if crc32c.masked_crc32c(header[:8]) != length_crc:
                 raise errors.DataLossError(
@@ -446,11 +443,10 @@ class PlainRecords:
             if len(self._buf) - self._pos < _HEADER.size:
                 self._buf = self._buf[self._pos:] + self._file.read(_BLOCK)
                 self._pos = 0
-                if not self._buf:
-                    return got
                 if len(self._buf) < _HEADER.size:
-                    raise _truncated(self._path, self._offset, "header", _HEADER.size - 1,
-                                     self._size - self._offset - 1)
+                    # The end of the file, also inside a header: TF's RecordReader reads a
+                    # short header as OutOfRange (a clean end); short data is DataLoss.
+                    return got
             k = self._take_run(n - got, offsets, datas)
             got += k
             if not k:
@@ -534,9 +530,15 @@ def _plain_records(file, path):
 def open_plain(path):
     """A `PlainRecords` of the uncompressed TFRecord file `path` (NotFoundError if none)."""
     path = os.fspath(path)
+    return PlainRecords(open_file(path), path)
+
+
+def open_file(path):
+    """`path` opened for reading through the file-system registry ('PATH: No such file or
+    directory' when it is missing, as TF)."""
     try:
-        return PlainRecords(open(path, "rb"), path)  # noqa: SIM115 (closed by its owner)
-    except FileNotFoundError:
+        return file_system.open_file(path, "rb")
+    except errors.NotFoundError:
         raise errors.NotFoundError(None, None, f"{path}: No such file or directory") from None
 
 

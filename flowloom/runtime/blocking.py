@@ -20,14 +20,16 @@ every op of the run that does not depend on them, so on one thread the rest of a
 already run (and may have failed) before a blocking op waits, as TF's concurrent executor
 would have run it meanwhile.
 
-The run's deadline and inter-op semaphore are per thread: Session.run sets them on the calling
-thread, and the partition runners copy them onto the worker threads of the run.
+The run's deadline, inter-op semaphore and step container are per thread: Session.run sets
+them on the calling thread (`run_scope`), and the partition runners copy them onto the worker
+threads of the run.
 """
 
 import threading
 import time
 
 from flowloom.framework import errors
+from flowloom.runtime.step_container import StepContainer
 
 
 class _RunState(threading.local):
@@ -36,12 +38,40 @@ class _RunState(threading.local):
         self.deadline = None   # time.monotonic() value, or None
         self.semaphore = None  # the inter-op semaphore held by the running kernel, or None
         self.cancellation = None  # the Cancellation of the run, or None
+        self.step = None  # the StepContainer of the run (runtime/step_container.py), or None
 
 
 _state = _RunState()
 
 # The op types whose kernels may wait (queue enqueue/dequeue/close, reader reads).
 BLOCKING_TYPES = set()
+
+
+def independent_waits(ops):
+    """Whether two of `ops` (a run's ops, each after its inputs) may block and neither
+    depends on the other: a dequeue and the enqueue that feeds it, in one run.
+
+    TF's queue kernels are asynchronous: a waiting dequeue holds no thread, so the enqueue of
+    the same step runs and wakes it. Run one after the other, the first would wait for ever;
+    such runs give each blocking op a thread of its own (runtime/parallel.py, lanes)."""
+    if sum(op._type in BLOCKING_TYPES for op in ops) < 2:
+        return False
+    below = {}  # op -> bit mask of the blocking ops it waits for (itself included)
+    earlier = 0  # the bits of the blocking ops seen so far
+    for op in ops:
+        mask = 0
+        for t in op._inputs:
+            mask |= below.get(t._op, 0)
+        for c in op._control_inputs:
+            mask |= below.get(c, 0)
+        if op._type in BLOCKING_TYPES:
+            if earlier & ~mask:
+                return True
+            mask |= earlier + 1  # the next bit: `earlier` is 2**n - 1
+            earlier = 2 * earlier + 1
+        if mask:
+            below[op] = mask
+    return False
 
 
 class Cancellation:
@@ -104,12 +134,46 @@ class cancellable:
 
 
 def snapshot():
-    """The calling thread's run state, to hand to the threads that run its partitions."""
-    return (_state.deadline, _state.semaphore, _state.cancellation)
+    """The calling thread's run state, to hand to the threads that run its partitions:
+    (deadline, semaphore, cancellation, step container)."""
+    return (_state.deadline, _state.semaphore, _state.cancellation, _state.step)
 
 
 def restore(saved):
-    _state.deadline, _state.semaphore, _state.cancellation = saved
+    _state.deadline, _state.semaphore, _state.cancellation, _state.step = saved
+
+
+def with_cancellation(saved, cancellation):
+    """`saved` (a snapshot) with its cancellation replaced."""
+    return saved[:2] + (cancellation,) + saved[3:]
+
+
+class run_scope:
+    """`with run_scope(timeout_ms):` one Session.run on the calling thread: its deadline (a
+    falsy `timeout_ms` keeps the outer one) and a fresh step container, emptied when the run
+    ends (TF's per-step resource container)."""
+
+    __slots__ = ("_timeout_ms", "_outer", "_step")
+
+    def __init__(self, timeout_ms):
+        self._timeout_ms = timeout_ms
+
+    def __enter__(self):
+        self._outer = (_state.deadline, _state.step)
+        if self._timeout_ms:
+            set_deadline(self._timeout_ms)
+        self._step = _state.step = StepContainer()
+        return self
+
+    def __exit__(self, *exc):
+        _state.deadline, _state.step = self._outer
+        self._step.clear()
+        return False
+
+
+def current_step():
+    """The step container of the calling thread's run, or None outside a run."""
+    return _state.step
 
 
 def set_deadline(timeout_ms):

@@ -199,7 +199,10 @@ def _compile_frame(frame_name, enters, inputs_of, ctrl_in):
             any(dst.op._type not in ("Switch", "RefSwitch") for dst, _, _ in cond.edges[0]):
         raise _NotCompilable("the LoopCond does not drive only the loop variables' Switches")
     for sw in switches:
-        if inputs_of[sw.idx][1][0] is not cond or sw.ctrl_out or ctrl_in[sw.idx] or \
+        # A control edge from a Switch to an op that also reads its true side (a gradient
+        # loop's tf.tuple waits for the Switch) orders and kills nothing the data edge does not.
+        implied = all(any(s is sw and k == 1 for s, k in inputs_of[d.idx]) for d in sw.ctrl_out)
+        if inputs_of[sw.idx][1][0] is not cond or not implied or ctrl_in[sw.idx] or \
                 any(dst.kind != _EXIT for dst, _, _ in sw.edges[0]):
             raise _NotCompilable(f"{sw.op._name}'s false side reaches more than an Exit")
     for x in exits:

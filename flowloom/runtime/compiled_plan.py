@@ -14,7 +14,8 @@ whose body calls each step's bound kernel with local variables:
 
 Kernels (`f*`), folded constants (`k*`) and the ops whose variable references are read
 (`o*`) are closure cells, so one step costs one call plus local loads and stores: no
-list of slots, no per-step attribute lookups. Slots are freed after their last reader with
+list of slots, no per-step attribute lookups. A kernel that reads folded constants may be replaced by
+its specialization on them (runtime/kernel_specialize.py). Slots are freed after their last reader with
 `del`, as the interpreter frees them. Only generated identifiers appear in the source (no
 op name, no attr value), so nothing taken from a graph is ever compiled as code.
 
@@ -23,7 +24,10 @@ step, and its locals hold the step's inputs, so the failure is reported exactly 
 interpreter reports it (`executor.op_error`), at no cost while nothing fails.
 """
 
+import numpy as np
+
 from flowloom.framework import errors
+from flowloom.runtime import kernel_specialize
 
 # Plans longer than this stay interpreted: compiling a huge function takes longer than the
 # runs it would save on a plan that size.
@@ -100,6 +104,9 @@ def compile_runner(steps, num_feeds, fetch_slots, constants, deref):
             return None
         fn = f"f{k}"
         cells[fn] = step.fn
+        if constants and getattr(step.device, "xp", None) is np and not step.derefs:
+            cells[fn] = kernel_specialize.specialize(step.op, step.fn,
+                                                     [constants.get(i) for i in step.ins])
         if step.derefs:
             op = f"o{k}"
             cells[op] = step.op

@@ -162,6 +162,7 @@ class DataflowPlan:
         # this one cannot.
         self.straight = None
         self.config = None  # the session's ConfigProto (which rewrites are on)
+        self.rewrites = None  # what the frame-safe rewrites did (runtime/rewrite_frames.py)
 
     def run(self, feed_values, stats=None):
         from flowloom.runtime.dataflow import run_plan
@@ -201,9 +202,26 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
     for op in ops:
         if op._type in ("Merge", "RefMerge"):
             _check_merge_inputs(op)
-    index = {op: i for i, op in enumerate(ops)}
     carries_ref = _ref_carrying_tensors(ops)
     placement = session._place() if hasattr(session, "_place") else {}
+    # The frame-safe rewrites (runtime/rewrite_frames.py): graph ops, or rewritten ops that
+    # stand for some; `resolve` names the tensor that holds a dropped op's output.
+    from flowloom.runtime import rewrite_frames
+
+    rewritten = rewrite_frames.apply(getattr(session, "_config", None), ops, fetch_tensors,
+                                     target_ops, placement, fed)
+    ops = rewritten.order
+    placement = rewritten.placement(placement)
+    index = {op: i for i, op in enumerate(ops)}
+    producer = {t: op for op in ops for t in op._outputs}
+    stands_in = {g: op for op in ops for g in getattr(op, "replaces", ())}
+    aliases = rewritten.aliases
+
+    def resolve(t):
+        seen = 0
+        while t in aliases and seen < 1000:
+            t, seen = aliases[t], seen + 1
+        return t
     nodes = []
     for i, op in enumerate(ops):
         n = _Node()
@@ -234,14 +252,15 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
     feed_targets = [[] for _ in feed_tensors]
     for n in nodes:
         op = n.op
-        ctrl = [c for c in op._control_inputs if c in index]
+        ctrl = rewritten.control_inputs(op, index, stands_in)
         data_from_graph = 0
         backedges = 0
         for j, t in enumerate(op._inputs):
+            t = resolve(t)
             if t in fed:
                 feed_targets[feed_pos[t]].append((n, j))
                 continue
-            src = nodes[index[t._op]]
+            src = nodes[index[producer[t]]]
             xfer = _transfer(src.device, n.device)
             if xfer is not None and t in carries_ref:
                 # A variable's buffer is read on its consumer's side, then copied.
@@ -280,7 +299,8 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
     for k, t in enumerate(fetch_tensors):
         if t in fed:
             continue
-        fetch_sites.setdefault((index[t._op], t._value_index), []).append(k)
+        t = resolve(t)
+        fetch_sites.setdefault((index[producer[t]], t._value_index), []).append(k)
     for (i, slot), ks in fetch_sites.items():
         if nodes[i].fetch is None:
             nodes[i].fetch = []
@@ -293,6 +313,7 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
     plan = DataflowPlan(nodes, sources, feed_targets, fetch_from_feed, len(fetch_tensors),
                         dict(enters), fetch_derefs, list(target_ops))
     plan.config = getattr(session, "_config", None)
+    plan.rewrites = rewritten
     return plan
 
 

@@ -18,7 +18,7 @@ import collections
 import numpy as np
 
 from flowloom.framework import errors
-from flowloom.runtime import rewrites
+from flowloom.runtime import kernel_specialize, rewrites
 from flowloom.runtime.dataflow_plan import _MERGE, _NORMAL, DEAD
 
 _SWITCH_TYPES = frozenset(["Switch", "RefSwitch"])
@@ -94,7 +94,12 @@ class StraightPlan:
                     folded_bytes += size
                     template[out_base[n.idx]:out_base[n.idx] + n.nout] = outs
                     continue
-            steps.append((n.fn, tuple(ins), tuple(ctrl_in[n.idx]), out_base[n.idx], n.nout,
+            fn = n.fn
+            if fold and fn is not None and n.kind == _NORMAL:
+                fn = kernel_specialize.specialize(n.op, fn, [
+                    template[i] if i >= num_feeds and template[i] is not DEAD else None
+                    for i in ins])
+            steps.append((fn, tuple(ins), tuple(ctrl_in[n.idx]), out_base[n.idx], n.nout,
                           n.kind == _MERGE, n.is_trigger, n.idx,
                           n.const if n.const is not None else (True if n.forward else None),
                           n.derefs, n.op))

@@ -14,7 +14,7 @@ import numpy as np
 
 from flowloom.framework import errors
 from flowloom.framework.ops import Tensor
-from flowloom.runtime import compiled_plan
+from flowloom.runtime import blocking, compiled_plan
 from flowloom.runtime.op_errors import op_error  # noqa: F401 - the executors' error path
 from flowloom.runtime.pruning import fed_placeholder, prune  # noqa: F401 - used by others
 from flowloom.runtime import rewrites
@@ -183,8 +183,8 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
     feed_slots = list(range(len(feed_tensors)))
     client = session._devices[0]
     used = {s.device for s in steps} | {placement[t._op] for t in feed_tensors}
-    fast = (used <= {client} and
-            not any(s.op._type in CONTROL_FLOW_TYPES for s in steps))
+    fast = (used <= {client} and not any(s.op._type in CONTROL_FLOW_TYPES for s in steps)
+            and not blocking.independent_waits(order))  # its blocking ops need threads
 
     def partitioned_of(steps):
         from flowloom.runtime import partitioner

@@ -112,6 +112,9 @@ def run_partition(partition, ctx):
                 "partitioned plans yet.") from None
         run_cf(partition, ctx.vals, ctx.rendezvous, ctx)
         return
+    if partition.lanes:
+        _run_lanes(partition, ctx)
+        return
     vals = ctx.vals
     rdv = ctx.rendezvous
     stats = ctx.stats
@@ -169,6 +172,97 @@ def run_partition(partition, ctx):
             vals[i] = None
 
 
+class _Lane:
+    """A blocking op running on a worker thread of its own: `join()` waits for it."""
+
+    def __init__(self):
+        self.done = threading.Event()
+        self.error = None
+
+    def join(self):
+        self.done.wait()
+        if self.error is not None:
+            raise self.error
+
+
+def _run_lanes(partition, ctx):
+    """Runs a partition (op steps only) whose blocking ops do not all wait for each other: each
+    blocking op runs on a worker thread, as TF's asynchronous queue kernels wait without holding
+    a thread, so the enqueue of a step runs while its dequeue waits; a step that reads a
+    blocking op's output or has it as a control input waits for it first. An op that fails
+    cancels the waits of the others (the run's Cancellation), and the first failure is raised.
+    """
+    vals = ctx.vals
+    stats = ctx.stats
+    caller_state = blocking.snapshot()
+    cancellation = blocking.Cancellation(parent=caller_state[2])
+    worker_state = blocking.with_cancellation(caller_state, cancellation)
+    lanes = {}  # op -> _Lane, and out slot -> _Lane
+    started = []
+    failures = []  # in the order they happened: the first is the cause
+
+    def run(step, args, record):
+        start = time.time_ns()
+        r = ctx.execute_op(step, args)
+        if step.nout == 1:
+            vals[step.out] = r
+        elif step.nout:
+            vals[step.out: step.out + step.nout] = r
+        if record is not None:
+            outs = [r] if step.nout == 1 else list(r or ())
+            record.append(NodeRecord(step.op._name, step.op._type, start, time.time_ns(),
+                                     outs, step, threading.get_ident() & 0xFFFFFFFF))
+
+    def in_lane(step, args, lane, record):
+        outer = blocking.snapshot()
+        blocking.restore(worker_state)
+        try:
+            run(step, args, record)
+            for i in step.frees:
+                vals[i] = None
+        except BaseException as e:  # noqa: BLE001 - raised by the step that joins the lane
+            lane.error = e
+            failures.append(e)
+            cancellation.cancel("Run cancelled: another op of the step failed")
+        finally:
+            blocking.restore(outer)
+            lane.done.set()
+
+    try:
+        with blocking.cancellable(cancellation):
+            for step in partition.steps:
+                op = step.op
+                for i in step.ins:
+                    if i in lanes:
+                        lanes[i].join()
+                for c in op._control_inputs:
+                    if c in lanes:
+                        lanes[c].join()
+                args = [vals[i] for i in step.ins]
+                for j in step.derefs:
+                    args[j] = deref(args[j], op)
+                record = stats.setdefault(step.device.name, []) if stats is not None else None
+                if op._type in blocking.BLOCKING_TYPES:
+                    lane = _Lane()
+                    lanes[op] = lane
+                    for i in range(step.out, step.out + step.nout):
+                        lanes[i] = lane
+                    started.append(lane)
+                    _POOL.submit(lambda s=step, a=args, ln=lane, r=record: in_lane(s, a, ln, r))
+                    continue
+                run(step, args, record)
+                for i in step.frees:
+                    vals[i] = None
+    except BaseException as e:
+        if not any(e is f for f in failures):  # an op of this thread failed
+            failures.append(e)
+        cancellation.cancel("Run cancelled: another op of the step failed")
+    for lane in started:
+        lane.done.wait()
+    if failures:
+        raise failures[0]
+
+
 def _trace_copy(step, value, seconds):
     what = step.tensor.name if step.tensor is not None else "^" + step.control_op._name
     if type(value) is Ref:
@@ -223,7 +317,7 @@ def _run_concurrently(parts, ctx):
     # ends the waits of the others' blocked kernels (a dequeue of this run), as in TF.
     caller_state = blocking.snapshot()
     cancellation = blocking.Cancellation(parent=caller_state[2])
-    caller_state = caller_state[:2] + (cancellation,)
+    caller_state = blocking.with_cancellation(caller_state, cancellation)
 
     def runner(part):
         outer = blocking.snapshot()

@@ -12,6 +12,7 @@ on its own thread cannot deadlock: the blocked Recv earliest in the global order
 need a Send that is earlier still, on a device that is not blocked before it.
 """
 
+from flowloom.runtime import blocking
 from flowloom.runtime.executor import Step, plan_frees
 from flowloom.runtime.rendezvous import make_key
 from flowloom.runtime.rewrite_remap import stands_for
@@ -73,12 +74,15 @@ class RecvStep:
 class Partition:
     """The steps one device runs, in order, and whether they need the dataflow executor."""
 
-    __slots__ = ("device", "steps", "has_control_flow")
+    __slots__ = ("device", "steps", "has_control_flow", "lanes")
 
     def __init__(self, device, steps, has_control_flow):
         self.device = device
         self.steps = steps
         self.has_control_flow = has_control_flow
+        # Whether its blocking ops each need a thread (runtime/parallel.py, _run_lanes).
+        self.lanes = (not has_control_flow and all(s.kind == "op" for s in steps) and
+                      blocking.independent_waits([s.op for s in steps]))
 
     def __repr__(self):
         where = self.device.name if self.device is not None else "all devices, in order"

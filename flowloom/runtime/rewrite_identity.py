@@ -23,8 +23,11 @@ from flowloom.runtime.rewrite_oplist import OpListPass, is_plain
 IDENTITY_TYPES = frozenset(["Identity", "StopGradient", "PreventGradient"])
 
 
-def remove(order, fetch_tensors, target_ops, placement, fed, placed_as):
-    """(new op list, {dropped tensor: tensor}, placed_as, identities dropped, NoOps dropped)."""
+def remove(order, fetch_tensors, target_ops, placement, fed, placed_as, noops=True):
+    """(new op list, {dropped tensor: tensor}, placed_as, identities dropped, NoOps dropped).
+
+    With `noops=False` NoOps stay (a dataflow plan reroutes their control edges instead:
+    runtime/rewrite_frames.py)."""
     walk = OpListPass(order, fetch_tensors, target_ops, placement, fed, placed_as)
     counts = [0, 0]
 
@@ -33,7 +36,7 @@ def remove(order, fetch_tensors, target_ops, placement, fed, placed_as):
         return all(walk.device(o) is dev for o in others)
 
     def visit(op):
-        if op._type == "NoOp" and not op._inputs and op not in walk.targets and \
+        if noops and op._type == "NoOp" and not op._inputs and op not in walk.targets and \
                 same_device(op, op._control_inputs) and \
                 same_device(op, walk.control_users.get(op, ())):
             counts[1] += 1

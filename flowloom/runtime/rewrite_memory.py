@@ -24,7 +24,7 @@ MIN_ELEMENTS = 4096
 # Kernels that return an array of their own (never an input or a view of one): a buffer
 # they make is held by nothing else.
 _FRESH_TYPES = frozenset(["_FusedMatMul", "_FusedConv2D", "_FusedElementwise", "MaxPoolGrad",
-                          "ReluGrad"])
+                          "ReluGrad", "_FusedMaxPoolGrad", "MaxPool"])
 
 
 def _into_first(ufunc, x, y):

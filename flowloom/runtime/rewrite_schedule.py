@@ -28,7 +28,7 @@ _UPDATE_TYPES = frozenset(["Assign", "AssignAdd", "AssignSub", "AssignVariableOp
 # Kernels whose outputs never share an input's buffer (they return arrays of their own).
 _OWN_OUTPUT_TYPES = frozenset([
     "MatMul", "_FusedMatMul", "_FusedConv2D", "_FusedElementwise", "Conv2D", "MaxPool",
-    "MaxPoolGrad", "ReluGrad", "Relu", "Conv2DBackpropInput", "Conv2DBackpropFilter",
+    "MaxPoolGrad", "_FusedMaxPoolGrad", "ReluGrad", "Relu", "Conv2DBackpropInput", "Conv2DBackpropFilter",
     "BiasAddGrad", "SparseSoftmaxCrossEntropyWithLogits"])
 
 

@@ -19,13 +19,20 @@ switchable with TF's `RewriterConfig` fields and named by `FLOWLOOM_DEBUG=1` whe
                             type, attrs, inputs, control inputs, device) are not run; their
                             outputs are the earlier op's (runtime/rewrite_cse.py).
   remapping                 MatMul/Conv2D + BiasAdd (+ Relu/Relu6/Elu) run as one fused op
-                            that writes in place (runtime/rewrite_remap.py).
-  memory_optimization       elementwise arithmetic, and kernels that offer it (ReluGrad),
+                            that writes in place (runtime/rewrite_remap.py); MaxPoolGrad +
+                            ReluGrad as one op (runtime/rewrite_fuse_grad.py); elementwise
+                            chains as one kernel (runtime/rewrite_fuse.py).
+  memory_optimization       elementwise arithmetic, and kernels that offer it (ReluGrad,
+                            _FusedMaxPoolGrad),
                             write into a large input's buffer when that input dies there
                             (runtime/rewrite_memory.py).
 
     config = tf.ConfigProto()
     config.graph_options.rewrite_options.dependency_optimization = RewriterConfig.OFF
+
+Plans with TF1 control flow (while loops, conds) get the rewrites that keep every node's value
+and deadness in its frame: CSE, the arithmetic stages that drop no input, Identity removal,
+NoOps removed with their control edges rerouted, and the fusions (runtime/rewrite_frames.py).
 
 `FLOWLOOM_REWRITES=0` turns every rewrite off in the whole process (to compare a program's
 results with and without them). `FLOWLOOM_REWRITES=all` keeps them on and lowers their size
@@ -158,8 +165,20 @@ def apply(config, order, fetch_tensors, target_ops, placement=None, fed=()):
             result.placed_as[op] = result.placed_as.get(like, like)
             result.note("remapping", f"{' + '.join(o._type for o in op.replaces)} -> "
                         f"{op._type} '{op._name}'")
+        _fuse_pool_grads(result, fetch_tensors, target_ops, placement, fed)
         _fuse_elementwise(result, fetch_tensors, target_ops, placement, fed)
     return result
+
+
+def _fuse_pool_grads(result, fetch_tensors, target_ops, placement, fed):
+    from flowloom.runtime import rewrite_fuse_grad
+
+    fetches = [result.aliases.get(t, t) for t in fetch_tensors]
+    result.order, result.placed_as, pairs = rewrite_fuse_grad.fuse(
+        result.order, fetches, target_ops, placement, fed, result.placed_as)
+    for op, members in pairs.items():
+        result.note("remapping", f"{' + '.join(o._type for o in members)} -> "
+                    f"{op._type} '{op._name}'")
 
 
 def _fuse_elementwise(result, fetch_tensors, target_ops, placement, fed):

@@ -16,6 +16,7 @@ from flowloom.framework.session_stack import _default_session_stack
 from flowloom.ops.nn import kernel_threads
 from flowloom.runtime import blas_threads
 from flowloom.runtime import blocking
+from flowloom.runtime import cost_model
 from flowloom.runtime import devices
 from flowloom.runtime import executor
 from flowloom.runtime import host_memory
@@ -90,6 +91,7 @@ class BaseSession:
         self._intra_op = max(0, int(getattr(config, "intra_op_parallelism_threads", 0) or 0))
         # The deadline of every blocking op of a run without RunOptions.timeout_in_ms.
         self._operation_timeout_ms = int(getattr(config, "operation_timeout_in_ms", 0) or 0)
+        self._cost_model = cost_model.schedule(config)  # GraphOptions.build_cost_model
         # A cluster target (`grpc://host:port` of a tf.train.Server, `inproc://`): the hook
         # that flowloom/distributed registers gives the session its runtime (session_hooks.py).
         hook = target_hook(target)
@@ -265,13 +267,9 @@ class BaseSession:
         own_pool = plan.uses_kernel_pool
         uses = kernel_threads.uses()
         timeout_ms = getattr(options, "timeout_in_ms", 0) or self._operation_timeout_ms
-        outer_deadline = blocking.set_deadline(timeout_ms) if timeout_ms else None
-        try:
-            with blas_threads.at_most(1 if own_pool else self._intra_op):
-                raw = self._run_plan(plan, feed_vals, options, run_metadata)
-        finally:
-            if timeout_ms:
-                blocking.reset_deadline(outer_deadline)
+        threads = 1 if own_pool else self._intra_op
+        with blocking.run_scope(timeout_ms), blas_threads.at_most(threads):
+            raw = self._run_plan(plan, feed_vals, options, run_metadata)
         if not own_pool and kernel_threads.uses() != uses:
             plan.uses_kernel_pool = True
         values = [_fetched(v, t) for v, t in zip(raw, fetch_tensors)]
@@ -287,36 +285,13 @@ class BaseSession:
         return self._run_local(plan, feed_vals, options, run_metadata)
 
     def _run_local(self, plan, feed_vals, options, run_metadata):
-        if options is not None:
-            return self._run_traced(plan, feed_vals, options, run_metadata)
+        if options is not None or self._cost_model is not None:
+            return tracing.run_traced(self, plan, feed_vals, options, run_metadata)
         if plan.steps is not None:
             return executor.run_plan(plan, feed_vals)
         if plan.external is not None:
             return plan.external.run(feed_vals)
         raw, _ = parallel.run_partitioned(plan.partitioned, feed_vals, self._inter_op)
-        return raw
-
-    def _run_traced(self, plan, feed_vals, options, run_metadata):
-        trace = tracing.wants_trace(options)
-        graphs = tracing.wants_partition_graphs(options)
-        if not trace and not graphs and plan.steps is not None:
-            return executor.run_plan(plan, feed_vals)
-        if plan.external is not None:
-            # CF (cf branch): the dataflow executor records the nodes it runs.
-            stats = {} if trace else None
-            raw = plan.external.run(feed_vals, stats)
-            if run_metadata is not None and trace:
-                tracing.fill_step_stats(run_metadata.step_stats, stats)
-            return raw
-        with self._lock:
-            pplan = plan.get_partitioned()
-        stats = {} if trace else None
-        raw, _ = parallel.run_partitioned(pplan, feed_vals, self._inter_op, stats)
-        if run_metadata is not None:
-            if trace:
-                tracing.fill_step_stats(run_metadata.step_stats, stats, pplan)
-            if graphs:
-                run_metadata.partition_graphs.extend(tracing.partition_graph_defs(pplan))
         return raw
 
     def make_callable(self, fetches, feed_list=None, accept_options=False):

@@ -9,6 +9,7 @@ import numpy as np
 from flowloom.framework import dtypes
 from flowloom.framework import errors
 from flowloom.framework import lazy_registry
+from flowloom.framework import variant
 from flowloom.framework.ops import Operation, Tensor, tensor_value_to_numpy
 from flowloom.runtime import executor
 from flowloom.runtime.devices import DeviceAttributes as _DeviceAttributes  # noqa: F401 - TF's
@@ -116,6 +117,10 @@ def _custom_feed(key, value):
 # -- fed values ---------------------------------------------------------------------------
 
 def _fetched(value, tensor):
+    if tensor._dtype is dtypes.variant and variant.is_variant_array(value):
+        # As TF: a variant tensor's elements have no NumPy form to return.
+        raise errors.InternalError(None, tensor._op,
+                                   "Tensorflow type 21 not convertible to numpy dtype.")
     if tensor._dtype is dtypes.resource:
         # A `resource` tensor's value is the handle itself, not the variable it names (a
         # function body returns it to the loop that feeds it back, as TF passes handles).

@@ -15,6 +15,34 @@ from flowloom.framework.tensor_shape import TensorShape
 FULL_TRACE = 3
 
 
+def run_traced(session, plan, feed_vals, options, run_metadata):
+    """Runs `plan` for a run with RunOptions (trace_level, output_partition_graphs) or one
+    that the session's cost model measures (runtime/cost_model.py); fills `run_metadata`."""
+    from flowloom.runtime import cost_model, executor, parallel
+
+    cost = session._cost_model is not None and session._cost_model.due(plan)
+    trace = wants_trace(options) or cost
+    graphs = wants_partition_graphs(options)
+    if not trace and not graphs and plan.steps is not None:
+        return executor.run_plan(plan, feed_vals)
+    stats = {} if trace else None
+    if plan.external is not None:
+        # The dataflow executor (control flow) records the nodes it runs.
+        raw, pplan = plan.external.run(feed_vals, stats), None
+    else:
+        with session._lock:
+            pplan = plan.get_partitioned()
+        raw, _ = parallel.run_partitioned(pplan, feed_vals, session._inter_op, stats)
+    if run_metadata is not None:
+        if trace:
+            fill_step_stats(run_metadata.step_stats, stats, pplan)
+        if cost:
+            cost_model.fill_cost_graph(run_metadata.cost_graph, run_metadata.step_stats)
+        if graphs and pplan is not None:
+            run_metadata.partition_graphs.extend(partition_graph_defs(pplan))
+    return raw
+
+
 def wants_trace(options):
     return options is not None and getattr(options, "trace_level", 0) > 0
 

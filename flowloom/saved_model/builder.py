@@ -8,7 +8,6 @@
 
 import filecmp
 import os
-import shutil
 
 from flowloom.framework.graph import GraphKeys, add_to_collection, get_collection
 from flowloom.framework.ops import Operation, Tensor
@@ -16,6 +15,7 @@ from flowloom.io.atomic_file import write_atomic
 from flowloom.platform import tf_logging
 from flowloom.proto import meta_graph_pb2, saved_model_pb2, saver_pb2, types_pb2
 from flowloom.saved_model import constants
+from flowloom.io import file_system
 
 
 class SavedModelBuilder:
@@ -32,14 +32,14 @@ class SavedModelBuilder:
         self._saved_model = saved_model_pb2.SavedModel(
             saved_model_schema_version=constants.SAVED_MODEL_SCHEMA_VERSION)
         self._export_dir = os.fsdecode(export_dir)
-        if os.path.exists(self._export_dir):
-            if os.listdir(self._export_dir):
+        if file_system.exists(self._export_dir):
+            if file_system.listdir(self._export_dir):
                 raise AssertionError(
                     "Export directory already exists, and isn't empty. Please choose a "
                     "different export directory, or delete all the contents of the specified "
                     f"directory: {self._export_dir}")
         else:
-            os.makedirs(self._export_dir)
+            file_system.makedirs(self._export_dir)
         self._has_saved_variables = False
         self._assets = {}  # file name in assets/ -> source path
 
@@ -69,7 +69,7 @@ class SavedModelBuilder:
         _validate_signature_def_map(signature_def_map)
         asset_defs = self._add_collections(assets_collection, main_op or legacy_init_op)
         variables_dir = os.path.join(self._export_dir, constants.VARIABLES_DIRECTORY)
-        os.makedirs(variables_dir, exist_ok=True)
+        file_system.makedirs(variables_dir, exist_ok=True)
         saver = saver or _default_saver()
         saver.save(sess, os.path.join(variables_dir, constants.VARIABLES_FILENAME),
                    write_meta_graph=False, write_state=False)
@@ -102,14 +102,15 @@ class SavedModelBuilder:
         """Writes `saved_model.pb` (or `.pbtxt`) and copies the assets; returns the path."""
         from google.protobuf import text_format
 
-        os.makedirs(self._export_dir, exist_ok=True)
+        file_system.makedirs(self._export_dir, exist_ok=True)
         if self._assets:
             assets_dir = os.path.join(self._export_dir, constants.ASSETS_DIRECTORY)
-            os.makedirs(assets_dir, exist_ok=True)
+            file_system.makedirs(assets_dir, exist_ok=True)
             for name, source in self._assets.items():
                 target = os.path.join(assets_dir, name)
-                if os.path.abspath(source) != os.path.abspath(target):
-                    shutil.copyfile(source, target)
+                same = {os.path.abspath(file_system.local_path(p)) for p in (source, target)}
+                if len(same) == 2:
+                    file_system.copyfile(source, target)
             tf_logging.info("Assets written to: %s", assets_dir)
         if as_text:
             path = os.path.join(self._export_dir, constants.SAVED_MODEL_FILENAME_PBTXT)
@@ -188,7 +189,7 @@ def _asset_path(tensor):
         raise TypeError("Asset path tensor must be of type constant.")
     if tensor.dtype.base_dtype.as_datatype_enum != types_pb2.DT_STRING:
         raise TypeError("Asset path tensor must be of dtype string.")
-    value = tensor.op.get_attr("value")
+    value = tensor.op._attrs["value"]
     if getattr(value, "ndim", 1) != 0:
         raise TypeError("Asset path tensor must be a scalar.")
     path = value.item()

@@ -9,6 +9,7 @@ import os
 
 from flowloom.proto import meta_graph_pb2, saved_model_pb2
 from flowloom.saved_model import constants
+from flowloom.io import file_system
 
 # A saved_model.pb larger than this is refused before it is read (protobuf's own limit).
 MAX_SAVED_MODEL_BYTES = 2 ** 31 - 1
@@ -27,18 +28,18 @@ def parse_saved_model(export_dir):
     pb = os.path.join(export_dir, constants.SAVED_MODEL_FILENAME_PB)
     pbtxt = os.path.join(export_dir, constants.SAVED_MODEL_FILENAME_PBTXT)
     saved_model = saved_model_pb2.SavedModel()
-    if os.path.exists(pb):
-        if os.path.getsize(pb) > MAX_SAVED_MODEL_BYTES:
+    if file_system.exists(pb):
+        if file_system.getsize(pb) > MAX_SAVED_MODEL_BYTES:
             raise IOError(f"Cannot parse file {pb}: larger than 2 GiB.")
         try:
-            with open(pb, "rb") as f:
+            with file_system.open_file(pb, "rb") as f:
                 saved_model.ParseFromString(f.read())
         except message.DecodeError as e:
             raise IOError(f"Cannot parse file {pb}: {e}.") from None
         return saved_model
-    if os.path.exists(pbtxt):
+    if file_system.exists(pbtxt):
         try:
-            with open(pbtxt, "rb") as f:
+            with file_system.open_file(pbtxt, "rb") as f:
                 text_format.Merge(f.read().decode("utf-8"), saved_model)
         except (text_format.ParseError, UnicodeDecodeError) as e:
             raise IOError(f"Cannot parse file {pbtxt}: {e}.") from None
@@ -51,7 +52,7 @@ def parse_saved_model(export_dir):
 def maybe_saved_model_directory(export_dir):
     """Whether `export_dir` holds a `saved_model.pb` or `saved_model.pbtxt`."""
     export_dir = os.fsdecode(export_dir)
-    return any(os.path.exists(os.path.join(export_dir, name)) for name in
+    return any(file_system.exists(os.path.join(export_dir, name)) for name in
                (constants.SAVED_MODEL_FILENAME_PB, constants.SAVED_MODEL_FILENAME_PBTXT))
 
 

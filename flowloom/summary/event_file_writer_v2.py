@@ -2,10 +2,10 @@
 held by the session (TF 1.15's EventFileWriterV2), shared with every other writer of the same
 log directory in that session, `tf.contrib.summary.create_file_writer`'s included."""
 
-import os
 
 from flowloom.framework import dtypes
 from flowloom.framework.graph import name_scope
+from flowloom.io import file_system
 
 
 class EventFileWriterV2:
@@ -25,7 +25,7 @@ class EventFileWriterV2:
         self._session = session
         self._logdir = logdir
         self._closed = False
-        os.makedirs(self._logdir, exist_ok=True)
+        file_system.makedirs(self._logdir, exist_ok=True)
         with session.graph.as_default(), name_scope("filewriter"):
             file_writer = summary_ops_v2.create_file_writer(
                 logdir=self._logdir, max_queue=max_queue, flush_millis=flush_secs * 1000,

@@ -10,6 +10,7 @@ import weakref
 from flowloom.framework.graph import Graph, get_default_graph
 from flowloom.io.events import EventFileWriter
 from flowloom.proto import event_pb2, graph_pb2, meta_graph_pb2, summary_pb2
+from flowloom.io import file_system
 
 
 _open_writers = weakref.WeakSet()
@@ -217,10 +218,10 @@ class FileWriter:
 
         for container in get_all_plugin_assets(graph):
             plugin_dir = os.path.join(self.get_logdir(), _PLUGINS_DIR, container.plugin_name)
-            os.makedirs(plugin_dir, exist_ok=True)
+            file_system.makedirs(plugin_dir, exist_ok=True)
             for asset_name, content in container.assets().items():
                 mode = "wb" if isinstance(content, bytes) else "w"
-                with open(os.path.join(plugin_dir, asset_name), mode) as f:
+                with file_system.open_file(os.path.join(plugin_dir, asset_name), mode) as f:
                     f.write(content)
 
     def add_meta_graph(self, meta_graph_def, global_step=None):

@@ -473,7 +473,8 @@ class TensorFlowTestCase(CaptureWritesMixin, absltest.TestCase):
             self.fail(fail_msg)
 
     def assertProtoEquals(self, expected_message_maybe_ascii, message, msg=None):  # noqa: N802
-        """Asserts a protobuf equals another, or the text-format string of one."""
+        """Asserts a protobuf equals another, or the text-format string of one (floats equal
+        to 6 decimals, doubles to 7, as TF compares them)."""
         if isinstance(expected_message_maybe_ascii, type(message)):
             expected = expected_message_maybe_ascii
         elif isinstance(expected_message_maybe_ascii, str):
@@ -486,8 +487,12 @@ class TensorFlowTestCase(CaptureWritesMixin, absltest.TestCase):
             raise AssertionError("Can't compare protos of type %s and %s. %s" % (
                 type(expected_message_maybe_ascii), type(message), msg))
         if expected != message:
-            self.assertMultiLineEqual(text_format.MessageToString(expected),
-                                      text_format.MessageToString(message), msg)
+            # As TF: protos that differ compare again with their floats and doubles rounded.
+            from flowloom.test.test_util_protos import normalized_numbers  # noqa: PLC0415
+
+            self.assertMultiLineEqual(text_format.MessageToString(normalized_numbers(expected)),
+                                      text_format.MessageToString(normalized_numbers(message)),
+                                      msg)
 
     def assertProtoEqualsVersion(self, expected, actual, producer=None,  # noqa: N802
                                  min_consumer=None, msg=None):

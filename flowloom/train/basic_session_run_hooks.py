@@ -10,6 +10,7 @@ import numpy as np
 from flowloom.framework.graph import get_collection, get_default_graph
 from flowloom.platform import tf_logging  # TF's hooks log through it; tests patch its functions
 from flowloom.train.session_run_hook import SessionRunArgs, SessionRunHook
+from flowloom.io import file_system
 
 
 def global_step_read_tensor(graph=None):
@@ -335,7 +336,6 @@ class StepCounterHook(SessionRunHook):
         self._output_dir = output_dir
         self._last_global_step = None
         self._steps_per_run = 1
-        self._warned = 0
 
     def _set_steps_per_run(self, steps_per_run):
         self._steps_per_run = steps_per_run
@@ -371,13 +371,15 @@ class StepCounterHook(SessionRunHook):
                     global_step)
                 if elapsed_time is not None:
                     self._log_and_record(elapsed_steps, elapsed_time, global_step)
-        if stale_global_step == self._last_global_step and self._warned < 5:
-            self._warned += 1
-            tf_logging.warning("It seems that global step (tf.train.get_global_step) has not been "
-                         "increased. Current value (could be stable): %s vs previous value: "
-                         "%s. You could increase the global step by passing "
-                         "tf.train.get_global_step() to Optimizer.apply_gradients or "
-                         "Optimizer.minimize.", stale_global_step, self._last_global_step)
+        if stale_global_step == self._last_global_step:
+            # As TF: the first 5 times in the process (all hooks together), as some optimizers
+            # (SyncReplicasOptimizer's workers) leave the step alone by design.
+            tf_logging.log_first_n(
+                tf_logging.WARN, "It seems that global step (tf.train.get_global_step) has not "
+                "been increased. Current value (could be stable): %s vs previous value: %s. You "
+                "could increase the global step by passing tf.train.get_global_step() to "
+                "Optimizer.apply_gradients or Optimizer.minimize.", 5, stale_global_step,
+                self._last_global_step)
         self._last_global_step = stale_global_step
 
 
@@ -570,6 +572,6 @@ class ProfilerHook(SessionRunHook):
         from flowloom.client.timeline import Timeline
 
         tf_logging.info("Saving timeline for %d into '%s'.", step, save_path)
-        with open(save_path, "w") as f:
+        with file_system.open_file(save_path, "w") as f:
             f.write(Timeline(step_stats).generate_chrome_trace_format(
                 show_dataflow=self._show_dataflow, show_memory=self._show_memory))

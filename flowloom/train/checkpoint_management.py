@@ -16,6 +16,8 @@ from google.protobuf import text_format
 from flowloom.io import bundle
 from flowloom.io.atomic_file import write_atomic
 from flowloom.proto import checkpoint_state_pb2, saver_pb2
+from flowloom.io import file_system
+from flowloom.framework import errors
 
 CheckpointState = checkpoint_state_pb2.CheckpointState
 _log = logging.getLogger("flowloom")
@@ -106,12 +108,13 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None):
     """
     filename = _state_filename(os.fspath(checkpoint_dir), latest_filename)
     try:
-        with open(filename, "rb") as f:
+        if not file_system.isfile(filename):
+            return None
+        with file_system.open_file(filename, "rb") as f:
             content = f.read()
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    except OSError as e:
-        _log.warning("%s: %s", type(e).__name__, e)
+    except errors.OpError as e:  # as TF: a warning, and no state
+        _log.warning("%s: %s", type(e).__name__, e.message)
+        _log.warning("%s: Checkpoint ignored", filename)
         return None
     state = CheckpointState()
     try:
@@ -133,9 +136,9 @@ def get_checkpoint_state(checkpoint_dir, latest_filename=None):
 def checkpoint_exists(checkpoint_prefix):
     """True if a V2 checkpoint (its `.index`) or a V1 checkpoint file matches the prefix."""
     checkpoint_prefix = os.fspath(checkpoint_prefix)
-    if glob.glob(checkpoint_prefix + ".index"):
+    if file_system.glob(checkpoint_prefix + ".index"):
         return True
-    return any(os.path.isfile(p) for p in glob.glob(checkpoint_prefix))
+    return any(file_system.isfile(p) for p in file_system.glob(checkpoint_prefix))
 
 
 checkpoint_exists_internal = checkpoint_exists
@@ -163,7 +166,7 @@ def meta_graph_filename(checkpoint_filename, meta_graph_suffix="meta"):
 
 def _checkpoint_files(prefix, meta_graph_suffix):
     files = [bundle.index_filename(prefix)]
-    files += glob.glob(glob.escape(prefix) + ".data-?????-of-?????")
+    files += file_system.glob(glob.escape(prefix) + ".data-?????-of-?????")
     files.append(meta_graph_filename(prefix, meta_graph_suffix))
     return files
 
@@ -177,11 +180,11 @@ def remove_checkpoint(checkpoint_prefix, checkpoint_format_version=saver_pb2.Sav
         paths = _checkpoint_files(prefix, meta_graph_suffix)
     else:
         # A V1 checkpoint: the files matching the prefix (a pattern when sharded).
-        paths = glob.glob(prefix) + [meta_graph_filename(prefix, meta_graph_suffix)]
+        paths = file_system.glob(prefix) + [meta_graph_filename(prefix, meta_graph_suffix)]
     for path in paths:
         try:
-            os.remove(path)
-        except FileNotFoundError:
+            file_system.remove(path)
+        except errors.NotFoundError:
             pass
 
 
@@ -191,15 +194,15 @@ def get_checkpoint_mtimes(checkpoint_prefixes):
     out = []
     for prefix in checkpoint_prefixes:
         try:
-            out.append(os.stat(bundle.index_filename(prefix)).st_mtime)
+            out.append(file_system.stat(bundle.index_filename(prefix)).st_mtime)
             continue
-        except FileNotFoundError:
+        except errors.NotFoundError:
             pass
-        for path in sorted(glob.glob(prefix)):
+        for path in file_system.glob(prefix):
             try:
-                out.append(os.stat(path).st_mtime)
+                out.append(file_system.stat(path).st_mtime)
                 break
-            except FileNotFoundError:
+            except errors.NotFoundError:
                 pass
     return out
 

@@ -6,6 +6,7 @@ import os
 from flowloom.framework import dtypes, errors
 from flowloom.io import bundle, tensor_slices
 from flowloom.train import checkpoint_management
+from flowloom.io import file_system
 
 
 class CheckpointReader:
@@ -25,7 +26,7 @@ class CheckpointReader:
     def __init__(self, filepattern):
         prefix = os.fspath(filepattern)
         self._prefix = prefix
-        if not os.path.exists(bundle.index_filename(prefix)):
+        if not file_system.exists_ok(bundle.index_filename(prefix)):
             # No V2 index: V1 checkpoint files matching the pattern (NotFoundError if none).
             self._reader = tensor_slices.SliceReader(prefix)
             return
@@ -75,7 +76,7 @@ def NewCheckpointReader(filepattern):
 
 def _checkpoint_prefix(ckpt_dir_or_file):
     ckpt_dir_or_file = os.fspath(ckpt_dir_or_file)
-    if os.path.isdir(ckpt_dir_or_file):
+    if file_system.isdir_ok(ckpt_dir_or_file):
         latest = checkpoint_management.latest_checkpoint(ckpt_dir_or_file)
         if not latest:
             raise ValueError(f"Couldn't find 'checkpoint' file or checkpoints in given directory "

@@ -233,7 +233,7 @@ class Optimizer:
             else:
                 with graph.control_dependencies([self._finish(update_ops, "update")]):
                     with graph.colocate_with(global_step.op):
-                        apply_updates = state_ops.assign_add(global_step, 1, name=scope)
+                        apply_updates = _increment(global_step, scope)
             if isinstance(apply_updates, Tensor):
                 apply_updates = apply_updates.op
             train_ops = get_collection_ref(GraphKeys.TRAIN_OP)
@@ -351,3 +351,16 @@ def cast_to(value, var):
     from flowloom.ops.math import math_ops
 
     return math_ops.cast(value, var.dtype.base_dtype)
+
+
+def _increment(global_step, name):
+    """The train op's `global_step += 1`: for a resource variable the update op itself
+    (AssignAddVariableOp, no read after it), as TF."""
+    from flowloom.framework.ops import convert_to_tensor
+    from flowloom.ops.state import resource_variable_ops
+    from flowloom.resource_variable import ResourceVariable
+
+    if isinstance(global_step, ResourceVariable):
+        return resource_variable_ops.assign_add_variable_op(
+            global_step.handle, convert_to_tensor(1, dtype=global_step.dtype), name=name)
+    return state_ops.assign_add(global_step, 1, name=name)

@@ -17,6 +17,7 @@ from flowloom.framework.graph_def import prepend_name_scope, strip_name_scope
 from flowloom.proto import saver_pb2
 from flowloom.train import checkpoint_management
 from flowloom.train.saver_builder import BaseSaverBuilder, BulkSaverBuilder  # noqa: F401
+from flowloom.io import file_system
 
 SaverDef = saver_pb2.SaverDef
 _log = logging.getLogger("tensorflow")  # TF logs these lines on its logger
@@ -209,7 +210,7 @@ class Saver:
           write_meta_graph: also write `<prefix>.meta`.
           write_state: update the state file and delete checkpoints beyond `max_to_keep`.
           strip_default_attrs: drop attrs at their default values from the meta graph.
-          save_debug_info: not supported (ignored).
+          save_debug_info: also write the meta graph's GraphDebugInfo (`<prefix>.debug`).
 
         Returns:
           The checkpoint prefix written, or None for an empty Saver.
@@ -246,16 +247,16 @@ class Saver:
         if not hasattr(sess, "run"):
             raise TypeError(f"'sess' must be a Session; {sess}")
         parent = os.path.dirname(save_path)
-        if parent and os.path.exists(parent) and not os.path.isdir(parent):
+        if parent and file_system.exists(parent) and not file_system.isdir(parent):
             raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
-        if parent and not os.path.isdir(parent):
+        if parent and not file_system.isdir(parent):
             # TF's unsharded save writes its bundle straight at the prefix and creates the
             # missing folder (one level, not its parents); a sharded save writes into a temp
             # folder beside it first and fails.
             grandparent = os.path.dirname(parent)
-            if self._sharded or (grandparent and not os.path.isdir(grandparent)):
+            if self._sharded or (grandparent and not file_system.isdir_ok(grandparent)):
                 raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
-            os.makedirs(parent, exist_ok=True)
+            file_system.makedirs(parent, exist_ok=True)
         prefix = None
         if not self._is_empty:
             prefix = sess.run(self.saver_def.save_tensor_name,
@@ -265,7 +266,8 @@ class Saver:
             # An empty Saver still writes the meta graph, as TF's.
             self.export_meta_graph(
                 checkpoint_management.meta_graph_filename(checkpoint_file, meta_graph_suffix),
-                strip_default_attrs=strip_default_attrs, graph=sess.graph)
+                strip_default_attrs=strip_default_attrs, save_debug_info=save_debug_info,
+                graph=sess.graph)
         if self._is_empty:
             return None
         if write_state:
@@ -320,7 +322,7 @@ class Saver:
             filename=filename, graph=graph, saver_def=self.saver_def,
             collection_list=collection_list, as_text=as_text, export_scope=export_scope,
             clear_devices=clear_devices, clear_extraneous_savers=clear_extraneous_savers,
-            strip_default_attrs=strip_default_attrs)
+            strip_default_attrs=strip_default_attrs, save_debug_info=save_debug_info)
 
     @staticmethod
     def _add_collection_def(meta_graph_def, key, export_scope=None):

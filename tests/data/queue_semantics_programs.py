@@ -264,6 +264,37 @@ def prog_get_attr_strings(tf):
     return {"attrs": out}
 
 
+def prog_enqueue_and_dequeue_in_one_run(tf):
+    """Blocking ops of one run that wake each other: TF's queue kernels wait without holding a
+    thread, so the dequeue of a step waits while the step's enqueue fills its queue."""
+    r = {}
+    g = tf.Graph()
+    with g.as_default():
+        opts = tf.RunOptions(timeout_in_ms=5000)
+        q = tf.FIFOQueue(10, tf.float32, shapes=[()])
+        d, e = q.dequeue(), q.enqueue(3.0)
+        dm, em = q.dequeue_many(3), q.enqueue_many([[1.0, 2.0, 4.0]])
+        a, b = tf.FIFOQueue(2, tf.int32, shapes=[()]), tf.FIFOQueue(2, tf.int32, shapes=[()])
+        # Each queue's dequeue feeds the other's enqueue: b waits for a's enqueue of 5.
+        da, db = a.dequeue(), b.dequeue()
+        ea, eb = a.enqueue(5), b.enqueue(da + 1)
+        closed = tf.FIFOQueue(2, tf.float32, shapes=[()])
+        close = closed.close()
+        e_closed = closed.enqueue(1.0)
+        with tf.Session() as sess:
+            r["dequeue_enqueue"] = _err(tf, lambda: sess.run([d, e], options=opts))
+            r["many"] = _err(tf, lambda: sess.run([dm, em], options=opts))
+            r["chain"] = _err(tf, lambda: sess.run([db, ea, eb], options=opts))
+            r["two_waits_time_out"] = _err(
+                tf, lambda: sess.run([d, dm], options=tf.RunOptions(timeout_in_ms=300)))
+            sess.run(close)
+            # The enqueue fails at once (closed); the step ends, its waiting dequeue with it.
+            r["failing_enqueue"] = _err(tf, lambda: sess.run([d, e_closed], options=opts))
+            r["size_after"] = _v(sess.run(q.size()))
+    return r
+
+
 PROGRAMS = [prog_big_enqueue_many, prog_close_behind_enqueue, prog_cancel_pending_enqueues,
             prog_shared_queue_errors, prog_dequeue_many_shapes, prog_closed_partial_dequeue,
-            prog_failing_run_cancels_its_dequeue, prog_get_attr_strings]
+            prog_failing_run_cancels_its_dequeue, prog_get_attr_strings,
+            prog_enqueue_and_dequeue_in_one_run]

@@ -40,3 +40,24 @@ def test_shape_concatenation_rank_and_pickle():
     ctor, args = S([2, 3]).__reduce__()
     assert ctor is S and args == ([D(2), D(3)],)
     assert pickle.loads(pickle.dumps(S([2, None]))).as_list() == [2, None]
+
+
+def test_shape_equality_with_unknown_dimensions_and_strings_as_tf():
+    # TF 1.15.5's answers: an unknown dimension equals only itself (TF compares lists of
+    # Dimension objects), a string is no shape.
+    from flowloom.proto import tensor_shape_pb2
+
+    proto = tensor_shape_pb2.TensorShapeProto(
+        dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=x) for x in (-1, 37, 42)])
+    a, b = tf.TensorShape(proto), S([None, 37, 42])
+    assert (a == b) is False and (a != b) is True
+    assert (b == b) is True and (b != b) is False and S(b) == b and tf.TensorShape(b) == b
+    assert S([None]) != S([None]) and S([3, 4]) == S([3, 4])
+    s1 = S([3, 4, 7])
+    assert (s1 == "347") is False and (s1 != "347") is True and s1 == ["3", "4", "7"]
+    with pytest.raises(TypeError, match="A string has ambiguous TensorShape"):
+        S("347")
+    unknown = tf.TensorShape(None)
+    assert unknown == tf.TensorShape(None) and (unknown == s1) is False
+    with pytest.raises(ValueError, match="inequality of unknown TensorShapes"):
+        unknown != s1  # noqa: B015

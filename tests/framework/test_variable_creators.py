@@ -203,3 +203,46 @@ def test_guard_leaves_cycles_and_resource_reads_alone():
     assert not any("cond" in n for n in made)
     with pytest.raises(TypeError, match="needs to be a Tensor"):
         variables._try_guard_against_uninitialized_dependencies("t", 1.0)
+
+
+def test_guard_finds_variables_without_scanning_the_collections(monkeypatch):
+    """The guard looks a read variable up in an index kept in step with GLOBAL_VARIABLES
+    and LOCAL_VARIABLES: each lookup reads no other variable's name."""
+    from flowloom import variables as variables_module
+
+    many = [tf.Variable(float(i), name=f"many{i}") for i in range(300)]
+    tf.Variable(many[0] * 2.0)  # the index catches up with the collection once
+    reads = [0]
+    name = variables_module.RefVariable.name
+
+    def counted(self):
+        reads[0] += 1
+        return name.fget(self)
+    monkeypatch.setattr(variables_module.RefVariable, "name", property(counted))
+    made = [tf.Variable(many[i] * 2.0 + many[-1 - i]) for i in range(40)]
+    # The new variables append themselves (one name read each); a scan would read ~300
+    # names for each of the 80 reads.
+    assert reads[0] < 4 * len(made)
+    with tf.Session() as s:
+        s.run([v.initializer for v in made])
+        assert s.run(made[3]) == 2.0 * 3 + 296
+
+
+def test_guard_follows_collection_changes():
+    g = tf.get_default_graph()
+    w = tf.Variable(1.0, name="w")
+    tf.Variable(w * 2.0, name="first")  # indexes GLOBAL_VARIABLES
+    local = tf.Variable(4.0, name="l", collections=[tf.GraphKeys.LOCAL_VARIABLES])
+    g.get_collection_ref(tf.GraphKeys.GLOBAL_VARIABLES).remove(w)
+    plain = tf.Variable(w * 3.0, name="plain")  # w is in no collection now: read as it is
+    guarded = tf.Variable(local * 2.0, name="from_local")
+    names = {op.name for op in g.get_operations()}
+    assert "w/read_plain" not in names and "l/read_from_local" in names
+    g.get_collection_ref(tf.GraphKeys.GLOBAL_VARIABLES).append(w)
+    tf.Variable(w * 4.0, name="again")
+    assert "w/read_again" in {op.name for op in g.get_operations()}
+    with tf.Session() as s:
+        s.run(guarded.initializer)  # l is uninitialized: its initial value is used
+        assert s.run(guarded) == 8.0
+        with pytest.raises(tf.errors.FailedPreconditionError, match="uninitialized value w"):
+            s.run(plain.initializer)  # unguarded: reads w itself

@@ -168,3 +168,24 @@ def test_monitored_session_exits_with_runner_threads_blocked_on_a_full_queue():
         left = [t for t in set(threading.enumerate()) - before
                 if t.is_alive() and not t.name.startswith("flowloom-")]  # (pool workers stay)
         assert not left, left
+
+
+def test_only_runs_whose_blocking_ops_are_independent_get_a_thread_each():
+    # A reader's read feeding an enqueue waits in order (the queue runner's run stays on the
+    # calling thread); a dequeue beside the enqueue that feeds it needs one thread each.
+    from flowloom.runtime import blocking
+    from flowloom.runtime.pruning import prune
+
+    with tf.Graph().as_default():
+        files = tf.train.string_input_producer(["a.txt"])
+        _, line = tf.TextLineReader().read(files)
+        q = tf.FIFOQueue(4, tf.string, shapes=[()])
+        enqueue_line = q.enqueue(line)
+        assert not blocking.independent_waits(prune([enqueue_line], set()))
+        dequeue, enqueue = q.dequeue(), q.enqueue("x")
+        assert blocking.independent_waits(prune([dequeue.op, enqueue], set()))
+        with tf.control_dependencies([enqueue]):
+            after = tf.identity(q.dequeue())
+        assert not blocking.independent_waits(prune([after.op], set()))
+        with tf.Session() as sess:
+            assert sess.run(after) == b"x"

@@ -116,3 +116,42 @@ def test_shuffle_dequeue_many_takes_as_single_dequeues():
     assert taken == one_by_one
     assert sorted(many._items) == sorted(single._items) and many._items == single._items
     assert many._take_many(30, []) == 7  # min_after_dequeue 3 of the 10 left stay
+
+
+def test_one_element_enqueue_into_room_takes_no_attempt(monkeypatch):
+    """A single enqueue with room and nobody waiting before it goes straight into a row (a
+    queue runner's run); a dequeue waiting for it is released, and a full queue still
+    blocks and takes its turn."""
+    import threading
+
+    attempts = []
+    real = queue_resource._Attempt
+    monkeypatch.setattr(queue_resource, "_Attempt",
+                        lambda run: attempts.append(1) or real(run))
+    with tf.Graph().as_default():
+        q = tf.FIFOQueue(3, [tf.float32, tf.int32], shapes=[[2], []])
+        x = tf.placeholder(tf.float32, [2])
+        n = tf.placeholder(tf.int32, [])
+        one = q.enqueue([x, n])
+        take = q.dequeue()
+        with tf.Session() as sess:
+            got = []
+            waiter = threading.Thread(target=lambda: got.append(sess.run(take)))
+            waiter.start()
+            while not attempts:  # the dequeue waits in its line
+                threading.Event().wait(0.01)
+            count = len(attempts)
+            for i in range(3):
+                sess.run(one, {x: [i, -i], n: i})
+            waiter.join(10)
+            assert not waiter.is_alive() and got[0][1] == 0
+            assert got[0][0].tolist() == [0.0, 0.0]
+            assert len(attempts) == count  # no attempt for the three enqueues
+            sess.run(one, {x: [3, -3], n: 3})  # room for one more: 1, 2, 3
+            blocked = threading.Thread(target=lambda: sess.run(one, {x: [4, -4], n: 4}))
+            blocked.start()
+            blocked.join(0.3)
+            assert blocked.is_alive()  # full: it waits in the line
+            order = [sess.run(take)[1] for _ in range(4)]
+            blocked.join(10)
+            assert order == [1, 2, 3, 4] and not blocked.is_alive()

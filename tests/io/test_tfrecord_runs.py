@@ -18,7 +18,7 @@ def _reference(raw):
     out, pos = [], 0
     while pos < len(raw):
         if len(raw) - pos < 12:
-            return out, f"truncated record at {pos}"
+            return out, None  # a partial header ends the file cleanly (TF 1.15's RecordReader)
         length, length_crc = struct.unpack_from("<QI", raw, pos)
         if crc32c.masked_crc32c(raw[pos:pos + 8]) != length_crc:
             return out, f"corrupted record at {pos}"

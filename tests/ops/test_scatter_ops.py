@@ -66,8 +66,9 @@ def test_scatter_div_of_integers_truncates_toward_zero():
 def test_resource_scatter_mul_and_div():
     v = tf.get_variable("rv", initializer=np.array([6, 10], np.int32), use_resource=True)
     ops = [tf.scatter_mul(v, [0], [3]), tf.scatter_div(v, [1, 1], [3, 2])]
-    assert [op.op.control_inputs[0].type for op in ops] == ["ResourceScatterMul",
-                                                            "ResourceScatterDiv"]
+    # As TF 1.15: each returns the variable after its update (an unread variable), whose
+    # op is the update.
+    assert [op.op.type for op in ops] == ["ResourceScatterMul", "ResourceScatterDiv"]
     with tf.Session() as sess:
         sess.run(v.initializer)
         for op in ops:

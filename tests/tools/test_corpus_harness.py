@@ -94,3 +94,23 @@ def test_manifest_is_well_formed():
     for p in progs:
         assert len(p["commit"]) == 40 and p["path"] and p["category"]
         assert all(len(e) in (2, 3) for e in p.get("edits", []))
+        # a drift note explains a seeded program's numbers
+        assert "drift_note" not in p or (p.get("seeded") and len(p["drift_note"]) > 40)
+
+
+def test_report_lists_seeded_programs_that_drift_with_their_notes(monkeypatch):
+    import sys
+
+    monkeypatch.syspath_prepend(CORPUS)
+    report = _load("report")
+    sys.modules.pop("common", None)
+    run = {"status": "ok", "numbers_text": "cost 1.5", "cpu": 1.0, "secs": 1.0}
+    drift_id = "hunkim/10-7-mnist_nn_higher_level_API"  # a manifest entry with a drift_note
+    results = [{"id": drift_id, "seeded": True, "numbers": "differ", "tf": run, "flowloom": run},
+               {"id": "other", "seeded": True, "numbers": "match", "tf": run, "flowloom": run},
+               {"id": "unexamined", "seeded": True, "numbers": "differ", "tf": run,
+                "flowloom": run}]
+    lines = report._drift_lines(results)
+    assert len(lines) == 4 and lines[2].startswith("| " + drift_id) and "Adam" in lines[2]
+    assert lines[3].startswith("| unexamined") and "not examined yet" in lines[3]
+    assert report._drift_lines(results[1:2])[0].startswith("None")

@@ -265,3 +265,24 @@ def test_manifest_edits_name_files_and_reasons():
     md = report.markdown(data)
     assert "## Edits of TF's test code (NumPy 2)" in md
     assert "kernel_tests/scan_ops_test.py`: NumPy 1.23 stopped taking a list of slices" in md
+
+
+def test_tests_see_warnings_under_pythons_default_filters(tmp_path):
+    # TF's runner leaves Python's filters as they are: a test counting the warnings of a
+    # block sees a UserWarning, not a DeprecationWarning.
+    from tools.tf_unittests import run
+
+    source = ("import unittest, warnings\n"
+              "class T(unittest.TestCase):\n"
+              "  def testUser(self):\n"
+              "    with warnings.catch_warnings(record=True) as w:\n"
+              "      warnings.warn('seen')\n"
+              "    self.assertEqual(1, len(w))\n"
+              "  def testDeprecation(self):\n"
+              "    with warnings.catch_warnings(record=True) as w:\n"
+              "      warnings.warn('hidden', DeprecationWarning)\n"
+              "    self.assertEqual(0, len(w))\n")
+    (tmp_path / "w_test.py").write_text(source)
+    s = run.run_file({"path": "w_test.py", "group": "listed"}, str(tmp_path), {}, 120, 30,
+                     sys.executable)
+    assert (s["passed"], s["failed"]) == (2, 0), s["failures"]

@@ -121,6 +121,7 @@ def markdown(meta, s, results):
                        tf["status"], tf["secs"], fl["status"], fl["secs"], _cell(err, 110), nums,
                        r["numbers"], r.get("time_ratio", "")))
     out += ["", "## Programs over 1.5x TF's CPU time", ""] + _slow_lines(results)
+    out += ["", "## Seeded programs whose numbers part from TF's", ""] + _drift_lines(results)
     out += ["", "## What stops programs on flowloom", ""] + _blocker_lines(results)
     return "\n".join(out) + "\n"
 
@@ -166,6 +167,25 @@ def _slow_lines(results):
         rows.append("| %s | %s | %.1f / %.1f | %s |" % (
             r["id"], r["time_ratio"], r["flowloom"]["cpu"], r["tf"]["cpu"],
             _cell(notes.get(r["id"]) or "not profiled yet", 200)))
+    return rows
+
+
+def _drift_lines(results):
+    """One row per seeded program that finishes on both with other numbers than TF's, with
+    what the manifest records of why (`drift_note`: where the values first part, with
+    figures; tools/corpus/step_diff.py finds it)."""
+    from common import load_manifest
+
+    notes = {e["id"]: e.get("drift_note") for e in load_manifest()["programs"]}
+    drift = [r for r in results if r.get("seeded") and r.get("numbers") == "differ" and
+             r["tf"]["status"] == "ok" and r["flowloom"]["status"] == "ok"]
+    if not drift:
+        return ["None: every seeded program that finishes on both prints TF's numbers."]
+    rows = ["| program | numbers TF / flowloom | why |", "|---|---|---|"]
+    for r in drift:
+        rows.append("| %s | %s<br>%s | %s |" % (
+            r["id"], _cell(r["tf"]["numbers_text"], 70), _cell(r["flowloom"]["numbers_text"], 70),
+            _cell(notes.get(r["id"]) or "not examined yet", 1500)))
     return rows
 
 

@@ -56,7 +56,8 @@ def run_side(python, script, cwd, flowloom_side):
         hook.write(HOOK)
     out = hook.name + ".json"
     env = dict(os.environ, SEED_DIFF_OUT=out, TF_CPP_MIN_LOG_LEVEL="3", FLOWLOOM_SEED_RULES="1",
-               PYTHONPATH=harness.SHIMS, MPLBACKEND="Agg")
+               PYTHONPATH=os.pathsep.join(p for p in (harness.SHIMS, os.environ.get(
+                   "PYTHONPATH")) if p), MPLBACKEND="Agg")
     if flowloom_side:
         env["SEED_DIFF_FLOWLOOM"] = "1"
     subprocess.run([python, hook.name, script], cwd=cwd, env=env, capture_output=True,
@@ -66,6 +67,12 @@ def run_side(python, script, cwd, flowloom_side):
             return json.load(f)
     except OSError:
         return None
+
+
+def keep_lists(tf_side, fl_side):
+    if os.environ.get("SEED_DIFF_KEEP"):
+        with open(os.environ["SEED_DIFF_KEEP"], "w") as f:
+            json.dump({"tf": tf_side, "flowloom": fl_side}, f)
 
 
 def main(ids):
@@ -78,6 +85,7 @@ def main(ids):
             cwd, script, _ = harness.prepare(entry, tmp, os.path.join(base_dir, "data"))
             tf_side = run_side(tf_python, script, cwd, False)
             fl_side = run_side(sys.executable, script, cwd, True)
+        keep_lists(tf_side, fl_side)
         print(f"== {entry['id']}: TF {tf_side and tf_side['ops']} ops, "
               f"flowloom {fl_side and fl_side['ops']} ops")
         if not tf_side or not fl_side:

@@ -53,8 +53,11 @@ def run_file(entry, cache_dir, exclusions, file_timeout, test_timeout, python, s
             "OMP_NUM_THREADS": env.get("OMP_NUM_THREADS", "1"),
             "OPENBLAS_NUM_THREADS": env.get("OPENBLAS_NUM_THREADS", "1"),
         })
+        # Python's default warning filters, as TF's own test runner has them (deprecations
+        # hidden, other warnings shown): tests that count warnings see flowloom's.
         cmd = [python, "-m", "pytest", "-q", "-p", "tools.tf_unittests.plugin",
-               "-p", "no:cacheprovider", "--rootdir", work, "-W", "ignore", path]
+               "-p", "no:cacheprovider", "--rootdir", work, "-W", "ignore::DeprecationWarning",
+               "-W", "ignore::PendingDeprecationWarning", path]
         start = time.time()
         timed_out = False
         try:

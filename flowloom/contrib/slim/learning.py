@@ -22,6 +22,7 @@ from flowloom.ops.control_flow import control_flow_ops
 from flowloom.ops.math import clip_ops, math_ops
 from flowloom.train import training_util
 from flowloom.train.optimizer import Optimizer
+from flowloom.io import file_system
 
 _USE_GLOBAL_STEP = 0
 _USE_DEFAULT = 0
@@ -231,7 +232,8 @@ def train(train_op, logdir, train_step_fn=train_step, train_step_kwargs=_USE_DEF
     with Session(graph=graph, config=session_config) as sess:
         if session_wrapper is not None:
             sess = session_wrapper(sess)
-        restored = latest_checkpoint(logdir) if logdir and os.path.isdir(logdir) else None
+        restored = latest_checkpoint(logdir) if logdir and file_system.isdir_ok(logdir) \
+            else None
         if restored:
             saver.restore(sess, restored)
         else:

@@ -5,6 +5,7 @@ import time
 
 from flowloom.estimator.mode_keys import ModeKeys
 from flowloom.platform import tf_logging as logging
+from flowloom.io import file_system
 
 DEFAULT_SERVING_SIGNATURE_DEF_KEY = "serving_default"
 DEFAULT_TRAIN_SIGNATURE_DEF_KEY = "train"
@@ -95,7 +96,7 @@ def get_timestamped_export_dir(export_dir_base):
     for attempt in range(1, MAX_DIRECTORY_CREATION_ATTEMPTS + 1):
         result_dir = os.path.join(os.fsencode(export_dir_base),
                                   str(int(time.time())).encode())
-        if not os.path.exists(result_dir):
+        if not file_system.exists(result_dir):
             return result_dir
         time.sleep(1)
         logging.warning(f"Directory {result_dir} already exists; retrying (attempt "

@@ -4,6 +4,7 @@ Slicing, gathering/scattering and padding/splitting ops have files of their own.
 
 import builtins
 import math
+import sys
 
 import numpy as np
 
@@ -11,6 +12,7 @@ from flowloom.framework import common_shapes
 from flowloom.framework import dtypes
 from flowloom.framework import errors
 from flowloom.framework import tensor_shape
+from flowloom.framework import variant
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.graph import get_default_graph, name_scope
 from flowloom.framework.ops import (Tensor, convert_to_tensor, infer_dtype,
@@ -50,6 +52,8 @@ def _(op):
 
 @Const.kernel
 def _(xp, *, value, dtype):
+    if dtype is dtypes.variant:
+        return variant.decode_array(value)
     if value.dtype != dtype.as_numpy_dtype and dtype.as_numpy_dtype is not None:
         # An imported NodeDef can disagree with itself; TF's kernel refuses it when it runs.
         raise errors.InvalidArgumentError(
@@ -82,6 +86,13 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     """
     if value is None:
         raise ValueError("None values not supported.")
+    if _is_tensor_proto(value):
+        # As TF: the proto is the value attr as given, its dtype the Const's (`dtype` and
+        # `shape` are not consulted).
+        from flowloom.framework import tensor_proto
+
+        arr = tensor_proto.to_numpy(value, "the TensorProto given to tf.constant")
+        return _const(get_default_graph(), arr, dtypes.as_dtype(value.dtype), name or "Const")
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype).base_dtype
     if isinstance(name, bytes):  # TF 1.15 takes bytes names (its op names are bytes-compatible)
@@ -122,6 +133,12 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     if isinstance(name, bytes):
         name = name.decode("utf-8")
     return _const(get_default_graph(), arr, dtype, name or "Const")
+
+
+def _is_tensor_proto(value):
+    # Without importing the protos: a TensorProto exists only once its module is loaded.
+    protos = sys.modules.get("flowloom.proto.tensor_pb2")
+    return protos is not None and isinstance(value, protos.TensorProto)
 
 
 _INT32_MIN, _INT32_MAX = -2 ** 31, 2 ** 31 - 1
@@ -172,7 +189,12 @@ Placeholder = defop("Placeholder", outputs=["output: dtype"],
 
 @Placeholder.shape
 def _(op):
-    return op._attrs["shape"]
+    shape = op._attrs["shape"]
+    versions = op._graph._graph_def_versions
+    if versions is not None and versions.producer <= 21 and not shape.ndims:
+        # TF's legacy rule: before GraphDef version 22 a scalar shape attr meant "unknown".
+        return unknown_shape()
+    return shape
 
 
 @Placeholder.kernel
@@ -543,6 +565,27 @@ def _(xp, x, shape):
     return xp.reshape(x, dims)
 
 
+def _reshape_specialize(op, consts, general):
+    """A constant shape without -1 or negative sizes: checked once; each run only compares
+    the element count (any other case runs the general kernel)."""
+    shape = consts[1]
+    if shape is None or consts[0] is not None or np.ndim(shape) != 1:
+        return None
+    dims = tuple(int(d) for d in shape)
+    if any(d < 0 for d in dims):
+        return None
+    product = int(np.prod(dims, dtype=np.int64))
+
+    def reshape_to_constant(x, shape):
+        if np.size(x) != product:
+            return general(x, shape)
+        return np.reshape(x, dims)
+    return reshape_to_constant
+
+
+Reshape.kernel_fn.specialize = _reshape_specialize
+
+
 def _reshape_to_input(op, grad):
     return reshape(_dense(grad), shape(op._inputs[0]))
 
@@ -605,6 +648,26 @@ def _(xp, x, perm):
             raise errors.InvalidArgumentError(
                 None, None, f"{i} is missing from {{{','.join(map(str, perm))}}}.")
     return xp.transpose(x, perm)
+
+
+def _transpose_specialize(op, consts, general):
+    """A constant perm: checked once (for inputs of its rank); each run transposes."""
+    perm = consts[1]
+    if perm is None or consts[0] is not None:
+        return None
+    perm = [int(i) for i in np.ravel(perm)]
+    if sorted(perm) != list(range(len(perm))):
+        return None
+    rank = len(perm)
+
+    def transpose_by_constant(x, p):
+        if np.ndim(x) != rank:
+            return general(x, p)
+        return np.transpose(x, perm)
+    return transpose_by_constant
+
+
+Transpose.kernel_fn.specialize = _transpose_specialize
 
 
 @Transpose.gradient
@@ -1130,8 +1193,9 @@ Fill = defop("Fill", inputs=["dims: index_type", "value: T"], outputs=["output: 
 @Fill.shape
 def _(op):
     dims, value = op._inputs
-    if value._shape.ndims not in (None, 0):
-        raise ValueError(f"Shape must be rank 0 but is rank {value._shape.ndims}")
+    for t, rank in ((dims, 1), (value, 0)):
+        if t._shape.ndims not in (None, rank):
+            raise ValueError(f"Shape must be rank {rank} but is rank {t._shape.ndims}")
     known = input_value(dims)
     if known is not None and np.any(np.asarray(known) < 0):
         # TF's Fill shape function: a negative static dimension is a build-time error.
@@ -1177,7 +1241,9 @@ def _filled(shape, fill_value, dtype, name):
         return constant(np.full(dims, fill_value, dtype=dtype.as_numpy_dtype), dtype=dtype,
                         name=name)
     with name_scope(name) as scope:
-        return fill(constant(dims, dtype=dtypes.int32, name="shape_as_tensor"),
+        # int64 when a dimension needs it, as TF's TensorShape conversion does.
+        shape_dtype = dtypes.int64 if any(d >= 2**31 for d in dims) else dtypes.int32
+        return fill(constant(dims, dtype=shape_dtype, name="shape_as_tensor"),
                     constant(fill_value, dtype=dtype, name="Const"), name=scope)
 
 
@@ -1199,6 +1265,8 @@ ZerosLike.shape(common_shapes.unchanged)
 
 @ZerosLike.kernel
 def _(xp, x):
+    if variant.is_variant_array(x):
+        return variant.zeros_like_array(x)
     return xp.zeros_like(x)
 
 
@@ -1220,7 +1288,7 @@ def zeros_like(tensor, dtype=None, name=None, optimize=True):
     with name_scope(name, "zeros_like", [tensor]) as scope:
         tensor = convert_to_tensor(tensor, name="tensor")
         dtype = tensor.dtype.base_dtype if dtype is None else dtypes.as_dtype(dtype)
-        if optimize and tensor._shape.is_fully_defined():
+        if optimize and tensor._shape.is_fully_defined() and dtype is not dtypes.variant:
             return zeros(tensor._shape.as_list(), dtype=dtype, name=scope)
         if dtype != tensor.dtype.base_dtype:
             return zeros(shape(tensor), dtype=dtype, name=scope)

@@ -250,16 +250,42 @@ def _infer_reduction_axes(x_shape, y_shape):
     return x_axes, y_axes
 
 
-def smart_broadcast_gradient_args(x, y):
-    """((x_shape, x_axes, x_must_reduce), (y_shape, y_axes, y_must_reduce)), as TF builds them."""
-    x_shape = array_ops.shape(x)
-    y_shape = array_ops.shape(y)
+def _static_shape_of_result(x_shape, y_shape, grad):
+    """Whether `grad` has the static shape x and y broadcast to (so static axes apply to it);
+    a gradient fed in with another shape (grad_ys of shape [1] for a scalar) is reduced by
+    BroadcastGradientArgs at run time, as TF does."""
+    if not isinstance(grad, Tensor):
+        return True
+    gs = grad._shape.as_list() if grad._shape.ndims is not None else None
+    xs, ys = x_shape.as_list(), y_shape.as_list()
+    n = max(len(xs), len(ys))
+    if gs is None or len(gs) != n:
+        return False
+    xs, ys = [1] * (n - len(xs)) + xs, [1] * (n - len(ys)) + ys
+    for xd, yd, gd in zip(xs, ys, gs):
+        rd = yd if xd == 1 else xd
+        if gd is not None and rd is not None and gd != rd:
+            return False
+    return True
+
+
+def smart_broadcast_gradient_args(x, y, grad=None, smart=False):
+    """((x_shape, x_axes, x_must_reduce), (y_shape, y_axes, y_must_reduce)), as TF builds them
+    for the gradient `grad` of x <op> y.
+
+    `smart`: the op's TF 1.15 gradient takes SmartBroadcastGradientArgs (Add, Sub, Mul, Pow,
+    SquaredDifference; `grad` is then the incoming gradient); see `_tf1_broadcast_gradient_args`.
+    """
     from flowloom.ops.random.random_ops import seed_rules
 
-    # TF 1.15 always reduced by a BroadcastGradientArgs op (its ops count in its default
-    # op seeds); TF 2.x takes static axes when the shapes tell them.
-    x_axes, y_axes = _infer_reduction_axes(x._shape, y._shape) if seed_rules() != "1" \
-        else (None, None)
+    if seed_rules() == "1":
+        return _tf1_broadcast_gradient_args(x, y, grad if smart else None)
+    x_shape = array_ops.shape(x)
+    y_shape = array_ops.shape(y)
+    # TF 2.x takes static axes when the shapes tell them.
+    x_axes, y_axes = _infer_reduction_axes(x._shape, y._shape)
+    if x_axes is not None and not _static_shape_of_result(x._shape, y._shape, grad):
+        x_axes = None
     if x_axes is None or y_axes is None:
         x_axes, y_axes = broadcast_gradient_args(x_shape, y_shape)
         return (x_shape, x_axes, True), (y_shape, y_axes, True)
@@ -268,20 +294,66 @@ def smart_broadcast_gradient_args(x, y):
     return (x_shape, x_axes, x_must), (y_shape, y_axes, y_must)
 
 
+def _shape_tuple(t):
+    return None if t._shape.ndims is None else tuple(t._shape.as_list())
+
+
+def _tf1_broadcast_gradient_args(x, y, grad):
+    """TF 1.15's ops, which its default op seeds count (one op more or less changes every
+    later random value). Without `grad` (Div, Pow, Maximum, ...): Shape ops (Consts when
+    known) and a BroadcastGradientArgs, always reduced. With it (SmartBroadcastGradientArgs):
+    unfolded Shape ops and a BroadcastGradientArgs when a shape is not fully known; otherwise
+    the static axes of a per-graph cache keyed by the two shapes (a miss builds a dead
+    BroadcastGradientArgs over two Consts and evaluates it), reduced only where a shape
+    differs from the gradient's."""
+    if grad is None or not (x._shape.is_fully_defined() and y._shape.is_fully_defined()):
+        optimize = grad is None
+        x_shape = array_ops.shape(x, optimize=optimize)
+        y_shape = array_ops.shape(y, optimize=optimize)
+        x_axes, y_axes = broadcast_gradient_args(x_shape, y_shape)
+        return (x_shape, x_axes, True), (y_shape, y_axes, True)
+    from flowloom.framework.graph import get_default_graph
+
+    xs, ys, gs = _shape_tuple(x), _shape_tuple(y), _shape_tuple(grad)
+    cache = get_default_graph().__dict__.setdefault("_bcast_grad_args_cache", {})
+    if (xs, ys) not in cache:
+        broadcast_gradient_args(np.array(xs, np.int32), np.array(ys, np.int32))
+        cache[xs, ys] = tuple(tuple(r) for r in broadcast_gradient_args_np(xs, ys))
+    rx, ry = cache[xs, ys]
+    return (xs, rx, xs != gs), (ys, ry, ys != gs)
+
+
 def _reduce_gradient_arg(grad, shape_axes_must):
     from flowloom.ops.math import math_ops
+    from flowloom.ops.random.random_ops import seed_rules
 
     shape, axes, must_reduce = shape_axes_must
+    if callable(grad):
+        grad = grad()
     if grad is not None and must_reduce:
-        grad = math_ops.reduce_sum(grad, axes, keepdims=True)
+        # TF 1.15 sums without keepdims (then reshapes): the same ops
+        grad = math_ops.reduce_sum(grad, axes, keepdims=seed_rules() != "1")
         grad = array_ops.reshape(grad, shape)
     return grad
 
 
-def reduce_gradient_args(x, y, gx, gy):
-    """Sums the gradients of a broadcasting binary op back to the shapes of its inputs."""
+def reduce_gradient_args(x, y, gx, gy, grad=None):
+    """Sums the gradients of a broadcasting binary op back to the shapes of its inputs.
+
+    `gx` and `gy` may be callables building the gradients, called in TF's op order: TF 2.x
+    builds both before the broadcast arguments, TF 1.15 (FLOWLOOM_SEED_RULES=1) each after
+    them, just before its reduction. `grad`: the incoming gradient, given by the ops whose
+    TF 1.15 gradients take SmartBroadcastGradientArgs (see `smart_broadcast_gradient_args`).
+    """
+    from flowloom.ops.random.random_ops import seed_rules
+
+    if seed_rules() != "1":
+        gx, gy = (g() if callable(g) else g for g in (gx, gy))
     if gx is not None or gy is not None:
-        bx, by = smart_broadcast_gradient_args(x, y)
+        smart = grad is not None
+        if grad is None:
+            grad = gx if gx is not None else gy
+        bx, by = smart_broadcast_gradient_args(x, y, grad, smart)
         gx = _reduce_gradient_arg(gx, bx)
         gy = _reduce_gradient_arg(gy, by)
     return gx, gy
@@ -337,9 +409,15 @@ def reduced_shape(input_shape, axes):
     input_rank = array_ops.size(input_shape, out_type=axes.dtype.base_dtype)
     axes = (axes + input_rank) % input_rank
     axes_shape = array_ops.shape(axes)
-    return data_flow_ops.dynamic_stitch(
-        [math_ops.range_(input_rank), axes],
-        [input_shape, array_ops.ones(axes_shape, dtype=input_shape.dtype.base_dtype)])
+    indices = math_ops.range_(input_rank)
+    from flowloom.ops.random.random_ops import seed_rules
+
+    dtype = input_shape.dtype.base_dtype
+    if seed_rules() == "1":  # TF 1.15: fill(axes_shape, 1), a Fill with its Fill/value
+        ones = array_ops.fill(axes_shape, np.array(1, dtype.as_numpy_dtype))
+    else:
+        ones = array_ops.ones(axes_shape, dtype=dtype)
+    return data_flow_ops.dynamic_stitch([indices, axes], [input_shape, ones])
 
 
 def safe_shape_div(x, y):

@@ -62,8 +62,8 @@ def _(xp, x, begin, size):
             None, None, "Expected begin and size arguments to be 1-D tensors of size "
             f"{x.ndim}, but got shapes {list(np.shape(begin))} and {list(np.shape(size))} "
             "instead.".replace(" ", " "))
-    idx = tuple(_builtin_slice(int(b), None if int(s) == -1 else int(b) + int(s))
-                for b, s in zip(begin, size))
+    begin, size = np.ravel(begin).tolist(), np.ravel(size).tolist()
+    idx = tuple(_builtin_slice(b, None if s == -1 else b + s) for b, s in zip(begin, size))
     for b, s, d in zip(begin, size, x.shape):
         if b < 0 or (s != -1 and b + s > d):
             raise errors.InvalidArgumentError(
@@ -148,7 +148,28 @@ def strided_slice_np(xp, x, begin, end, strides, *, begin_mask=0, end_mask=0, el
     return x[idx]
 
 
+def _strided_slice_specialize(op, consts, general):
+    """Constant begin/end/strides: the index for an input shape is made (and checked by the
+    general kernel) the first time that shape comes; later inputs of it are indexed at once."""
+    if consts[0] is not None or any(c is None for c in consts[1:]):
+        return None
+    masks = [op._attrs.get(k, 0) for k in _MASKS]
+    by_shape = {}
+
+    def slice_by_constants(x, begin, end, strides):
+        if type(x) is np.ndarray:
+            idx = by_shape.get(x.shape)
+            if idx is not None:
+                return x[idx]
+        r = general(x, begin, end, strides)
+        if type(x) is np.ndarray and len(by_shape) < 16:
+            by_shape[x.shape] = _python_index(x.ndim, begin, end, strides, *masks)
+        return r
+    return slice_by_constants
+
+
 StridedSlice.kernel(strided_slice_np)
+strided_slice_np.specialize = _strided_slice_specialize
 
 
 _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
@@ -158,9 +179,14 @@ _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_ax
 def _(op, grad):
     x, begin, end, strides = op._inputs
     x_shape = shape(x, out_type=begin.dtype.base_dtype)
-    # Statically known vectors become Consts of the grad op (`StridedSliceGrad/begin`), as TF.
-    x_shape, begin, end, strides = (t if v is None else v for t, v in (
-        (t, constant_value(t)) for t in (x_shape, begin, end, strides)))
+    from flowloom.ops.random.random_ops import seed_rules
+
+    if seed_rules() != "1":
+        # TF 2.x: statically known vectors become Consts of the grad op
+        # (`StridedSliceGrad/begin`); TF 1.15 passes the op's own inputs (no ops more, which
+        # its default op seeds count)
+        x_shape, begin, end, strides = (t if v is None else v for t, v in (
+            (t, constant_value(t)) for t in (x_shape, begin, end, strides)))
     return [apply_op("StridedSliceGrad", (x_shape, begin, end, strides, grad),
                      **{k: op._attrs[k] for k in _MASKS}).outputs[0], None, None, None]
 
@@ -343,11 +369,9 @@ def _slice_helper(tensor, slice_spec, var=None):
             strides.append(1)
             shrink_axis_mask |= 1 << i
         elif isinstance(s, Tensor):
-            from flowloom.ops.math import math_ops
-
             _check_index(s)
             begin.append(s)
-            end.append(math_ops.add(s, 1))
+            end.append(s + 1)  # as TF: the `+` operator (AddV2 named "add")
             strides.append(1)
             shrink_axis_mask |= 1 << i
         else:

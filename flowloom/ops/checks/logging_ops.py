@@ -14,6 +14,7 @@ from flowloom.framework.graph import name_scope
 from flowloom.framework.op_def import defop
 from flowloom.framework.ops import Tensor, convert_to_tensor
 from flowloom.ops.checks import tensor_format  # noqa: F401  (registers StringFormat)
+from flowloom.io import file_system
 
 
 def format_value(v, summarize=3):
@@ -69,7 +70,10 @@ Assert.shape(common_shapes.no_outputs)
 
 @Assert.kernel
 def _(xp, condition, *data, summarize):
-    if not np.all(condition):
+    # ndarray.all() and bool() skip np.all's dispatch (an Assert runs per example)
+    holds = condition.all() if type(condition) is np.ndarray else \
+        bool(condition) if type(condition) in (np.bool_, bool) else np.all(condition)
+    if not holds:
         parts = []
         for d in data:
             if isinstance(d, np.ndarray) and d.dtype == object and d.ndim == 0:
@@ -105,7 +109,10 @@ def _(xp, x, *data, message, first_n, summarize, ctx):
     count = ctx.state.get("count", 0)
     if first_n < 0 or count < first_n:
         ctx.state["count"] = count + 1
-        print(message + "".join(format_value(d, summarize) for d in data), file=sys.stderr)
+        # As TF's SummarizeValue: a scalar in brackets too (`[3.5][1 2]`).
+        print(message + "".join(format_value(d, summarize) if np.ndim(d) else
+                                "[" + format_value(d, summarize) + "]" for d in data),
+              file=sys.stderr)
     return x
 
 
@@ -132,7 +139,7 @@ PrintV2.shape(common_shapes.no_outputs)
 def _(xp, s, *, output_stream, end):
     text = s[()].decode("utf-8", "replace") if isinstance(s, np.ndarray) else str(s)
     if output_stream.startswith("file://"):
-        with open(output_stream[len("file://"):], "a") as f:
+        with file_system.open_file(output_stream[len("file://"):], "a") as f:
             f.write(text + end)
         return None
     if output_stream.startswith("log("):

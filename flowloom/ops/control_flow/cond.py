@@ -19,26 +19,19 @@ def _build_branch(context, fn):
     original = fn()
     if original is None:
         return None, None
-    original = nest.map_structure(_as_tensor_or_op, original)
     # SparseTensors and IndexedSlices go through component by component.
 
     def process(v):
         if isinstance(v, Operation):
             # An op result: the pivot stands for it, gated on the op.
             return control_flow_ops.with_dependencies([v], context.pivot)
+        # As TF: a variable returned by a branch is its value (`v/read`), not its ref.
         return context.ProcessOutputTensor(convert_to_tensor(_flow_of(v)))
 
     result = nest.map_structure(process, original, expand_composites=True)
     if not isinstance(result, (list, tuple)):
         result = [result]
     return original, result
-
-
-def _as_tensor_or_op(v):
-    if hasattr(v, "_as_graph_element") and not isinstance(v, (Tensor, Operation)) \
-            and not _is_tensor_array(v):
-        return v._as_graph_element()
-    return v
 
 
 def _is_tensor_array(v):

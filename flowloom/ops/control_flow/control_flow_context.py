@@ -121,14 +121,34 @@ class ControlFlowContext:
         make = io.cond_from_proto if cls is CondContext else io.while_from_proto
         return make(context_def, import_scope)
 
-    def __init__(self):
+    def __init__(self, values_def=None, import_scope=None):
         self._outer_context = get_default_graph()._get_control_flow_context()
         self._context_stack = []
-        self._values = set()
-        self._external_values = {}
         self._nested_contexts = []
         if self._outer_context is not None:
             self._outer_context._nested_contexts.append(self)
+        if values_def:
+            self._init_values_from_proto(values_def, import_scope)
+        else:
+            self._values = set()
+            self._external_values = {}
+
+    def _init_values_from_proto(self, values_def, import_scope=None):
+        """Takes the values and external values of a `ValuesDef` (names prefixed with
+        `import_scope`); the ops whose outputs the context holds join it."""
+        from flowloom.ops.control_flow import control_flow_context_io
+
+        control_flow_context_io.init_values(self, values_def, import_scope)
+
+    def _to_values_def(self, export_scope=None):
+        """This context's values as a `ValuesDef` (names without `export_scope`)."""
+        from flowloom.ops.control_flow import control_flow_context_io
+
+        return control_flow_context_io.values_def(self, export_scope)
+
+    def to_control_flow_context_def(self, context_def, export_scope=None):
+        """Serializes this context into `context_def` (a ControlFlowContextDef)."""
+        raise NotImplementedError("Abstract method")
 
     @property
     def name(self):
@@ -245,6 +265,9 @@ class CondContext(ControlFlowContext):
     def IsCondContext(self):
         return True
 
+    def to_control_flow_context_def(self, context_def, export_scope=None):
+        context_def.cond_ctxt.CopyFrom(self.to_proto(export_scope=export_scope))
+
     def GetControlPivot(self):
         return self._pivot
 
@@ -280,15 +303,24 @@ class CondContext(ControlFlowContext):
                 op._add_control_input(self._pivot._op)
         else:
             for index, x in enumerate(list(op._inputs)):
+                # A while loop imported into this branch: its Merge's back edge comes from a
+                # NextIteration that joins the branch later (as TF, kept as it is).
+                if is_merge(op) and is_next_iteration(x._op):
+                    continue
                 real_x = self.AddValue(x)
                 if real_x is not x:
                     op._update_input(index, real_x)
             self._RemoveExternalControlEdges(op)
+            if op._type in getattr(op._graph, "_functions", ()) or \
+                    op._type == "SymbolicGradient":
+                op._add_control_input(self._pivot._op)  # as TF: a call waits on the pivot
         self._mark_seen([x.name for x in op._outputs])
         if self._outer_context is not None or not is_loop_exit(op):
             op._graph.prevent_fetching(op)
         if self._outer_context is not None:
             self._outer_context.AddInnerOp(op)
+
+    _AddOpInternal = AddOp
 
     def ProcessOutputTensor(self, val):
         """The branch's view of a branch result (a Switch when it comes from outside)."""
@@ -376,6 +408,9 @@ class WhileContext(ControlFlowContext):
     def IsWhileContext(self):
         return True
 
+    def to_control_flow_context_def(self, context_def, export_scope=None):
+        context_def.while_ctxt.CopyFrom(self.to_proto(export_scope=export_scope))
+
     def GetWhileContext(self):
         return self
 
@@ -427,6 +462,22 @@ class WhileContext(ControlFlowContext):
         return result
 
     def AddOp(self, op):
+        # As TF: a Shape/Size/Rank made in a gradient loop of a value of its forward loop
+        # joins the forward loop's context, so that the backprop keeps the (small) result
+        # on its stack instead of the whole tensor.
+        if op._type in ("Shape", "Size", "Rank"):
+            grad_ctxt = op._graph._get_control_flow_context()
+            grad_ctxt = grad_ctxt.GetWhileContext() if grad_ctxt is not None else None
+            if grad_ctxt is not None and grad_ctxt.grad_state is not None and \
+                    get_while_context(op._inputs[0]._op) is \
+                    grad_ctxt.grad_state.forward_context:
+                input_ctxt = op._inputs[0]._op._control_flow_context
+                op._control_flow_context = input_ctxt
+                input_ctxt._AddOpInternal(op)
+                return
+        self._AddOpInternal(op)
+
+    def _AddOpInternal(self, op):  # noqa: N802 - TF's name
         from flowloom.framework.graph import control_dependencies
         from flowloom.ops.array import array_ops
 

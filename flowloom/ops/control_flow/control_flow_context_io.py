@@ -8,11 +8,16 @@ works through the conds and loops of an imported meta graph, as in TF.
 from flowloom.framework.graph import GraphKeys, get_default_graph
 from flowloom.framework.graph_def import prepend_name_scope, strip_name_scope
 from flowloom.framework.meta_graph import register_proto_function
-from flowloom.ops.control_flow.control_flow_context import CondContext, WhileContext
+from flowloom.ops.control_flow.control_flow_context import (
+    CondContext,
+    ControlFlowContext,
+    WhileContext,
+)
 from flowloom.proto import control_flow_pb2
 
 
-def _values_def(ctx, export_scope):
+def values_def(ctx, export_scope=None):
+    """`ctx`'s values and external values as a ValuesDef, without `export_scope`."""
     values_def = control_flow_pb2.ValuesDef()
     values_def.values.extend(strip_name_scope(v, export_scope) for v in sorted(ctx._values))
     for k, v in ctx._external_values.items():
@@ -47,7 +52,7 @@ def to_proto(ctx, export_scope=None):
                                                              export_scope)
         proto.loop_exit_names.extend(_names(ctx.loop_exits, export_scope))
         proto.loop_enter_names.extend(_names(ctx.loop_enters, export_scope))
-    proto.values_def.MergeFrom(_values_def(ctx, export_scope))
+    proto.values_def.MergeFrom(values_def(ctx, export_scope))
     for nested in ctx._nested_contexts:
         nested_def = proto.nested_contexts.add()
         field = nested_def.cond_ctxt if isinstance(nested, CondContext) else \
@@ -56,22 +61,24 @@ def to_proto(ctx, export_scope=None):
     return proto
 
 
-def _init_common(ctx, values_def, import_scope):
+def init_values(ctx, values_def, import_scope=None):
+    """Gives `ctx` the values of `values_def` (prefixed with `import_scope`); the ops whose
+    outputs it holds (not those it reaches from outside) join the context."""
     graph = get_default_graph()
-    ctx._outer_context = graph._get_control_flow_context()
-    ctx._context_stack = []
-    ctx._nested_contexts = []
-    if ctx._outer_context is not None:
-        ctx._outer_context._nested_contexts.append(ctx)
     ctx._values = {prepend_name_scope(v, import_scope) for v in values_def.values}
     ctx._external_values = {
         prepend_name_scope(k, import_scope):
             graph.as_graph_element(prepend_name_scope(v, import_scope))
         for k, v in values_def.external_values.items()}
-    # The ops whose outputs the context holds (not those it reaches from outside) live in it.
     op_names = {v.split(":")[0] for v in ctx._values - set(ctx._external_values)}
     for name in sorted(op_names):
         graph.as_graph_element(name)._set_control_flow_context(ctx)
+
+
+def _init_common(ctx, values_def, import_scope):
+    ControlFlowContext.__init__(ctx, values_def, import_scope)
+    if not values_def.values and not values_def.external_values:
+        init_values(ctx, values_def, import_scope)  # an empty ValuesDef is still one
 
 
 def _nested_from_proto(ctx, nested_defs, import_scope):
@@ -120,6 +127,12 @@ def while_from_proto(proto, import_scope=None):
     ctx._loop_enters = [element(n) for n in proto.loop_enter_names]
     ctx._grad_state = None
     _init_common(ctx, proto.values_def, import_scope)
+    if import_scope:
+        # The frame is the context's name, which the import scope changed (as TF).
+        for name in ctx._values:
+            op = graph.as_graph_element(name)._op
+            if op._type in ("Enter", "RefEnter"):
+                op._set_attr("frame_name", ctx._name)
     _nested_from_proto(ctx, proto.nested_contexts, import_scope)
     return ctx
 

@@ -289,7 +289,9 @@ def group(*inputs, **kwargs):
     for x in flat:
         if x is None:
             continue
-        if hasattr(x, "_as_graph_element") and not isinstance(x, (Tensor, Operation)):
+        if hasattr(x, "_handle") and hasattr(x, "op") and not isinstance(x, Tensor):
+            x = x.op  # a resource (or unread) variable: its op, as TF's control_dependencies
+        elif hasattr(x, "_as_graph_element") and not isinstance(x, (Tensor, Operation)):
             x = x._as_graph_element()
         if not isinstance(x, (Tensor, Operation)) and isinstance(getattr(x, "op", None),
                                                                  Operation):

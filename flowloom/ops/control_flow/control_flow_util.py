@@ -90,13 +90,17 @@ def CheckInputFromValidContext(op, input_op, op_ctxt=None):  # noqa: N802 - TF's
 
 
 def _check_new_op(op, op_ctxt):
-    """The graph's check of an op's inputs as it is created (registered below)."""
+    """The graph's check of an op's inputs as it is created (registered below); an op that
+    import_graph_def creates is checked when it joins the enclosing context."""
+    if creating_imported_ops():
+        return
     for t in op._inputs:
         if t._op._control_flow_context is not None:
             CheckInputFromValidContext(op, t._op, op_ctxt)
 
 
 from flowloom.framework import graph as _graph  # noqa: E402
+from flowloom.framework.importer import creating_imported_ops  # noqa: E402
 
 if _check_new_op not in _graph._input_context_checks:
     _graph._input_context_checks.append(_check_new_op)

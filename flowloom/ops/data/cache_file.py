@@ -15,6 +15,7 @@ import time
 from flowloom.framework import errors
 from flowloom.io import bundle
 from flowloom.ops.data.dataset_values import DatasetValue
+from flowloom.io import file_system
 
 MAX_ITEMS = 10_000_000  # TF's kMaxItems
 
@@ -32,7 +33,7 @@ class CacheFileValue(DatasetValue):
         self.n = num_components
 
     def iterate(self):
-        if os.path.exists(bundle.index_filename(self.filename)):
+        if file_system.exists(bundle.index_filename(self.filename)):
             yield from self._read()
         else:
             yield from self._write()
@@ -47,8 +48,8 @@ class CacheFileValue(DatasetValue):
 
     def _write(self):
         lockfile = self.filename + "_0.lockfile"
-        if os.path.exists(lockfile):
-            with open(lockfile, "rb") as f:
+        if file_system.exists(lockfile):
+            with file_system.open_file(lockfile, "rb") as f:
                 contents = f.read(150).decode("utf-8", "replace")
             raise errors.AlreadyExistsError(
                 None, self.op, "There appears to be a concurrent caching iterator running - "
@@ -57,8 +58,8 @@ class CacheFileValue(DatasetValue):
                 f"and re-initialize the iterator. Lockfile contents: {contents}")
         directory = os.path.dirname(self.filename)
         if directory:
-            os.makedirs(directory, exist_ok=True)
-        with open(lockfile, "w") as f:
+            file_system.makedirs(directory, exist_ok=True)
+        with file_system.open_file(lockfile, "w") as f:
             f.write(f"Created at: {int(time.time())}")
         tensors = {}
         try:
@@ -73,4 +74,4 @@ class CacheFileValue(DatasetValue):
             bundle.write_bundle(self.filename, tensors)
         finally:
             # a complete pass has written the bundle; an incomplete one leaves nothing
-            os.remove(lockfile)
+            file_system.remove(lockfile)

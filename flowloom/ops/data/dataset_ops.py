@@ -397,11 +397,12 @@ def _(xp, dataset, *rest, output_types, output_shapes, f, Targuments, ctx):
     # tf.data.experimental.parallel_interleave: TF's deterministic order (what `sloppy`
     # allows too), the inner datasets read one at a time (ops/data/parallel_interleave.py)
     *captured, cycle_length, block_length, _sloppy, buffer_output, prefetch_input = rest
-    for what, v in (("cycle_length", cycle_length), ("block_length", block_length),
-                    ("buffer_output_elements", buffer_output),
-                    ("prefetch_input_elements", prefetch_input)):
-        if _int(v) <= 0 and not (what == "prefetch_input_elements" and _int(v) == 0):
-            raise errors.InvalidArgumentError(None, ctx.op, f"`{what}` must be > 0")
+    for what, v, least in (("cycle_length", cycle_length, 1), ("block_length", block_length, 1),
+                           ("buffer_output_elements", buffer_output, 1),
+                           ("prefetch_input_elements", prefetch_input, 0)):
+        if _int(v) < least:
+            raise errors.InvalidArgumentError(
+                None, ctx.op, f"`{what}` must be {'> 0' if least else '>= 0'}")
     return ParallelInterleaveValue(dataset, _function(ctx, f).bind(captured),
                                    _int(cycle_length), _int(block_length),
                                    _int(prefetch_input), ctx.op)

@@ -521,21 +521,22 @@ class FixedLengthValue(DatasetValue):
 
 def _open(path, compression, op):
     import gzip
+    import io
     import zlib
 
-    try:
-        if compression == "GZIP":
-            return gzip.open(path, "rb")
-        if compression == "ZLIB":
-            import io
+    from flowloom.io import file_system
 
-            with open(path, "rb") as f:
-                raw = f.read()
-            d = zlib.decompressobj()
-            out = d.decompress(raw, 1 << 31)
-            if d.unconsumed_tail:
-                raise errors.ResourceExhaustedError(None, op, f"{path} inflates past 2 GiB")
-            return io.BytesIO(out)
-        return open(path, "rb")
-    except FileNotFoundError:
-        raise errors.NotFoundError(None, op, f"{path}; No such file or directory") from None
+    raw = file_system.open_file(path, "rb")  # through the registry: TF's error classes
+    if compression == "GZIP":
+        stream = gzip.GzipFile(fileobj=raw)
+        stream.myfileobj = raw  # closed with the stream, as gzip.open's own file
+        return stream
+    if compression == "ZLIB":
+        with raw:
+            data = raw.read()
+        d = zlib.decompressobj()
+        out = d.decompress(data, 1 << 31)
+        if d.unconsumed_tail:
+            raise errors.ResourceExhaustedError(None, op, f"{path} inflates past 2 GiB")
+        return io.BytesIO(out)
+    return raw

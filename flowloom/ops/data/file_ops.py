@@ -1,16 +1,15 @@
 """File ops: MatchingFiles (the sorted file names that match glob patterns,
 `tf.matching_files`), ReadFile and WriteFile (`tf.read_file`, `tf.write_file`)."""
 
-import glob
 import os
 
 import numpy as np
 
-from flowloom import gfile
 from flowloom.framework import errors
 from flowloom.framework import tensor_shape
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.op_def import defop
+from flowloom.io import file_system
 
 MatchingFiles = defop("MatchingFiles", inputs=["pattern: string"], outputs=["filenames: string"],
                        stateful=True)  # the files may change between runs: never folded
@@ -30,7 +29,7 @@ def _(xp, pattern):
                                           "Input pattern tensor must be a scalar or a vector")
     found = []
     for p in patterns:
-        found.extend(sorted(glob.glob(_text(p))))
+        found.extend(file_system.glob(_text(p)))
     return np.array([os.fsencode(f) for f in found], dtype=object)
 
 
@@ -75,15 +74,14 @@ def _(op):
 @ReadFile.kernel
 def _(xp, filename):
     path = os.fsdecode(_scalar_arg(filename, "Input filename"))
-    with gfile.tf_errors(path):
-        with open(path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            if size > MAX_READ_FILE_BYTES:
-                raise errors.ResourceExhaustedError(
-                    None, None, f"{path}: file of {size} bytes is larger than ReadFile's "
-                    f"limit of {MAX_READ_FILE_BYTES} bytes")
-            # As TF: as many bytes as the file's size says (a device file reads as empty).
-            data = f.read(size)
+    with file_system.open_file(path, "rb") as f, file_system.tf_errors(path):
+        size = os.fstat(f.fileno()).st_size
+        if size > MAX_READ_FILE_BYTES:
+            raise errors.ResourceExhaustedError(
+                None, None, f"{path}: file of {size} bytes is larger than ReadFile's "
+                f"limit of {MAX_READ_FILE_BYTES} bytes")
+        # As TF: as many bytes as the file's size says (a device file reads as empty).
+        data = f.read(size)
     return np.array(data, dtype=object)
 
 
@@ -97,12 +95,11 @@ WriteFile.no_gradient()
 def _(xp, filename, contents):
     path = os.fsdecode(_scalar_arg(filename, "Input filename"))
     data = _scalar_arg(contents, "Contents")
-    with gfile.tf_errors(path):
-        parent = os.path.dirname(path)
-        if parent and not os.path.exists(parent):  # TF makes the missing directories
-            os.makedirs(parent, exist_ok=True)
-        with open(path, "wb") as f:
-            f.write(data)
+    parent = os.path.dirname(path)
+    if parent and not file_system.exists(parent):  # TF makes the missing directories
+        file_system.makedirs(parent, exist_ok=True)
+    with file_system.open_file(path, "wb") as f, file_system.tf_errors(path):
+        f.write(data)
 
 
 def read_file(filename, name=None):

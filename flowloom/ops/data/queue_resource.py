@@ -269,6 +269,16 @@ class Queue:
         if total == 0:
             return  # TF: an empty batch completes at once, closed queue or not
         slab = self._slab
+        if slab is not None and not many:
+            with self._cond:
+                # One element and no enqueue waiting before it: what its attempt would do
+                # as the head of the line, without the attempt (a queue runner's run).
+                if not self._enqueue_line and not self._closed and not self._cancelled and \
+                        self._size() < self.capacity:
+                    self._put_rows([slab.put_one(comps)])
+                    if self._dequeue_line:
+                        self._flush()
+                    return
         if slab is not None:
             rows = comps if many else [c[np.newaxis] for c in comps]
             elements = None
@@ -431,6 +441,15 @@ class _Slab:
         for a, c in zip(self._arrays, comps):
             a[index] = c[start:start + k]
         return ids
+
+    def put_one(self, comps):
+        """`put` of one element (its components without the batch dimension): its row."""
+        if not self._free:
+            self._grow(1)
+        row = self._free.pop()
+        for a, c in zip(self._arrays, comps):
+            a[row, ...] = c  # into the row (an object row keeps the element, not c)
+        return row
 
     def take_out(self, ids, single=False):
         if single:

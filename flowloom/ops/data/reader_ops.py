@@ -19,6 +19,7 @@ import numpy as np
 from flowloom.framework import errors
 from flowloom.framework import tensor_shape
 from flowloom.framework.op_def import defop
+from flowloom.io import file_system
 from flowloom.io import tfrecord
 from flowloom.ops.data import reader_state
 from flowloom.runtime import blocking
@@ -27,12 +28,8 @@ _CHUNK = 1 << 16
 
 
 def _open(path):
-    try:
-        return open(path, "rb")  # noqa: SIM115 - owned by the reader until its work ends
-    except FileNotFoundError:
-        raise errors.NotFoundError(None, None, f"{path}; No such file or directory") from None
-    except IsADirectoryError:
-        raise errors.FailedPreconditionError(None, None, f"{path}; Is a directory") from None
+    # Owned by the reader until its work ends; errors are TF's ("PATH; No such file...").
+    return file_system.open_file(path, "rb")
 
 
 class _Work:

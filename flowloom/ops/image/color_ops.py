@@ -95,21 +95,26 @@ def _(op):
     return _image_3d_shape(op)
 
 
-def _folded_channel_sums(planes):
-    """Sums [batch, pixels, channels] over pixels by TF's repeated halving."""
-    rest = planes.shape[1]
+def _folded_channel_sums(flat, channels):
+    """Sums [batch, pixels * channels] over pixels by TF's repeated halving: each pass adds
+    the right half of the pixels onto the left half. The pixels are whole runs of
+    `channels` values in the flat rows, so every pass is one contiguous add (a
+    [batch, pixels, channels] layout would make NumPy loop over runs of 3)."""
+    rest = flat.shape[1] // channels
+    c = channels
     acc = None
     while True:
         right = rest // 2
         left = rest - right
         if acc is None:
-            acc = planes[:, :left].copy()
-            acc[:, :right] = planes[:, left:left + right] + planes[:, :right]
+            acc = flat[:, :left * c].copy()
+            np.add(flat[:, left * c:(left + right) * c], flat[:, :right * c],
+                   out=acc[:, :right * c])
         else:
-            acc[:, :right] += acc[:, left:left + right]
+            acc[:, :right * c] += acc[:, left * c:(left + right) * c]
         rest = left
         if rest <= 1:
-            return acc[:, 0]
+            return acc[:, :c]
 
 
 @AdjustContrastv2.kernel
@@ -121,9 +126,13 @@ def _(xp, images, contrast_factor):
     if images.size == 0:
         return images.copy()
     h, w, c = images.shape[-3:]
-    planes = images.astype(_F).reshape(-1, h * w, c)
-    mean = _folded_channel_sums(planes) * (_F(1.0) / _F(h * w))
-    out = mean[:, None, :] + _F(contrast_factor) * (planes - mean[:, None, :])
+    flat = images.astype(_F).reshape(-1, h * w * c)
+    mean = _folded_channel_sums(flat, c) * (_F(1.0) / _F(h * w))
+    # mean + factor * (x - mean), per value; the channel means laid out as the pixels are
+    means = np.tile(mean, (1, h * w))
+    out = flat - means
+    out *= _F(contrast_factor)
+    out += means
     return out.reshape(images.shape).astype(images.dtype, copy=False)
 
 

@@ -14,6 +14,7 @@ from flowloom.framework import dtypes as dtypes_lib
 from flowloom.framework import errors
 from flowloom.framework import tensor_shape
 from flowloom.framework.op_def import defop
+from flowloom.io import file_system
 
 WHOLE_LINE = -2
 LINE_NUMBER = -1
@@ -174,11 +175,8 @@ def read_text_file_table(filename, key_index, value_index, vocab_size, delimiter
                          value_dtype):
     """The (keys, values) lists a vocabulary file gives, as InitializeTableFromTextFile reads it."""
     path = filename.decode("utf-8") if isinstance(filename, bytes) else str(filename)
-    try:
-        with open(path, "rb") as f:
-            data = f.read(_MAX_VOCAB_BYTES + 1)
-    except OSError as e:
-        raise errors.NotFoundError(None, None, f"{path}; {e.strerror}") from None
+    with file_system.open_file(path, "rb") as f, file_system.tf_errors(path):
+        data = f.read(_MAX_VOCAB_BYTES + 1)
     if len(data) > _MAX_VOCAB_BYTES:
         raise errors.ResourceExhaustedError(None, None, f"Vocabulary file {path} is too large")
     lines = data.split(b"\n")

@@ -46,7 +46,8 @@ def _binary_kernel(fn):
 
 def _int_div(x, y):
     # As TF, only divisions actually made can fail: an empty result divides by nothing.
-    if np.any(y == 0) and 0 not in np.broadcast_shapes(np.shape(x), np.shape(y)):
+    no_zero = y.all() if type(y) is np.ndarray else np.all(y)
+    if not no_zero and 0 not in np.broadcast_shapes(np.shape(x), np.shape(y)):
         raise errors.InvalidArgumentError(None, None, "Integer division by zero")
 
 
@@ -165,6 +166,25 @@ _BINARY = [
     ("LogicalOr", _xp_ufunc("logical_or"), dtypes.bool_),
 ]
 
+def _specialize_int_division(ufunc):
+    def specialize(op, consts, general):
+        # A constant divisor without zeros: no division can fail, so each run divides.
+        y = consts[1]
+        if y is None or consts[0] is not None or type(y) is not np.ndarray or \
+                y.dtype.kind not in "iuf" or (y.dtype.kind in "iu" and not y.all()):
+            return None
+
+        def divide_by_constant(x, divisor):
+            if type(x) is not np.ndarray or x.dtype != y.dtype:
+                return general(x, divisor)
+            try:
+                return ufunc(x, y)
+            except ValueError:  # shapes that do not broadcast: the general kernel's error
+                return general(x, divisor)
+        return divide_by_constant
+    return specialize
+
+
 BINARY_OPS = {}
 for _type, _fn, _out in _BINARY:
     _in_t = "bool" if _type in ("LogicalAnd", "LogicalOr") else "T"
@@ -175,13 +195,15 @@ for _type, _fn, _out in _BINARY:
     _od.shape(common_shapes.binary_broadcast)
     _od.kernel(_binary_kernel(_fn))
     BINARY_OPS[_type] = _od
+BINARY_OPS["FloorMod"].kernel_fn.specialize = _specialize_int_division(np.mod)
+BINARY_OPS["FloorDiv"].kernel_fn.specialize = _specialize_int_division(np.floor_divide)
 
 
 # -- gradients of the binary ops (TF's math_grad, value for value) -----------------------------
-def _reduce_args(op, gx, gy):
+def _reduce_args(op, gx, gy, grad=None):
     from flowloom.ops.array import broadcast_ops
 
-    return broadcast_ops.reduce_gradient_args(op._inputs[0], op._inputs[1], gx, gy)
+    return broadcast_ops.reduce_gradient_args(op._inputs[0], op._inputs[1], gx, gy, grad)
 
 
 def _same_static_shapes(op, grad):
@@ -190,10 +212,12 @@ def _same_static_shapes(op, grad):
     return broadcast_ops.shapes_fully_equal(op._inputs[0], op._inputs[1], grad)
 
 
+# Add, Sub and Mul pass `grad` (TF's SmartBroadcastGradientArgs) and build each input's
+# gradient after the broadcast arguments, in TF's op order.
 def _add_grad(op, grad):
     if _same_static_shapes(op, grad):
         return grad, grad
-    return _reduce_args(op, grad, grad)
+    return _reduce_args(op, grad, grad, grad)
 
 
 BINARY_OPS["AddV2"].gradient(_add_grad)
@@ -204,7 +228,7 @@ BINARY_OPS["Add"].gradient(_add_grad)
 def _(op, grad):
     if _same_static_shapes(op, grad):
         return grad, -grad
-    return _reduce_args(op, grad, -grad)
+    return _reduce_args(op, grad, lambda: -grad, grad)
 
 
 @BINARY_OPS["Mul"].gradient
@@ -214,8 +238,8 @@ def _(op, grad):
                                                                     dtypes.float32):
         return apply_op("Mul", (grad, y)).outputs[0], apply_op("Mul", (grad, x)).outputs[0]
     x, y = _conj(x), _conj(y)
-    return _reduce_args(op, apply_op("Mul", (grad, y)).outputs[0],
-                        apply_op("Mul", (x, grad)).outputs[0])
+    return _reduce_args(op, lambda: apply_op("Mul", (grad, y)).outputs[0],
+                        lambda: apply_op("Mul", (x, grad)).outputs[0], grad)
 
 
 def _conj(x):
@@ -230,9 +254,8 @@ def _conj(x):
 def _div_grad(divide):
     def grad_fn(op, grad):
         x, y = _conj(op._inputs[0]), _conj(op._inputs[1])
-        gx = divide(grad, y)
-        gy = grad * divide(divide(-x, y), y)
-        return _reduce_args(op, gx, gy)
+        return _reduce_args(op, lambda: divide(grad, y),
+                            lambda: grad * divide(divide(-x, y), y))
     return grad_fn
 
 
@@ -253,24 +276,47 @@ def _(op, grad):
 @BINARY_OPS["Pow"].gradient
 def _(op, grad):
     x, y, z = _conj(op._inputs[0]), _conj(op._inputs[1]), _conj(op._outputs[0])
-    gx = grad * y * pow(x, y - 1)
-    # no sensible real gradient for x <= 0: use 0 (complex: only x == 0 is singular)
-    mask = not_equal(x, 0) if x.dtype.base_dtype.is_complex else x > 0
-    safe_x = array_ops.where(mask, x, array_ops.ones_like(x))
-    log_x = array_ops.where(mask, log(safe_x), array_ops.zeros_like(x))
-    gy = grad * z * log_x
-    return _reduce_args(op, gx, gy)
+
+    def gy():
+        # no sensible real gradient for x <= 0: use 0 (complex: only x == 0 is singular)
+        mask = not_equal(x, 0) if x.dtype.base_dtype.is_complex else x > 0
+        safe_x = array_ops.where(mask, x, array_ops.ones_like(x))
+        log_x = array_ops.where(mask, log(safe_x), array_ops.zeros_like(x))
+        return grad * z * log_x
+    return _reduce_args(op, lambda: grad * y * pow(x, y - 1), gy, grad)
 
 
 def _max_min_grad(selector):
     def grad_fn(op, grad):
         x, y = op._inputs
+        if _tf1_graphs():
+            return _tf1_max_min_grad(op, grad, selector)
         zeros = array_ops.zeros_like(grad)
         xmask = selector(x, y)
         gx = array_ops.where(xmask, grad, zeros)
         gy = array_ops.where(xmask, zeros, grad)
         return _reduce_args(op, gx, gy)
     return grad_fn
+
+
+def _tf1_graphs():
+    from flowloom.ops.random.random_ops import seed_rules
+
+    return seed_rules() == "1"
+
+
+def _tf1_max_min_grad(op, grad, selector):
+    """TF 1.15's ops: zeros of shape(grad), the mask, then a BroadcastGradientArgs."""
+    from flowloom.ops.array import broadcast_ops
+
+    x, y = op._inputs
+    sx, sy = array_ops.shape(x), array_ops.shape(y)
+    zeros = array_ops.zeros(array_ops.shape(grad), grad.dtype.base_dtype)
+    xmask = selector(x, y)
+    rx, ry = broadcast_ops.broadcast_gradient_args(sx, sy)
+    gx = array_ops.reshape(reduce_sum(array_ops.where(xmask, grad, zeros), rx), sx)
+    gy = array_ops.reshape(reduce_sum(array_ops.where(xmask, zeros, grad), ry), sy)
+    return gx, gy
 
 
 BINARY_OPS["Maximum"].gradient(_max_min_grad(lambda x, y: greater_equal(x, y)))
@@ -282,11 +328,16 @@ def _(op, grad):
     x, y = op._inputs
     from flowloom.framework.graph import control_dependencies
 
+    tf1 = _tf1_graphs()
     with control_dependencies([grad]):
-        two = convert_to_tensor(2.0, dtype=grad.dtype.base_dtype)
+        two = convert_to_tensor(2.0, dtype=grad.dtype.base_dtype,
+                                name="scalar" if tf1 else "Const")
         x_grad = multiply(two, grad) * (x - y)
     if _same_static_shapes(op, grad):
         return x_grad, -x_grad
+    if tf1:  # TF 1.15 negates y's gradient after its reduction
+        gx, gy = _reduce_args(op, x_grad, x_grad, grad)
+        return gx, -gy
     return _reduce_args(op, x_grad, -x_grad)
 
 
@@ -368,7 +419,7 @@ def truediv(x, y, name=None):
     """x / y with Python 3 semantics: integers are cast to floats first."""
     with name_scope(name, "truediv", [x, y]) as scope:
         x = convert_to_tensor(x, name="x")
-        y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+        y = convert_to_tensor(y, preferred_dtype=x.dtype.base_dtype, name="y")
         if x.dtype.base_dtype != y.dtype.base_dtype:
             raise TypeError(f"x and y must have the same dtype, got {x.dtype!r} != {y.dtype!r}")
         target = _truediv_dtype(x.dtype.base_dtype)
@@ -414,6 +465,27 @@ def _(xp, x, *, SrcT, DstT):
         with np.errstate(invalid="ignore"):
             return np.trunc(x).astype(npt)
     return x.astype(npt)
+
+
+def _bind_cast(xp, op):
+    """The Cast of this op's (SrcT, DstT) on NumPy without reading its attrs each run (a
+    pipeline casts every example): what the kernel computes for an array."""
+    src, dst = op._attrs.get("SrcT"), op._attrs.get("DstT")
+    if xp is not np or src is None or dst is None or (src != dst and (
+            src in _NO_CAST or dst in _NO_CAST)):
+        return None
+    npt = dst.as_numpy_dtype
+    to_int = np.dtype(npt).kind in "iu"
+
+    def cast(x):
+        if to_int and x.dtype.kind == "f":
+            with np.errstate(invalid="ignore"):
+                return np.trunc(x).astype(npt)
+        return x.astype(npt)
+    return cast
+
+
+Cast.kernel_fn.bind = _bind_cast
 
 
 _FLOAT_AND_COMPLEX = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.bfloat16,
@@ -574,14 +646,16 @@ def range_(start, limit=None, delta=1, dtype=None, name="range"):
 def _operator(fn, default_name, py_name=None):
     """`x <op> y` and `y <op> x` for a wrapper `fn(x, y, name)`, named as TF names them.
 
-    A right operand that cannot become a tensor of x's dtype defers to its own reflected
-    operator (`__r<py_name>__`) when it has one, as Python's protocol expects.
+    A right operand becomes a tensor of x's dtype where it can, else of its own (TF's
+    dtype_hint: `int_tensor + 1.0` then fails in the op, naming both types); one that cannot
+    become a tensor defers to its own reflected operator (`__r<py_name>__`) when it has one,
+    as Python's protocol expects.
     """
     def forward(x, y):
         with name_scope(None, default_name, [x, y]) as scope:
             if not isinstance(y, Tensor):
                 try:
-                    y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+                    y = convert_to_tensor(y, preferred_dtype=x.dtype.base_dtype, name="y")
                 except TypeError:
                     if py_name and hasattr(y, "__r%s__" % py_name):
                         return NotImplemented
@@ -601,7 +675,7 @@ def _op_type_fn(op_type):
 
 def _add_dispatch(x, y, name):
     # TF 1.15's `+`: Add for strings (AddV2 has no string kernel), AddV2 otherwise.
-    op_type = "Add" if y.dtype.base_dtype == dtypes.string else "AddV2"
+    op_type = "Add" if x.dtype.base_dtype == dtypes.string else "AddV2"
     return apply_op(op_type, (x, y), name=name).outputs[0]
 
 

@@ -62,6 +62,33 @@ def _reducer(fn, cast_back=True):
         if cast_back and r.dtype != x.dtype:
             r = r.astype(x.dtype)
         return r
+
+    def specialize(op, consts, general):
+        # Constant axes: normalized once per input rank (the general kernel checks a rank
+        # it has not seen, and any input that is not an array).
+        if consts[1] is None or consts[0] is not None:
+            return None
+        raw = tuple(int(a) for a in np.ravel(consts[1]))
+        keep = op._attrs["keep_dims"]
+        by_rank = {}
+
+        def reduce_over_constant_axes(x, axes):
+            if type(x) is not np.ndarray:
+                return general(x, axes)
+            axis = by_rank.get(x.ndim)
+            if axis is None:
+                r = general(x, axes)  # checks the axes for this rank
+                nd = x.ndim
+                if raw and nd:
+                    by_rank[nd] = tuple(sorted({a % nd for a in raw}))
+                return r
+            r = np.asarray(fn(x, axis=axis, keepdims=keep))
+            if cast_back and r.dtype != x.dtype:
+                r = r.astype(x.dtype)
+            return r
+        return reduce_over_constant_axes
+
+    kernel.specialize = specialize
     return kernel
 
 
@@ -70,7 +97,21 @@ def _mean(x, axis, keepdims):
         n = int(np.prod([x.shape[a] for a in axis])) if axis else 1
         s = np.sum(x, axis=axis, keepdims=keepdims)
         return s // n if n else s
+    if type(x) is np.ndarray and x.dtype in _SUM_IN_DTYPE:
+        # np.mean's own steps (numpy/_core/_methods.py `_mean`) without its generic
+        # set-up: the sum in the input's dtype, divided by the count as an intp
+        n = 1
+        for a in axis:
+            n *= x.shape[a]
+        if n:
+            s = np.add.reduce(x, axis=axis, keepdims=keepdims)
+            if type(s) is np.ndarray:
+                return np.true_divide(s, np.intp(n), out=s, casting="unsafe")
+            return s.dtype.type(s / np.intp(n))
     return np.mean(x, axis=axis, keepdims=keepdims)
+
+
+_SUM_IN_DTYPE = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _extreme(fn):
@@ -138,6 +179,12 @@ def _sum_grad(op, grad):
             grad = array_ops.reshape(grad, kept)
             return [broadcast_ops.tile(grad, scaling), None]
     shape = array_ops.shape(x)
+    if _tf1_graphs():
+        # TF 1.15's ops (they count in its default op seeds): Reshape to the kept-dims shape
+        # (always), Tile by shape // max(kept, 1)
+        kept = broadcast_ops.reduced_shape(shape, axes)
+        scaling = broadcast_ops.safe_shape_div(shape, kept)
+        return [broadcast_ops.tile(array_ops.reshape(grad, kept), scaling), None]
     if not op._attrs["keep_dims"]:
         grad = array_ops.reshape(grad, broadcast_ops.reduced_shape(shape, axes))
     return [broadcast_ops.broadcast_to(grad, shape), None]
@@ -163,9 +210,9 @@ def _(op, grad):
     elif _tf1_graphs():
         # TF 1.15's ops (they count in its default op seeds): prod(shape(x)) //
         # max(prod(shape(y)), 1)
-        in_size = reduce_prod(array_ops.shape(op._inputs[0]))
-        out_size = reduce_prod(array_ops.shape(op._outputs[0]))
-        factor = in_size // maximum(out_size, 1)
+        in_shape = array_ops.shape(op._inputs[0])
+        out_shape = array_ops.shape(op._outputs[0])
+        factor = reduce_prod(in_shape) // maximum(reduce_prod(out_shape), 1)
     else:
         shape = array_ops.shape(op._inputs[0])
         rank = array_ops.size(shape)

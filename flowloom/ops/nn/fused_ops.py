@@ -103,3 +103,53 @@ def _(xp, x, w, *args, strides, padding, data_format, dilations, explicit_paddin
                                   data_format=data_format, dilations=dilations,
                                   explicit_paddings=explicit_paddings)
     return _bias_activation(xp, _own(out, (x, w)), args, fused_ops)
+
+
+# MaxPoolGrad + ReluGrad (the backward of Relu -> MaxPool): the `remapping` rewrite fuses
+# them when ReluGrad reads the pooled input as its features (runtime/rewrite_fuse_grad.py).
+# One pass computes each image block's routed gradient and its mask, and, through the
+# `memory_optimization` rewrite, writes the result into the dead ReLU output itself.
+_FusedMaxPoolGrad = defop("_FusedMaxPoolGrad",
+                          inputs=["orig_input: T", "orig_output: T", "grad: T"],
+                          outputs=["output: T"],
+                          attrs={"ksize": None, "strides": None, "padding": None,
+                                 "data_format": "NHWC", "explicit_paddings": [],
+                                 "fused_ops": [], "T": None})
+_FusedMaxPoolGrad.shape(lambda op: op._inputs[0]._shape)
+
+
+def _check_pool_grad_fusion(fused_ops):
+    if _names(fused_ops) != ["ReluGrad"]:
+        raise errors.UnimplementedError(
+            None, None, f"_FusedMaxPoolGrad fused ops {_names(fused_ops)} are not implemented "
+            "(ReluGrad only)")
+
+
+def _pool_grad_relu(xp, x, y, dy, ksize, strides, padding, data_format, fused_ops, out):
+    from flowloom.ops.nn import nn_kernels, nn_ops
+
+    _check_pool_grad_fusion(fused_ops)
+    if xp is not np or data_format not in ("NHWC", b"NHWC") or x.dtype != dy.dtype:
+        dx = get("MaxPoolGrad").kernel_fn(xp, x, y, dy, ksize=ksize, strides=strides,
+                                          padding=padding, data_format=data_format)
+        return get("ReluGrad").kernel_fn(xp, dx, x)
+    ks, st = nn_ops._pool_args(ksize, strides, padding, "NHWC")
+    return nn_kernels.max_pool_grad(x, y, dy, ks, st, padding, relu=True, out=out)
+
+
+@_FusedMaxPoolGrad.kernel
+def _fused_max_pool_grad(xp, x, y, dy, *, ksize, strides, padding, data_format, fused_ops):
+    return _pool_grad_relu(xp, x, y, dy, ksize, strides, padding, data_format, fused_ops,
+                           None)
+
+
+def _fused_max_pool_grad_into(xp, x, y, dy, *, ksize, strides, padding, data_format,
+                              fused_ops):
+    """The fused gradient written into `x`, the ReLU output, when it dies here."""
+    own = xp is np and isinstance(x, np.ndarray) and x.flags.writeable and \
+        x.flags.c_contiguous and x.dtype == dy.dtype
+    return _pool_grad_relu(xp, x, y, dy, ksize, strides, padding, data_format, fused_ops,
+                           x if own else None)
+
+
+_fused_max_pool_grad.into = (0, _fused_max_pool_grad_into)

@@ -382,11 +382,24 @@ def max_pool(x, ksize, strides, padding):
     return out
 
 
-def max_pool_grad(x, y, dy, ksize, strides, padding):
-    """Routes each output's gradient to the first maximum of its window (TF's CPU order)."""
+def max_pool_grad(x, y, dy, ksize, strides, padding, relu=False, out=None):
+    """Routes each output's gradient to the first maximum of its window (TF's CPU order).
+
+    With `relu`, each image's gradient is then multiplied by `x > 0` (ReluGrad, when `x` is a
+    ReLU's output): the products ReluGrad computes, without a second input-sized array.
+    `out` receives the result; it may be `x` itself (each block of images is read whole
+    before its gradient is written there, and pooling never crosses images).
+    """
     ph, pw, oh, ow = _pool_geometry(x.shape, ksize, strides, padding)
     h, w = x.shape[1], x.shape[2]
-    dx = np.empty(x.shape, dy.dtype)
+    dx = np.empty(x.shape, dy.dtype) if out is None else out
+
+    def finish(s, dxs):
+        crop = dxs[:, ph[0]:ph[0] + h, pw[0]:pw[0] + w]
+        if relu:
+            np.multiply(crop, x[s] > 0, out=dx[s])
+        else:
+            dx[s] = crop
 
     sh, sw = strides
     # Offsets (i < sh, j < sw) land on disjoint input positions, and each is the first offset
@@ -410,7 +423,7 @@ def max_pool_grad(x, y, dy, ksize, strides, padding):
         if not (np.isfinite(ys).all() and np.isfinite(unclaimed).all()):
             dxs[...] = 0
             _max_pool_grad_nonfinite(xs, ys, unclaimed, dxs, ksize, strides, oh, ow)
-            dx[s] = dxs[:, ph[0]:ph[0] + h, pw[0]:pw[0] + w]
+            finish(s, dxs)
             return
         for i in range(ksize[0]):
             for j in range(ksize[1]):
@@ -423,7 +436,7 @@ def max_pool_grad(x, y, dy, ksize, strides, padding):
                 np.multiply(unclaimed, hit, out=part)  # ufunc where= is ~10x slower
                 np.add(win, part, out=win)
                 np.subtract(unclaimed, part, out=unclaimed)
-        dx[s] = dxs[:, ph[0]:ph[0] + h, pw[0]:pw[0] + w]
+        finish(s, dxs)
     _over_image_blocks(run, x)
     return dx
 

@@ -16,6 +16,7 @@ values:
 import math
 import os
 import struct
+import threading
 
 import numpy as np
 
@@ -41,15 +42,63 @@ class PhiloxState:
         seed2 &= (1 << 64) - 1
         self.key = (seed & 0xFFFFFFFF, seed >> 32)
         self.counter = seed2 << 64
+        # Runs of one op may overlap (two queue-runner threads run one enqueue): each
+        # reservation is atomic, as under TF's GuardedPhiloxRandom mutex.
+        self._lock = threading.Lock()
+        self._ahead = None  # (first counter, stride, blocks per draw, [words per draw])
+        self._next = None   # (counter, stride, blocks) the next draw takes if it repeats
 
     def reserve(self, blocks):
         """Returns the counter to draw from and skips `blocks` 128-bit blocks past it."""
-        start = self.counter
-        self.counter = (self.counter + int(blocks)) & _U128
+        with self._lock:
+            start = self.counter
+            self.counter = (start + int(blocks)) & _U128
         return start
 
     def reserve_outputs(self, count, multiplier=256):
         return self.reserve(int(count) * multiplier)
+
+    def reserve_words(self, count, nblocks, multiplier=256):
+        """`reserve_outputs(count)` and the words of the `nblocks` blocks at the counter it
+        returns, as a list of 4 * nblocks Python integers: (counter, words).
+
+        A small draw that repeats run after run (a scalar uniform per example) would cost a
+        Philox pass on Python integers each time (~7 us a block). When a draw takes the
+        counter that the previous one predicted (same count, same blocks), the words of the
+        next AHEAD_DRAWS draws are computed in one NumPy pass and handed out one draw at a
+        time: the same words, as each is a function of (key, counter) alone.
+        """
+        stride = int(count) * multiplier
+        with self._lock:
+            start = self.counter
+            after = (start + stride) & _U128
+            self.counter = after
+            ahead = self._ahead
+            if ahead is not None and ahead[1] == stride and ahead[2] == nblocks:
+                k, r = divmod((start - ahead[0]) & _U128, stride)
+                if not r and k < len(ahead[3]):
+                    return start, ahead[3][k]
+                repeats = not r and k == len(ahead[3])
+            else:
+                repeats = self._next == (start, stride, nblocks)
+            self._next = (after, stride, nblocks)
+            if repeats and stride and nblocks:
+                rows = words_ahead(self.key, start, stride, nblocks, AHEAD_DRAWS)
+                self._ahead = (start, stride, nblocks, rows)
+                return start, rows[0]
+        return start, _words_small(self.key, start, nblocks)
+
+
+# How many repeating small draws `PhiloxState.reserve_words` computes at once.
+AHEAD_DRAWS = 256
+
+
+def words_ahead(key, counter, stride, nblocks, draws):
+    """The words of `draws` draws of `nblocks` blocks each, draw j at counter + j * stride:
+    a list per draw of 4 * nblocks Python integers (what `_words_small` gives for each)."""
+    offsets = (np.arange(draws, dtype=np.uint64) * np.uint64(stride))[:, None] + \
+        np.arange(nblocks, dtype=np.uint64)[None, :]
+    return blocks_at(key, counter, offsets).reshape(draws, 4 * nblocks).tolist()
 
 
 def blocks(key, counter, n, skip=0):
@@ -170,39 +219,61 @@ def box_muller_double(x0, x1, x2, x3):
     """TF's BoxMullerDouble: two float64 normals from four uint32 words."""
     u1 = np.maximum(uint64_to_double(x0, x1), 1.0e-7)
     v1 = 2 * math.pi * uint64_to_double(x2, x3)
-    u2 = np.sqrt(-2.0 * np.log(u1))
+    u2 = np.sqrt(-2.0 * _log_as_libm(u1))
     return np.sin(v1) * u2, np.cos(v1) * u2
+
+
+def _log_as_libm(x):
+    """float64 `log` as the C library computes it (TF calls std::log). NumPy's own SIMD log,
+    which it takes on AVX-512 machines, is faithful but not glibc's: it differs in the last bit
+    for about 0.4% of inputs. Python's math.log is the C library's, element by element."""
+    flat = x.ravel()
+    return np.fromiter(map(math.log, flat.tolist()), np.float64, count=flat.size).reshape(x.shape)
 
 
 # The distributions, each producing `size` values in TF's order from (key, counter).
 
-def uniform(key, counter, size, dtype):
+def small_draw(dtype, size):
+    """How many blocks a draw of `size` values of `dtype` takes on Python integers (the
+    `words` argument of `uniform` / `uniform_int`), or 0 when it takes the NumPy path."""
+    if 0 < size <= 4 * SMALL_BLOCKS and np.dtype(dtype) in (np.float32, np.int32):
+        return -(-size // 4)
+    return 0
+
+
+def uniform(key, counter, size, dtype, words=None):
+    """`size` uniform values in [0, 1); `words`: the draw's words when the caller has them
+    (`PhiloxState.reserve_words`, for a draw `small_draw` accepts)."""
     dtype = np.dtype(dtype)
     if dtype == np.float64:
         b = blocks(key, counter, -(-size // 2)).reshape(-1, 2)
         return uint64_to_double(b[:, 0], b[:, 1])[:size]
     if dtype == np.float32 and size <= 4 * SMALL_BLOCKS:
         # uint32_to_float on Python numbers: v in [1, 2) is a float32, and v - 1 is exact
-        words = _words_small(key, counter, -(-size // 4))[:size]
+        if words is None:
+            words = _words_small(key, counter, -(-size // 4))
         return np.array([_F32.unpack(_U32.pack((w & 0x7FFFFF) | 0x3F800000))[0] - 1.0
-                         for w in words], np.float32)
+                         for w in words[:size]], np.float32)
     b = blocks(key, counter, -(-size // 4)).ravel()[:size]
     if dtype == np.float16:
         return uint16_to_half(b)
     if dtype == np.float32:
         return uint32_to_float(b)
+    if dtype.name == "bfloat16":  # ml_dtypes' type: [1, 2) - 1 is exact in bfloat16
+        return uniform_bfloat16_bits(key, counter, size).astype(dtype)
     raise NotImplementedError(f"random uniform values of dtype {dtype}")
 
 
 def uniform_bfloat16_bits(key, counter, size):
-    """bfloat16 uniforms as float32 values (bfloat16 has no NumPy dtype)."""
+    """bfloat16 uniforms (TF's Uint16ToGfloat16) as float32 values."""
     b = blocks(key, counter, -(-size // 4)).ravel()[:size]
     bits = ((b & np.uint32(0x7F)) | np.uint32(127 << 7)) << np.uint32(16)
     return bits.view(np.float32) - np.float32(1.0)
 
 
-def uniform_int(key, counter, size, lo, hi, dtype):
-    """TF's UniformDistribution for int32/int64: lo + bits % (hi - lo)."""
+def uniform_int(key, counter, size, lo, hi, dtype, words=None):
+    """TF's UniformDistribution for int32/int64: lo + bits % (hi - lo) (`words`: as for
+    `uniform`)."""
     dtype = np.dtype(dtype)
     if dtype == np.int64:
         b = blocks(key, counter, -(-size // 2)).reshape(-1, 2)
@@ -211,8 +282,9 @@ def uniform_int(key, counter, size, lo, hi, dtype):
         return (np.int64(lo) + (bits % rng)[:size].astype(np.int64)).astype(np.int64)
     span = (int(hi) - int(lo)) & 0xFFFFFFFF
     if size <= 4 * SMALL_BLOCKS and span:
-        words = _words_small(key, counter, -(-size // 4))[:size]
-        return np.array([int(lo) + w % span for w in words], np.int64).astype(dtype)
+        if words is None:
+            words = _words_small(key, counter, -(-size // 4))
+        return np.array([int(lo) + w % span for w in words[:size]], np.int64).astype(dtype)
     b = blocks(key, counter, -(-size // 4)).ravel()[:size]
     rng = np.uint32(span)
     return (int(lo) + (b % rng).astype(np.int64)).astype(dtype)

@@ -83,7 +83,7 @@ def _out_size(shape):
     return dims, math.prod(dims)
 
 
-def _random_op(type_name, sample):
+def _random_op(type_name, sample, takes_words=False):
     od = defop(type_name, inputs=["shape: T"], outputs=["output: dtype"],
                attrs={"seed": 0, "seed2": 0}, stateful=True)
     od.shape(_shape_fn)
@@ -96,14 +96,50 @@ def _random_op(type_name, sample):
         if np_dtype is None:
             raise NotImplementedError(f"{type_name} for dtype {dtype.name}")
         state = philox_state(ctx, seed, seed2)
-        values = sample(state.key, state.reserve_outputs(size), size, np_dtype)
+        nblocks = philox.small_draw(np_dtype, size) if takes_words else 0
+        if nblocks:  # a small draw: its words may have been computed ahead
+            counter, words = state.reserve_words(size, nblocks)
+            values = sample(state.key, counter, size, np_dtype, words)
+        else:
+            values = sample(state.key, state.reserve_outputs(size), size, np_dtype)
         return xp.asarray(values.astype(np_dtype, copy=False).reshape(dims))
 
+    if takes_words:
+        _.specialize = _specialize_uniform
     return od
 
 
+def _bound_attrs(general):
+    """The attrs and context a bound random kernel was given (None if it is no partial)."""
+    kw = getattr(general, "keywords", None)
+    return kw if kw and "ctx" in kw else None
+
+
+def _specialize_uniform(op, consts, general):
+    """A constant shape of a small float32 draw (a scalar per example): the size and the
+    blocks are worked out once; each run reserves its counter and converts its words."""
+    kw = _bound_attrs(general)
+    if kw is None or consts[0] is None:
+        return None
+    try:
+        dims, size = _out_size(consts[0])
+    except errors.OpError:
+        return None
+    np_dtype = kw["dtype"].as_numpy_dtype
+    nblocks = philox.small_draw(np_dtype, size) if np_dtype is not None else 0
+    if not nblocks:
+        return None
+    ctx, seed, seed2 = kw["ctx"], kw["seed"], kw["seed2"]
+
+    def draw_uniform(shape):
+        state = philox_state(ctx, seed, seed2)
+        counter, words = state.reserve_words(size, nblocks)
+        return philox.uniform(state.key, counter, size, np_dtype, words).reshape(dims)
+    return draw_uniform
+
+
 RandomStandardNormal = _random_op("RandomStandardNormal", philox.normal)
-RandomUniform = _random_op("RandomUniform", philox.uniform)
+RandomUniform = _random_op("RandomUniform", philox.uniform, takes_words=True)
 TruncatedNormal = _random_op("TruncatedNormal", philox.truncated_normal)
 
 RandomUniformInt = defop("RandomUniformInt", inputs=["shape: T", "minval: Tout", "maxval: Tout"],
@@ -133,11 +169,46 @@ def _(xp, shape, minval, maxval, *, Tout, seed, seed2, ctx):
     if size and lo >= hi:
         raise errors.InvalidArgumentError(None, None, f"Need minval < maxval, got {lo} >= {hi}")
     state = philox_state(ctx, seed, seed2)
-    counter = state.reserve_outputs(size)
+    np_dtype = Tout.as_numpy_dtype
+    nblocks = philox.small_draw(np_dtype, size)
+    if nblocks:  # a small draw: its words may have been computed ahead
+        counter, words = state.reserve_words(size, nblocks)
+    else:
+        counter, words = state.reserve_outputs(size), None
     if not size:
-        return xp.zeros(dims, Tout.as_numpy_dtype)
-    return xp.asarray(philox.uniform_int(state.key, counter, size, lo, hi,
-                                         Tout.as_numpy_dtype).reshape(dims))
+        return xp.zeros(dims, np_dtype)
+    return xp.asarray(philox.uniform_int(state.key, counter, size, lo, hi, np_dtype,
+                                         words).reshape(dims))
+
+
+def _specialize_uniform_int(op, consts, general):
+    """Constant shape and bounds of a small int32 draw (a crop's offsets): checked once."""
+    kw = _bound_attrs(general)
+    if kw is None or any(c is None for c in consts):
+        return None
+    shape, minval, maxval = consts
+    if np.ndim(minval) or np.ndim(maxval):
+        return None
+    try:
+        dims, size = _out_size(shape)
+    except errors.OpError:
+        return None
+    lo, hi = int(minval), int(maxval)
+    np_dtype = kw["Tout"].as_numpy_dtype
+    nblocks = philox.small_draw(np_dtype, size)
+    if not nblocks or lo >= hi:
+        return None
+    ctx, seed, seed2 = kw["ctx"], kw["seed"], kw["seed2"]
+
+    def draw_uniform_int(shape, minval, maxval):
+        state = philox_state(ctx, seed, seed2)
+        counter, words = state.reserve_words(size, nblocks)
+        return philox.uniform_int(state.key, counter, size, lo, hi, np_dtype,
+                                  words).reshape(dims)
+    return draw_uniform_int
+
+
+RandomUniformInt.kernel_fn.specialize = _specialize_uniform_int
 
 
 def _seeded_attrs(seed):
@@ -228,5 +299,6 @@ def _shape_tensor(shape):
         from flowloom.ops.array import array_ops
 
         return array_ops.stack(shape)
-    return convert_to_tensor(list(shape) if not np.isscalar(shape) else [shape],
-                             dtype=dtypes.int32, name="shape")
+    # int32, or int64 when a dimension needs it (TF's _ShapeTensor infers the type).
+    shape = list(shape) if not np.isscalar(shape) else [shape]
+    return convert_to_tensor(shape, dtype=None if shape else dtypes.int32, name="shape")

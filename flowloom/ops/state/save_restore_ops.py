@@ -7,7 +7,6 @@ restores one slice of a tensor (partitioned variables; see flowloom/io/bundle_sl
 RestoreV2 of a prefix without `.index` reads V1 checkpoint files (save_restore_v1_ops.py).
 """
 
-import os
 
 import numpy as np
 
@@ -17,6 +16,7 @@ from flowloom.framework.op_def import NotDifferentiable, defop
 from flowloom.framework.tensor_shape import TensorShape, unknown_shape
 from flowloom.io import bundle, bundle_merge, bundle_slices
 from flowloom.io.bundle_dtypes import dtype_name
+from flowloom.io import file_system
 
 
 def _text(value):
@@ -96,7 +96,7 @@ def _(xp, prefix, tensor_names, shape_and_slices, *, dtypes):
     names, slices = _names_and_slices("RestoreV2", tensor_names, shape_and_slices,
                                       len(dtypes))
     path = _text(prefix)
-    if not os.path.exists(bundle.index_filename(path)):
+    if not file_system.exists_ok(bundle.index_filename(path)):
         # No V2 index: the prefix is a pattern of V1 checkpoint files, as TF falls back.
         from flowloom.io.tensor_slices import SliceReader
         from flowloom.ops.state.save_restore_v1_ops import restore_v1

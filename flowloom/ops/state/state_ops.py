@@ -79,12 +79,15 @@ def _(xp, ref, value, *, validate_shape, use_locking, ctx):
             None, None, "Assign requires shapes of both tensors to match. lhs shape= "
             f"[{','.join(map(str, lhs_shape))}] rhs shape= [{','.join(map(str, value.shape))}]")
     # Variables own their buffers: a fed array or a constant is never aliased.
-    new = xp.array(value, copy=True)
-    if use_locking:
-        with ref.lock:
-            ref.value = new
-    else:
-        ref.value = new
+    with ref.lock:
+        old = ref.value
+        if old is not None and old.shape == np.shape(value) and old.dtype == value.dtype \
+                and old.flags.writeable and isinstance(old, np.ndarray):
+            # As TF's kernel: a value of the variable's size is copied into its buffer, so
+            # what aliases the variable (its `read` Identity) sees the new value.
+            np.copyto(old, value)
+        else:
+            ref.value = xp.array(value, copy=True)
     return ref
 
 

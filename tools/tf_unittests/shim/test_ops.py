@@ -6,8 +6,10 @@ and no kernels (running one fails as any kernel-less op does). `test_ops.float_o
 friends are their generated wrappers, as for `gen_*_ops`.
 """
 
-from flowloom.framework import op_def
-from flowloom.framework.tensor_shape import unknown_shape
+import numpy as np
+
+from flowloom.framework import dtypes, op_def
+from flowloom.framework.tensor_shape import TensorShape, unknown_shape
 
 from .importer import Missing, _op_wrapper, _snake_name
 
@@ -59,6 +61,15 @@ _SIGNATURES = {
     "RequiresOlderGraphVersion": ([], ["version: int32"], {}, True),
     "StringListAttr": ([], [], {"a": None, "b": None}, False),
     "FuncAttr": ([], [], {"f": None}, False),
+    # Every attr kind with a default, as TF's test_ops.cc declares them.
+    "DefaultAttrs": ([], [], {
+        "string_val": "abc", "string_list_val": ["abc", ""], "int_val": 123,
+        "int_list_val": [1, 2, 3], "float_val": 10.0, "float_list_val": [10.0],
+        "bool_val": True, "bool_list_val": [True, False], "type_val": dtypes.int32,
+        "type_list_val": [dtypes.int32, dtypes.float32], "shape_val": TensorShape([2, 1]),
+        "shape_list_val": [TensorShape([]), TensorShape([1])],
+        "tensor_val": np.array(1, np.int32), "tensor_list_val": [np.array(1, np.int32)]},
+        False),
 }
 
 

@@ -1,0 +1,94 @@
+"""Igamma, Igammac, IgammaGradA, Zeta and Polygamma (NumPy only: Cephes' series and
+continued fractions) against TF 1.15.5's values and gradients (tests/data/gamma_ops_tf1.json,
+recorded by tests/data/record_gamma_ops.py), finite differences, and SciPy where installed."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+import flowloom as tf
+from flowloom.ops.math import gamma_ops
+from tests.data import gamma_cases
+
+DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), "data", "gamma_ops_tf1.json")
+
+
+def _recorded():
+    with open(DATA) as f:
+        return json.load(f)["values"]
+
+
+@pytest.fixture(scope="module")
+def ours():
+    with tf.Graph().as_default():
+        return gamma_cases.run(tf, gamma_ops)
+
+
+@pytest.mark.parametrize("name", sorted(_recorded()))
+def test_values_and_gradients_match_tf_float64(name, ours):
+    want, got = _recorded()[name], ours[name]
+    # Nested lists (one per gradient); NaN and inf where TF has them.
+    np.testing.assert_allclose(np.array(got, float), np.array(want, float), rtol=1e-9,
+                               atol=1e-300, equal_nan=True)
+
+
+def test_float32_is_the_float64_value_rounded():
+    a, x = gamma_cases.inputs()[:2]
+    with tf.Graph().as_default(), tf.Session() as sess:
+        p32, p64 = sess.run([tf.igamma(a.astype(np.float32), x.astype(np.float32)),
+                             tf.igamma(a.astype(np.float32).astype(np.float64),
+                                       x.astype(np.float32).astype(np.float64))])
+    assert p32.dtype == np.float32
+    np.testing.assert_array_equal(p32, p64.astype(np.float32))
+
+
+def test_dtypes_and_gradients_as_tf():
+    with tf.Graph().as_default():
+        with pytest.raises(TypeError, match="DataType int32 not in list of allowed values: "
+                           "float32, float64"):
+            tf.igamma(tf.constant(1), tf.constant(2))
+        a = tf.constant(np.linspace(0.1, 2, 15).reshape(1, 3, 5))
+        x = tf.constant(np.linspace(0.5, 10, 15).reshape(1, 3, 5))
+        n = tf.constant(np.arange(15.0).reshape(1, 3, 5) % 4)
+        with tf.Session():
+            for f, inputs in ((tf.igamma, [a, x]), (tf.igammac, [a, x]),
+                              (lambda u, v: tf.zeta(u + 1, v), [x]),
+                              (tf.polygamma, [x])):
+                out = f(a if f is not tf.polygamma else n, x)
+                for t in inputs:
+                    theirs, numeric = tf.test.compute_gradient(t, [1, 3, 5], out, [1, 3, 5],
+                                                               delta=1e-5)
+                    np.testing.assert_allclose(theirs, numeric, rtol=1e-4, atol=1e-6)
+        z = tf.zeta(x + 1, a)
+        assert tf.gradients(z, [x])[0] is None  # TF has no derivative in zeta's x
+        assert tf.gradients(tf.polygamma(n, x), [n])[0] is None
+
+
+def test_against_scipy_where_installed():
+    special = pytest.importorskip("scipy.special")
+    rs = np.random.RandomState(3)
+    a, x = rs.uniform(1e-3, 200, 3000), rs.uniform(0, 300, 3000)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        p, q, z, psi = sess.run([tf.igamma(a, x), tf.igammac(a, x), tf.zeta(a + 1, x + 0.01),
+                                 tf.polygamma(np.floor(a / 20), x + 0.01)])
+    np.testing.assert_allclose(p, special.gammainc(a, x), rtol=1e-10, atol=1e-300)
+    np.testing.assert_allclose(q, special.gammaincc(a, x), rtol=1e-9, atol=1e-300)
+    np.testing.assert_allclose(z, special.zeta(a + 1, x + 0.01), rtol=1e-12)
+    np.testing.assert_allclose(psi, special.polygamma(np.floor(a / 20), x + 0.01), rtol=1e-9)
+
+
+def test_ndarray_operators_defer_to_variables_and_strings_stay_str():
+    with tf.Graph().as_default():
+        x = np.array([[1, 2], [3, 4]], np.int32)
+        v = tf.Variable(np.array([[1], [2]], np.int32))
+        product = x * v
+        assert isinstance(product, tf.Tensor) and product.op.type == "Mul"
+        words = np.array([["a", "b"]], dtype=object)
+        tf.constant(words)
+        tf.add(words, words)
+        assert words.tolist() == [["a", "b"]]  # not turned into bytes in place
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            assert sess.run(product).tolist() == [[1, 2], [6, 8]]
