@@ -26,5 +26,6 @@ with open(os.path.join(HERE, "uri_tf1.json"), "w") as f:
     json.dump({"version": tf.__version__, "cases": result}, f, indent=1, sort_keys=True)
 os.mkdir(os.path.join(work, "ends"))
 ends = record_end_cases.observe(tf, os.path.join(work, "ends"))
+ends.update(record_end_cases.observe_fixed_and_text(tf, os.path.join(work, "ends")))
 with open(os.path.join(HERE, "record_ends_tf1.json"), "w") as f:
     json.dump({"version": tf.__version__, "cases": ends}, f, indent=1, sort_keys=True)
