@@ -213,3 +213,63 @@ def observe_glob(tf, workdir):
     finally:
         os.chdir(cwd)
     return out
+
+
+def observe_gfile_local(tf, workdir):
+    """gfile's answers on local paths, errors included, in `workdir`/g holding d/e/ and
+    d/f.txt ("abc\\ndef\\n")."""
+    root = os.path.join(workdir, "g")
+    os.makedirs(os.path.join(root, "d", "e"))
+    with open(os.path.join(root, "d", "f.txt"), "w") as f:
+        f.write("abc\ndef\n")
+    g = tf.io.gfile
+
+    def seek_tell(f):
+        return [f.read(2), f.tell(), f.seek(1), f.read(2)]
+
+    cases = {
+        "read missing": lambda: g.GFile("nope.txt").read(),
+        "read dir": lambda: g.GFile("d").read(),
+        "write into missing dir": lambda: g.GFile("zz/f.txt", "w").write("x"),
+        "mkdir existing": lambda: g.mkdir("d"),
+        "mkdir existing file": lambda: tf.gfile.MkDir("d/f.txt"),
+        "mkdir no parent": lambda: g.mkdir("zz/y"),
+        "makedirs over file": lambda: g.makedirs("d/f.txt/x"),
+        "makedirs file": lambda: g.makedirs("d/f.txt"),
+        "remove missing": lambda: g.remove("nope"),
+        "remove dir": lambda: g.remove("d/e"),
+        "rename missing": lambda: g.rename("nope", "x"),
+        "rename onto existing": lambda: g.rename("d/f.txt", "d/f.txt"),
+        "copy missing": lambda: g.copy("nope", "x"),
+        "copy onto existing": lambda: g.copy("d/f.txt", "d/f.txt"),
+        "stat missing": lambda: g.stat("nope"),
+        "stat dir": lambda: [g.stat("d").is_directory, g.stat("d").length > 0],
+        "listdir file": lambda: g.listdir("d/f.txt"),
+        "listdir missing": lambda: g.listdir("nope"),
+        "rmtree missing": lambda: g.rmtree("nope"),
+        "walk missing": lambda: list(g.walk("nope")),
+        "exists empty": lambda: g.exists(""),
+        "isdir empty": lambda: g.isdir(""),
+        "glob empty": lambda: g.glob(""),
+        "GFile bad mode": lambda: g.GFile("d/f.txt", "x").read(),
+        "readline": lambda: [g.GFile("d/f.txt").readline(), g.GFile("d/f.txt").readlines()],
+        "read n": lambda: g.GFile("d/f.txt").read(2),
+        "iter": lambda: list(g.GFile("d/f.txt")),
+        "Open write then read": lambda: [tf.gfile.Open("d/n.txt", "w").write("q"),
+                                         tf.gfile.Open("d/n.txt").read()],
+        "append": lambda: [g.GFile("d/n.txt", "a").write("r"), g.GFile("d/n.txt").read()],
+        "size missing": lambda: g.GFile("nope3").size(),
+        "write on read handle": lambda: g.GFile("d/f.txt", "r").write("x"),
+        "read on write handle": lambda: g.GFile("d/w.txt", "w").read(),
+        "tell/seek": lambda: seek_tell(g.GFile("d/f.txt")),
+        "rename dir over nonempty": lambda: g.rename("d/e", "d", overwrite=True),
+    }
+    cwd = os.getcwd()
+    os.chdir(root)
+    out = {}
+    try:
+        for name, fn in cases.items():
+            _run(out, f"local {name}", fn, root)
+    finally:
+        os.chdir(cwd)
+    return out
