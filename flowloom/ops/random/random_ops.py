@@ -291,6 +291,13 @@ _math_ops_module = None
 def _shape_tensor(shape):
     if isinstance(shape, Tensor):
         return shape
+    if type(shape) in (list, tuple) and all(type(d) is int and -_MAXINT32 <= d <= _MAXINT32
+                                             for d in shape):
+        # Python ints in int32's range (an initializer's shape.as_list()): the int32 Const
+        # the general path below would make.
+        from flowloom.ops.array.array_ops import constant
+
+        return constant(list(shape), dtype=dtypes.int32, name="shape")
     if isinstance(shape, (list, tuple)) and any(isinstance(d, Tensor) for d in shape):
         from flowloom.ops.array import array_ops
 
