@@ -209,6 +209,7 @@ VIEWS = {
     "tensorflow.python.platform.googletest": ("flowloom.test",),
     "tensorflow.python.client.session": ("flowloom.runtime.session", "flowloom"),
     "tensorflow.python.client.device_lib": ("flowloom.client.device_lib",),
+    "tensorflow.python.framework.func_graph": ("flowloom.graph_function.func_graph",),
     "tensorflow.python.pywrap_tensorflow": _TRAIN + ("flowloom.framework.pywrap_types",),
     "tensorflow.python.training.training": _TRAIN,
     "tensorflow.python.training.saver": ("flowloom.train.saver",) + _TRAIN,

@@ -88,3 +88,17 @@ def test_a_function_call_in_a_cond_branch_waits_on_the_pivot_as_tf():
 
 def test_a_gradient_loop_pushes_shapes_not_tensors_as_tf():
     assert program.shapes_in_gradient_loops(tf) == TF["shapes_in_gradient_loops"]
+
+
+def test_tf_meta_graph_of_nested_contexts_and_its_gradient_as_tf():
+    # TF 1.15 wrote it (stacks of its gradient loops included: a StackV2 handle is [2]).
+    got = program.read_nested_contexts(tf, os.path.join(DATA, "nested_contexts_tf1.meta"))
+    want = TF["nested_contexts_read"]
+    assert got["contexts"] == want["contexts"]
+    for got_row, want_row in zip(got["values"], want["values"]):
+        assert got_row == pytest.approx(want_row, rel=1e-6)
+
+
+def test_tf_frozen_dynamic_rnn_imported_in_a_cond_and_a_loop_as_tf():
+    got = program.frozen_gru_in_contexts(tf, os.path.join(DATA, "frozen_gru_tf1.pb"))
+    assert got == pytest.approx(TF["frozen_gru_in_contexts"], rel=1e-5)

@@ -215,3 +215,89 @@ def shapes_in_gradient_loops(tf):
         with tf.Session() as sess:
             out["grad"] = sess.run(grad, {x: np.ones((2, 3), np.float32)}).tolist()
     return out
+
+
+def write_nested_contexts(tf, path):
+    """Writes a meta graph holding loops in conds in loops, and the gradient TF builds
+    through them (its stacks among them), to `path`; returns its values."""
+    with tf.Graph().as_default():
+        x = tf.Variable(1.5, name="x")
+        p = tf.placeholder(tf.bool, name="p")
+
+        def body(i, a):
+            b = tf.cond(a < 10.0, lambda: a * x, lambda: a + x)
+            _, b = tf.while_loop(lambda j, c: j < 2, lambda j, c: (j + 1, c * 1.1), [0, b])
+            return i + 1, b
+
+        y = tf.cond(p, lambda: tf.while_loop(lambda i, a: i < 4, body, [0, x])[1],
+                    lambda: x * 3.0)
+        tf.add_to_collection("y", y)
+        grad = tf.gradients(y, x)[0]
+        tf.add_to_collection("grad", grad)
+        tf.train.export_meta_graph(path)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            return [float(v) for v in sess.run([y, grad], {p: True}) +
+                    sess.run([y, grad], {p: False})]
+
+
+def read_nested_contexts(tf, path):
+    """Imports the meta graph `write_nested_contexts` wrote, runs its own gradient and a new
+    one built through the imported contexts."""
+    with tf.Graph().as_default() as g:
+        tf.train.import_meta_graph(path)
+        y = tf.get_collection("y")[0]
+        x = [v for v in tf.global_variables() if v.name == "x:0"][0]
+        p = g.get_tensor_by_name("p:0")
+        new_grad = tf.gradients(y, x)[0]
+        old_grad = tf.get_collection("grad")[0]
+        out = {"contexts": [sorted(c.name for c in g.get_collection("while_context")),
+                            sorted(c.name for c in g.get_collection("cond_context"))]}
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            # (TF refuses the two gradients in one run: its frames of the new gradient's
+            # loops clash with the imported one's, "more than one LoopCond".)
+            out["values"] = [[float(v) for v in sess.run([y, old_grad], {p: b})] +
+                             [float(sess.run(new_grad, {p: b}))] for b in (True, False)]
+    return out
+
+
+def write_frozen_gru(tf, graph_util, path):
+    """Writes a frozen GraphDef of a dynamic_rnn (a while loop over TensorArrays) to `path`."""
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [2, 5, 3], name="x")
+        cell = tf.nn.rnn_cell.GRUCell(4, kernel_initializer=tf.constant_initializer(0.1))
+        out, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+        tf.identity(tf.reduce_sum(out), name="y")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            frozen = graph_util.convert_variables_to_constants(sess, g.as_graph_def(), ["y"])
+    with open(path, "wb") as f:
+        f.write(frozen.SerializeToString())
+
+
+def frozen_gru_in_contexts(tf, path):
+    """The frozen dynamic_rnn imported in a cond branch and in a loop body (its input mapped
+    to a tensor of the loop): its loop and TensorArrays run inside the enclosing frame."""
+    import numpy as np
+
+    with open(path, "rb") as f:
+        graph_def = tf.GraphDef.FromString(f.read())
+    with tf.Graph().as_default():
+        p = tf.placeholder(tf.bool, name="p")
+        xin = tf.placeholder(tf.float32, [2, 5, 3], name="xin")
+
+        def imported(x):
+            return tf.import_graph_def(graph_def, input_map={"x:0": x},
+                                       return_elements=["y:0"])[0]
+
+        r = tf.cond(p, lambda: imported(xin), lambda: tf.constant(-1.0))
+
+        def body(i, acc):
+            return i + 1, acc + imported(xin * tf.cast(i, tf.float32))
+
+        _, w = tf.while_loop(lambda i, a: i < 3, body, [0, 0.0])
+        xs = np.linspace(-1, 1, 30).reshape(2, 5, 3).astype(np.float32)
+        with tf.Session() as sess:
+            return [float(sess.run(r, {p: True, xin: xs})),
+                    float(sess.run(r, {p: False, xin: xs})), float(sess.run(w, {xin: xs}))]

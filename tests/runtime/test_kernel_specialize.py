@@ -141,3 +141,27 @@ def test_a_plain_plan_runs_specialized_kernels_once_compiled():
                     v.reshape(3, 4).tobytes()
             with pytest.raises(tf.errors.InvalidArgumentError, match="requested shape has 12"):
                 sess.run(z, {x: np.ones((3, 6), np.float32)})
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # complex to real drops the imaginary
+@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
+def test_bound_cast_equals_the_cast_kernel():
+    from flowloom.framework import dtypes, op_def
+
+    kernel = op_def.get("Cast").kernel_fn
+    values = {"float32": np.array([1.7, -2.5, np.nan, np.inf, 3e9], np.float32),
+              "float64": np.array([-0.5, 7.99, 2**40], np.float64),
+              "int32": np.array([-3, 0, 2**31 - 1], np.int32),
+              "uint8": np.array([0, 200, 255], np.uint8), "bool": np.array([True, False]),
+              "complex64": np.array([1 + 2j, -3j], np.complex64)}
+    names = list(values) + ["int64", "float16", "int8"]
+    for src in values:
+        for dst in names:
+            class Op:
+                _attrs = {"SrcT": dtypes.as_dtype(src), "DstT": dtypes.as_dtype(dst)}
+            bound = kernel.bind(np, Op)
+            assert bound is not None, (src, dst)
+            x = values[src]
+            want = kernel(np, x, SrcT=Op._attrs["SrcT"], DstT=Op._attrs["DstT"])
+            got = bound(x)
+            assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), (src, dst)

@@ -185,7 +185,7 @@ def _drift_lines(results):
     for r in drift:
         rows.append("| %s | %s<br>%s | %s |" % (
             r["id"], _cell(r["tf"]["numbers_text"], 70), _cell(r["flowloom"]["numbers_text"], 70),
-            _cell(notes.get(r["id"]) or "not examined yet", 600)))
+            _cell(notes.get(r["id"]) or "not examined yet", 1500)))
     return rows
 
 

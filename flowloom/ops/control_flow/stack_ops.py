@@ -22,7 +22,7 @@ class StackResource:
 
 StackV2 = defop("StackV2", inputs=["max_size: int32"], outputs=["handle: resource"],
                 attrs={"elem_type": None, "stack_name": ""}, stateful=True)
-StackV2.shape(lambda op: tensor_shape.TensorShape([]))
+StackV2.shape(lambda op: tensor_shape.TensorShape([2]))  # TF 1.15's TwoElementOutput
 
 
 @StackV2.kernel

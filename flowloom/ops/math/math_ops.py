@@ -46,7 +46,8 @@ def _binary_kernel(fn):
 
 def _int_div(x, y):
     # As TF, only divisions actually made can fail: an empty result divides by nothing.
-    if np.any(y == 0) and 0 not in np.broadcast_shapes(np.shape(x), np.shape(y)):
+    no_zero = y.all() if type(y) is np.ndarray else np.all(y)
+    if not no_zero and 0 not in np.broadcast_shapes(np.shape(x), np.shape(y)):
         raise errors.InvalidArgumentError(None, None, "Integer division by zero")
 
 
@@ -464,6 +465,27 @@ def _(xp, x, *, SrcT, DstT):
         with np.errstate(invalid="ignore"):
             return np.trunc(x).astype(npt)
     return x.astype(npt)
+
+
+def _bind_cast(xp, op):
+    """The Cast of this op's (SrcT, DstT) on NumPy without reading its attrs each run (a
+    pipeline casts every example): what the kernel computes for an array."""
+    src, dst = op._attrs.get("SrcT"), op._attrs.get("DstT")
+    if xp is not np or src is None or dst is None or (src != dst and (
+            src in _NO_CAST or dst in _NO_CAST)):
+        return None
+    npt = dst.as_numpy_dtype
+    to_int = np.dtype(npt).kind in "iu"
+
+    def cast(x):
+        if to_int and x.dtype.kind == "f":
+            with np.errstate(invalid="ignore"):
+                return np.trunc(x).astype(npt)
+        return x.astype(npt)
+    return cast
+
+
+Cast.kernel_fn.bind = _bind_cast
 
 
 _FLOAT_AND_COMPLEX = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.bfloat16,
