@@ -22,18 +22,31 @@ class GFile:
       mode: "r", "w", "a", "rb", "wb", "ab" (and "+" variants).
 
     Raises:
+      InvalidArgumentError: for another mode (at construction, as TF).
       NotFoundError: when reading a file that does not exist.
+      PermissionDeniedError: reading a file opened to write, or the reverse (TF's texts).
     """
 
     def __init__(self, name, mode="r"):
         self.name = os.fspath(name)
         self.mode = mode
+        bare = mode.replace("b", "")
+        if bare not in ("r", "w", "a", "r+", "w+", "a+"):
+            raise errors.InvalidArgumentError(
+                None, None, "mode is not 'r' or 'w' or 'a' or 'r+' or 'w+' or 'a+'")
+        self._readable = bare in ("r", "r+", "a+", "w+")
+        self._writable = bare in ("a", "w", "r+", "a+", "w+")
         self._file = None
 
     def _open(self):
         if self._file is None:
             self._file = fs.open_file(self.name, self.mode)
         return self._file
+
+    def _reading(self):
+        if not self._readable:
+            raise errors.PermissionDeniedError(None, None, "File isn't open for reading")
+        return self._open()
 
     def size(self):
         """The file's size in bytes."""
@@ -42,15 +55,17 @@ class GFile:
         return fs.stat(self.name).st_size
 
     def read(self, n=-1):
-        return self._open().read(n)
+        return self._reading().read(n)
 
     def readline(self):
-        return self._open().readline()
+        return self._reading().readline()
 
     def readlines(self):
-        return self._open().readlines()
+        return self._reading().readlines()
 
     def write(self, file_content):
+        if not self._writable:
+            raise errors.PermissionDeniedError(None, None, "File isn't open for writing")
         f = self._open()
         if "b" in self.mode and isinstance(file_content, str):
             file_content = file_content.encode("utf-8")
@@ -61,7 +76,7 @@ class GFile:
     def seek(self, offset=None, whence=0, position=None):
         if position is not None:
             offset = position
-        return self._open().seek(offset, whence)
+        self._open().seek(offset, whence)  # TF's GFile.seek returns None
 
     def tell(self):
         return self._open().tell()
@@ -79,10 +94,10 @@ class GFile:
         return True
 
     def __iter__(self):
-        return iter(self._open())
+        return iter(self._reading())
 
     def __next__(self):
-        return next(self._open())
+        return next(self._reading())
 
     def __enter__(self):
         self._open()
@@ -114,13 +129,19 @@ def IsDirectory(dirname):
 
 
 def MakeDirs(dirname):
-    """Creates a directory and its parents; an existing directory is fine."""
-    fs.makedirs(dirname, exist_ok=True)
+    """Creates a directory and its parents; an existing directory (or file: TF 1.15 stops at
+    whatever exists) is fine."""
+    if not fs.exists(dirname):
+        fs.makedirs(dirname, exist_ok=True)
 
 
 def MkDir(dirname):
-    """Creates one directory (AlreadyExistsError if it exists, NotFoundError without parent)."""
-    fs.mkdir(dirname)
+    """Creates one directory (NotFoundError without its parent); one that exists, even as a
+    file, is left as it is (TF 1.15)."""
+    try:
+        fs.mkdir(dirname)
+    except errors.AlreadyExistsError:
+        pass
 
 
 def Glob(filename):
@@ -166,7 +187,7 @@ def Rename(oldname, newname, overwrite=False):
     oldname, newname = os.fsdecode(oldname), os.fsdecode(newname)
     fs.get(oldname)
     if not overwrite and fs.exists(newname):
-        raise errors.AlreadyExistsError(None, None, f"file already exists: {newname}")
+        raise errors.AlreadyExistsError(None, None, "file already exists")
     fs.replace(oldname, newname)
 
 
@@ -175,7 +196,7 @@ def Copy(oldpath, newpath, overwrite=False):
     oldpath, newpath = os.fsdecode(oldpath), os.fsdecode(newpath)
     fs.get(oldpath)
     if not overwrite and fs.exists(newpath):
-        raise errors.AlreadyExistsError(None, None, f"file already exists: {newpath}")
+        raise errors.AlreadyExistsError(None, None, "file already exists")
     fs.copyfile(oldpath, newpath)
 
 

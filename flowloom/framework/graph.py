@@ -177,14 +177,11 @@ class Graph:
             if isinstance(name, Tensor) or not isinstance(name, str):
                 raise TypeError(f"name for name_scope must be a string, got {name!r}")
             if name not in _valid_scope_names:
-                if self._thread_local.name_stack:
-                    if not _VALID_SCOPE_NAME.match(name):
-                        raise ValueError(f"'{name}' is not a valid scope name")
-                elif not _VALID_OP_NAME.match(name):
+                if _VALID_OP_NAME.match(name):
+                    if len(_valid_scope_names) < 65536:  # valid at the root, so anywhere
+                        _valid_scope_names.add(name)
+                elif not (self._thread_local.name_stack and _VALID_SCOPE_NAME.match(name)):
                     raise ValueError(f"'{name}' is not a valid scope name")
-                elif len(_valid_scope_names) < 65536:
-                    # Valid as a root scope, so valid as any scope: not checked again.
-                    _valid_scope_names.add(name)
         return _NameScope(self, name)
 
     # -- op creation ----------------------------------------------------------
@@ -839,47 +836,6 @@ def _graph_of(values, default=None):
 _NOT_GRAPH_ELEMENTS = frozenset((int, float, bool, str, bytes, list, tuple, dict, type(None)))
 
 
-class name_scope:  # noqa: N801 - TF's spelling
-    """`tf.name_scope(name, default_name=None, values=None)`: a context that prefixes op names.
-
-    Example:
-      with tf.name_scope('hidden') as scope:
-          a = tf.constant(5, name='alpha')   # a.name == 'hidden/alpha:0'
-    """
-
-    def __init__(self, name, default_name=None, values=None):
-        if not (default_name is None or isinstance(default_name, str)):
-            raise TypeError(f"`default_name` type ({type(default_name)}) is not a string type. "
-                            "You likely meant to pass this into the `values` kwarg.")
-        self._name = default_name if name is None else name
-        self._default_name = default_name
-        self._values = values
-
-    @property
-    def name(self):
-        return self._name
-
-    def __enter__(self):
-        if self._name is None and self._values is not None:
-            raise ValueError(f"At least one of name ({self._name}) and default_name "
-                             f"({self._default_name}) must be provided.")
-        default = get_default_graph()
-        g = _graph_of(self._values, default) if self._values else default
-        if g is not default:
-            self._graph_ctx = g.as_default()
-            self._graph_ctx.__enter__()
-        else:
-            self._graph_ctx = None
-        self._scope_ctx = g.name_scope(self._name)
-        return self._scope_ctx.__enter__()
-
-    def __exit__(self, *exc):
-        self._scope_ctx.__exit__(*exc)
-        if self._graph_ctx is not None:
-            self._graph_ctx.__exit__(*exc)
-        return False
-
-
 def control_dependencies(control_inputs):
     """`tf.control_dependencies`: the default graph's `control_dependencies`."""
     return get_default_graph().control_dependencies(control_inputs)
@@ -921,3 +877,6 @@ def init_scope():
 
 
 _init_scope = []
+
+
+from flowloom.framework.name_scopes import name_scope  # noqa: E402,F401 - tf.name_scope

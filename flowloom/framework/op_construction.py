@@ -24,6 +24,7 @@ import threading
 
 from flowloom.framework import device as device_lib
 from flowloom.framework import dtypes
+from flowloom.framework import graph as graph_lib
 from flowloom.framework import observers
 from flowloom.framework import op_def as op_registry
 from flowloom.framework.graph import _VALID_OP_NAME, Graph
@@ -382,8 +383,6 @@ class init_scope(contextlib.ContextDecorator):  # noqa: N801 - TF's spelling
         self._entered = []  # per open __enter__: the general path's generator, or None
 
     def __enter__(self):
-        from flowloom.framework import graph as graph_lib
-
         default = graph_lib.get_default_graph()
         stack = graph_lib._default_graph_stack.stack
         if not default._building_function and (not stack or stack[-1] is default) and \
@@ -413,8 +412,6 @@ class init_scope(contextlib.ContextDecorator):  # noqa: N801 - TF's spelling
 
 @contextlib.contextmanager
 def _lifted(default, stack):
-    from flowloom.framework import graph as graph_lib
-
     scope = default.get_name_scope()
     if scope and scope[-1] != "/":
         scope += "/"

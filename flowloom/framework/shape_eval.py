@@ -40,7 +40,9 @@ def input_value_as_shape(tensor):
     structure first, then a constant evaluation of the whole."""
     from flowloom.framework import tensor_shape
 
-    shape = tensor_util.constant_value_as_shape(tensor)
+    if isinstance(tensor, Tensor) and tensor._shape.ndims not in (None, 1):
+        return tensor_shape.unknown_shape()  # the op's own shape function checks the rank
+    shape = tensor_util.constant_value_as_shape(tensor, _see_captures=False)
     if shape.is_fully_defined() or shape.ndims is None and tensor._shape.ndims != 1:
         return shape
     value = _evaluate(tensor) if isinstance(tensor, Tensor) else None

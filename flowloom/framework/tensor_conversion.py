@@ -119,7 +119,14 @@ def tensor_value_to_numpy(value, dtype):
         # A NumPy value is cast as NumPy casts (float -> uint8 truncates), as TF's
         # make_tensor_proto does; only Python values are checked for compatibility.
         return np.asarray(value).astype(npt)
-    arr = _dimensions_to_ints(np.asarray(value))
+    arr = np.asarray(value)
+    if arr.dtype.kind == "O" and not dtype.is_integer and _holds_dimension(arr):
+        # As TF: only an integer dtype takes a Dimension (tf.constant([d], tf.float32) fails).
+        from flowloom.framework.tensor_shape import Dimension
+
+        bad = next(v for v in arr.reshape(-1) if isinstance(v, Dimension))
+        raise TypeError(f"Expected {dtype.name}, got {bad!r} of type 'Dimension' instead.")
+    arr = _dimensions_to_ints(arr)
     if arr.size == 0 and arr.dtype.kind == "f" and not isinstance(value, np.ndarray):
         return arr.astype(npt)  # `[]` (NumPy: float64) is an empty tensor of any dtype, as in TF
     if arr.dtype.kind in "OUS":
@@ -152,6 +159,12 @@ def _dimensions_to_ints(arr):
     if arr.dtype.kind == "O" and arr.size and all(_is_int_like(v) for v in arr.reshape(-1)):
         return np.array([int(v) for v in arr.reshape(-1)]).reshape(arr.shape)
     return arr
+
+
+def _holds_dimension(arr):
+    from flowloom.framework.tensor_shape import Dimension
+
+    return any(isinstance(v, Dimension) for v in arr.reshape(-1))
 
 
 def _is_int_like(v):
@@ -190,7 +203,13 @@ def infer_dtype(value):
     if isinstance(value, np.ndarray) or isinstance(value, np.generic):
         return dtypes.as_dtype(value.dtype)
     try:
-        arr = _dimensions_to_ints(np.asarray(value))
+        arr = np.asarray(value)
+        if arr.dtype.kind == "O" and _holds_dimension(arr):
+            # As TF: a Dimension has no dtype of its own; only a requested (or preferred)
+            # integer dtype converts it (tf.constant([d], tf.int32), reshape's shape).
+            raise TypeError(f"Failed to convert object of type {type(value)} to Tensor. "
+                            f"Contents: {value}. Consider casting elements to a supported "
+                            "type.")
     except ValueError:
         if isinstance(value, (list, tuple)):
             raise ValueError(f"Argument must be a dense tensor: {value} - got shape "

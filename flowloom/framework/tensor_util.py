@@ -14,11 +14,14 @@ MAX_FOLDED_ELEMENTS = 1 << 20
 MAX_RANK = 1 << 25
 
 
-def constant_value(tensor, partial=False):
+def constant_value(tensor, partial=False, _strict=False):
     """The value of `tensor` if it can be computed at graph-construction time, else None.
 
     With `partial`, a Pack (axis 0) of partly known values gives an object array with None
-    for the unknown ones, as TF's constant_value(partial=True)."""
+    for the unknown ones, as TF's constant_value(partial=True). Beyond TF 1.15's rules it
+    also sees through Identity/StopGradient and folds StridedSlice (`shape(x)[i]`), which
+    flowloom's library code relies on; `_strict` keeps to TF's rules (constant_value_as_shape
+    uses them, so `c[...]` has no known dims, as in TF)."""
     if not isinstance(tensor, Tensor):
         # As TF: a value that is no tensor is its own value; a Variable (tensor-like, its
         # op a variable op) has none.
@@ -43,7 +46,7 @@ def constant_value(tensor, partial=False):
     if t == "Pack":
         if not op._inputs or op._attrs["axis"] != 0:  # TF folds only axis-0 Packs
             return None
-        vals = [constant_value(x, partial) for x in op._inputs]
+        vals = [constant_value(x, partial, _strict) for x in op._inputs]
         if partial and any(v is None for v in vals):
             # TF's partial value: the known elements, None for the others.
             out = np.empty(len(vals), dtype=object)
@@ -53,22 +56,22 @@ def constant_value(tensor, partial=False):
             return None
         return np.stack(vals, axis=op._attrs["axis"])
     if t in ("Identity", "StopGradient"):
-        return constant_value(op._inputs[0])
+        return None if _strict else constant_value(op._inputs[0])
     if t in ("Equal", "NotEqual"):  # as TF: both sides known
-        a, b = (constant_value(x) for x in op._inputs)
+        a, b = (constant_value(x, _strict=_strict) for x in op._inputs)
         if a is None or b is None:
             return None
         return np.equal(a, b) if t == "Equal" else np.not_equal(a, b)
     if t == "Cast":
-        v = constant_value(op._inputs[0])
+        v = constant_value(op._inputs[0], _strict=_strict)
         return None if v is None else v.astype(op._attrs["DstT"].as_numpy_dtype)
     if t == "ConcatV2":
-        vals = [constant_value(x) for x in op._inputs]
+        vals = [constant_value(x, _strict=_strict) for x in op._inputs]
         if any(v is None for v in vals):
             return None
         return np.concatenate(vals[:-1], axis=int(vals[-1]))
     if t == "Fill":
-        dims, value = (constant_value(x) for x in op._inputs)
+        dims, value = (constant_value(x, _strict=_strict) for x in op._inputs)
         if dims is None or value is None or np.ndim(dims) != 1 or np.any(dims < 0):
             return None
         size = 1
@@ -78,14 +81,14 @@ def constant_value(tensor, partial=False):
             return None
         return np.full(dims, value)
     if t == "Range":
-        vals = [constant_value(x) for x in op._inputs]
+        vals = [constant_value(x, _strict=_strict) for x in op._inputs]
         if any(v is None or np.ndim(v) != 0 for v in vals):
             return None
         start, limit, delta = (v.item() for v in vals)
         if delta == 0 or abs((limit - start) / delta) > MAX_FOLDED_ELEMENTS:
             return None
         return np.arange(start, limit, delta).astype(op._outputs[0]._dtype.as_numpy_dtype)
-    if t == "StridedSlice":
+    if t == "StridedSlice" and not _strict:
         # shape(x)[i] is common in user code: evaluate on the constant input when possible.
         vals = [constant_value(x) for x in op._inputs]
         if any(v is None for v in vals):
@@ -97,20 +100,46 @@ def constant_value(tensor, partial=False):
     return None
 
 
-def constant_value_as_shape(tensor):
-    """A TensorShape from a 1-D shape tensor, with unknown dims where values are unknown."""
-    v = constant_value(tensor)
+def constant_value_as_shape(tensor, _see_captures=True):
+    """A TensorShape from a 1-D shape tensor, with unknown dims where values are unknown.
+
+    Raises:
+      ValueError: for a tensor of rank 2 or more, or a scalar other than a known -1 (TF's
+        "unknown shape"), as TF's.
+    """
+    if isinstance(tensor, Tensor):
+        if tensor._shape.ndims == 0:
+            value = constant_value(tensor)
+            if value is None:
+                raise ValueError("Received a scalar with unknown value as shape; require a "
+                                 "statically known scalar with value '-1' to describe an "
+                                 "unknown shape.")
+            if value != -1:
+                raise ValueError(f"Received a scalar value '{value}' as shape; require a "
+                                 "statically known scalar with value '-1' to describe an "
+                                 "unknown shape.")
+            return tensor_shape.unknown_shape()
+        tensor._shape.with_rank(1)
+    v = constant_value(tensor, _strict=True)
     if v is not None:
         return tensor_shape.TensorShape([None if d == -1 else int(d) for d in np.ravel(v)])
     op = tensor._op
     if op._type == "Pack":
         dims = []
         for x in op._inputs:
-            xv = constant_value(x)
+            xv = constant_value(x, _strict=True)
             dims.append(None if xv is None or int(xv) == -1 else int(xv))
         return tensor_shape.TensorShape(dims)
     if op._type == "Shape":
         return op._inputs[0]._shape
+    if op._type == "Placeholder" and op._graph._building_function and _see_captures:
+        # As TF: inside a function graph a captured outer tensor's Placeholder has the
+        # outer tensor's value (fed arguments may differ from call to call: not those).
+        # Shape functions do not look (`_see_captures`): TF's C++ inference cannot.
+        for inner, outer in zip(getattr(op._graph, "placeholders", ()),
+                                getattr(op._graph, "captured", ())):
+            if inner is tensor:
+                return constant_value_as_shape(outer)
     if op._type == "StridedSlice":
         sliced = _sliced_shape(op)
         if sliced is not None:
@@ -128,10 +157,25 @@ def constant_value_as_shape(tensor):
     return tensor_shape.unknown_shape(n)
 
 
+# TF's switch for maybe_set_static_shape (its tests turn it off).
+_ENABLE_MAYBE_SET_STATIC_SHAPE = True
+
+
+def maybe_set_static_shape(tensor, shape):
+    """Sets `tensor`'s static shape to the known value of `shape` when building a function:
+    TF's workaround for shapes across function boundaries (a reshape to a captured constant
+    shape). Elsewhere the op's shape function has already done it."""
+    from flowloom.framework.graph import get_default_graph
+
+    if (_ENABLE_MAYBE_SET_STATIC_SHAPE and get_default_graph()._building_function
+            and not tensor._shape.is_fully_defined() and is_tensor(shape)):
+        tensor.set_shape(constant_value_as_shape(shape_tensor(shape)))
+
+
 def _sliced_shape(op):
     """TF's constant_value_as_shape of a 1-D slice `shape[begin:end:stride]` (begin/end
     masks only), or None."""
-    vals = [constant_value(x) for x in op._inputs[1:]]
+    vals = [constant_value(x, _strict=True) for x in op._inputs[1:]]
     if any(v is None or np.shape(v) != (1,) for v in vals):
         return None
     begin, end, stride = (int(v[0]) for v in vals)

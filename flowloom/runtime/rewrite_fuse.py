@@ -2,9 +2,9 @@
 intermediate values nothing else sees becomes one `_FusedElementwise` op (ops/math/
 fused_elementwise.py), one step of the plan that writes every op's result into one array.
 
-A chain grows from an elementwise op through the consumer of its value when that value is
-private (read by that one op, not fetched, not waited for), both ops are on one device, and
-every input and output of the chain has one dtype (a float dtype unless every op keeps
+A chain grows from an elementwise op (of a value that is not a scalar) through the consumer
+of its value when that value is private (read by that one op, not fetched, not waited
+for), both ops are on one device, and every input and output of the chain has one dtype (a float dtype unless every op keeps
 integers as NumPy does). The fused op takes the name of the chain's last op (whose output
 it computes), so fetches, partition graphs and errors name it; `FLOWLOOM_DEBUG=1` lists each
 chain.
@@ -25,6 +25,10 @@ def _member_ok(op):
         return False
     out = op._outputs[0]
     dt = out._dtype
+    if out._shape.ndims == 0:
+        # A scalar chain has no buffer to share (NumPy scalars are never written in place):
+        # its ufuncs alone cost less than one fused kernel (a per-example random scaling).
+        return False
     if not is_plain(out) or dt.name == "bfloat16" or \
             any(i._dtype is not dt for i in op._inputs):
         return False

@@ -21,9 +21,12 @@ work = os.path.realpath(tempfile.mkdtemp())
 os.chdir(work)
 result = uri_cases.observe(tf, work)
 result.update(uri_cases.observe_glob(tf, work))
+result.update(uri_cases.observe_gfile_local(tf, work))
+result.update(uri_cases.observe_list_files(tf, work))
 with open(os.path.join(HERE, "uri_tf1.json"), "w") as f:
     json.dump({"version": tf.__version__, "cases": result}, f, indent=1, sort_keys=True)
 os.mkdir(os.path.join(work, "ends"))
 ends = record_end_cases.observe(tf, os.path.join(work, "ends"))
+ends.update(record_end_cases.observe_fixed_and_text(tf, os.path.join(work, "ends")))
 with open(os.path.join(HERE, "record_ends_tf1.json"), "w") as f:
     json.dump({"version": tf.__version__, "cases": ends}, f, indent=1, sort_keys=True)

@@ -213,3 +213,113 @@ def observe_glob(tf, workdir):
     finally:
         os.chdir(cwd)
     return out
+
+
+def observe_gfile_local(tf, workdir):
+    """gfile's answers on local paths, errors included, in `workdir`/g holding d/e/ and
+    d/f.txt ("abc\\ndef\\n")."""
+    root = os.path.join(workdir, "g")
+    os.makedirs(os.path.join(root, "d", "e"))
+    with open(os.path.join(root, "d", "f.txt"), "w") as f:
+        f.write("abc\ndef\n")
+    g = tf.io.gfile
+
+    def seek_tell(f):
+        return [f.read(2), f.tell(), f.seek(1), f.read(2)]
+
+    cases = {
+        "read missing": lambda: g.GFile("nope.txt").read(),
+        "read dir": lambda: g.GFile("d").read(),
+        "write into missing dir": lambda: g.GFile("zz/f.txt", "w").write("x"),
+        "mkdir existing": lambda: g.mkdir("d"),
+        "mkdir existing file": lambda: tf.gfile.MkDir("d/f.txt"),
+        "mkdir no parent": lambda: g.mkdir("zz/y"),
+        "makedirs over file": lambda: g.makedirs("d/f.txt/x"),
+        "makedirs file": lambda: g.makedirs("d/f.txt"),
+        "remove missing": lambda: g.remove("nope"),
+        "remove dir": lambda: g.remove("d/e"),
+        "rename missing": lambda: g.rename("nope", "x"),
+        "rename onto existing": lambda: g.rename("d/f.txt", "d/f.txt"),
+        "copy missing": lambda: g.copy("nope", "x"),
+        "copy onto existing": lambda: g.copy("d/f.txt", "d/f.txt"),
+        "stat missing": lambda: g.stat("nope"),
+        "stat dir": lambda: [g.stat("d").is_directory, g.stat("d").length > 0],
+        "listdir file": lambda: g.listdir("d/f.txt"),
+        "listdir missing": lambda: g.listdir("nope"),
+        "rmtree missing": lambda: g.rmtree("nope"),
+        "walk missing": lambda: list(g.walk("nope")),
+        "exists empty": lambda: g.exists(""),
+        "isdir empty": lambda: g.isdir(""),
+        "glob empty": lambda: g.glob(""),
+        "GFile bad mode": lambda: g.GFile("d/f.txt", "x").read(),
+        "readline": lambda: [g.GFile("d/f.txt").readline(), g.GFile("d/f.txt").readlines()],
+        "read n": lambda: g.GFile("d/f.txt").read(2),
+        "iter": lambda: list(g.GFile("d/f.txt")),
+        "Open write then read": lambda: [tf.gfile.Open("d/n.txt", "w").write("q"),
+                                         tf.gfile.Open("d/n.txt").read()],
+        "append": lambda: [g.GFile("d/n.txt", "a").write("r"), g.GFile("d/n.txt").read()],
+        "size missing": lambda: g.GFile("nope3").size(),
+        "write on read handle": lambda: g.GFile("d/f.txt", "r").write("x"),
+        "read on write handle": lambda: g.GFile("d/w.txt", "w").read(),
+        "tell/seek": lambda: seek_tell(g.GFile("d/f.txt")),
+        "rename dir over nonempty": lambda: g.rename("d/e", "d", overwrite=True),
+    }
+    cwd = os.getcwd()
+    os.chdir(root)
+    out = {}
+    try:
+        for name, fn in cases.items():
+            _run(out, f"local {name}", fn, root)
+    finally:
+        os.chdir(cwd)
+    return out
+
+
+def observe_list_files(tf, workdir):
+    """Dataset.list_files matching when the iterator starts (files made after the graph),
+    several patterns (all names sorted together, duplicates kept), seeded shuffles, and the
+    Assert of a pattern that matches nothing (an initializable iterator: TF 1.15's one-shot
+    iterator drops that control dependency and just ends)."""
+    root = os.path.join(workdir, "lf")
+    os.makedirs(root)
+    cwd = os.getcwd()
+    os.chdir(root)
+    out = {}
+
+    def values(make, initializable=False):
+        with tf.Graph().as_default():
+            ds = make()
+            it = (tf.data.make_initializable_iterator(ds) if initializable
+                  else tf.data.make_one_shot_iterator(ds))
+            for name in ("a.txt", "b.txt", "c.csv"):  # made after the dataset was built
+                with open(name, "w") as f:
+                    f.write("x")
+            nxt = it.get_next()
+            got = []
+            with tf.Session() as sess:
+                if initializable:
+                    sess.run(it.initializer)
+                try:
+                    while True:
+                        got.append(sess.run(nxt))
+                except tf.errors.OutOfRangeError:
+                    return got
+
+    try:
+        cases = {
+            "list_files unshuffled": lambda: values(
+                lambda: tf.data.Dataset.list_files("*.txt", shuffle=False)),
+            "list_files two patterns": lambda: values(
+                lambda: tf.data.Dataset.list_files(["*.txt", "a*"], shuffle=False)),
+            "list_files shuffled seed 3": lambda: values(
+                lambda: tf.data.Dataset.list_files(["*.txt", "a*", "*.csv"], seed=3)),
+            "list_files no match": lambda: values(
+                lambda: tf.data.Dataset.list_files("nomatch*.q", seed=1), initializable=True),
+            "matching_files two patterns": lambda: _session_run(
+                tf, lambda: tf.io.matching_files(["*.csv", "*.txt", "a.*"])),
+        }
+        for name, fn in cases.items():
+            _run(out, name, fn, root)
+    finally:
+        os.chdir(cwd)
+    return out

@@ -27,6 +27,8 @@ def observed(tmp_path_factory):
     try:
         out = uri_cases.observe(tf, work)
         out.update(uri_cases.observe_glob(tf, work))
+        out.update(uri_cases.observe_gfile_local(tf, work))
+        out.update(uri_cases.observe_list_files(tf, work))
         return out
     finally:
         os.chdir(cwd)

@@ -17,11 +17,22 @@ import record_end_cases  # noqa: E402
 RECORDED = json.load(open(os.path.join(DATA, "record_ends_tf1.json")))["cases"]
 
 
+# TF 1.15's own bug, not followed: a compressed file shorter than its header is an
+# InternalError that calls itself "an implementation error"; flowloom yields no records.
+TF_BUGS = {f"FixedLengthRecordDataset shorter_than_header {c}" for c in ("GZIP", "ZLIB")}
+
+
 @pytest.fixture(scope="module")
 def observed(tmp_path_factory):
-    return record_end_cases.observe(tf, str(tmp_path_factory.mktemp("ends")))
+    directory = str(tmp_path_factory.mktemp("ends"))
+    out = record_end_cases.observe(tf, directory)
+    out.update(record_end_cases.observe_fixed_and_text(tf, directory))
+    return out
 
 
 @pytest.mark.parametrize("case", sorted(RECORDED))
 def test_record_end_as_tensorflow(observed, case):
-    assert observed[case] == RECORDED[case]
+    if case in TF_BUGS:
+        assert RECORDED[case][0].startswith("InternalError") and observed[case] == []
+    else:
+        assert observed[case] == RECORDED[case]

@@ -125,3 +125,15 @@ def test_a_training_step_with_elementwise_math_is_unchanged():
                 sess.run(step, feed)
             weights.append(sess.run(w))
     np.testing.assert_array_equal(weights[0], weights[1])
+
+
+def test_scalar_chains_stay_separate_ufuncs():
+    # NumPy scalars are never written in place, so a fused kernel only adds its own cost
+    # (a per-example random value's scaling: uniform * (hi - lo) + lo)
+    x = tf.placeholder(tf.float32, [])
+    y = tf.identity(x * 3.0 + 1.0, name="y")
+    v = tf.placeholder(tf.float32, [2])
+    w = tf.identity(v * 3.0 + 1.0, name="w")
+    nodes, _ = _compare([y, w], {x: np.float32(2.5), v: np.array([1, 2], np.float32)})
+    assert nodes["add"] in ("Add", "AddV2") and nodes["mul"] == "Mul"
+    assert rewrites.ALL_OFF or "_FusedElementwise" in nodes.values()

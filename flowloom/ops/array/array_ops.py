@@ -12,6 +12,7 @@ from flowloom.framework import common_shapes
 from flowloom.framework import dtypes
 from flowloom.framework import errors
 from flowloom.framework import tensor_shape
+from flowloom.framework import tensor_util
 from flowloom.framework import variant
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.graph import get_default_graph, name_scope
@@ -599,7 +600,10 @@ Reshape.gradient(lambda op, grad: [_reshape_to_input(op, grad), None])
 
 
 def reshape(tensor, shape, name=None):
-    return apply_op("Reshape", (tensor, shape), name=name).outputs[0]
+    """Reshapes `tensor` to `shape` (one dim may be -1). Op type `Reshape`."""
+    result = apply_op("Reshape", (tensor, shape), name=name).outputs[0]
+    tensor_util.maybe_set_static_shape(result, shape)
+    return result
 
 
 Transpose = defop("Transpose", inputs=["x: T", "perm: Tperm"], outputs=["y: T"],
@@ -1220,7 +1224,10 @@ def _(op, grad):
 
 
 def fill(dims, value, name=None):
-    return apply_op("Fill", (dims, value), name=name).outputs[0]
+    """A tensor of shape `dims` filled with the scalar `value`. Op type `Fill`."""
+    result = apply_op("Fill", (dims, value), name=name).outputs[0]
+    tensor_util.maybe_set_static_shape(result, dims)
+    return result
 
 
 def _filled(shape, fill_value, dtype, name):

@@ -498,7 +498,9 @@ class TextLineValue(DatasetValue):
         for path in self.files:
             with _open(path, self.compression, self.op) as f:
                 for line in f:
-                    yield (np.array(line.rstrip(b"\n").rstrip(b"\r"), dtype=object),)
+                    # TF's InputBuffer::ReadLine keeps no '\r' of a line, wherever it is
+                    line = line[:-1] if line.endswith(b"\n") else line
+                    yield (np.array(line.replace(b"\r", b""), dtype=object),)
 
 
 class FixedLengthValue(DatasetValue):
@@ -515,8 +517,20 @@ class FixedLengthValue(DatasetValue):
             with _open(path, self.compression, self.op) as f:
                 data = f.read()  # bounded by the file's own size
             body = data[self.header:len(data) - self.footer if self.footer else len(data)]
+            # As TF 1.15: a body that is not whole records refuses an uncompressed file
+            # before its records, a compressed one after them (its size is known at the end).
+            ragged = len(data) >= self.header + self.footer and len(body) % self.record
+            if ragged and not self.compression:
+                raise errors.InvalidArgumentError(None, self.op, self._ragged(path, len(body)))
             for k in range(len(body) // self.record):
                 yield (np.array(body[k * self.record:(k + 1) * self.record], dtype=object),)
+            if ragged:
+                raise errors.DataLossError(None, self.op, self._ragged(path, len(body)))
+
+    def _ragged(self, path, body):
+        return (f"Excluding the header ({self.header} bytes) and footer ({self.footer} bytes), "
+                f"input file \"{path}\" has body length {body} bytes, which is not an exact "
+                f"multiple of the record length ({self.record} bytes).")
 
 
 def _open(path, compression, op):

@@ -11,6 +11,7 @@ from flowloom.framework.apply_op import apply_op
 from flowloom.framework.graph import get_default_graph, name_scope
 from flowloom.framework.op_def import defop
 from flowloom.framework.ops import Tensor, convert_to_tensor
+from flowloom.framework.tensor_shape import TensorShape
 from flowloom.framework.tensor_util import constant_value_as_shape
 from flowloom.ops.random import philox
 
@@ -290,10 +291,20 @@ _math_ops_module = None
 def _shape_tensor(shape):
     if isinstance(shape, Tensor):
         return shape
+    if type(shape) in (list, tuple) and all(type(d) is int and -_MAXINT32 <= d <= _MAXINT32
+                                             for d in shape):
+        # Python ints in int32's range (an initializer's shape.as_list()): the int32 Const
+        # the general path below would make.
+        from flowloom.ops.array.array_ops import constant
+
+        return constant(list(shape), dtype=dtypes.int32, name="shape")
     if isinstance(shape, (list, tuple)) and any(isinstance(d, Tensor) for d in shape):
         from flowloom.ops.array import array_ops
 
         return array_ops.stack(shape)
+    if isinstance(shape, TensorShape):
+        # As TF: its own conversion (int32, or int64 for a dimension over int32's range).
+        return convert_to_tensor(shape, name="shape")
     # int32, or int64 when a dimension needs it (TF's _ShapeTensor infers the type).
     shape = list(shape) if not np.isscalar(shape) else [shape]
     return convert_to_tensor(shape, dtype=None if shape else dtypes.int32, name="shape")
