@@ -101,7 +101,7 @@ class Plan:
         # ops that computed them.
         self.template = None
         self.folded_ops = ()
-        self.rewrites = None  # what the rewrites did (a runtime/rewrites.Rewritten)
+        self.rewrites = getattr(external, "rewrites", None)  # what the rewrites did
         # The steps compiled to one function (runtime/compiled_plan.py) once the plan runs a
         # second time; False when it cannot be compiled.
         self.runner = None

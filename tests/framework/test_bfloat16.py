@@ -88,3 +88,14 @@ def test_ml_dtypes_is_imported_only_when_bfloat16_is_used():
     out = subprocess.run([sys.executable, "-c", first], capture_output=True, text=True,
                          cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT), timeout=300)
     assert out.stdout.strip() == "bfloat16", out.stderr
+
+
+def test_bfloat16_segment_reductions_start_from_tf_limits():
+    with tf.Graph().as_default():
+        x = tf.cast(tf.constant([[1.5, -2.0], [3.0, 4.0], [5.0, 6.0]]), tf.bfloat16)
+        with tf.Session() as sess:
+            top, bottom = sess.run([tf.unsorted_segment_max(x, [0, 2, 0], 4),
+                                    tf.unsorted_segment_min(x, [0, 2, 0], 4)])
+    lowest = -3.3895313892515355e+38  # TF 1.15.5: an empty segment's max is bfloat16's lowest
+    assert top.astype(np.float64).tolist() == [[5, 6], [lowest] * 2, [3, 4], [lowest] * 2]
+    assert bottom.astype(np.float64).tolist() == [[1.5, -2], [-lowest] * 2, [3, 4], [-lowest] * 2]

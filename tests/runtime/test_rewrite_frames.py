@@ -175,3 +175,14 @@ def test_a_dynamic_rnn_gradient_loop_compiles_once_its_noops_are_rerouted():
     off, _ = compiled_frames(OFF)
     _same([on], [off])
     assert any(f.startswith("gradients/") for f in frames_on), frames_on
+
+
+@acts
+def test_a_control_flow_plan_carries_what_the_rewrites_did():
+    fetches, feed = _rnn_like_loop()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(fetches, feed)
+        plan = [p for p in sess._plan_cache.values() if p.external is not None][-1]
+    assert plan.rewrites is plan.external.rewrites
+    assert any("(control flow)" in what for _, what in plan.rewrites.log)

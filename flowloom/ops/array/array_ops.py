@@ -699,10 +699,8 @@ InvertPermutation.no_gradient()
 
 
 def invert_permutation(x, name=None):
-    """The inverse permutation of 1-D `x` (a Const when `x` is one)."""
-    value = constant_value(x)
-    if value is not None and name is None:
-        return constant(np.argsort(np.asarray(value)).astype(np.int32), name="InvertPermutation")
+    """The inverse permutation of 1-D `x` (an InvertPermutation op even for a constant `x`,
+    as TF 1.15 and 2.x build it)."""
     return apply_op("InvertPermutation", (x,), name=name).outputs[0]
 
 

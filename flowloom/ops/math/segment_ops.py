@@ -76,11 +76,12 @@ def _unsorted_kernel(reducer, initial):
 
 
 def _lowest(dtype):
-    return np.finfo(dtype).min if dtype.kind == "f" else np.iinfo(dtype).min
+    # tf's DType.min: NumPy's finfo/iinfo, and TF's range for bfloat16 (ml_dtypes' type).
+    return dtypes.as_dtype(dtype).min
 
 
 def _highest(dtype):
-    return np.finfo(dtype).max if dtype.kind == "f" else np.iinfo(dtype).max
+    return dtypes.as_dtype(dtype).max
 
 
 _REAL = (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.uint8, dtypes.int16, dtypes.int8,
