@@ -36,7 +36,7 @@ def test_user_line_of_ops_made_directly_and_through_wrappers():
 def test_variable_ops_name_the_get_variable_line():
     with tf.Graph().as_default() as g:
         with tf.variable_scope("layer"):
-            v, v_line = tf.get_variable("w", [2, 3]), _line()
+            _, v_line = tf.get_variable("w", [2, 3]), _line()
         for op in g.get_operations():
             assert op.traceback[-1][:2] == (__file__, v_line), op.name
 
