@@ -5,7 +5,9 @@ The CIFAR-10 tutorial's model and training step (conv 5x5x64 -> pool -> lrn -> c
 from its queue (CIFAR-10-format files -> FixedLengthRecordReader -> decode_raw -> random crop,
 flip, brightness, contrast, standardization -> shuffle_batch with 2 runner threads), and by
 feed_dict with a batch already in memory. Target: the queue-fed step within 10% of the
-fed one (queue-fed steps/s >= 0.9x). The same program runs on flowloom and, in a subprocess,
+fed one (queue-fed steps/s >= 0.9x). The CPU seconds per step of the whole process (the
+runner threads' included) are reported beside it: their ratio shows what the pipeline
+costs even when other work on the machine makes the steps/s ratio noisy. The same program runs on flowloom and, in a subprocess,
 on the TensorFlow named by FLOWLOOM_TF1_PYTHON or FLOWLOOM_TF_PYTHON; they alternate.
 
 Each process alternates blocks of queue-fed and fed steps (both graphs built side by side),
@@ -91,10 +93,11 @@ def queue_inputs():
     return images, tf.reshape(labels, [batch])
 
 def timed(sess, op, feed, n):
-    start = time.perf_counter()
+    # steps/s, and the process's CPU seconds per step (every thread: the runners' too)
+    start, cpu = time.perf_counter(), time.process_time()
     for _ in range(n):
         sess.run(op, feed)
-    return n / (time.perf_counter() - start)
+    return n / (time.perf_counter() - start), (time.process_time() - cpu) / n
 
 # Both graphs live side by side; blocks of `steps` queue-fed steps and `steps` fed steps
 # alternate `blocks` times, so load drift hits both alike; medians of the blocks.
@@ -119,10 +122,14 @@ feed = {x: fixed[0], y: fixed[1]}
 for _ in range(3):
     qsess.run(qstep)
     fsess.run(fstep, feed)
-queue_rates, feed_rates = [], []
+queue_rates, feed_rates, queue_cpu, feed_cpu = [], [], [], []
 for _ in range(blocks):
-    queue_rates.append(timed(qsess, qstep, None, steps))
-    feed_rates.append(timed(fsess, fstep, feed, steps))
+    rate, cpu = timed(qsess, qstep, None, steps)
+    queue_rates.append(rate)
+    queue_cpu.append(cpu)
+    rate, cpu = timed(fsess, fstep, feed, steps)
+    feed_rates.append(rate)
+    feed_cpu.append(cpu)
 coord.request_stop()
 coord.join(threads, stop_grace_period_secs=10)
 qsess.close()
@@ -130,8 +137,11 @@ fsess.close()
 med = lambda v: sorted(v)[len(v) // 2]
 queue_rate, feed_rate = med(queue_rates), med(feed_rates)
 ratios = [q / f for q, f in zip(queue_rates, feed_rates)]
+# CPU per fed step / CPU per queue-fed step: what the pipeline costs, less swayed by load
+cpu_ratios = [f / q for q, f in zip(queue_cpu, feed_cpu)]
 print(json.dumps({"queue_steps_per_s": queue_rate, "feed_steps_per_s": feed_rate,
-                  "ratio": med(ratios)}))
+                  "ratio": med(ratios), "cpu_ratio": med(cpu_ratios),
+                  "queue_cpu_ms": 1e3 * med(queue_cpu), "feed_cpu_ms": 1e3 * med(feed_cpu)}))
 """
 
 
@@ -171,6 +181,10 @@ def main():
               f"each the median of {args.blocks} alternating blocks; per process "
               f"{', '.join(format(r['ratio'], '.2f') for r in runs)}; "
               "target >= 0.90x)")
+        print(f"{which}: CPU per step (all threads) fed by its queue "
+              f"{med(r['queue_cpu_ms'] for r in runs):.0f} ms, by feed_dict "
+              f"{med(r['feed_cpu_ms'] for r in runs):.0f} ms -> feed/queue "
+              f"{med(r['cpu_ratio'] for r in runs):.2f}x (the pipeline's CPU share)")
     if "tf" in got:
         ours = [r["queue_steps_per_s"] for r in got["flowloom"]]
         theirs = [r["queue_steps_per_s"] for r in got["tf"]]

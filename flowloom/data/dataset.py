@@ -146,22 +146,30 @@ class Dataset(structure.HasElementSpec):
     @staticmethod
     def list_files(file_pattern, shuffle=None, seed=None):
         """A dataset of the file names matching `file_pattern` (a glob, or a list of them),
-        shuffled unless `shuffle=False`."""
-        from flowloom.io import file_system
+        shuffled unless `shuffle=False`. As TF 1.15 builds it: the files are matched when the
+        iterator starts (a MatchingFiles op, so files made after the graph count), each
+        pattern's matches in turn, and an Assert names the patterns that matched nothing."""
+        import flowloom as tf
+        from flowloom.framework.tensor_util import constant_value
 
-        patterns = [file_pattern] if isinstance(file_pattern, (str, bytes)) else \
-            list(file_pattern)
-        names = sorted({n for p in patterns for n in file_system.glob(
-            p.decode() if isinstance(p, bytes) else p)})
-        if not names:
-            from flowloom.framework import errors
-
-            raise errors.InvalidArgumentError(None, None, f"No files matched pattern: "
-                                              f"{', '.join(map(str, patterns))}")
-        ds = Dataset.from_tensor_slices(np.array(names, dtype=object))
-        if shuffle is None or shuffle:
-            ds = ds.shuffle(len(names), seed=seed)
-        return ds
+        with tf.name_scope("list_files"):
+            pattern = tf.convert_to_tensor(file_pattern, dtype=tf.string, name="file_pattern")
+            matching = tf.io.matching_files(pattern)
+            condition = tf.greater(tf.shape(matching)[0], 0, name="match_not_empty")
+            # TF joins the patterns in the graph (ReduceJoin); a constant pattern is joined here.
+            static = constant_value(pattern)
+            patterns = None if static is None else np.asarray(static, dtype=object).ravel()
+            message = "No files matched pattern: " + (
+                ", ".join(p.decode() if isinstance(p, bytes) else str(p) for p in patterns) if patterns is not None else "?")
+            assert_not_empty = tf.Assert(condition, [message], summarize=1,
+                                         name="assert_not_empty")
+            with tf.control_dependencies([assert_not_empty]):
+                matching = tf.identity(matching)
+            ds = Dataset.from_tensor_slices(matching)
+            if shuffle is None or shuffle:
+                buffer_size = tf.maximum(tf.shape(matching, out_type=tf.int64)[0], 1)
+                ds = ds.shuffle(buffer_size, seed=seed)
+            return ds
 
     # -- transformations ---------------------------------------------------------------------
     def map(self, map_func, num_parallel_calls=None):

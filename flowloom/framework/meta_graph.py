@@ -8,6 +8,7 @@ Saver over the imported save/restore ops.
 
 import logging
 import os
+import re
 
 from google.protobuf import text_format
 from google.protobuf.message import DecodeError
@@ -359,6 +360,17 @@ def _saver_for_imported(meta, import_scope, imported_vars):
     return None
 
 
+def _writes_trainable(tensorflow_version):
+    """Whether a meta graph of TF `tensorflow_version` ("" for unknown: yes) stores
+    VariableDef.trainable (TF >= 1.9, compared as TF's LooseVersion)."""
+    if not tensorflow_version:
+        return True
+    parts = re.match(r"(\d+)(?:\.(\d+))?", tensorflow_version)
+    if parts is None:
+        return True
+    return (int(parts.group(1)), int(parts.group(2) or 0)) >= (1, 9)
+
+
 def import_graph_and_collections(meta_graph_or_file, clear_devices, import_scope, graph,
                                  input_map=None, return_elements=None,
                                  restore_collections_predicate=None, collection_scope=None):
@@ -396,7 +408,11 @@ def import_graph_and_collections(meta_graph_or_file, clear_devices, import_scope
         return prepend_name_scope(name, import_scope)
 
     variables_by_name = {}
-    for key in sorted(meta.collection_def):
+    # As TF: a VariableDef written before TF 1.9 has no `trainable`; its variable is
+    # trainable when it is in TRAINABLE_VARIABLES, which is therefore restored first.
+    has_trainable = _writes_trainable(meta.meta_info_def.tensorflow_version)
+    keys = sorted(meta.collection_def, key=lambda k: (k != GraphKeys.TRAINABLE_VARIABLES, k))
+    for key in keys:
         if restore_collections_predicate is not None and not restore_collections_predicate(key):
             continue
         col = meta.collection_def[key]
@@ -407,6 +423,8 @@ def import_graph_and_collections(meta_graph_or_file, clear_devices, import_scope
         if key in _VARIABLE_PROTO_KEYS and kind == "bytes_list":
             for raw in values:
                 proto = variable_pb2.VariableDef.FromString(raw)
+                if not has_trainable:
+                    proto.trainable = key == GraphKeys.TRAINABLE_VARIABLES
                 name = scoped(proto.variable_name)
                 if name not in variables_by_name:
                     with graph.as_default():

@@ -87,6 +87,9 @@ INDEX = {
             'ResourceAccumulatorTakeGradient ResourceConditionalAccumulator '
             'SparseAccumulatorApplyGradient SparseAccumulatorTakeGradient '
             'SparseConditionalAccumulator',
+        'flowloom.ops.data.barrier_ops':
+            'Barrier BarrierClose BarrierIncompleteSize BarrierInsertMany BarrierReadySize '
+            'BarrierTakeMany',
         'flowloom.ops.data.dataset_ops':
             'BatchDatasetV2 CacheDataset ConcatenateDataset FilterDataset '
             'FixedLengthRecordDatasetV2 FlatMapDataset GeneratorDataset InterleaveDataset '

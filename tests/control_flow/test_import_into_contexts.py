@@ -97,3 +97,8 @@ def test_tf_meta_graph_of_nested_contexts_and_its_gradient_as_tf():
     assert got["contexts"] == want["contexts"]
     for got_row, want_row in zip(got["values"], want["values"]):
         assert got_row == pytest.approx(want_row, rel=1e-6)
+
+
+def test_tf_frozen_dynamic_rnn_imported_in_a_cond_and_a_loop_as_tf():
+    got = program.frozen_gru_in_contexts(tf, os.path.join(DATA, "frozen_gru_tf1.pb"))
+    assert got == pytest.approx(TF["frozen_gru_in_contexts"], rel=1e-5)

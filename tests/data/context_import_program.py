@@ -260,3 +260,44 @@ def read_nested_contexts(tf, path):
             out["values"] = [[float(v) for v in sess.run([y, old_grad], {p: b})] +
                              [float(sess.run(new_grad, {p: b}))] for b in (True, False)]
     return out
+
+
+def write_frozen_gru(tf, graph_util, path):
+    """Writes a frozen GraphDef of a dynamic_rnn (a while loop over TensorArrays) to `path`."""
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [2, 5, 3], name="x")
+        cell = tf.nn.rnn_cell.GRUCell(4, kernel_initializer=tf.constant_initializer(0.1))
+        out, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+        tf.identity(tf.reduce_sum(out), name="y")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            frozen = graph_util.convert_variables_to_constants(sess, g.as_graph_def(), ["y"])
+    with open(path, "wb") as f:
+        f.write(frozen.SerializeToString())
+
+
+def frozen_gru_in_contexts(tf, path):
+    """The frozen dynamic_rnn imported in a cond branch and in a loop body (its input mapped
+    to a tensor of the loop): its loop and TensorArrays run inside the enclosing frame."""
+    import numpy as np
+
+    with open(path, "rb") as f:
+        graph_def = tf.GraphDef.FromString(f.read())
+    with tf.Graph().as_default():
+        p = tf.placeholder(tf.bool, name="p")
+        xin = tf.placeholder(tf.float32, [2, 5, 3], name="xin")
+
+        def imported(x):
+            return tf.import_graph_def(graph_def, input_map={"x:0": x},
+                                       return_elements=["y:0"])[0]
+
+        r = tf.cond(p, lambda: imported(xin), lambda: tf.constant(-1.0))
+
+        def body(i, acc):
+            return i + 1, acc + imported(xin * tf.cast(i, tf.float32))
+
+        _, w = tf.while_loop(lambda i, a: i < 3, body, [0, 0.0])
+        xs = np.linspace(-1, 1, 30).reshape(2, 5, 3).astype(np.float32)
+        with tf.Session() as sess:
+            return [float(sess.run(r, {p: True, xin: xs})),
+                    float(sess.run(r, {p: False, xin: xs})), float(sess.run(w, {xin: xs}))]

@@ -47,3 +47,31 @@ def stripped_function_attrs(tf, function, meta_graph):
     return {"stripped": meta.meta_info_def.stripped_default_attrs,
             "nodes": sorted([n.op, sorted(n.attr)] for n in nodes if n.op not in functions),
             "calls": sum(n.op in functions for n in nodes)}
+
+
+def old_variable_defs(tf, variable_pb2):
+    """A meta graph whose VariableDefs carry no `trainable` (TF before 1.9 did not write
+    it): for a file of TF 1.8 a variable is trainable when it is in TRAINABLE_VARIABLES; for
+    a file of 1.9 or later the field is taken as written (absent: False)."""
+    with tf.Graph().as_default():
+        tf.Variable(1.0, name="t")
+        tf.Variable(2.0, name="n", trainable=False)
+        meta = tf.train.export_meta_graph()
+    for key in ("variables", "trainable_variables"):
+        col = meta.collection_def[key].bytes_list
+        values = []
+        for raw in col.value:
+            proto = variable_pb2.VariableDef.FromString(raw)
+            proto.ClearField("trainable")
+            values.append(proto.SerializeToString())
+        del col.value[:]
+        col.value.extend(values)
+    out = {}
+    for version in ("1.8.0", "1.10.1", ""):
+        meta.meta_info_def.tensorflow_version = version
+        with tf.Graph().as_default():
+            tf.train.import_meta_graph(meta)
+            out[version or "unknown"] = [
+                [v.name, v.trainable] for v in tf.global_variables()] + [
+                [v.name for v in tf.trainable_variables()]]
+    return out

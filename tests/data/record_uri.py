@@ -22,6 +22,7 @@ os.chdir(work)
 result = uri_cases.observe(tf, work)
 result.update(uri_cases.observe_glob(tf, work))
 result.update(uri_cases.observe_gfile_local(tf, work))
+result.update(uri_cases.observe_list_files(tf, work))
 with open(os.path.join(HERE, "uri_tf1.json"), "w") as f:
     json.dump({"version": tf.__version__, "cases": result}, f, indent=1, sort_keys=True)
 os.mkdir(os.path.join(work, "ends"))

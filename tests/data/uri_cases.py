@@ -273,3 +273,53 @@ def observe_gfile_local(tf, workdir):
     finally:
         os.chdir(cwd)
     return out
+
+
+def observe_list_files(tf, workdir):
+    """Dataset.list_files matching when the iterator starts (files made after the graph),
+    several patterns (all names sorted together, duplicates kept), seeded shuffles, and the
+    Assert of a pattern that matches nothing (an initializable iterator: TF 1.15's one-shot
+    iterator drops that control dependency and just ends)."""
+    root = os.path.join(workdir, "lf")
+    os.makedirs(root)
+    cwd = os.getcwd()
+    os.chdir(root)
+    out = {}
+
+    def values(make, initializable=False):
+        with tf.Graph().as_default():
+            ds = make()
+            it = (tf.data.make_initializable_iterator(ds) if initializable
+                  else tf.data.make_one_shot_iterator(ds))
+            for name in ("a.txt", "b.txt", "c.csv"):  # made after the dataset was built
+                with open(name, "w") as f:
+                    f.write("x")
+            nxt = it.get_next()
+            got = []
+            with tf.Session() as sess:
+                if initializable:
+                    sess.run(it.initializer)
+                try:
+                    while True:
+                        got.append(sess.run(nxt))
+                except tf.errors.OutOfRangeError:
+                    return got
+
+    try:
+        cases = {
+            "list_files unshuffled": lambda: values(
+                lambda: tf.data.Dataset.list_files("*.txt", shuffle=False)),
+            "list_files two patterns": lambda: values(
+                lambda: tf.data.Dataset.list_files(["*.txt", "a*"], shuffle=False)),
+            "list_files shuffled seed 3": lambda: values(
+                lambda: tf.data.Dataset.list_files(["*.txt", "a*", "*.csv"], seed=3)),
+            "list_files no match": lambda: values(
+                lambda: tf.data.Dataset.list_files("nomatch*.q", seed=1), initializable=True),
+            "matching_files two patterns": lambda: _session_run(
+                tf, lambda: tf.io.matching_files(["*.csv", "*.txt", "a.*"])),
+        }
+        for name, fn in cases.items():
+            _run(out, name, fn, root)
+    finally:
+        os.chdir(cwd)
+    return out

@@ -48,3 +48,9 @@ def test_default_attrs_are_stripped_in_library_functions_as_tf():
 
     assert program.stripped_function_attrs(tf, function, meta_graph) == \
         TF["stripped_function_attrs"]
+
+
+def test_variable_defs_of_tf_before_1_9_take_trainable_from_the_collection_as_tf():
+    from flowloom.proto import variable_pb2
+
+    assert program.old_variable_defs(tf, variable_pb2) == TF["old_variable_defs"]

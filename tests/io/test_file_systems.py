@@ -28,6 +28,7 @@ def observed(tmp_path_factory):
         out = uri_cases.observe(tf, work)
         out.update(uri_cases.observe_glob(tf, work))
         out.update(uri_cases.observe_gfile_local(tf, work))
+        out.update(uri_cases.observe_list_files(tf, work))
         return out
     finally:
         os.chdir(cwd)

@@ -179,8 +179,9 @@ def _scalar_array(value, dtype):
 
 def _const(graph, arr, dtype, name):
     op_name = graph.unique_name(name) if not name.endswith("/") else name[:-1]
+    # (Called by constant() only: the user's line is above constant's frame, depth 4.)
     return graph._create_op_internal(Const, [], [dtype], {"value": arr, "dtype": dtype},
-                                     op_name)._outputs[0]
+                                     op_name, depth=4)._outputs[0]
 
 
 # -- Placeholders -------------------------------------------------------------------------
@@ -698,10 +699,8 @@ InvertPermutation.no_gradient()
 
 
 def invert_permutation(x, name=None):
-    """The inverse permutation of 1-D `x` (a Const when `x` is one)."""
-    value = constant_value(x)
-    if value is not None and name is None:
-        return constant(np.argsort(np.asarray(value)).astype(np.int32), name="InvertPermutation")
+    """The inverse permutation of 1-D `x` (an InvertPermutation op even for a constant `x`,
+    as TF 1.15 and 2.x build it)."""
     return apply_op("InvertPermutation", (x,), name=name).outputs[0]
 
 

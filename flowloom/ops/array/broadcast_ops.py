@@ -409,15 +409,9 @@ def reduced_shape(input_shape, axes):
     input_rank = array_ops.size(input_shape, out_type=axes.dtype.base_dtype)
     axes = (axes + input_rank) % input_rank
     axes_shape = array_ops.shape(axes)
-    indices = math_ops.range_(input_rank)
-    from flowloom.ops.random.random_ops import seed_rules
-
-    dtype = input_shape.dtype.base_dtype
-    if seed_rules() == "1":  # TF 1.15: fill(axes_shape, 1), a Fill with its Fill/value
-        ones = array_ops.fill(axes_shape, np.array(1, dtype.as_numpy_dtype))
-    else:
-        ones = array_ops.ones(axes_shape, dtype=dtype)
-    return data_flow_ops.dynamic_stitch([indices, axes], [input_shape, ones])
+    return data_flow_ops.dynamic_stitch(
+        [math_ops.range_(input_rank), axes],
+        [input_shape, array_ops.ones(axes_shape, dtype=input_shape.dtype.base_dtype)])
 
 
 def safe_shape_div(x, y):

@@ -124,8 +124,13 @@ def _(op, grad):
     from flowloom.ops.math import math_ops
 
     params, indices, axis = op._inputs
+    from flowloom.ops.random.random_ops import seed_rules
+
     with get_default_graph().colocate_with(params):
-        params_shape = shape(params)
+        if seed_rules() == "1":  # TF 1.15: an int64 shape cast to int32 (one op more)
+            params_shape = math_ops.cast(shape(params, out_type=dtypes.int64), dtypes.int32)
+        else:
+            params_shape = shape(params)
     indices_size = expand_dims(size(indices), 0)
     axis_static = constant_value(axis)
     batch_dims = op._attrs.get("batch_dims", 0) or 0

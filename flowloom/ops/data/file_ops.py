@@ -30,11 +30,12 @@ def _(xp, pattern):
     found = []
     for p in patterns:
         found.extend(file_system.glob(_text(p)))
-    return np.array([os.fsencode(f) for f in found], dtype=object)
+    # TF's kernel sorts the names of all patterns together (duplicates kept)
+    return np.array(sorted(os.fsencode(f) for f in found), dtype=object)
 
 
 def matching_files(pattern, name=None):
-    """The files matching `pattern` (a glob, or a vector of globs), sorted per pattern."""
+    """The files matching `pattern` (a glob, or a vector of globs), all sorted together."""
     return apply_op("MatchingFiles", (pattern,), name=name).outputs[0]
 
 

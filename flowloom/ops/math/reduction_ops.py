@@ -172,6 +172,8 @@ def _sum_grad(op, grad):
             key = (tuple(dims), tuple(int(a) for a in np.reshape(axes_value, -1)))
             if key not in cache:
                 kept = broadcast_ops.reduced_shape(np.array(dims, dtype=np.int32), key[1])
+                if _tf1_graphs():  # TF 1.15 builds (dead) reduced_shape ops first
+                    reduced_shape(tuple(dims), key[1])
                 _rfloordiv_operator(maximum(tuple(int(d) for d in kept), 1), tuple(dims))
                 cache[key] = ([int(d) for d in kept],
                               [int(d) for d in np.array(dims) // np.maximum(kept, 1)])
@@ -182,7 +184,7 @@ def _sum_grad(op, grad):
     if _tf1_graphs():
         # TF 1.15's ops (they count in its default op seeds): Reshape to the kept-dims shape
         # (always), Tile by shape // max(kept, 1)
-        kept = broadcast_ops.reduced_shape(shape, axes)
+        kept = reduced_shape(shape, axes)
         scaling = broadcast_ops.safe_shape_div(shape, kept)
         return [broadcast_ops.tile(array_ops.reshape(grad, kept), scaling), None]
     if not op._attrs["keep_dims"]:
@@ -228,7 +230,11 @@ def _min_or_max_grad(op, grad):
     x, axes = op._inputs
     shape = array_ops.shape(x)
     y = op._outputs[0]
-    if not op._attrs["keep_dims"]:
+    if _tf1_graphs():  # TF 1.15's ops: reduced_shape built and both reshaped, always
+        kept = reduced_shape(shape, axes)
+        y = array_ops.reshape(y, kept)
+        grad = array_ops.reshape(grad, kept)
+    elif not op._attrs["keep_dims"]:
         kept = broadcast_ops.reduced_shape(shape, axes)
         y = array_ops.reshape(y, kept)
         grad = array_ops.reshape(grad, kept)
@@ -254,14 +260,23 @@ def _(op, grad):
     x, axes = op._inputs
     input_shape = array_ops.shape(x)
     reduction_indices = array_ops.reshape(axes, [-1])
-    if not op._attrs["keep_dims"]:
-        grad = array_ops.reshape(grad, broadcast_ops.reduced_shape(input_shape, axes))
-    grad = broadcast_ops.broadcast_to(grad, input_shape)
+    tf1 = _tf1_graphs()
+    if tf1:  # TF 1.15's ops: Reshape to the kept dims and Tile
+        kept = reduced_shape(input_shape, axes)
+        scaling = broadcast_ops.safe_shape_div(input_shape, kept)
+        grad = broadcast_ops.tile(array_ops.reshape(grad, kept), scaling)
+    else:
+        if not op._attrs["keep_dims"]:
+            grad = array_ops.reshape(grad, broadcast_ops.reduced_shape(input_shape, axes))
+        grad = broadcast_ops.broadcast_to(grad, input_shape)
     # Pack the reduced axes into one (first) dimension and the others into a second.
     with device("/cpu:0"):
         rank = array_ops.rank(x)
-        reduction_indices = cast(reduction_indices, rank.dtype.base_dtype)
-        reduced = (reduction_indices + rank) % rank
+        if tf1:
+            reduced = cast((reduction_indices + rank) % rank, dtypes.int32)
+        else:
+            reduction_indices = cast(reduction_indices, rank.dtype.base_dtype)
+            reduced = (reduction_indices + rank) % rank
         idx = range_(0, rank)
         other, _ = array_ops.setdiff1d(idx, reduced, reduced.dtype.base_dtype)
         perm = array_ops.concat([reduced, other], 0)

@@ -88,7 +88,8 @@ def _(op, grad_loss, grad_grad):
         inner = array_ops.squeeze(math_ops.matmul(array_ops.expand_dims(grad_grad, 1),
                                                   array_ops.expand_dims(p, 2)), axis=1)
         grad = grad + (grad_grad - inner) * p
-    return [grad, array_ops.expand_dims(grad_loss, -1) * -activation_ops.log_softmax(logits)]
+    neg_log_softmax = -activation_ops.log_softmax(logits)  # before the ExpandDims, as TF
+    return [grad, array_ops.expand_dims(grad_loss, -1) * neg_log_softmax]
 
 
 SparseSoftmaxCrossEntropyWithLogits = defop(
@@ -138,7 +139,8 @@ def _(op, grad_loss, _grad_backprop):
 def _flatten_outer_dims(t):
     """Reshapes `t` to [-1, last_dim] (static shape kept when known)."""
     s = t._shape
-    last = array_ops.slice(array_ops.shape(t), array_ops.stack([array_ops.rank(t) - 1]), [1])
+    rank = array_ops.rank(t)  # as TF: Rank, Shape, Sub, and the begin packed as Slice/begin
+    last = array_ops.slice(array_ops.shape(t), [math_ops.subtract(rank, 1)], [1])
     out = array_ops.reshape(t, array_ops.concat([[-1], last], 0))
     if s.is_fully_defined():
         dims = s.as_list()
@@ -182,13 +184,13 @@ def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, d
             raise NotImplementedError("softmax cross-entropy along a non-last axis of a tensor "
                                       "of unknown rank")
         # TF flattens to 2-D and back even for 2-D inputs (hence the name Reshape_2).
-        input_shape = array_ops.shape(precise)
         input_rank = array_ops.rank(precise)
+        input_shape = array_ops.shape(precise)
         flat_logits = _flatten_outer_dims(precise)
         flat_labels = _flatten_outer_dims(labels)
         cost = apply_op("SoftmaxCrossEntropyWithLogits", (flat_logits, flat_labels),
                         name=scope).outputs[0]
-        out_shape = array_ops.slice(input_shape, [0], array_ops.stack([input_rank - 1]))
+        out_shape = array_ops.slice(input_shape, [0], [math_ops.subtract(input_rank, 1)])
         cost = array_ops.reshape(cost, out_shape)
         if shape.ndims is not None:
             cost.set_shape(shape.as_list()[:-1])
@@ -250,11 +252,11 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
             raise ValueError(f"Shape mismatch: The shape of labels (received {ls}) should "
                              f"equal the shape of logits except for the last dimension "
                              f"(received {gs}).")
+        labels_shape = array_ops.shape(labels)  # as TF, also where it goes unused
         if gs.ndims == 2:
             cost = apply_op("SparseSoftmaxCrossEntropyWithLogits", (precise, labels),
                             name=name).outputs[0]
         else:
-            labels_shape = array_ops.shape(labels)
             num_classes = array_ops.slice(array_ops.shape(logits),
                                           array_ops.stack([array_ops.rank(logits) - 1]), [1])
             flat_logits = array_ops.reshape(precise, array_ops.concat([[-1], num_classes], 0))
