@@ -44,8 +44,8 @@ def apply_op(op_type, inputs=(), name=None, **attrs):
         op_name = graph.unique_name(name or op_type)
     # TF builds an op inside its own name scope: Python values become Consts named after
     # their argument (`add/y`), and a cond's Switch for an input is `add/Switch`.
-    saved_stack = graph._name_stack
-    graph._name_stack = op_name
+    state = graph._thread_local  # (Graph._name_stack without its property's calls)
+    saved_stack, state.name_stack = state.name_stack, op_name
     try:
         flat = _convert_inputs(op_type, opdef, args, inputs, attrs)
         for k, v in opdef.attr_defaults.items():
@@ -62,7 +62,7 @@ def apply_op(op_type, inputs=(), name=None, **attrs):
                                      op_name)
         return graph._create_op_internal(opdef, flat, out_dtypes, attrs, op_name)
     finally:
-        graph._name_stack = saved_stack
+        state.name_stack = saved_stack
 
 
 def _fast_spec(opdef):
@@ -139,14 +139,15 @@ def _apply_fast(opdef, fast, inputs, name, attrs):
         op_name = name[:-1]
     else:
         op_name = graph.unique_name(name or opdef.type)
-    saved_stack = graph._name_stack
-    graph._name_stack = op_name  # the op's own name scope, as the general path
+    state = graph._thread_local
+    saved_stack, state.name_stack = state.name_stack, op_name  # the op's own, as above
     try:
         if refs is not None and opdef.ref_input_indices:
             return _create_colocated(graph, refs, opdef, list(inputs), out_dtypes, attrs, op_name)
-        return graph._create_op_internal(opdef, list(inputs), out_dtypes, attrs, op_name)
+        # depth 5: the caller of apply_op (this function and apply_op are flowloom frames)
+        return graph._create_op_internal(opdef, list(inputs), out_dtypes, attrs, op_name, depth=5)
     finally:
-        graph._name_stack = saved_stack
+        state.name_stack = saved_stack
 
 
 def _check_allowed(opdef, attrs):

@@ -201,99 +201,95 @@ class Graph:
                                         name)
 
     def _create_op_internal(self, opdef, inputs, output_dtypes, attrs, name, op=None, bare=False,
-                            devices=True):
+                            devices=True, depth=3):
         with self._lock:
-            return self._create_op_locked(opdef, inputs, output_dtypes, attrs, name, op, bare,
-                                          devices)
-
-    def _create_op_locked(self, opdef, inputs, output_dtypes, attrs, name, op=None, bare=False,
-                          devices=True):
-        if self._finalized:
-            raise RuntimeError("Graph is finalized and cannot be modified.")
-        if name in self._ops_by_name:
-            raise ValueError(f"Duplicate node name in graph: '{name}'")
-        for i, t in enumerate(inputs):
-            if t._op._graph is not self:
-                # A function's graph (tf.data) captures tensors of the graphs around it.
-                captured = self._capture(t) if self._outer_graph is not None else None
-                if captured is None:
-                    raise ValueError(
-                        f"Tensor {t!r} must be from the same graph as the op being created "
-                        f"({name}).")
-                inputs[i] = captured
-        if self._stack_state_is_thread_local:
-            control_stack = self._control_dependencies_stack
-            colocation_stack = self._colocation_stack
-            device_stack = self._device_function_stack
-        else:
-            control_stack = self._graph_control_dependencies_stack
-            colocation_stack = self._graph_colocation_stack
-            device_stack = self._graph_device_function_stack
-        if bare:  # TF's Operation(node_def, g): no stack applies, only the control-flow context
-            control_stack = colocation_stack = device_stack = ()
-        elif not devices:  # the importer applies device functions itself
-            device_stack = ()
-        control_inputs = self._current_control_inputs(inputs, control_stack) \
-            if control_stack else ()
-        if self._attr_scope_map and not bare:
-            for k, v in self._attr_scope_map.items():
-                attrs.setdefault(k, v)
-        if self._container and opdef.stateful and "container" in opdef.attr_defaults \
-                and not attrs.get("container"):
-            attrs["container"] = self._container  # tf.container: stateful ops with the attr
-        if colocation_stack:
-            # TF: the union of the groups of every op on the colocation stack, sorted.
-            attrs["_class"] = sorted({n for c in colocation_stack for n in _group_names(c._op)})
-        if self._gradient_override_map and opdef.type in self._gradient_override_map and not bare:
-            # TF records the override on the op; tf.gradients reads it back.
-            attrs["_gradient_op_type"] = self._gradient_override_map[opdef.type].encode()
-        op = Operation.__new__(Operation) if op is None else op  # an Operation(node_def, g)
-        op._init(self, name, opdef, inputs, output_dtypes, attrs, control_inputs, "")
-        # Where the blocks were opened (op_metadata); `device(None)` entries name no block.
-        if colocation_stack or (device_stack and device_stack.count(None) != len(device_stack)):
-            op._scope_sites = (tuple(device_stack), colocation_stack)
-        for t in inputs:
-            t._consumers.append(op)
-        if control_stack:
-            for c in control_inputs:
-                _add_control_output(c, op)
-            for controller in control_stack:
-                controller.ops_created.add(op)
-        self._ops_by_name[name] = op
-        ops = self._ops
-        ops.append(op)
-        op._id = len(ops)
-        if opdef.shape_fn is not None:
-            try:
-                _set_shapes(op, opdef)
-            except BaseException:
-                self._discard_op(op)  # as TF: an op whose shapes fail is not in the graph
-                raise
-        # Device functions see the op with its output shapes set, as in TF (a ps strategy
-        # such as byte_size_load_fn reads them).
-        if device_stack and device_stack[-1] is not None:  # None: no device scope applies
-            op._device = self._apply_device_functions(op)
-        if colocation_stack:
-            for colocated in reversed(colocation_stack):
-                # The innermost colocation op with a device gives it (after device scopes).
-                if colocated._op._device:
-                    op._device = colocated._op._device
-                    break
-        context = self._thread_local.control_flow_context
-        if _input_context_checks:
-            for t in inputs:  # a loop, not any(genexpr): this runs for every op made
-                if t._op._control_flow_context:
-                    _input_context_checks[0](op, context)  # TF's rule
-                    break
-        if context is not None:
-            # cond/while_loop: the context rewires inputs (Switch, Enter) in the current name
-            # scope, as TF: apply_op's is the op's own (`cond/add/Switch`), a Const's is not.
-            op._control_flow_context = context
-            context.AddOp(op)
-        if observers.op_created:
-            for observer in observers.op_created:
-                observer(op)
-        return op
+            if self._finalized:
+                raise RuntimeError("Graph is finalized and cannot be modified.")
+            if name in self._ops_by_name:
+                raise ValueError(f"Duplicate node name in graph: '{name}'")
+            for i, t in enumerate(inputs):
+                if t._op._graph is not self:
+                    # A function's graph (tf.data) captures tensors of the graphs around it.
+                    captured = self._capture(t) if self._outer_graph is not None else None
+                    if captured is None:
+                        raise ValueError(
+                            f"Tensor {t!r} must be from the same graph as the op being created "
+                            f"({name}).")
+                    inputs[i] = captured
+            if self._stack_state_is_thread_local:
+                control_stack = self._control_dependencies_stack
+                colocation_stack = self._colocation_stack
+                device_stack = self._device_function_stack
+            else:
+                control_stack = self._graph_control_dependencies_stack
+                colocation_stack = self._graph_colocation_stack
+                device_stack = self._graph_device_function_stack
+            if bare:  # TF's Operation(node_def, g): no stack applies, only the control-flow context
+                control_stack = colocation_stack = device_stack = ()
+            elif not devices:  # the importer applies device functions itself
+                device_stack = ()
+            control_inputs = self._current_control_inputs(inputs, control_stack) \
+                if control_stack else ()
+            if self._attr_scope_map and not bare:
+                for k, v in self._attr_scope_map.items():
+                    attrs.setdefault(k, v)
+            if self._container and opdef.stateful and "container" in opdef.attr_defaults \
+                    and not attrs.get("container"):
+                attrs["container"] = self._container  # tf.container: stateful ops with the attr
+            if colocation_stack:
+                # TF: the union of the groups of every op on the colocation stack, sorted.
+                attrs["_class"] = sorted({n for c in colocation_stack for n in _group_names(c._op)})
+            if self._gradient_override_map and not bare and \
+                    opdef.type in self._gradient_override_map:
+                # TF records the override on the op; tf.gradients reads it back.
+                attrs["_gradient_op_type"] = self._gradient_override_map[opdef.type].encode()
+            op = Operation.__new__(Operation) if op is None else op  # an Operation(node_def, g)
+            op._init(self, name, opdef, inputs, output_dtypes, attrs, control_inputs, depth)
+            # Where the blocks were opened (op_metadata); `device(None)` entries name no block.
+            if colocation_stack or (device_stack and device_stack.count(None) != len(device_stack)):
+                op._scope_sites = (tuple(device_stack), colocation_stack)
+            for t in inputs:
+                t._consumers.append(op)
+            if control_stack:
+                for c in control_inputs:
+                    _add_control_output(c, op)
+                for controller in control_stack:
+                    controller.ops_created.add(op)
+            self._ops_by_name[name] = op
+            ops = self._ops
+            ops.append(op)
+            op._id = len(ops)
+            if opdef.shape_fn is not None:
+                try:
+                    _set_shapes(op, opdef)
+                except BaseException:
+                    self._discard_op(op)  # as TF: an op whose shapes fail is not in the graph
+                    raise
+            # Device functions see the op with its output shapes set, as in TF (a ps strategy
+            # such as byte_size_load_fn reads them).
+            if device_stack and device_stack[-1] is not None:  # None: no device scope applies
+                op._device = self._apply_device_functions(op)
+            if colocation_stack:
+                for colocated in reversed(colocation_stack):
+                    # The innermost colocation op with a device gives it (after device scopes).
+                    if colocated._op._device:
+                        op._device = colocated._op._device
+                        break
+            context = self._thread_local.control_flow_context
+            if _input_context_checks:
+                for t in inputs:  # a loop, not any(genexpr): this runs for every op made
+                    if t._op._control_flow_context:
+                        _input_context_checks[0](op, context)  # TF's rule
+                        break
+            if context is not None:
+                # cond/while_loop: the context rewires inputs (Switch, Enter) in the current name
+                # scope, as TF: apply_op's is the op's own (`cond/add/Switch`), a Const's is not.
+                op._control_flow_context = context
+                context.AddOp(op)
+            if observers.op_created:
+                for observer in observers.op_created:
+                    observer(op)
+            return op
 
     def _discard_op(self, op):
         """Removes the op just created (its name stays used, as in TF)."""

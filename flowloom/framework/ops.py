@@ -28,7 +28,7 @@ class Operation:
 
         _operation_init(self, node_def, g, *args, **kwargs)
 
-    def _init(self, graph, name, opdef, inputs, output_dtypes, attrs, control_inputs, device):
+    def _init(self, graph, name, opdef, inputs, output_dtypes, attrs, control_inputs, depth):
         self._graph = graph
         self._original_op = graph._default_original_op
         self._name = name
@@ -37,10 +37,11 @@ class Operation:
         self._inputs = inputs or ()  # no inputs: the shared empty tuple, no list per op
         self._control_inputs = control_inputs
         self._attrs = attrs
-        self._device = device
-        # The user's line, resolved when asked for. The walk starts at the caller of
-        # Graph._create_op_internal (which calls _create_op_locked, which calls this).
-        self._site = user_site(4)
+        self._device = ""
+        # The user's line, resolved when asked for. The walk starts `depth` frames up: the
+        # caller of Graph._create_op_internal (which calls this), or above callers known to
+        # be flowloom's (apply_op's), whose frames need not be looked at.
+        self._site = user_site(depth)
         self._scope_sites = None  # (device entries, colocation entries): op_metadata
         self._control_outputs = ()  # most ops have none: a list is made on the first
         self._control_flow_context = None

@@ -179,8 +179,9 @@ def _scalar_array(value, dtype):
 
 def _const(graph, arr, dtype, name):
     op_name = graph.unique_name(name) if not name.endswith("/") else name[:-1]
+    # (Called by constant() only: the user's line is above constant's frame, depth 4.)
     return graph._create_op_internal(Const, [], [dtype], {"value": arr, "dtype": dtype},
-                                     op_name)._outputs[0]
+                                     op_name, depth=4)._outputs[0]
 
 
 # -- Placeholders -------------------------------------------------------------------------
