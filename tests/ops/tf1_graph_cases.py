@@ -104,7 +104,7 @@ def array_ops_grad(tf):
     x = tf.placeholder(tf.float32, [None, 4])
     w = tf.constant([[1.0, 2.0, 3.0, 4.0]])
     parts = tf.split(x * w, 2, 1)
-    y = tf.concat([tf.transpose(parts[0]), tf.transpose(parts[1])], 0)
+    y = tf.concat([tf.transpose(parts[0]), tf.transpose(parts[1]), tf.transpose(x)], 0)
     z = tf.reshape(tf.expand_dims(y, 0), [-1])
     s = tf.stack([tf.reduce_sum(z), tf.reduce_sum(tf.squeeze(tf.tile(w, [2, 1])))])
     g = tf.gather(tf.transpose(x), [0, 2])

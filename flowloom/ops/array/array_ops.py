@@ -918,9 +918,21 @@ def _(op, grad):
     non_neg_axis = axis % rank(values[0])
     if isinstance(grad, IndexedSlices):
         return _concat_indexed_slices_grad(values, axis, non_neg_axis, grad) + [None]
-    sizes = [shape(v) for v in values]
+    sizes = _input_shapes(values)
     offsets = apply_op("ConcatOffset", (non_neg_axis, sizes)).outputs
     return [slice(grad, begin, size) for begin, size in zip(offsets, sizes)] + [None]
+
+
+def _input_shapes(values):
+    """TF's shapes of Concat's inputs: Consts when all are known, else one ShapeN (after the
+    Shape op of the first input not known, which TF builds and drops)."""
+    sizes = []
+    for v in values:
+        size = shape(v)
+        if size._op._type != "Const":
+            return shape_n(values)
+        sizes.append(size)
+    return sizes
 
 
 def _concat_indexed_slices_grad(values, axis, non_neg_axis, grad):
