@@ -74,7 +74,7 @@ _TABLE = _lazy_names.parse({
         "squared_difference subtract tan tanh to_float to_int32 to_int64 truediv truncatediv "
         "truncatemod range=range_ arg_max arg_min argmax argmin cumsum segment_mean "
         "segment_sum unsorted_segment_sum acosh asinh atanh digamma erfc lgamma"),
-    "flowloom.ops.math.gamma_ops": "igamma igammac polygamma zeta",
+    "flowloom.ops.math.gamma_ops": "betainc igamma igammac polygamma zeta",
     "flowloom.ops.random.random_ops": "random_normal random_uniform set_random_seed truncated_normal",
     "flowloom.ops.state.state_ops": "assign assign_add assign_sub scatter_add scatter_sub scatter_update count_up_to "
                                    "scatter_mul scatter_div scatter_min scatter_max",

@@ -147,7 +147,7 @@ INDEX = {
         'flowloom.ops.math.fused_elementwise':
             '_FusedElementwise',
         'flowloom.ops.math.gamma_ops':
-            'Igamma IgammaGradA Igammac Polygamma Zeta',
+            'Betainc Igamma IgammaGradA Igammac Polygamma Zeta',
         'flowloom.ops.math.histogram_ops':
             'Bincount HistogramFixedWidth',
         'flowloom.ops.math.linalg_ops':

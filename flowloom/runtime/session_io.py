@@ -121,6 +121,8 @@ def _fetched(value, tensor):
         # As TF: a variant tensor's elements have no NumPy form to return.
         raise errors.InternalError(None, tensor._op,
                                    "Tensorflow type 21 not convertible to numpy dtype.")
+    if tensor._dtype is dtypes.string_ref and hasattr(value, "fetched_handle"):
+        return value.fetched_handle()  # a resource's Ref(string) handle: [container, name]
     if tensor._dtype is dtypes.resource:
         # A `resource` tensor's value is the handle itself, not the variable it names (a
         # function body returns it to the loop that feeds it back, as TF passes handles).

@@ -14,17 +14,19 @@ import threading
 from flowloom.framework import errors
 
 _STEP_IDS = itertools.count(1)
+# One lock for every run's container: per-step resources are rare, and a run makes none of
+# its own (Session.run makes a container each time).
+_LOCK = threading.Lock()
 
 
 class StepContainer:
     """The resources of one run, by (name, type name)."""
 
-    __slots__ = ("_name", "_resources", "_lock")
+    __slots__ = ("_name", "_resources")
 
     def __init__(self):
         self._name = None
         self._resources = None  # made on first use: most runs create no per-step resource
-        self._lock = threading.Lock()
 
     @property
     def name(self):
@@ -38,7 +40,7 @@ class StepContainer:
 
     def create(self, name, type_name, resource):
         """Adds `resource` under `name`; AlreadyExistsError when this run already has one."""
-        with self._lock:
+        with _LOCK:
             if self._resources is None:
                 self._resources = {}
             if (name, type_name) in self._resources:
@@ -48,7 +50,7 @@ class StepContainer:
 
     def delete(self, name, type_name):
         """Removes and returns the resource under `name`; NotFoundError when there is none."""
-        with self._lock:
+        with _LOCK:
             resource = (self._resources or {}).pop((name, type_name), None)
             if resource is None:
                 raise errors.NotFoundError(

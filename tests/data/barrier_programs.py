@@ -2,6 +2,8 @@
 flowloom (tests/ops/test_barrier.py). `program(tf, Barrier)`: per case, the fetched values
 (bytes as str) or the error's class name; static shapes as lists."""
 
+import re
+
 import numpy as np
 
 
@@ -106,6 +108,14 @@ def program(tf, Barrier):  # noqa: N803 - TF's class
                 [b2.ready_size(), b2.take_many(2)[2][0]]]
 
     r["shared_name"] = _steps(tf, shared)
+
+    def handles():
+        named = Barrier(tf.float32, shapes=((),), name="bb")
+        shared = Barrier(tf.float32, shapes=((),), shared_name="sh")
+        return [named.barrier_ref, shared.barrier_ref]
+
+    # An unshared barrier is named `_<n>_<op name>` (n counts the process's resources).
+    r["fetched_handles"] = [[re.sub(r"^_\d+_", "_N_", x) for x in h] for h in _steps(tf, handles)]
 
     with tf.Graph().as_default():
         b = Barrier((tf.float32, tf.int32), shapes=((3,), ()), name="bar")

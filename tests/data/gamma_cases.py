@@ -1,4 +1,4 @@
-"""Inputs of the incomplete-gamma, zeta and polygamma cases (tests/ops/test_gamma_ops.py),
+"""Inputs of the incomplete-gamma, zeta, polygamma and incomplete-beta cases (tests/ops/test_gamma_ops.py),
 run by flowloom and by TF 1.15 (tests/data/record_gamma_ops.py writes gamma_ops_tf1.json).
 Only `tf` (either library's module) and `gen` (its gen_math_ops, for igamma_grad_a) are used."""
 
@@ -18,6 +18,14 @@ def inputs():
     return a, x, zeta_x, zeta_q, poly_n, poly_x
 
 
+def beta_inputs():
+    rs = np.random.RandomState(1)
+    a = np.concatenate([rs.uniform(0.01, 30, 200), [1, 0.5, 2, 0, 1, 1, np.nan, 1e3, 5]])
+    b = np.concatenate([rs.uniform(0.01, 30, 200), [1, 0.5, 3, 1, -1, 2, 1, 1e3, 1e-3]])
+    x = np.concatenate([rs.uniform(0, 1, 200), [0.3, 0.99, 0, 0.5, 0.5, 1.5, 0.5, 0.5, 0.9]])
+    return a, b, x
+
+
 def run(tf, gen):
     """{name: float64 values} of every case."""
     a, x, zx, zq, pn, px = inputs()
@@ -33,6 +41,10 @@ def run(tf, gen):
     pc_n, pc_x = tf.constant(pn[6:8]), tf.constant(px[6:8])
     fetches["d_zeta"] = tf.gradients(tf.zeta(zc_x, zc_q), [zc_q])
     fetches["d_polygamma"] = tf.gradients(tf.polygamma(pc_n, pc_x), [pc_x])
+    ba, bb, bx = beta_inputs()
+    fetches["betainc"] = tf.betainc(ba, bb, bx)
+    bxc = tf.constant(bx[:40])
+    fetches["d_betainc"] = tf.gradients(tf.betainc(ba[:40], bb[:40], bxc), [bxc])
     with tf.Session() as sess:
         out = sess.run(fetches)
     return {k: np.asarray(v, np.float64).tolist() for k, v in out.items()}

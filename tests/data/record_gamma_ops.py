@@ -1,4 +1,4 @@
-"""Records TF 1.15's Igamma, Igammac, IgammaGradA, Zeta, Polygamma values and gradients.
+"""Records TF 1.15's Igamma, Igammac, IgammaGradA, Zeta, Polygamma, Betainc values and gradients.
 
 Run: $FLOWLOOM_TF1_PYTHON tests/data/record_gamma_ops.py (a TF 1.x interpreter); writes
 tests/data/gamma_ops_tf1.json from the cases of tests/data/gamma_cases.py.

@@ -1,5 +1,5 @@
 """Gradient builders for ops/math/gamma_ops.py: Igamma and Igammac (both inputs, broadcast),
-Zeta (q only) and Polygamma (x only), as TF 1.15 differentiates them."""
+Zeta (q only), Polygamma (x only) and Betainc (x only), as TF 1.15 differentiates them."""
 
 import numpy as np
 
@@ -17,7 +17,15 @@ def _second_only(op_type, first):
     return build
 
 
+def _betainc(rng):
+    shape = dims(rng, 2)
+    x, xv = ph(rng, shape, 0.1, 0.9)
+    a = tf.constant(rng.uniform(0.5, 3.0, shape))
+    return [(x, xv)], tf.betainc(a, tf.constant(2.5, tf.float64), x)
+
+
 CASES = {
+    "Betainc": _betainc,
     "Igamma": _binary("Igamma", x_range=(0.5, 3.0), y_range=(0.5, 4.0)),
     "Igammac": _binary("Igammac", x_range=(0.5, 3.0), y_range=(0.5, 4.0)),
     "Zeta": _second_only("zeta", lambda rng, shape: rng.uniform(1.5, 4.0, shape)),

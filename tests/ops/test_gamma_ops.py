@@ -92,3 +92,26 @@ def test_ndarray_operators_defer_to_variables_and_strings_stay_str():
         with tf.Session() as sess:
             sess.run(v.initializer)
             assert sess.run(product).tolist() == [[1, 2], [6, 8]]
+
+
+def test_betainc_shapes_as_tf():
+    with tf.Graph().as_default():
+        a, x = tf.placeholder(tf.float32, [3]), tf.placeholder(tf.float32, [3])
+        assert tf.betainc(a, tf.placeholder(tf.float32, []), x).shape == [3]
+        with pytest.raises(ValueError, match=r"Dimension 0 in both shapes must be equal, but "
+                           r"are 3 and 2\. Shapes are \[3\] and \[2\]\. for 'Betainc_1' \(op: "
+                           r"'Betainc'\) with input shapes: \[3\], \[2\], \[3\]\."):
+            tf.betainc(tf.zeros([3]), tf.zeros([2]), tf.zeros([3]))
+        with pytest.raises(ValueError, match="Dimension 0 in both shapes must be equal"):
+            tf.betainc(tf.zeros([3, 1]), tf.zeros([1, 3]), 0.5)  # no broadcasting, as TF
+        with tf.Session() as sess:
+            assert sess.run(tf.betainc(1.0, 1.0, 0.3)) == pytest.approx(0.3)
+
+
+def test_betainc_against_scipy_where_installed():
+    special = pytest.importorskip("scipy.special")
+    rs = np.random.RandomState(5)
+    a, b, x = rs.uniform(0.01, 100, 2000), rs.uniform(0.01, 100, 2000), rs.uniform(0, 1, 2000)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        got = sess.run(tf.betainc(a, b, x))
+    np.testing.assert_allclose(got, special.betainc(a, b, x), rtol=1e-9, atol=1e-300)

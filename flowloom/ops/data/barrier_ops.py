@@ -26,6 +26,7 @@ from flowloom.framework import dtypes as dtypes_lib
 from flowloom.framework import errors
 from flowloom.framework import tensor_shape
 from flowloom.framework.op_def import defop
+from flowloom.ops.data import queue_resource
 from flowloom.runtime import blocking
 
 _INDEX_BASE = -2**63
@@ -38,8 +39,9 @@ def _shape_str(shape):
 class BarrierResource:
     """The state of one barrier."""
 
-    def __init__(self, name, dtypes, shapes, capacity):
+    def __init__(self, name, dtypes, shapes, capacity, container=""):
         self.name = name
+        self.container = container
         self.dtypes = [dtypes_lib.as_dtype(d).base_dtype for d in dtypes]
         self.shapes = shapes  # per component: a tuple of dims (None unknown), or None
         self.capacity = capacity
@@ -51,6 +53,11 @@ class BarrierResource:
         self._cancelled = False
         self._session_closed = False
         self._cond = threading.Condition(threading.Lock())
+
+    def fetched_handle(self):
+        """What fetching the Ref(string) handle gives: [container, name], as TF."""
+        return np.array([(self.container or "localhost").encode(), self.name.encode()],
+                        dtype=object)
 
     def session_closed(self):
         with self._cond:
@@ -176,7 +183,8 @@ def _(xp, *, component_types, shapes, capacity, container, shared_name, ctx):
                 for s in (tensor_shape.as_shape(s) for s in shapes)] or \
             [None] * len(component_types)
         barrier = ctx.resources.setdefault(key, BarrierResource(
-            shared_name or ctx.op._name, component_types, dims, capacity))
+            queue_resource.resource_name(ctx.op._name, shared_name), component_types, dims,
+            capacity, container))
     return barrier
 
 
