@@ -42,14 +42,14 @@ def user_site(depth=2):
     inside = _inside
     pinned = _pinned.frame
     while f is not None:
-        if f is pinned:
+        code = f.f_code
+        if code.co_filename not in inside and (code.co_filename in _outside or
+                                               not _is_inside(code.co_filename)):
+            return (code, f.f_lasti)
+        if f is pinned:  # (a flowloom frame: pinned_site's caller)
             # Every frame from here up is as it was when the site was pinned.
             return _pinned.site
-        filename = f.f_code.co_filename
-        if filename in inside or (filename not in _outside and _is_inside(filename)):
-            f = f.f_back
-            continue
-        return (f.f_code, f.f_lasti)
+        f = f.f_back
     return None
 
 
