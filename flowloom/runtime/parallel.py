@@ -131,19 +131,7 @@ def run_partition(partition, ctx):
             if step.derefs:
                 for j in step.derefs:
                     args[j] = deref(args[j], step.op)
-            if _DEBUG:
-                t = time.perf_counter()
-            r = ctx.execute_op(step, args)
-            if _DEBUG:
-                trace_step(step, r, time.perf_counter() - t)
-            if step.nout == 1:
-                vals[step.out] = r
-            elif step.nout:
-                vals[step.out: step.out + step.nout] = r
-            if records is not None:
-                outs = [r] if step.nout == 1 else list(r or ())
-                records.append(NodeRecord(step.op._name, step.op._type, start, time.time_ns(),
-                                          outs, step, tid))
+            _run_op(step, args, ctx, records, start if records is not None else 0, tid)
         elif kind == "send":
             value = _DUMMY
             if step.ins:
@@ -202,16 +190,7 @@ def _run_lanes(partition, ctx):
     failures = []  # in the order they happened: the first is the cause
 
     def run(step, args, record):
-        start = time.time_ns()
-        r = ctx.execute_op(step, args)
-        if step.nout == 1:
-            vals[step.out] = r
-        elif step.nout:
-            vals[step.out: step.out + step.nout] = r
-        if record is not None:
-            outs = [r] if step.nout == 1 else list(r or ())
-            record.append(NodeRecord(step.op._name, step.op._type, start, time.time_ns(),
-                                     outs, step, threading.get_ident() & 0xFFFFFFFF))
+        _run_op(step, args, ctx, record, time.time_ns(), threading.get_ident() & 0xFFFFFFFF)
 
     def in_lane(step, args, lane, record):
         outer = blocking.snapshot()
@@ -261,6 +240,25 @@ def _run_lanes(partition, ctx):
         lane.done.wait()
     if failures:
         raise failures[0]
+
+
+def _run_op(step, args, ctx, records, start, tid):
+    """Runs an op step's kernel on `args` into its output slots; records it in `records`
+    (a list of NodeRecords, or None) as started at `start` (time.time_ns())."""
+    if _DEBUG:
+        t = time.perf_counter()
+    r = ctx.execute_op(step, args)
+    if _DEBUG:
+        trace_step(step, r, time.perf_counter() - t)
+    vals = ctx.vals
+    if step.nout == 1:
+        vals[step.out] = r
+    elif step.nout:
+        vals[step.out: step.out + step.nout] = r
+    if records is not None:
+        outs = [r] if step.nout == 1 else list(r or ())
+        records.append(NodeRecord(step.op._name, step.op._type, start, time.time_ns(), outs,
+                                  step, tid))
 
 
 def _trace_copy(step, value, seconds):

@@ -87,7 +87,8 @@ def apply(config, order, fetch_tensors, target_ops, placement, fed):
                         "earlier op's computation are not run")
     aliased = len(result.aliases)
     if rewrites.enabled(config, "arithmetic_optimization"):
-        _arithmetic(result, fetch_tensors, target_ops, placement, fed)
+        rewrites._arithmetic(result, fetch_tensors, target_ops, placement, fed,
+                             stages=EXACT_ARITHMETIC)
     if rewrites.enabled(config, "dependency_optimization"):
         _identities(result, fetch_tensors, target_ops, placement, fed)
         _noops(result, target_ops, placement)
@@ -106,19 +107,6 @@ def apply(config, order, fetch_tensors, target_ops, placement, fed):
         rewrites._fuse_pool_grads(result, fetch_tensors, target_ops, placement, fed)
         rewrites._fuse_elementwise(result, fetch_tensors, target_ops, placement, fed)
     return result
-
-
-def _arithmetic(result, fetch_tensors, target_ops, placement, fed):
-    from flowloom.runtime import rewrite_arithmetic, rewrite_oplist
-
-    fetches = [result.aliases.get(t, t) for t in fetch_tensors]
-    result.order, aliases, result.placed_as, counts = rewrite_arithmetic.optimize(
-        result.order, fetches, target_ops, placement, fed, result.placed_as,
-        stages=EXACT_ARITHMETIC)
-    result.aliases = rewrite_oplist.compose(result.aliases, aliases)
-    if counts:
-        result.note("arithmetic_optimization", ", ".join(
-            f"{stage} x{n}" for stage, n in sorted(counts.items())))
 
 
 def _identities(result, fetch_tensors, target_ops, placement, fed):

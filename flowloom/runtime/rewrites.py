@@ -197,12 +197,12 @@ def _must_run(op):
     return op._opdef.stateful or op._type in _CHECKS
 
 
-def _arithmetic(result, fetch_tensors, target_ops, placement, fed):
+def _arithmetic(result, fetch_tensors, target_ops, placement, fed, stages=None):
     from flowloom.runtime import rewrite_arithmetic, rewrite_oplist
 
     fetches = [result.aliases.get(t, t) for t in fetch_tensors]
     result.order, aliases, result.placed_as, counts = rewrite_arithmetic.optimize(
-        result.order, fetches, target_ops, placement, fed, result.placed_as)
+        result.order, fetches, target_ops, placement, fed, result.placed_as, stages=stages)
     result.aliases = rewrite_oplist.compose(result.aliases, aliases)
     if counts:
         result.note("arithmetic_optimization", ", ".join(
