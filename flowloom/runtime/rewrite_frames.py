@@ -72,7 +72,7 @@ class FrameRewritten(rewrites.Rewritten):
 
 def apply(config, order, fetch_tensors, target_ops, placement, fed):
     """The plan's op list after the frame-safe rewrites (`order` itself is unchanged)."""
-    from flowloom.runtime import rewrite_cse, rewrite_oplist, rewrite_remap
+    from flowloom.runtime import rewrite_cse, rewrite_oplist
 
     fed = set(fed)
     result = FrameRewritten(order)
@@ -97,15 +97,7 @@ def apply(config, order, fetch_tensors, target_ops, placement, fed):
         result.order = rewrite_oplist.drop_unread(result.order, fetches, set(target_ops),
                                                   rewrites._must_run)
     if rewrites.enabled(config, "remapping"):
-        result.order, fused = rewrite_remap.remap(
-            result.order, [result.aliases.get(t, t) for t in fetch_tensors], target_ops,
-            result.placement(placement))
-        for op, like in fused.items():
-            result.placed_as[op] = result.placed_as.get(like, like)
-            result.note("remapping", f"{' + '.join(o._type for o in op.replaces)} -> "
-                        f"{op._type} '{op._name}'")
-        rewrites._fuse_pool_grads(result, fetch_tensors, target_ops, placement, fed)
-        rewrites._fuse_elementwise(result, fetch_tensors, target_ops, placement, fed)
+        rewrites.remap(result, fetch_tensors, target_ops, placement, fed)
     return result
 
 

@@ -133,7 +133,7 @@ def apply(config, order, fetch_tensors, target_ops, placement=None, fed=()):
     Returns a `Rewritten`: the new op list, the aliases of dropped ops' outputs and the
     placement of the ops the rewrites made.
     """
-    from flowloom.runtime import rewrite_cse, rewrite_remap
+    from flowloom.runtime import rewrite_cse
 
     placement = placement if placement is not None else {}
     fed = set(fed)
@@ -158,16 +158,24 @@ def apply(config, order, fetch_tensors, target_ops, placement=None, fed=()):
         fetches = [result.aliases.get(t, t) for t in fetch_tensors]
         result.order = drop_unread(result.order, fetches, set(target_ops), _must_run)
     if enabled(config, "remapping"):
-        result.order, fused = rewrite_remap.remap(
-            result.order, [result.aliases.get(t, t) for t in fetch_tensors], target_ops,
-            result.placement(placement))
-        for op, like in fused.items():
-            result.placed_as[op] = result.placed_as.get(like, like)
-            result.note("remapping", f"{' + '.join(o._type for o in op.replaces)} -> "
-                        f"{op._type} '{op._name}'")
-        _fuse_pool_grads(result, fetch_tensors, target_ops, placement, fed)
-        _fuse_elementwise(result, fetch_tensors, target_ops, placement, fed)
+        remap(result, fetch_tensors, target_ops, placement, fed)
     return result
+
+
+def remap(result, fetch_tensors, target_ops, placement, fed):
+    """The remapping rewrites: TF's fused kernels (rewrite_remap), then the pooling-gradient
+    and elementwise fusions."""
+    from flowloom.runtime import rewrite_remap
+
+    result.order, fused = rewrite_remap.remap(
+        result.order, [result.aliases.get(t, t) for t in fetch_tensors], target_ops,
+        result.placement(placement))
+    for op, like in fused.items():
+        result.placed_as[op] = result.placed_as.get(like, like)
+        result.note("remapping", f"{' + '.join(o._type for o in op.replaces)} -> "
+                    f"{op._type} '{op._name}'")
+    _fuse_pool_grads(result, fetch_tensors, target_ops, placement, fed)
+    _fuse_elementwise(result, fetch_tensors, target_ops, placement, fed)
 
 
 def _fuse_pool_grads(result, fetch_tensors, target_ops, placement, fed):
