@@ -27,6 +27,18 @@ def close(got, want):
     return got == want
 
 
+def run_program(programs, json_name, *args):
+    """(what `<programs>.program(*args)` gives on flowloom's modules `args`, through JSON as
+    its record went; TF 1.15's record of the same program, `json_name`), for a programs module
+    of one section."""
+    if DATA not in sys.path:
+        sys.path.insert(0, DATA)
+    module = importlib.import_module(programs)
+    with open(os.path.join(DATA, json_name)) as f:
+        expected = json.load(f)
+    return json.loads(json.dumps(module.program(*args))), expected
+
+
 class Recording:
     """The programs module `programs` and TF 1.15's record of it, `json_name`."""
 

@@ -3,25 +3,16 @@
 buffer per step under its var_name, AlreadyExistsError and NotFoundError from the step
 container, which the next run finds empty."""
 
-import json
-import os
-import sys
-
 import pytest
 
 import flowloom as tf
 from flowloom.framework import errors
 from flowloom.ops.state import temporary_variable_ops
 from flowloom.runtime import step_container
+from tests.ops.recorded import run_program
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
-sys.path.insert(0, DATA)
-import temporary_variable_programs  # noqa: E402
-
-with open(os.path.join(DATA, "temporary_variable_tf.json")) as f:
-    EXPECTED = json.load(f)
-
-GOT = json.loads(json.dumps(temporary_variable_programs.program(tf, temporary_variable_ops)))
+GOT, EXPECTED = run_program("temporary_variable_programs", "temporary_variable_tf.json",
+                            tf, temporary_variable_ops)
 
 
 @pytest.mark.parametrize("key", sorted(EXPECTED))

@@ -2,23 +2,13 @@
 (tests/data/cost_model_tf.json, made by tests/data/record_cost_model.py), and what the graph
 holds."""
 
-import json
-import os
-import sys
-
 import pytest
 
 import flowloom as tf
 from flowloom.runtime import cost_model
+from tests.ops.recorded import run_program
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
-sys.path.insert(0, DATA)
-import cost_model_programs  # noqa: E402
-
-with open(os.path.join(DATA, "cost_model_tf.json")) as f:
-    EXPECTED = json.load(f)
-
-GOT = cost_model_programs.program(tf)
+GOT, EXPECTED = run_program("cost_model_programs", "cost_model_tf.json", tf)
 
 
 @pytest.mark.parametrize("key", sorted(EXPECTED))

@@ -2,24 +2,15 @@
 (tests/data/timeline_analysis_tf.json, made by tests/data/record_timeline_analysis.py), and
 finds a peak on a traced run."""
 
-import json
-import os
-import sys
-
 import pytest
 
 import flowloom as tf
 from flowloom.client import timeline
 from flowloom.proto import step_stats_pb2
+from tests.ops.recorded import run_program
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
-sys.path.insert(0, DATA)
-import timeline_analysis_programs  # noqa: E402
-
-with open(os.path.join(DATA, "timeline_analysis_tf.json")) as f:
-    EXPECTED = json.load(f)
-
-GOT = json.loads(json.dumps(timeline_analysis_programs.program(step_stats_pb2, timeline)))
+GOT, EXPECTED = run_program("timeline_analysis_programs", "timeline_analysis_tf.json",
+                            step_stats_pb2, timeline)
 
 
 @pytest.mark.parametrize("key", sorted(EXPECTED))
