@@ -1,14 +1,15 @@
 """`tf.contrib.data`: TF 1.15's contrib names for the tf.data transformations flowloom has
 (`parallel_interleave`, `map_and_batch`, `shuffle_and_repeat`, `unbatch`, `ignore_errors`,
-`AUTOTUNE`, as in `tf.data.experimental`) and the contrib-only `sloppy_interleave`,
+`CsvDataset`, `AUTOTUNE`, as in `tf.data.experimental`) and the contrib-only `sloppy_interleave`,
 `batch_and_drop_remainder` and `padded_batch_and_drop_remainder`. TF 1.15's other
 tf.contrib.data names raise NotImplementedError naming them."""
 
-from flowloom.data.experimental import (AUTOTUNE, ignore_errors, map_and_batch,  # noqa: F401
-                                        parallel_interleave, shuffle_and_repeat, unbatch)
+from flowloom.data.experimental import (AUTOTUNE, CsvDataset, ignore_errors,  # noqa: F401
+                                        map_and_batch, parallel_interleave, shuffle_and_repeat,
+                                        unbatch)
 
 _NOT_IMPLEMENTED = frozenset("""
-CheckpointInputPipelineHook Counter CsvDataset LMDBDataset Optional RandomDataset Reducer
+CheckpointInputPipelineHook Counter LMDBDataset Optional RandomDataset Reducer
 SqlDataset TFRecordWriter assert_element_shape bucket_by_sequence_length choose_from_datasets
 copy_to_device dense_to_sparse_batch enumerate_dataset get_next_as_optional get_single_element
 group_by_reducer group_by_window make_batched_features_dataset make_csv_dataset

@@ -1,5 +1,6 @@
 """`tf.data.experimental`: the transformations TF1 code reaches for most."""
 
+from flowloom.data.csv_dataset import CsvDataset  # noqa: F401
 from flowloom.data.dataset import AUTOTUNE, Dataset  # noqa: F401
 
 

@@ -90,6 +90,8 @@ INDEX = {
         'flowloom.ops.data.barrier_ops':
             'Barrier BarrierClose BarrierIncompleteSize BarrierInsertMany BarrierReadySize '
             'BarrierTakeMany',
+        'flowloom.ops.data.csv_ops':
+            'CSVDataset',
         'flowloom.ops.data.dataset_ops':
             'BatchDatasetV2 CacheDataset ConcatenateDataset FilterDataset '
             'FixedLengthRecordDatasetV2 FlatMapDataset GeneratorDataset InterleaveDataset '
