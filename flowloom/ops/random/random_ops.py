@@ -253,8 +253,11 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
     minval_is_zero = isinstance(minval, int) and minval == 0
     maxval_is_one = isinstance(maxval, int) and maxval == 1
     bare = minval_is_zero and maxval_is_one and seed_rules() == "2"
-    with name_scope(name, "random_uniform", [shape, minval, maxval]) as scope:
-        math_ops = _math_ops()
+    # Python numbers and an int shape (an initializer's arguments) name no graph: the scope
+    # need not look for one among them.
+    values = None if minval.__class__ in _PY_NUMBERS and maxval.__class__ in _PY_NUMBERS and \
+        _is_int_list(shape) else [shape, minval, maxval]
+    with name_scope(name, "random_uniform", values) as scope:
         shape_t = _shape_tensor(shape)
         if not bare or dtype.is_integer:
             lo = convert_to_tensor(minval, dtype=dtype, name="min")
@@ -267,8 +270,11 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
         if bare:
             return rnd
         if minval_is_zero and seed_rules() == "2":
-            return math_ops.multiply(rnd, hi)
-        return math_ops.add(rnd * (hi - lo), lo, name=scope)
+            return _math_ops().multiply(rnd, hi)
+        # `rnd * (maxval - minval) + minval` as TF writes it: Sub "sub", Mul "mul", Add.
+        scaled = apply_op("Mul", (rnd, apply_op("Sub", (hi, lo), name="sub")._outputs[0]),
+                          name="mul")._outputs[0]
+        return apply_op("Add", (scaled, lo), name=scope)._outputs[0]
 
 
 def _mul_add(rnd, std, mean, scope):
@@ -288,11 +294,19 @@ def _math_ops():
 _math_ops_module = None
 
 
+_PY_NUMBERS = (int, float)
+
+
+def _is_int_list(shape):
+    """Whether `shape` is a list or tuple of Python ints in int32's range."""
+    return type(shape) in (list, tuple) and all(type(d) is int and -_MAXINT32 <= d <= _MAXINT32
+                                                for d in shape)
+
+
 def _shape_tensor(shape):
     if isinstance(shape, Tensor):
         return shape
-    if type(shape) in (list, tuple) and all(type(d) is int and -_MAXINT32 <= d <= _MAXINT32
-                                             for d in shape):
+    if _is_int_list(shape):
         # Python ints in int32's range (an initializer's shape.as_list()): the int32 Const
         # the general path below would make.
         from flowloom.ops.array.array_ops import constant
