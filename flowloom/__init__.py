@@ -159,6 +159,8 @@ _TABLE = _lazy_names.parse({
     "flowloom.data.accumulators": "ConditionalAccumulator ConditionalAccumulatorBase SparseConditionalAccumulator",
     "flowloom.ops.lookup.tables": "tables_initializer",
     "flowloom.ops.strings.hash_ops": "as_string string_to_hash_bucket_fast",
+    "flowloom.ops.strings.split_ops": "string_split",
+    "flowloom.ops.strings.string_ops": "string_join substr",
     "flowloom.ops.array.sparse_cross_ops": "sparse_cross sparse_cross_hashed",
     "flowloom.ops.array.sparse_reshape_ops": "sparse_fill_empty_rows sparse_reshape sparse_retain",
     "flowloom.ops.array.data_flow_ops": "dynamic_partition dynamic_stitch",

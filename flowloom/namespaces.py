@@ -59,8 +59,9 @@ truncated_normal uniform=random_uniform uniform_candidate_sampler=nn.uniform_can
 """,
     "strings": """
 as_string bytes_split=? format=flowloom.ops.checks.tensor_format:string_format join=string_join length=? lower=? ngrams=? reduce_join
-regex_full_match=flowloom.ops.strings.string_ops:regex_full_match regex_replace split=?
-strip=string_strip substr=? to_hash_bucket=string_to_hash_bucket
+regex_full_match=flowloom.ops.strings.string_ops:regex_full_match regex_replace
+split=flowloom.ops.strings.split_ops:strings_split
+strip=string_strip substr to_hash_bucket=string_to_hash_bucket
 to_hash_bucket_fast=string_to_hash_bucket_fast to_hash_bucket_strong=string_to_hash_bucket_strong
 to_number=string_to_number unicode_decode=? unicode_decode_with_offsets=? unicode_encode=?
 unicode_script=? unicode_split=? unicode_split_with_offsets=? unicode_transcode=?

@@ -387,7 +387,10 @@ class Variable(VariableV2):
         raise TypeError("'Variable' object is not iterable.")
 
     def __bool__(self):
-        return self._snapshot.__bool__()
+        # TF 1.15's RefVariable has no __bool__: a reference variable is truthy, so
+        # `if not files:` on tf.train.match_filenames_once(...) passes (string_input_producer
+        # tests its input so). ResourceVariable refuses, as TF's does.
+        return True
 
     def __getitem__(self, key):
         return array_ops._slice_helper(self._snapshot, key, var=self)

@@ -276,6 +276,8 @@ INDEX = {
             'SparseApplyProximalGradientDescent SparseApplyRMSProp',
         'flowloom.ops.strings.hash_ops':
             'AsString StringToHashBucketFast',
+        'flowloom.ops.strings.split_ops':
+            'StringSplit StringSplitV2',
         'flowloom.ops.strings.string_ops':
             'RegexFullMatch StaticRegexFullMatch StringJoin Substr',
         'flowloom.ops.summary.summary_ops':

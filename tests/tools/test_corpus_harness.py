@@ -1,5 +1,6 @@
 """The corpus harness's own logic (tools/corpus): reading numbers and errors from program output,
-comparing them, grouping blockers, applying manifest edits. No program is run here."""
+comparing them, grouping blockers, applying manifest edits, running `before` steps. No corpus
+program is run here (only two-line stand-in scripts)."""
 
 import importlib.util
 import json
@@ -114,3 +115,21 @@ def test_report_lists_seeded_programs_that_drift_with_their_notes(monkeypatch):
     assert len(lines) == 4 and lines[2].startswith("| " + drift_id) and "Adam" in lines[2]
     assert lines[3].startswith("| unexamined") and "not examined yet" in lines[3]
     assert report._drift_lines(results[1:2])[0].startswith("None")
+
+
+def test_before_steps_run_first_in_their_folder_and_a_failure_is_the_result(tmp_path):
+    import sys
+
+    run = _load("run")
+    (tmp_path / "conv").mkdir()
+    (tmp_path / "read").mkdir()
+    (tmp_path / "conv" / "convert.py").write_text("open('../read/data.txt', 'w').write('41')\n")
+    (tmp_path / "read" / "reader.py").write_text("print(int(open('data.txt').read()) + 1)\n")
+    entry = {"before": [{"path": "conv/convert.py", "args": []}]}
+    res = run.run_steps([sys.executable], entry, str(tmp_path), str(tmp_path / "read" / "reader.py"),
+                        str(tmp_path / "read"), 60)
+    assert res["rc"] == 0 and res["stdout"].strip() == "42"
+    (tmp_path / "conv" / "convert.py").write_text("raise SystemExit('no data')\n")
+    res = run.run_steps([sys.executable], entry, str(tmp_path), str(tmp_path / "read" / "reader.py"),
+                        str(tmp_path / "read"), 60)
+    assert res["rc"] == 1 and res["stderr"].startswith("[before: conv/convert.py]")

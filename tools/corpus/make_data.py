@@ -21,6 +21,9 @@ unchanged) and are made from data bundled with scikit-learn or generated here, d
                     wide & deep tutorial cleans it (15 comma-separated fields, no spaces, label
                     ">50K"/"<=50K" drawn from a fixed rule of education, hours, marriage and
                     capital gain plus noise): 2000 training and 500 test rows
+  imports-85.data   an automobile table in the UCI "imports-85" layout (26 comma-separated
+                    fields, "?" for a missing value, no header; price drawn from a fixed rule of
+                    curb weight, horsepower and make plus noise): 205 rows
 
 Usage: python tools/corpus/make_data.py [--out DIR]
 """
@@ -255,6 +258,47 @@ def write_census(out):
             f.write("\n".join(_census_rows(rng, n)) + "\n")
 
 
+_MAKES = ["alfa-romero", "audi", "bmw", "chevrolet", "dodge", "honda", "isuzu", "jaguar",
+          "mazda", "mercedes-benz", "mitsubishi", "nissan", "peugot", "plymouth", "porsche",
+          "saab", "subaru", "toyota", "volkswagen", "volvo"]
+
+
+def _imports85_rows(rng, n):
+    rows = []
+    for _ in range(n):
+        make = int(rng.randint(len(_MAKES)))
+        weight = int(rng.randint(1500, 4000))
+        hp = int(40 + (weight - 1500) / 25 + rng.randint(0, 60))
+        length = 140 + (weight - 1500) / 40.0 + rng.uniform(-5, 5)
+        price = int(weight * 4 + hp * 60 + (make % 5) * 1500 + rng.normal(0, 1500))
+        city = int(50 - weight / 120 + rng.randint(0, 6))
+
+        def missing(value, p=0.03):
+            return "?" if rng.rand() < p else value
+        rows.append(",".join(str(x) for x in (
+            int(rng.randint(-2, 4)), missing(int(rng.randint(65, 256)), 0.18), _MAKES[make],
+            ["gas", "diesel"][int(rng.rand() < 0.1)], ["std", "turbo"][int(rng.rand() < 0.2)],
+            missing(["two", "four"][int(rng.randint(2))], 0.01),
+            ["hardtop", "wagon", "sedan", "hatchback", "convertible"][rng.randint(5)],
+            ["rwd", "fwd", "4wd"][rng.randint(3)], ["front", "rear"][int(rng.rand() < 0.02)],
+            "%.1f" % (86 + (length - 140) / 3.0), "%.1f" % length,
+            "%.1f" % rng.uniform(60, 72), "%.1f" % rng.uniform(47, 60), weight,
+            ["dohc", "ohcv", "ohc", "l", "rotor", "ohcf"][rng.randint(6)],
+            ["four", "six", "five", "eight", "two", "three"][rng.randint(6)],
+            int(60 + hp * 0.8), ["mpfi", "2bbl", "mfi", "1bbl", "spfi", "4bbl", "idi"][
+                rng.randint(7)], missing("%.2f" % rng.uniform(2.5, 4.0)),
+            missing("%.2f" % rng.uniform(2.0, 4.2)), "%.1f" % rng.uniform(7, 23),
+            missing(hp, 0.01), missing(int(rng.randint(42, 66)) * 100, 0.01), city,
+            city + int(rng.randint(3, 9)), missing(price, 0.02))))
+    return rows
+
+
+def write_imports85(out):
+    rng = np.random.RandomState(85)
+    with open(os.path.join(out, "imports-85.data"), "w") as f:
+        f.write("\n".join(_imports85_rows(rng, 205)) + "\n")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=None, help="folder (default: $FLOWLOOM_CORPUS_DIR/data)")
@@ -266,6 +310,7 @@ def main(argv=None):
     write_text(out)
     write_iris(out)
     write_census(out)
+    write_imports85(out)
     with open(os.path.join(out, "READY"), "w") as f:
         f.write("stand-in data v1\n")
     print("make_data: wrote %s" % out)

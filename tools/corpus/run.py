@@ -44,7 +44,8 @@ DATA_KINDS = {"mnist": "mnist", "mnist_raw": "mnist-raw", "cifar10_bin": "cifar-
               "cifar10_tgz": "cifar-10-binary.tar.gz", "text8_zip": "text8.zip",
               "text": "shakespeare.txt", "text_small": "shakespeare_small.txt",
               "iris_train": "iris_training.csv", "iris_test": "iris_test.csv",
-              "census_train": "adult.data", "census_test": "adult.test"}
+              "census_train": "adult.data", "census_test": "adult.test",
+              "imports85": "imports-85.data"}
 
 
 def reference_tf():
@@ -133,6 +134,24 @@ def run_program(cmd, cwd, timeout):
             "cpu": round(cpu, 2), "timed_out": timed_out}
 
 
+def run_steps(prefix, entry, base, script, cwd, timeout):
+    """Runs the entry's `before` programs, then the program itself, all with `prefix` (the same
+    TF or flowloom), each before-program in its own folder under `base`, as a user runs a
+    tutorial's converter before its reader. The first failing step is the result (its stderr
+    headed by its path); otherwise the program's result, with every step's seconds added."""
+    secs = cpu = 0.0
+    for step in entry.get("before", []):
+        path = os.path.join(base, step["path"])
+        res = run_program(prefix + [path] + step.get("args", []), os.path.dirname(path), timeout)
+        if res["timed_out"] or res["rc"] != 0:
+            res["stderr"] = "[before: %s]\n%s" % (step["path"], res["stderr"])
+            return res
+        secs, cpu = secs + res["secs"], cpu + res["cpu"]
+    res = run_program(prefix + [script] + entry.get("args", []), cwd, timeout)
+    res["secs"], res["cpu"] = round(res["secs"] + secs, 2), round(res["cpu"] + cpu, 2)
+    return res
+
+
 def judge(entry, res):
     """Adds status, first error and final numbers to one run's raw result."""
     if res["timed_out"]:
@@ -179,8 +198,8 @@ def run_entry(entry, tf_cmd, tf_kind, fl_cmd, fl_runner, data_dir, args, tf_cach
             with open(cached) as f:
                 tf_res = json.load(f)
         else:
-            tf_res = run_program(tf_cmd + [script_tf] + entry.get("args", []), cwd_tf,
-                                 args.timeout)
+            tf_res = run_steps(tf_cmd, entry, os.path.join(tmp, "tf"), script_tf, cwd_tf,
+                               args.timeout)
             tf_res["limit"] = args.timeout
             tf_res = judge(entry, tf_res)
             os.makedirs(tf_cache, exist_ok=True)
@@ -192,7 +211,7 @@ def run_entry(entry, tf_cmd, tf_kind, fl_cmd, fl_runner, data_dir, args, tf_cach
             return None
         fl_limit = max(args.timeout, int(10 * tf_res["secs"])) if tf_res["status"] == "ok" \
             else args.timeout
-        fl_res = run_program(fl_cmd + [script_fl] + entry.get("args", []), cwd_fl, fl_limit)
+        fl_res = run_steps(fl_cmd, entry, os.path.join(tmp, "fl"), script_fl, cwd_fl, fl_limit)
         fl_res["limit"] = fl_limit
         fl_res = judge(entry, fl_res)
     out["tf"], out["flowloom"] = tf_res, fl_res
