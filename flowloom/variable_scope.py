@@ -171,8 +171,8 @@ class VariableScope:
         with get_default_graph().name_scope(None):
             return var_store.get_variable(
                 full_name, shape, dtype, initializer, regularizer, reuse, trainable,
-                collections, caching_device, partitioner, validate_shape, custom_getter,
-                constraint, use_resource, synchronization, aggregation)
+                collections, caching_device, partitioner, validate_shape, use_resource,
+                custom_getter, constraint, synchronization, aggregation)
 
 
 class _VariableScopeStore(threading.local):

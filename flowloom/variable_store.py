@@ -11,7 +11,7 @@ import threading
 
 from flowloom.framework import dtypes
 from flowloom.framework import tensor_shape
-from flowloom.framework.graph import GraphKeys, get_default_graph, name_scope
+from flowloom.framework.graph import GraphKeys, get_default_graph, init_scope, name_scope
 from flowloom.framework.user_stack import format_sites, user_sites
 from flowloom.ops.state import init_ops
 from flowloom.partitioned_variables import get_partitioned_variable
@@ -34,7 +34,7 @@ class _VariableStore:
     def get_variable(self, name, shape=None, dtype=dtypes.float32, initializer=None,
                      regularizer=None, reuse=None, trainable=None, collections=None,
                      caching_device=None, partitioner=None, validate_shape=True,
-                     custom_getter=None, constraint=None, use_resource=None,
+                     use_resource=None, custom_getter=None, constraint=None,
                      synchronization=None, aggregation=None):
         synchronization, aggregation, trainable = \
             validate_synchronization_aggregation_trainable(synchronization, aggregation,
@@ -161,13 +161,13 @@ class _VariableStore:
         # As TF: the first 5 frames outside the library, formatted only if an error needs them.
         v._defined_at = user_sites(5)
         self._vars[name] = v
-        if regularizer is not None:
-            from flowloom.framework.graph import name_scope as _ns
-
-            with _ns(name + "/Regularizer/"):
+        if regularizer:
+            # As TF: the loss is colocated with the variable, lifted out of control flow.
+            g = get_default_graph()
+            with g.colocate_with(v), name_scope(name + "/Regularizer/"), init_scope():
                 loss = regularizer(v)
             if loss is not None:
-                get_default_graph().add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
+                g.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
         return v
 
 
