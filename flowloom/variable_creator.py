@@ -102,7 +102,7 @@ def default_variable_creator(next_creator=None, **kwargs):
         kwargs.pop("expected_shape", None)
         return resource_variable(**kwargs)
     kwargs.pop("distribute_strategy", None)
-    return ref_variable(**kwargs)
+    return type.__call__(ref_variable, **kwargs)  # (a subclass: no creators, as TF's)
 
 
 _names = []

@@ -52,19 +52,26 @@ def _try_guard_against_uninitialized_dependencies(name, initial_value):
 
 def _reads_a_variable(root):
     """Whether a variable op is among the ops `root` depends on (data and control inputs)."""
+    if root._type in _VARIABLE_OPS:
+        return True
     seen = {root}
     stack = [root]
     while stack:
         op = stack.pop()
-        if op._type in _VARIABLE_OPS:
-            return True
+        # Ops are checked when first reached; those with no inputs (an initializer's
+        # Consts) are not visited again.
         for t in op._inputs:
             dep = t._op
             if dep not in seen:
+                if dep._type in _VARIABLE_OPS:
+                    return True
                 seen.add(dep)
-                stack.append(dep)
+                if dep._inputs or dep._control_inputs:
+                    stack.append(dep)
         for dep in op._control_inputs:
             if dep not in seen:
+                if dep._type in _VARIABLE_OPS:
+                    return True
                 seen.add(dep)
                 stack.append(dep)
     return False

@@ -135,7 +135,11 @@ class VariableScope:
     def get_variable(self, var_store, name, shape=None, dtype=None, initializer=None,
                      regularizer=None, reuse=None, trainable=None, collections=None,
                      caching_device=None, partitioner=None, validate_shape=True,
-                     use_resource=None, custom_getter=None, constraint=None, **kwargs):
+                     use_resource=None, custom_getter=None, constraint=None,
+                     synchronization=VariableSynchronization.AUTO,
+                     aggregation=VariableAggregation.NONE):
+        """The variable `name` of this scope in `var_store` (see `tf.get_variable`): the
+        arguments left unset take this scope's defaults."""
         if dtype is not None and initializer is not None and not callable(initializer):
             # As TF, before the scope's defaults apply: a value and an explicit dtype agree.
             from flowloom.framework.ops import convert_to_tensor
@@ -144,27 +148,31 @@ class VariableScope:
             if init_dtype != dtypes.as_dtype(dtype):
                 raise ValueError(f"Initializer type '{init_dtype!r}' and explicit dtype "
                                  f"'{dtypes.as_dtype(dtype)!r}' don't match.")
-        # Arguments left unset take the scope's defaults.
-        regularizer = self._regularizer if regularizer is None else regularizer
-        caching_device = self._caching_device if caching_device is None else caching_device
-        partitioner = self._partitioner if partitioner is None else partitioner
-        custom_getter = self._custom_getter if custom_getter is None else custom_getter
-        reuse = self._reuse if reuse is None else reuse
-        dtype = self._dtype if dtype is None else dtype
-        initializer = self._initializer if initializer is None else initializer
-        constraint = self._constraint if constraint is None else constraint
-        use_resource = self._use_resource if use_resource is None else use_resource
+        if regularizer is None:
+            regularizer = self._regularizer
+        if caching_device is None:
+            caching_device = self._caching_device
+        if partitioner is None:
+            partitioner = self._partitioner
+        if custom_getter is None:
+            custom_getter = self._custom_getter
+        if reuse is None:
+            reuse = self._reuse
+        if dtype is None:
+            dtype = self._dtype
+        if initializer is None:
+            initializer = self._initializer
+        if constraint is None:
+            constraint = self._constraint
+        if use_resource is None:
+            use_resource = self._use_resource
         full_name = self._name + "/" + name if self._name else name
         # Variable names depend on the variable scope only: reset the name scope.
         with get_default_graph().name_scope(None):
             return var_store.get_variable(
-                full_name, shape=shape, dtype=dtype, initializer=initializer,
-                regularizer=regularizer, reuse=reuse, trainable=trainable,
-                collections=collections, caching_device=caching_device,
-                partitioner=partitioner, validate_shape=validate_shape,
-                custom_getter=custom_getter, constraint=constraint, use_resource=use_resource,
-                synchronization=kwargs.get("synchronization"),
-                aggregation=kwargs.get("aggregation"))
+                full_name, shape, dtype, initializer, regularizer, reuse, trainable,
+                collections, caching_device, partitioner, validate_shape, use_resource,
+                custom_getter, constraint, synchronization, aggregation)
 
 
 class _VariableScopeStore(threading.local):
@@ -255,11 +263,9 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
     if store is None or scopes is None:
         store, scopes = _get_default_variable_store(), _get_variable_scope_store()
     return scopes.current_scope.get_variable(
-        store, name, shape=shape, dtype=dtype, initializer=initializer,
-        regularizer=regularizer, trainable=trainable, collections=collections,
-        caching_device=caching_device, partitioner=partitioner, validate_shape=validate_shape,
-        use_resource=use_resource, custom_getter=custom_getter, constraint=constraint,
-        synchronization=synchronization, aggregation=aggregation)
+        store, name, shape, dtype, initializer, regularizer, None, trainable, collections,
+        caching_device, partitioner, validate_shape, use_resource, custom_getter, constraint,
+        synchronization, aggregation)
 
 
 def variable(*args, **kwargs):

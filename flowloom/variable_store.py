@@ -11,10 +11,11 @@ import threading
 
 from flowloom.framework import dtypes
 from flowloom.framework import tensor_shape
-from flowloom.framework.graph import GraphKeys, get_default_graph, name_scope
+from flowloom.framework.graph import GraphKeys, get_default_graph, init_scope, name_scope
 from flowloom.framework.user_stack import format_sites, user_sites
 from flowloom.ops.state import init_ops
 from flowloom.partitioned_variables import get_partitioned_variable
+from flowloom.variable_creator import default_variable_creator
 from flowloom.variable_enums import validate_synchronization_aggregation_trainable
 from flowloom.variables import Variable
 
@@ -33,52 +34,56 @@ class _VariableStore:
     def get_variable(self, name, shape=None, dtype=dtypes.float32, initializer=None,
                      regularizer=None, reuse=None, trainable=None, collections=None,
                      caching_device=None, partitioner=None, validate_shape=True,
-                     custom_getter=None, constraint=None, use_resource=None,
+                     use_resource=None, custom_getter=None, constraint=None,
                      synchronization=None, aggregation=None):
         synchronization, aggregation, trainable = \
             validate_synchronization_aggregation_trainable(synchronization, aggregation,
                                                            trainable, name)
-        if custom_getter is not None and not callable(custom_getter):
+        if custom_getter is None:
+            return self._true_getter(name, shape, dtype, initializer, regularizer, reuse,
+                                     trainable, collections, caching_device, partitioner,
+                                     validate_shape, use_resource, constraint, synchronization,
+                                     aggregation)
+        if not callable(custom_getter):
             raise ValueError(f"Passed a custom_getter which is not callable: {custom_getter}")
+        return custom_getter(self._true_getter, name, shape=shape, dtype=dtype,
+                             initializer=initializer, regularizer=regularizer, reuse=reuse,
+                             trainable=trainable, collections=collections,
+                             caching_device=caching_device, partitioner=partitioner,
+                             validate_shape=validate_shape, constraint=constraint,
+                             use_resource=use_resource, synchronization=synchronization,
+                             aggregation=aggregation)
 
-        def true_getter(name, shape=None, dtype=dtypes.float32, initializer=None,
-                        regularizer=None, reuse=None, trainable=None, collections=None,
-                        caching_device=None, partitioner=None, validate_shape=True,
-                        use_resource=None, constraint=None, synchronization=None,
-                        aggregation=None, **kwargs):
-            is_scalar = shape is not None and isinstance(shape, (list, tuple)) and not shape
-            partitioned = partitioner is not None and not is_scalar
-            if partitioned and not callable(partitioner):
+    def _true_getter(self, name, shape=None, dtype=dtypes.float32, initializer=None,
+                     regularizer=None, reuse=None, trainable=None, collections=None,
+                     caching_device=None, partitioner=None, validate_shape=True,
+                     use_resource=None, constraint=None, synchronization=None,
+                     aggregation=None, **kwargs):
+        """The getter a custom getter is handed (TF's `_true_getter`): a partitioned or a
+        single variable `name`, found or created."""
+        if partitioner is not None and not (isinstance(shape, (list, tuple)) and not shape):
+            if not callable(partitioner):
                 raise ValueError(f"Partitioner must be callable, but received: {partitioner}")
-            # Reusing a partitioned variable needs no partitioner.
-            if partitioned or (reuse is True and name in self._partitioned_vars):
-                with name_scope(None):
-                    return get_partitioned_variable(
-                        self, name, partitioner if partitioned else None, shape, dtype,
-                        initializer, regularizer, reuse, trainable, collections,
-                        caching_device, validate_shape, use_resource, constraint,
-                        synchronization, aggregation)
-            if "%s/part_0" % name in self._vars:
-                raise ValueError("No partitioner was provided, but a partitioned version of "
-                                 f"the variable was found: {name}/part_0. Perhaps a variable "
-                                 "of the same name was already created with partitioning?")
-            return self._get_single_variable(
+            partitioned = True
+        else:  # (a scalar is never partitioned)
+            partitioned = False
+        # Reusing a partitioned variable needs no partitioner.
+        if partitioned or (reuse is True and name in self._partitioned_vars):
+            with name_scope(None):
+                return get_partitioned_variable(
+                    self, name, partitioner if partitioned else None, shape, dtype,
+                    initializer, regularizer, reuse, trainable, collections,
+                    caching_device, validate_shape, use_resource, constraint,
+                    synchronization, aggregation)
+        if name + "/part_0" in self._vars:
+            raise ValueError("No partitioner was provided, but a partitioned version of "
+                             f"the variable was found: {name}/part_0. Perhaps a variable "
+                             "of the same name was already created with partitioning?")
+        with self._lock:
+            return self._get_or_create_variable(
                 name, shape, dtype, initializer, regularizer, reuse, trainable, collections,
                 caching_device, validate_shape, constraint, use_resource, synchronization,
                 aggregation)
-
-        if custom_getter is not None:
-            return custom_getter(true_getter, name, shape=shape, dtype=dtype,
-                                 initializer=initializer, regularizer=regularizer, reuse=reuse,
-                                 trainable=trainable, collections=collections,
-                                 caching_device=caching_device, partitioner=partitioner,
-                                 validate_shape=validate_shape, constraint=constraint,
-                                 use_resource=use_resource, synchronization=synchronization,
-                                 aggregation=aggregation)
-        return true_getter(name, shape, dtype, initializer, regularizer, reuse, trainable,
-                           collections, caching_device, partitioner, validate_shape,
-                           use_resource=use_resource, constraint=constraint,
-                           synchronization=synchronization, aggregation=aggregation)
 
     def _get_single_variable(self, *args):
         with self._lock:
@@ -144,21 +149,25 @@ class _VariableStore:
                     "The initializer passed is not valid. It should be a callable with no "
                     "arguments and the shape should not be provided or an instance of "
                     "`tf.keras.initializers.*' and `shape` should be fully defined.")
-        v = Variable(initial_value=init_val, name=name, trainable=trainable,
-                     collections=collections, caching_device=caching_device,
-                     dtype=variable_dtype, validate_shape=validate_shape, constraint=constraint,
-                     use_resource=use_resource, synchronization=synchronization,
-                     aggregation=aggregation)
+        # `tf.Variable(...)`, through the variable creators when a scope opened some, else
+        # straight to the default creator (what the empty stack would call).
+        create = Variable if get_default_graph()._variable_creator_stack else \
+            default_variable_creator
+        v = create(initial_value=init_val, name=name, trainable=trainable,
+                   collections=collections, caching_device=caching_device,
+                   dtype=variable_dtype, validate_shape=validate_shape, constraint=constraint,
+                   use_resource=use_resource, synchronization=synchronization,
+                   aggregation=aggregation)
         # As TF: the first 5 frames outside the library, formatted only if an error needs them.
         v._defined_at = user_sites(5)
         self._vars[name] = v
-        if regularizer is not None:
-            from flowloom.framework.graph import name_scope as _ns
-
-            with _ns(name + "/Regularizer/"):
+        if regularizer:
+            # As TF: the loss is colocated with the variable, lifted out of control flow.
+            g = get_default_graph()
+            with g.colocate_with(v), name_scope(name + "/Regularizer/"), init_scope():
                 loss = regularizer(v)
             if loss is not None:
-                get_default_graph().add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
+                g.add_to_collection(GraphKeys.REGULARIZATION_LOSSES, loss)
         return v
 
 

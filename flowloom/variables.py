@@ -132,7 +132,10 @@ class Variable(VariableV2):
         init_from_fn = callable(initial_value)
         with pinned_site(), init_scope():
             g = get_default_graph()
-            with name_scope(name, "Variable", [] if init_from_fn else [initial_value]) as scope:
+            # (an initial value from a function has no graph to look for: the default's
+            # own name scope, without tf.name_scope's search)
+            with (g.name_scope("Variable" if name is None else name) if init_from_fn else
+                  name_scope(name, "Variable", [initial_value])) as scope:
                 true_name = scope[:-1]
                 if init_from_fn:
                     with g._attr_scope({"_class": ["loc:@" + true_name]}):

@@ -70,7 +70,12 @@ def philox_state(ctx, seed, seed2):
 
 
 def _shape_fn(op):
-    return constant_value_as_shape(op._inputs[0])
+    shape = op._inputs[0]
+    value = shape._op._attrs.get("value") if shape._op._type == "Const" else None
+    if value.__class__ is np.ndarray and value.ndim == 1 and value.dtype.kind == "i":
+        # (the usual shape: a Const of Python ints, what constant_value_as_shape reads)
+        return TensorShape([None if d == -1 else d for d in value.tolist()])
+    return constant_value_as_shape(shape)
 
 
 def _out_size(shape):
@@ -253,12 +258,22 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
     minval_is_zero = isinstance(minval, int) and minval == 0
     maxval_is_one = isinstance(maxval, int) and maxval == 1
     bare = minval_is_zero and maxval_is_one and seed_rules() == "2"
-    with name_scope(name, "random_uniform", [shape, minval, maxval]) as scope:
-        math_ops = _math_ops()
-        shape_t = _shape_tensor(shape)
+    # Python numbers and an int shape (an initializer's arguments) name no graph: the scope
+    # need not look for one among them.
+    py_bounds = minval.__class__ in _PY_NUMBERS and maxval.__class__ in _PY_NUMBERS
+    int_shape = _is_int_list(shape)
+    with name_scope(name, "random_uniform",
+                    None if py_bounds and int_shape else [shape, minval, maxval]) as scope:
+        shape_t = _shape_tensor(shape, int_shape)
         if not bare or dtype.is_integer:
-            lo = convert_to_tensor(minval, dtype=dtype, name="min")
-            hi = convert_to_tensor(maxval, dtype=dtype, name="max")
+            if py_bounds and dtype.is_floating:  # (the Consts convert_to_tensor would make)
+                from flowloom.ops.array.array_ops import constant
+
+                lo = constant(minval, dtype=dtype, name="min")
+                hi = constant(maxval, dtype=dtype, name="max")
+            else:
+                lo = convert_to_tensor(minval, dtype=dtype, name="min")
+                hi = convert_to_tensor(maxval, dtype=dtype, name="max")
         attrs = _seeded_attrs(seed)
         if dtype.is_integer:
             return apply_op("RandomUniformInt", (shape_t, lo, hi), name=scope,
@@ -267,8 +282,11 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
         if bare:
             return rnd
         if minval_is_zero and seed_rules() == "2":
-            return math_ops.multiply(rnd, hi)
-        return math_ops.add(rnd * (hi - lo), lo, name=scope)
+            return _math_ops().multiply(rnd, hi)
+        # `rnd * (maxval - minval) + minval` as TF writes it: Sub "sub", Mul "mul", Add.
+        scaled = apply_op("Mul", (rnd, apply_op("Sub", (hi, lo), name="sub")._outputs[0]),
+                          name="mul")._outputs[0]
+        return apply_op("Add", (scaled, lo), name=scope)._outputs[0]
 
 
 def _mul_add(rnd, std, mean, scope):
@@ -288,11 +306,20 @@ def _math_ops():
 _math_ops_module = None
 
 
-def _shape_tensor(shape):
+_PY_NUMBERS = (int, float)
+
+
+def _is_int_list(shape):
+    """Whether `shape` is a list or tuple of Python ints in int32's range."""
+    return type(shape) in (list, tuple) and all(type(d) is int and -_MAXINT32 <= d <= _MAXINT32
+                                                for d in shape)
+
+
+def _shape_tensor(shape, int_list=None):
+    """The shape tensor of a random op (`int_list`: `_is_int_list(shape)`, when known)."""
     if isinstance(shape, Tensor):
         return shape
-    if type(shape) in (list, tuple) and all(type(d) is int and -_MAXINT32 <= d <= _MAXINT32
-                                             for d in shape):
+    if _is_int_list(shape) if int_list is None else int_list:
         # Python ints in int32's range (an initializer's shape.as_list()): the int32 Const
         # the general path below would make.
         from flowloom.ops.array.array_ops import constant

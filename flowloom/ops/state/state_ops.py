@@ -66,7 +66,9 @@ Assign = defop("Assign", inputs=["ref: Ref(T)", "value: T"], outputs=["output_re
 def _(op):
     ref, value = op._inputs
     if op._attrs["validate_shape"]:
-        return ref._shape.merge_with(value._shape)
+        ref_shape = ref._shape
+        # (an initializer's Assign: the two shapes are the same interned TensorShape)
+        return ref_shape if ref_shape is value._shape else ref_shape.merge_with(value._shape)
     return value._shape
 
 
