@@ -108,6 +108,11 @@ def constant_value_as_shape(tensor, _see_captures=True):
         "unknown shape"), as TF's.
     """
     if isinstance(tensor, Tensor):
+        op = tensor._op
+        value = op._attrs.get("value") if op._type == "Const" else None
+        if value.__class__ is np.ndarray and value.ndim == 1 and value.dtype.kind == "i":
+            # (the usual shape: a Const of ints, read without constant_value's checks)
+            return tensor_shape.TensorShape([None if d == -1 else d for d in value.tolist()])
         if tensor._shape.ndims == 0:
             value = constant_value(tensor)
             if value is None:

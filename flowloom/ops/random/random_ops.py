@@ -70,12 +70,7 @@ def philox_state(ctx, seed, seed2):
 
 
 def _shape_fn(op):
-    shape = op._inputs[0]
-    value = shape._op._attrs.get("value") if shape._op._type == "Const" else None
-    if value.__class__ is np.ndarray and value.ndim == 1 and value.dtype.kind == "i":
-        # (the usual shape: a Const of Python ints, what constant_value_as_shape reads)
-        return TensorShape([None if d == -1 else d for d in value.tolist()])
-    return constant_value_as_shape(shape)
+    return constant_value_as_shape(op._inputs[0])
 
 
 def _out_size(shape):
