@@ -313,7 +313,7 @@ def truncated_normal(key, counter, size, dtype):
         return np.zeros(0, dtype)
     out = np.empty((groups, per_group), np.float64 if dtype == np.float64 else np.float32)
     # Groups are drawn a slice at a time: each group's values depend on its own stream only,
-    # and Philox's temporaries for all groups at once would take ~150 bytes per value.
+    # and Philox's temporaries take ~150 bytes per value (a slice: ~2.5 MiB of them).
     for lo in range(0, groups, TRUNCATED_GROUPS_PER_SLICE):
         _truncated_groups(out, key, counter,
                           np.arange(lo, min(groups, lo + TRUNCATED_GROUPS_PER_SLICE)),
@@ -322,7 +322,7 @@ def truncated_normal(key, counter, size, dtype):
     return flat.astype(dtype) if flat.dtype != dtype else flat
 
 
-TRUNCATED_GROUPS_PER_SLICE = 16384
+TRUNCATED_GROUPS_PER_SLICE = 4096
 
 
 def _truncated_groups(out, key, counter, todo, per_group, skip, dtype):
