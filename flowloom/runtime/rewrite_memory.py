@@ -24,7 +24,8 @@ MIN_ELEMENTS = 4096
 # Kernels that return an array of their own (never an input or a view of one): a buffer
 # they make is held by nothing else.
 _FRESH_TYPES = frozenset(["_FusedMatMul", "_FusedConv2D", "_FusedElementwise", "MaxPoolGrad",
-                          "ReluGrad", "_FusedMaxPoolGrad", "MaxPool"])
+                          "ReluGrad", "_FusedMaxPoolGrad", "MaxPool",
+                          "_MaxPoolCodes", "_FusedPoolConvGrad"])
 
 
 def _into_first(ufunc, x, y):

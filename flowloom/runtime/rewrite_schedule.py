@@ -29,7 +29,7 @@ _UPDATE_TYPES = frozenset(["Assign", "AssignAdd", "AssignSub", "AssignVariableOp
 _OWN_OUTPUT_TYPES = frozenset([
     "MatMul", "_FusedMatMul", "_FusedConv2D", "_FusedElementwise", "Conv2D", "MaxPool",
     "MaxPoolGrad", "_FusedMaxPoolGrad", "ReluGrad", "Relu", "Conv2DBackpropInput", "Conv2DBackpropFilter",
-    "BiasAddGrad", "SparseSoftmaxCrossEntropyWithLogits"])
+    "BiasAddGrad", "SparseSoftmaxCrossEntropyWithLogits", "_MaxPoolCodes", "_FusedPoolConvGrad"])
 
 
 def _is_update(op):

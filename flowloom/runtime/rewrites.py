@@ -20,7 +20,9 @@ switchable with TF's `RewriterConfig` fields and named by `FLOWLOOM_DEBUG=1` whe
                             outputs are the earlier op's (runtime/rewrite_cse.py).
   remapping                 MatMul/Conv2D + BiasAdd (+ Relu/Relu6/Elu) run as one fused op
                             that writes in place (runtime/rewrite_remap.py); MaxPoolGrad +
-                            ReluGrad as one op (runtime/rewrite_fuse_grad.py); elementwise
+                            ReluGrad as one op (runtime/rewrite_fuse_grad.py); a first conv
+                            layer's ReLU output dies at its pooling, whose codes its backward
+                            ops read instead (runtime/rewrite_pool_codes.py); elementwise
                             chains as one kernel (runtime/rewrite_fuse.py).
   memory_optimization       elementwise arithmetic, and kernels that offer it (ReluGrad,
                             _FusedMaxPoolGrad),
@@ -175,6 +177,7 @@ def remap(result, fetch_tensors, target_ops, placement, fed):
         result.note("remapping", f"{' + '.join(o._type for o in op.replaces)} -> "
                     f"{op._type} '{op._name}'")
     _fuse_pool_grads(result, fetch_tensors, target_ops, placement, fed)
+    _pool_codes(result, fetch_tensors, target_ops, placement, fed)
     _fuse_elementwise(result, fetch_tensors, target_ops, placement, fed)
 
 
@@ -185,6 +188,18 @@ def _fuse_pool_grads(result, fetch_tensors, target_ops, placement, fed):
     result.order, result.placed_as, pairs = rewrite_fuse_grad.fuse(
         result.order, fetches, target_ops, placement, fed, result.placed_as)
     for op, members in pairs.items():
+        result.note("remapping", f"{' + '.join(o._type for o in members)} -> "
+                    f"{op._type} '{op._name}'")
+
+
+def _pool_codes(result, fetch_tensors, target_ops, placement, fed):
+    from flowloom.runtime import rewrite_pool_codes
+
+    fetches = [result.aliases.get(t, t) for t in fetch_tensors]
+    result.order, result.placed_as, made = rewrite_pool_codes.fuse(
+        result.order, fetches, target_ops, result.placement(placement), fed, result.placed_as,
+        1 if EVERYWHERE else rewrite_pool_codes.MIN_BYTES)
+    for op, members in made.items():
         result.note("remapping", f"{' + '.join(o._type for o in members)} -> "
                     f"{op._type} '{op._name}'")
 

@@ -15,7 +15,6 @@ the number of workers (1: no pool, and BLAS is left alone).
 
 import itertools
 import os
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -32,9 +31,16 @@ def _worker_count():
     return max(1, min(os.cpu_count() or 1, 4))
 
 
+def _pool(workers):
+    if workers <= 1:
+        return None  # (concurrent.futures, with logging and queue, is not even imported)
+    from concurrent.futures import ThreadPoolExecutor
+
+    return ThreadPoolExecutor(workers, thread_name_prefix="flowloom_kernels")
+
+
 WORKERS = _worker_count()
-POOL = ThreadPoolExecutor(WORKERS, thread_name_prefix="flowloom_kernels") if WORKERS > 1 \
-    else None
+POOL = _pool(WORKERS)
 # Less work than this runs on the calling thread: handing it over would cost more.
 PARALLEL_MIN_BYTES = 1 << 20
 # Groups per worker: a worker that the OS deschedules (a loaded machine) leaves its queued
@@ -64,14 +70,21 @@ def over_batch(fn, n, nbytes):
         f.result()
 
 
+def group_count(nblocks, nbytes, big_matmuls=False):
+    """How many groups `in_groups` splits `nblocks` blocks into (1: it runs them in order on
+    the calling thread)."""
+    groups = min(WORKERS * GROUPS_PER_WORKER, nblocks) \
+        if POOL is not None and nbytes >= PARALLEL_MIN_BYTES else 1
+    if groups > 1 and big_matmuls and (blas_threads.current() or 1) > 1:
+        groups = 1
+    return groups
+
+
 def in_groups(fn, blocks, nbytes, big_matmuls=False):
     """[fn(group)] over contiguous groups of `blocks`, queued on the workers when `nbytes` of
     work make threads worth it. With `big_matmuls` (matmuls BLAS would thread), only while
     BLAS runs on one thread: one level of parallelism at a time."""
-    groups = min(WORKERS * GROUPS_PER_WORKER, len(blocks)) \
-        if POOL is not None and nbytes >= PARALLEL_MIN_BYTES else 1
-    if groups > 1 and big_matmuls and (blas_threads.current() or 1) > 1:
-        groups = 1
+    groups = group_count(len(blocks), nbytes, big_matmuls)
     if groups <= 1:
         return [fn(blocks)]
     _uses[0] += 1
