@@ -10,7 +10,10 @@ Conv2DBackpropFilter, the MaxPool becomes `_MaxPoolCodes` (the pooled values, an
 per output naming where its window's maximum is) and the four backward ops one
 `_FusedPoolConvGrad` that computes the bias and filter gradients from the codes, the pooled
 values and the incoming gradient a block of images at a time, where the
-`_FusedMaxPoolGrad` ran. The values are the separate ops' own, bit for bit.
+`_FusedMaxPoolGrad` ran. When r comes from a `_FusedConv2D` (conv + BiasAdd + Relu) that
+nothing else sees, it and the MaxPool become one `_FusedConvPoolCodes` that convolves, adds,
+rectifies and pools a block of images at a time, so r never exists whole. The values are
+the separate ops' own, bit for bit.
 
 The pair is rewritten when: every op runs on one host device, in a plan without kernel worker
 threads (with them the separate kernels split their work in groups the fused kernel does not

@@ -6,7 +6,9 @@ place of a ReLU output kept alive for MaxPoolGrad (runtime/rewrite_pool_codes.py
 window's first maximum in window order (one byte; the first NaN in a window holding one):
 the position MaxPoolGrad routes that output's gradient to. `_FusedPoolConvGrad` computes
 what `_FusedMaxPoolGrad` (MaxPoolGrad + ReluGrad), BiasAddGrad and Conv2DBackpropFilter
-compute from the ReLU's output, from those codes and the pooled values instead. The ReLU's
+compute from the ReLU's output, from those codes and the pooled values instead;
+`_FusedConvPoolCodes` is `_FusedConv2D` (conv + bias + ReLU) and `_MaxPoolCodes` a block of
+images at a time. The ReLU's
 mask is only needed where a gradient lands, and a position where one lands holds its
 window's maximum, so the mask there is `pooled > 0`; elsewhere the routed gradient is a zero,
 which the mask multiplies into itself. The ReLU's output (as large as the convolution's)
