@@ -102,7 +102,7 @@ def reduce_join(inputs, axis=None, keep_dims=None, separator="", name=None,
 UnsortedSegmentJoin = defop(
     "UnsortedSegmentJoin", inputs=["inputs: string", "segment_ids: Tindices",
                                    "num_segments: Tnumsegments"],
-    outputs=["output: string"], attrs={"separator": ""},
+    outputs=["output: string"], attrs={"separator": "", "Tnumsegments": dtypes.int32},
     allowed_types={"Tindices": (dtypes.int32, dtypes.int64),
                    "Tnumsegments": (dtypes.int32, dtypes.int64)})
 
