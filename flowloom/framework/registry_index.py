@@ -282,11 +282,18 @@ INDEX = {
             'SparseApplyFtrl SparseApplyFtrlV2 SparseApplyMomentum '
             'SparseApplyProximalGradientDescent SparseApplyRMSProp',
         'flowloom.ops.strings.hash_ops':
-            'AsString StringToHashBucketFast',
+            'AsString StringToHashBucket StringToHashBucketFast StringToHashBucketStrong',
+        'flowloom.ops.strings.join_ops':
+            'ReduceJoin UnsortedSegmentJoin',
+        'flowloom.ops.strings.number_ops':
+            'StringToNumber',
         'flowloom.ops.strings.split_ops':
             'StringSplit StringSplitV2',
         'flowloom.ops.strings.string_ops':
-            'RegexFullMatch StaticRegexFullMatch StringJoin Substr',
+            'RegexFullMatch RegexReplace StaticRegexFullMatch StaticRegexReplace StringJoin '
+            'Substr',
+        'flowloom.ops.strings.text_ops':
+            'DecodeBase64 EncodeBase64 StringLength StringLower StringStrip StringUpper',
         'flowloom.ops.summary.summary_ops':
             'AudioSummaryV2 HistogramSummary ImageSummary MergeSummary ScalarSummary '
             'TensorSummaryV2',

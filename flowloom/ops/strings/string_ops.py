@@ -1,4 +1,4 @@
-"""String ops: StringJoin, StaticRegexFullMatch, RegexFullMatch and Substr (tf.strings basics).
+"""String ops: StringJoin, (Static)RegexFullMatch, (Static)RegexReplace and Substr.
 
 Patterns are RE2's, as in TF: matching takes time linear in the input (no backtracking, so a
 pattern from a GraphDef such as `(a+)+b` cannot hang a run), and backreferences are refused.
@@ -60,14 +60,18 @@ def _compile(pattern):
     return re2.compile(pattern, options=_RE2_OPTIONS)
 
 
-def _full_match_kernel(values, pattern):
+def _compiled(pattern):
     try:
-        compiled = _compile(_as_bytes(pattern))
+        return _compile(_as_bytes(pattern))
     except re2.error as e:
         reason = e.args[0].decode("utf-8", "replace") if e.args and isinstance(
             e.args[0], bytes) else str(e)
         raise errors.InvalidArgumentError(
             None, None, f"Invalid pattern: {_text(pattern)}, error: {reason}") from None
+
+
+def _full_match_kernel(values, pattern):
+    compiled = _compiled(pattern)
     values = np.asarray(values, dtype=object)
     out = np.empty(values.shape, dtype=bool)
     for index in np.ndindex(*values.shape):
@@ -112,6 +116,135 @@ def regex_full_match(input, pattern, name=None):
                         pattern=pattern.decode() if isinstance(pattern, bytes) else pattern
                         ).outputs[0]
     return apply_op("RegexFullMatch", (input, pattern), name=name).outputs[0]
+
+
+def _rewrite(rewrite, match):
+    """RE2's Rewrite: `\\N` is group N (0-9; empty where the pattern has no such group),
+    `\\\\` a backslash. A backslash before anything else, or at the end, ends the rewrite
+    there (RE2 reports it and keeps what came before, as TF 1.15 shows)."""
+    out, i, n = [], 0, len(rewrite)
+    while i < n:
+        k = rewrite.find(b"\\", i)
+        if k < 0:
+            out.append(rewrite[i:])
+            break
+        out.append(rewrite[i:k])
+        code = rewrite[k + 1:k + 2]
+        if code == b"\\":
+            out.append(code)
+        elif code.isdigit():
+            group = int(code)
+            out.append(match.group(group) or b"" if group <= match.re.groups else b"")
+        else:
+            break
+        i = k + 2
+    return b"".join(out)
+
+
+def _utf8_step(text, p):
+    """Bytes of the UTF-8 character at `p` (1 for a byte that starts none)."""
+    lead = text[p]
+    n = 1 if lead < 0xC0 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4 if lead < 0xF8 else 1
+    return n if n > 1 and p + n <= len(text) and all(
+        0x80 <= b < 0xC0 for b in text[p + 1:p + n]) else 1
+
+
+def _replace(compiled, text, rewrite, replace_global):
+    """RE2's Replace / GlobalReplace: non-overlapping matches left to right; an empty match
+    right where the previous match ended is skipped (one UTF-8 character is copied)."""
+    out, p, last_end, count = [], 0, -1, 0
+    while p <= len(text):
+        m = compiled.search(text, p)
+        if m is None:
+            break
+        start, end = m.span()
+        out.append(text[p:start])
+        if start == end == last_end:
+            step = _utf8_step(text, p) if p < len(text) else 1
+            out.append(text[p:p + step])
+            p += step
+            continue
+        out.append(_rewrite(rewrite, m))
+        p = last_end = end
+        count += 1
+        if not replace_global:
+            break
+    if count == 0:
+        return text
+    out.append(text[p:])
+    return b"".join(out)
+
+
+def _replace_kernel(values, pattern, rewrite, replace_global):
+    compiled, rewrite = _compiled(pattern), _as_bytes(rewrite)
+    values = np.asarray(values, dtype=object)
+    out = np.empty(values.shape, dtype=object)
+    flat = out.reshape(-1)
+    for i, v in enumerate(values.reshape(-1)):
+        flat[i] = _replace(compiled, _as_bytes(v), rewrite, replace_global)
+    return out
+
+
+StaticRegexReplace = defop("StaticRegexReplace", inputs=["input: string"],
+                           outputs=["output: string"],
+                           attrs={"pattern": None, "rewrite": None, "replace_global": True})
+StaticRegexReplace.shape(lambda op: op._inputs[0]._shape)
+
+
+@StaticRegexReplace.kernel
+def _(xp, values, *, pattern, rewrite, replace_global):
+    return _replace_kernel(values, pattern, rewrite, replace_global)
+
+
+RegexReplace = defop("RegexReplace", inputs=["input: string", "pattern: string",
+                                             "rewrite: string"],
+                     outputs=["output: string"], attrs={"replace_global": True})
+
+
+@RegexReplace.shape
+def _(op):
+    for t in op._inputs[1:]:
+        if t._shape.ndims not in (None, 0):
+            raise ValueError(f"Shape must be rank 0 but is rank {t._shape.ndims}")
+    return op._inputs[0]._shape
+
+
+@RegexReplace.kernel
+def _(xp, values, pattern, rewrite, *, replace_global):
+    pattern, rewrite = np.asarray(pattern, dtype=object), np.asarray(rewrite, dtype=object)
+    for name, t in (("Pattern", pattern), ("Rewrite", rewrite)):
+        if t.ndim:
+            raise errors.InvalidArgumentError(
+                None, None, f"{name} must be scalar, but received {list(t.shape)}")
+    return _replace_kernel(values, pattern.item(), rewrite.item(), replace_global)
+
+
+NotDifferentiable("StaticRegexReplace", "RegexReplace")
+
+
+def regex_replace(input, pattern, rewrite, replace_global=True, name=None):  # noqa: A002
+    """Replaces the matches of the RE2 `pattern` in each string with `rewrite`.
+
+    Args:
+      input: a string `Tensor`.
+      pattern: a string or scalar string `Tensor`: an RE2 regular expression.
+      rewrite: a string or scalar string `Tensor`: the replacement, where `\\1` .. `\\9`
+        insert the text of a parenthesised group and `\\0` the whole match.
+      replace_global: replace every non-overlapping match (else only the first).
+      name: a name for the op.
+
+    Returns:
+      A string `Tensor` of `input`'s shape. Python strings for both `pattern` and `rewrite`
+      make a `StaticRegexReplace` (compiled once), as in TF.
+
+    Example:
+      tf.strings.regex_replace(["a.b"], r"\\.", "/")  # [b"a/b"]
+    """
+    if isinstance(pattern, (str, bytes)) and isinstance(rewrite, (str, bytes)):
+        return apply_op("StaticRegexReplace", (input,), name=name, pattern=pattern,
+                        rewrite=rewrite, replace_global=replace_global).outputs[0]
+    return apply_op("RegexReplace", (input, pattern, rewrite), name=name,
+                    replace_global=replace_global).outputs[0]
 
 
 

@@ -1,0 +1,127 @@
+"""StringToNumber (`tf.strings.to_number`): each string parsed as a float32, float64, int32 or
+int64, with TF 1.15's grammar.
+
+Floats: optional ASCII whitespace around `[+-]` then a decimal (`1.`, `.5`, `1e-3`), a hex
+integer (`0x1A`) or `inf` / `nan` (any case); a string of only whitespace reads as 0; the
+string must be under 32 bytes. The value is rounded once, to the nearest value of the type.
+Integers: optional whitespace, an optional `-` (no `+`), decimal digits, optional whitespace,
+within the type's range. Anything else is an InvalidArgumentError naming the string.
+"""
+
+import re
+from fractions import Fraction
+
+import numpy as np
+
+from flowloom.framework import dtypes, errors
+from flowloom.framework.apply_op import apply_op
+from flowloom.framework.op_def import NotDifferentiable, defop
+
+_SPACE = rb"[ \t\n\v\f\r]*"
+_FLOAT = re.compile(_SPACE + rb"([+-]?)(?:(inf)|(nan)|0x([0-9a-f]+)|"
+                    rb"((?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?))" + _SPACE, re.IGNORECASE)
+_BLANK = re.compile(_SPACE)
+_INT = re.compile(_SPACE + rb"(-?\d+)" + _SPACE)
+_MAX_FLOAT_TEXT = 32  # TF parses floats in a 32-byte buffer: longer strings fail
+_INT_RANGE = {dtypes.int32: (-2 ** 31, 2 ** 31 - 1), dtypes.int64: (-2 ** 63, 2 ** 63 - 1)}
+
+
+def _round_to_float32(value, exact):
+    """`value` (the float64 nearest the text) as float32, rounded as if from the text's exact
+    value `exact()`: converting through float64 rounds twice, which differs only when the
+    float64 lies exactly halfway between two float32 values."""
+    with np.errstate(over="ignore"):  # beyond float32's range is inf, as in TF
+        single = np.float32(value)
+        if not np.isfinite(single) or float(single) == value:
+            return single
+        other = np.nextafter(single, np.float32(np.inf if float(single) < value else -np.inf))
+    if not np.isfinite(other):
+        return single
+    midpoint = (Fraction(float(single)) + Fraction(float(other))) / 2
+    if Fraction(value) != midpoint:
+        return single
+    below, above = sorted((single, other))
+    exact_value = exact()
+    return below if exact_value < midpoint else above if exact_value > midpoint else single
+
+
+def _parse_float(text, dtype):
+    if len(text) >= _MAX_FLOAT_TEXT:
+        return None
+    m = _FLOAT.fullmatch(text)
+    if m is None:
+        return 0.0 if text and _BLANK.fullmatch(text) else None
+    sign, inf, nan, hex_digits, decimal = m.groups()
+    negative = sign == b"-"
+    if inf or nan:
+        value = float("inf") if inf else float("nan")
+        return -value if negative else value
+    if hex_digits:
+        number = int(hex_digits, 16)
+        value, exact = float(number), (lambda: Fraction(number))
+    else:
+        value, exact = float(decimal), (lambda: Fraction(decimal.decode("ascii")))
+    if dtype == dtypes.float32:
+        value = _round_to_float32(value, exact)
+    return -value if negative else value
+
+
+def _parse_int(text, dtype):
+    m = _INT.fullmatch(text)
+    if m is None:
+        return None
+    value = int(m.group(1))
+    low, high = _INT_RANGE[dtype]
+    return value if low <= value <= high else None
+
+
+StringToNumber = defop("StringToNumber", inputs=["string_tensor: string"],
+                       outputs=["output: out_type"], attrs={"out_type": dtypes.float32},
+                       allowed_types={"out_type": (dtypes.float32, dtypes.float64,
+                                                   dtypes.int32, dtypes.int64)})
+StringToNumber.shape(lambda op: op._inputs[0]._shape)
+NotDifferentiable("StringToNumber")
+
+
+@StringToNumber.kernel
+def _(xp, values, *, out_type):
+    parse = _parse_int if out_type.is_integer else _parse_float
+    values = np.asarray(values, dtype=object)
+    out = np.empty(values.shape, dtype=out_type.as_numpy_dtype)
+    flat = out.reshape(-1)
+    for i, v in enumerate(values.reshape(-1)):
+        text = v if isinstance(v, bytes) else str(v).encode("utf-8")
+        number = parse(text, out_type)
+        if number is None:
+            raise errors.InvalidArgumentError(
+                None, None, "StringToNumberOp could not correctly convert string: "
+                + text.decode("utf-8", "replace"))
+        flat[i] = number
+    return out
+
+
+def string_to_number(string_tensor=None, out_type=dtypes.float32, name=None,
+                     input=None):  # noqa: A002 - TF's argument name
+    """Parses each string as a number of `out_type` (`tf.strings.to_number`).
+
+    Args:
+      string_tensor: a string `Tensor` (`input` is its newer name).
+      out_type: float32 (the default), float64, int32 or int64.
+      name: a name for the op.
+      input: the newer name of `string_tensor`.
+
+    Returns:
+      A `Tensor` of `out_type` and the input's shape.
+
+    Raises (at run time):
+      InvalidArgumentError: "StringToNumberOp could not correctly convert string: ...".
+
+    Example:
+      tf.strings.to_number(["1.5", " 2"])  # [1.5, 2.0]
+    """
+    if input is not None:
+        if string_tensor is not None:
+            raise ValueError("Cannot specify both 'input' and 'string_tensor'")
+        string_tensor = input
+    return apply_op("StringToNumber", (string_tensor,), name=name,
+                    out_type=dtypes.as_dtype(out_type)).outputs[0]
