@@ -20,11 +20,12 @@ with open(os.path.join(DATA, "string_ops_tf.json")) as f:
     EXPECTED = json.load(f)
 
 # Sections flowloom does not implement yet: their names raise AttributeError.
-PENDING = {"unicode", "ngrams"}
+PENDING = set()
 # TF 1.15 evaluates constant subgraphs while inferring shapes (its shape refiner runs
 # UnicodeDecode on a Const input, or the Add giving an axis), so it knows these static shapes
 # at build time; flowloom leaves them unknown. Values and dtypes still match.
-FOLDED_AT_BUILD = {("unicode", "split_scalar"), ("unicode", "split_offsets"),
+FOLDED_AT_BUILD = {("unicode", "split_scalar"), ("unicode", "split_scalar_bad"),
+                   ("unicode", "split_offsets"), ("unicode", "split_utf16"),
                    ("reduce", "fed_axis")}
 _GOT = {}
 
@@ -96,3 +97,51 @@ def test_hashes_are_bit_exact_reference_values():
     k0 = int.from_bytes(bytes(range(8)), "little")
     k1 = int.from_bytes(bytes(range(8, 16)), "little")
     assert siphash24(k0, k1, bytes(range(15))) == 0xA129CA6149BE45E5
+
+
+def test_unicode_and_ngram_ops_are_tf_types():
+    g = tf.Graph()
+    with g.as_default():
+        s = tf.strings
+        ops = [s.unicode_transcode(["a"], "UTF-8", "UTF-16-BE").op,
+               s.unicode_decode("a", "UTF-8").op, s.unicode_decode_with_offsets("a", "UTF-8")[0].op,
+               s.unicode_encode([[65]], "UTF-8").op.inputs[0].op,
+               s.ngrams(["a", "b"], [1, 2], pad_values=("<", ">")).op]
+        assert [o.type for o in ops] == ["UnicodeTranscode", "UnicodeDecode",
+                                         "UnicodeDecodeWithOffsets", "UnicodeEncode",
+                                         "StringNGrams"]
+        assert ops[1].get_attr("Tsplits") == tf.int64
+        assert ops[4].get_attr("ngram_widths") == [1, 2]
+        assert ops[4].get_attr("pad_width") == -1
+        for o in ops:
+            assert op_def.get(o.type).grad_none, o.type
+
+
+def test_ragged_forms_say_they_are_not_implemented():
+    with tf.Graph().as_default():
+        for fn in (lambda: tf.strings.unicode_decode(["a"], "UTF-8"),
+                   lambda: tf.strings.unicode_split([["a"]], "UTF-8"),
+                   lambda: tf.strings.bytes_split(["ab"])):
+            with pytest.raises(NotImplementedError, match="RaggedTensor"):
+                fn()
+        with pytest.raises(AttributeError, match="unicode_script is not implemented"):
+            tf.strings.unicode_script  # noqa: B018 - the lookup is what is tested
+
+
+def test_utf8_decoder_matches_python_on_random_bytes():
+    """The ill-formed-input decoder against Python's UTF-8 decoder (both replace each
+    maximal subpart), and its offsets against the well-formed fast path."""
+    import numpy as np
+
+    from flowloom.ops.strings import unicode_codecs
+
+    rng = np.random.default_rng(0)
+    pool = np.frombuffer("aé€😊".encode() + bytes([0x80, 0xBF, 0xC0, 0xC3, 0xE0, 0xED, 0xF0,
+                                                   0xF4, 0xF5, 0xFF, 0xA0, 0x90]),
+                         dtype=np.uint8)
+    for _ in range(400):
+        data = rng.choice(pool, size=int(rng.integers(0, 12))).tobytes()
+        got = [0xFFFD if p is None else p for _, p in unicode_codecs._utf8_slow(data)]
+        assert got == [ord(c) for c in data.decode("utf-8", "replace")], data
+    text = "aé€😊x".encode()
+    assert list(unicode_codecs._utf8_slow(text)) == unicode_codecs._decode_utf8(text)
