@@ -100,6 +100,9 @@ INDEX = {
             'RepeatDataset ShuffleAndRepeatDataset ShuffleDataset SkipDataset TFRecordDataset '
             'TakeDataset TensorDataset TensorSliceDataset TextLineDataset UnbatchDataset '
             'WindowDataset ZipDataset',
+        'flowloom.ops.data.experimental_ops':
+            'DatasetCardinality DatasetToSingleElement DirectedInterleaveDataset '
+            'GroupByWindowDataset RandomDataset ScanDataset TakeWhileDataset UniqueDataset',
         'flowloom.ops.data.file_ops':
             'MatchingFiles ReadFile WriteFile',
         'flowloom.ops.data.iterator_ops':
@@ -234,6 +237,8 @@ INDEX = {
             'RandomStandardNormal RandomUniform RandomUniformInt TruncatedNormal',
         'flowloom.ops.random.random_sampling_ops':
             'Multinomial RandomShuffle',
+        'flowloom.ops.random.stateless_ops':
+            'StatelessMultinomial',
         'flowloom.ops.rnn.beam_search_ops':
             'GatherTree',
         'flowloom.ops.script.script_ops':
