@@ -118,27 +118,27 @@ def regex_full_match(input, pattern, name=None):
     return apply_op("RegexFullMatch", (input, pattern), name=name).outputs[0]
 
 
-def _rewrite(rewrite, match):
-    """RE2's Rewrite: `\\N` is group N (0-9; empty where the pattern has no such group),
-    `\\\\` a backslash. A backslash before anything else, or at the end, ends the rewrite
-    there (RE2 reports it and keeps what came before, as TF 1.15 shows)."""
-    out, i, n = [], 0, len(rewrite)
-    while i < n:
+def _rewrite_pieces(rewrite, groups):
+    """RE2's Rewrite, parsed once: literal bytes and group numbers. `\\N` is group N (0-9;
+    empty where the pattern has no such group), `\\\\` a backslash. A backslash before anything
+    else, or at the end, ends the rewrite there (RE2 reports it and keeps what came before,
+    as TF 1.15 shows)."""
+    pieces, i = [], 0
+    while i < len(rewrite):
         k = rewrite.find(b"\\", i)
         if k < 0:
-            out.append(rewrite[i:])
+            pieces.append(rewrite[i:])
             break
-        out.append(rewrite[i:k])
+        pieces.append(rewrite[i:k])
         code = rewrite[k + 1:k + 2]
         if code == b"\\":
-            out.append(code)
+            pieces.append(code)
         elif code.isdigit():
-            group = int(code)
-            out.append(match.group(group) or b"" if group <= match.re.groups else b"")
+            pieces.append(int(code) if int(code) <= groups else b"")
         else:
             break
         i = k + 2
-    return b"".join(out)
+    return [p for p in pieces if p != b""]
 
 
 def _utf8_step(text, p):
@@ -149,22 +149,44 @@ def _utf8_step(text, p):
         0x80 <= b < 0xC0 for b in text[p + 1:p + n]) else 1
 
 
-def _replace(compiled, text, rewrite, replace_global):
+def _searcher(compiled):
+    """(text, pos) -> the spans of the first match at or after `pos` (group 0 first), or
+    None. The binding's own Match is used where it has one (its `search` wraps it in a
+    generator and a match object, at twice the cost)."""
+    raw, anchor = getattr(compiled, "_regexp", None), getattr(re2, "_Anchor", None)
+    if raw is not None and hasattr(raw, "Match") and anchor is not None:
+        def search(text, pos):
+            spans = raw.Match(anchor.UNANCHORED, text, pos, len(text))
+            return None if spans[0][0] < 0 else spans
+        return search
+
+    def search_public(text, pos):
+        m = compiled.search(text, pos)
+        return None if m is None else [m.span(g) for g in range(compiled.groups + 1)]
+    return search_public
+
+
+def _replace(search, text, pieces, replace_global):
     """RE2's Replace / GlobalReplace: non-overlapping matches left to right; an empty match
     right where the previous match ended is skipped (one UTF-8 character is copied)."""
     out, p, last_end, count = [], 0, -1, 0
     while p <= len(text):
-        m = compiled.search(text, p)
-        if m is None:
+        spans = search(text, p)
+        if spans is None:
             break
-        start, end = m.span()
+        start, end = spans[0]
         out.append(text[p:start])
         if start == end == last_end:
             step = _utf8_step(text, p) if p < len(text) else 1
             out.append(text[p:p + step])
             p += step
             continue
-        out.append(_rewrite(rewrite, m))
+        for piece in pieces:
+            if piece.__class__ is int:
+                s, e = spans[piece]
+                out.append(text[s:e] if s >= 0 else b"")
+            else:
+                out.append(piece)
         p = last_end = end
         count += 1
         if not replace_global:
@@ -176,12 +198,13 @@ def _replace(compiled, text, rewrite, replace_global):
 
 
 def _replace_kernel(values, pattern, rewrite, replace_global):
-    compiled, rewrite = _compiled(pattern), _as_bytes(rewrite)
+    compiled = _compiled(pattern)
+    search, pieces = _searcher(compiled), _rewrite_pieces(_as_bytes(rewrite), compiled.groups)
     values = np.asarray(values, dtype=object)
     out = np.empty(values.shape, dtype=object)
     flat = out.reshape(-1)
     for i, v in enumerate(values.reshape(-1)):
-        flat[i] = _replace(compiled, _as_bytes(v), rewrite, replace_global)
+        flat[i] = _replace(search, _as_bytes(v), pieces, replace_global)
     return out
 
 

@@ -98,6 +98,25 @@ _DECODERS = {
 }
 
 
+_PYTHON_CODECS = {"utf8": "utf-8", "utf16be": "utf-16-be", "utf16le": "utf-16-le",
+                  "utf32be": "utf-32-be", "utf32le": "utf-32-le", "iso88591": "latin-1",
+                  "latin1": "latin-1", "l1": "latin-1"}
+_OUTPUT_CODECS = {"UTF-8": "utf-8", "UTF-16-BE": "utf-16-be", "UTF-32-BE": "utf-32-be"}
+
+
+def transcode_well_formed(data, input_encoding, output_encoding, allow_controls):
+    """`data` re-encoded by Python's codecs when it is well-formed (their strict decoders
+    refuse what `decoder(name)` marks ill-formed) and, unless `allow_controls`, has no C0
+    control; else None."""
+    try:
+        text = data.decode(_PYTHON_CODECS[_key(input_encoding)])
+    except (UnicodeDecodeError, KeyError):
+        return None
+    if not allow_controls and any(c < " " for c in text):
+        return None
+    return text.encode(_OUTPUT_CODECS[output_encoding])
+
+
 def _key(name):
     # ICU compares converter names ignoring case and the separators - _ and space.
     return re.sub(r"[-_ ]", "", name).lower()

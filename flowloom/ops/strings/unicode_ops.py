@@ -80,9 +80,14 @@ def _(xp, values, *, input_encoding, output_encoding, errors, replacement_char,
     out = np.empty(values.shape, dtype=object)
     flat = out.reshape(-1)
     for i, v in enumerate(values.reshape(-1)):
-        _, points = _decode(_as_bytes(v), decode, errors, replacement_char,
-                            replace_control_characters)
-        flat[i] = unicode_codecs.encode(points, output_encoding)
+        data = _as_bytes(v)
+        fast = unicode_codecs.transcode_well_formed(data, input_encoding, output_encoding,
+                                                    not replace_control_characters)
+        if fast is None:
+            _, points = _decode(data, decode, errors, replacement_char,
+                                replace_control_characters)
+            fast = unicode_codecs.encode(points, output_encoding)
+        flat[i] = fast
     return out
 
 
