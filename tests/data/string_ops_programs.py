@@ -369,7 +369,43 @@ def ngrams_program(tf):
     return c.out
 
 
-SECTIONS = ("elementwise", "regex", "number", "reduce", "hash", "unicode", "ngrams")
+def substr_program(tf):
+    c = _Cases(tf)
+    ss = tf.strings.substr
+    c("range", lambda: ss(["abc"], 5, 1))
+    c("vectors", lambda: ss(["abc", "de"], [1, 0], [1, 5]))
+    c("rank_mismatch", lambda: ss([["abc", "de"]], [1, 0], 1))
+    c("broadcast_scalar_input", lambda: ss("abc", [0, 1], [1, 2]))
+    c("broadcast_columns", lambda: ss(["abc", "de"], [[1], [0]], [[1], [2]]))
+    c("broadcast_bad", lambda: ss(["abc", "de", "f"], [1, 0], [1, 2]))
+    c("utf8", lambda: ss(["h\u00e9llo"], 1, 2, unit="UTF8_CHAR"))
+    c("utf8_negative", lambda: ss(["h\u00e9llo"], -3, 2, unit="UTF8_CHAR"))
+    c("utf8_range", lambda: ss(["h\u00e9llo"], 7, 2, unit="UTF8_CHAR"))
+    c("utf8_invalid", lambda: ss([b"h\xffllo"], 1, 2, unit="UTF8_CHAR"))
+    c("utf8_negative_len", lambda: ss(["h\u00e9llo"], 1, -1, unit="UTF8_CHAR"))
+    c("utf8_end", lambda: ss(["h\u00e9llo"], 5, 1, unit="UTF8_CHAR"))
+    c("utf8_from_start", lambda: ss(["h\u00e9llo"], -5, 1, unit="UTF8_CHAR"))
+    c("utf8_before_start", lambda: ss(["h\u00e9llo"], -6, 1, unit="UTF8_CHAR"))
+    c("utf8_leading_trail", lambda: ss([b"\x80abc"], 0, 1, unit="UTF8_CHAR"))
+    c("utf8_leading_trail_3", lambda: ss([b"\x80abc"], 3, 1, unit="UTF8_CHAR"))
+    c("utf8_leading_trail_neg", lambda: ss([b"\x80abc"], -1, 1, unit="UTF8_CHAR"))
+    c("utf8_trails", lambda: ss([b"a\x80\x80bc"], 1, 1, unit="UTF8_CHAR"))
+    c("utf8_trails_neg", lambda: ss([b"a\x80\x80bc"], -3, 2, unit="UTF8_CHAR"))
+    c("negative_pos", lambda: ss(["abc"], -1, 5))
+    c("before_start", lambda: ss(["abc"], -4, 1))
+    c("negative_len", lambda: ss(["abc"], 1, -1))
+    c("at_end", lambda: ss(["abc"], 3, 1))
+    c("int64", lambda: ss(["abc"], tf.constant(1, tf.int64), tf.constant(1, tf.int64)))
+    c("mixed_types", lambda: ss(["abc"], 1, tf.constant(1, tf.int64)))
+    c("bad_unit", lambda: ss(["abc"], 1, 1, unit="X"))
+    c("top_level", lambda: tf.substr([["abcd"]], 1, 2))
+    c.shape("shape_unknown", lambda: ss(tf.placeholder(tf.string), 1, 1))
+    c.shape("shape_partial", lambda: ss(tf.placeholder(tf.string, [None, 2]), [1, 2], [1, 1]))
+    return c.out
+
+
+SECTIONS = ("elementwise", "regex", "number", "reduce", "hash", "unicode", "ngrams",
+            "substr")
 
 
 def program(tf):
