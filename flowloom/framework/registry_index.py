@@ -287,6 +287,8 @@ INDEX = {
             'AsString StringToHashBucket StringToHashBucketFast StringToHashBucketStrong',
         'flowloom.ops.strings.join_ops':
             'ReduceJoin UnsortedSegmentJoin',
+        'flowloom.ops.strings.ngram_ops':
+            'StringNGrams',
         'flowloom.ops.strings.number_ops':
             'StringToNumber',
         'flowloom.ops.strings.split_ops':
@@ -296,6 +298,8 @@ INDEX = {
             'Substr',
         'flowloom.ops.strings.text_ops':
             'DecodeBase64 EncodeBase64 StringLength StringLower StringStrip StringUpper',
+        'flowloom.ops.strings.unicode_ops':
+            'UnicodeDecode UnicodeDecodeWithOffsets UnicodeEncode UnicodeTranscode',
         'flowloom.ops.summary.summary_ops':
             'AudioSummaryV2 HistogramSummary ImageSummary MergeSummary ScalarSummary '
             'TensorSummaryV2',

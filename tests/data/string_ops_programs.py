@@ -293,6 +293,35 @@ def unicode_program(tf):
     c("encode_invalid_strict", lambda: s.unicode_encode([65, -1, 66], "UTF-8", errors="strict"))
     c("encode_scalar", lambda: s.unicode_encode(65, "UTF-8"))
     c("encode_bad_encoding", lambda: s.unicode_encode([65], "UTF-7"))
+    c("decode_ignore_control", lambda: s.unicode_decode(b"a\x01\xffb", "UTF-8", errors="ignore",
+                                                        replace_control_characters=True))
+    c("decode_strict_control", lambda: s.unicode_decode(b"a\x01b", "UTF-8", errors="strict",
+                                                        replace_control_characters=True))
+    c("decode_replace_control", lambda: s.unicode_decode(b"a\x01\xffb", "UTF-8",
+                                                         replacement_char=0x41,
+                                                         replace_control_characters=True))
+    c("encode_surrogate_utf8", lambda: s.unicode_encode([65, 0xD800, -1, 66], "UTF-8",
+                                                        replacement_char=ord("?")))
+    c("transcode_surrogate_replacement", lambda: s.unicode_transcode(
+        [b"a\xffb"], "UTF-8", "UTF-8", replacement_char=0xD800))
+    c("transcode_surrogate_replacement_16", lambda: s.unicode_transcode(
+        [b"a\xffb"], "UTF-8", "UTF-16-BE", replacement_char=0xD800))
+    c("transcode_bad_replacement", lambda: s.unicode_transcode(
+        [b"a\xffb"], "UTF-8", "UTF-8", replacement_char=-5))
+    for i, (data, enc) in enumerate([("a\u00e9", "utf8"), ("a\u00e9", "utf-16le"),
+                                     (b"a\x00\xe9\x00", "UTF-16LE"),
+                                     (b"a\xe9\xff", "ISO-8859-1"), (b"a\xe9\xff", "latin1"),
+                                     (b"\x00\x00\x00a\x00\x00\x00\x00\x00\x11", "UTF-32LE")]):
+        c(f"transcode_from_{i}", lambda: s.unicode_transcode([data], enc, "UTF-8"))
+    c("decode_offsets_utf16", lambda: s.unicode_decode_with_offsets(
+        "\U0001f60aA".encode("utf-16-be"), "UTF-16-BE"))
+    c("decode_offsets_utf32", lambda: s.unicode_decode_with_offsets(
+        b"\x00\x00\x00A\x00\x11\x00\x00\x00\x00\x00B", "UTF-32-BE"))
+    c("split_utf16", lambda: s.unicode_split("\U0001f60aA".encode("utf-16-be"), "UTF-16-BE"))
+    c("split_latin1", lambda: s.unicode_split("ab", "latin1"))
+    c("encode_int64", lambda: s.unicode_encode(tf.constant([[65]], tf.int64), "UTF-8"))
+    c.shape("encode_shape_partial", lambda: s.unicode_encode(
+        tf.placeholder(tf.int32, [None, 3]), "UTF-8"))
     c.shape("encode_shape", lambda: s.unicode_encode(tf.placeholder(tf.int32, [2, 3, 4]),
                                                      "UTF-8"))
     c.shape("decode_shape", lambda: s.unicode_decode(tf.placeholder(tf.string, []), "UTF-8"))
@@ -321,10 +350,62 @@ def ngrams_program(tf):
     c("padding_width_without_values", lambda: ng(words, 2, padding_width=1))
     c("bad_pad_values", lambda: ng(words, 2, pad_values=3))
     c("scalar", lambda: ng("a", 2))
+    c("preserve_padded", lambda: ng(["a"], 5, pad_values="#", padding_width=1,
+                                    preserve_short_sequences=True))
+    c("preserve_not_needed", lambda: ng(["a", "b"], 5, pad_values="#",
+                                        preserve_short_sequences=True))
+    c("preserve_widths", lambda: ng(["a", "b"], [4, 5], pad_values="#", padding_width=1,
+                                    preserve_short_sequences=True))
+    c("empty_rows", lambda: ng(tf.zeros([2, 0], tf.string), 2, pad_values="#"))
+    c("empty_rows_preserve", lambda: ng(tf.zeros([2, 0], tf.string), 2, pad_values="#",
+                                        preserve_short_sequences=True))
+    c("empty", lambda: ng(tf.zeros([0], tf.string), 1))
+    c("wide_padding", lambda: ng(["a", "b", "c"], 2, pad_values="#", padding_width=5))
+    c("widths_padded", lambda: ng(["a", "b", "c"], [3, 1, 2], separator="",
+                                  pad_values=("<", ">"), padding_width=1))
+    c("unknown_rank", lambda: ng(tf.placeholder(tf.string), 2))
+    c.shape("shape_partial", lambda: ng(tf.placeholder(tf.string, [None, 3]), 2))
+    c.shape("shape_rank3", lambda: ng(tf.placeholder(tf.string, [2, 4, 3]), 2))
     return c.out
 
 
-SECTIONS = ("elementwise", "regex", "number", "reduce", "hash", "unicode", "ngrams")
+def substr_program(tf):
+    c = _Cases(tf)
+    ss = tf.strings.substr
+    c("range", lambda: ss(["abc"], 5, 1))
+    c("vectors", lambda: ss(["abc", "de"], [1, 0], [1, 5]))
+    c("rank_mismatch", lambda: ss([["abc", "de"]], [1, 0], 1))
+    c("broadcast_scalar_input", lambda: ss("abc", [0, 1], [1, 2]))
+    c("broadcast_columns", lambda: ss(["abc", "de"], [[1], [0]], [[1], [2]]))
+    c("broadcast_bad", lambda: ss(["abc", "de", "f"], [1, 0], [1, 2]))
+    c("utf8", lambda: ss(["h\u00e9llo"], 1, 2, unit="UTF8_CHAR"))
+    c("utf8_negative", lambda: ss(["h\u00e9llo"], -3, 2, unit="UTF8_CHAR"))
+    c("utf8_range", lambda: ss(["h\u00e9llo"], 7, 2, unit="UTF8_CHAR"))
+    c("utf8_invalid", lambda: ss([b"h\xffllo"], 1, 2, unit="UTF8_CHAR"))
+    c("utf8_negative_len", lambda: ss(["h\u00e9llo"], 1, -1, unit="UTF8_CHAR"))
+    c("utf8_end", lambda: ss(["h\u00e9llo"], 5, 1, unit="UTF8_CHAR"))
+    c("utf8_from_start", lambda: ss(["h\u00e9llo"], -5, 1, unit="UTF8_CHAR"))
+    c("utf8_before_start", lambda: ss(["h\u00e9llo"], -6, 1, unit="UTF8_CHAR"))
+    c("utf8_leading_trail", lambda: ss([b"\x80abc"], 0, 1, unit="UTF8_CHAR"))
+    c("utf8_leading_trail_3", lambda: ss([b"\x80abc"], 3, 1, unit="UTF8_CHAR"))
+    c("utf8_leading_trail_neg", lambda: ss([b"\x80abc"], -1, 1, unit="UTF8_CHAR"))
+    c("utf8_trails", lambda: ss([b"a\x80\x80bc"], 1, 1, unit="UTF8_CHAR"))
+    c("utf8_trails_neg", lambda: ss([b"a\x80\x80bc"], -3, 2, unit="UTF8_CHAR"))
+    c("negative_pos", lambda: ss(["abc"], -1, 5))
+    c("before_start", lambda: ss(["abc"], -4, 1))
+    c("negative_len", lambda: ss(["abc"], 1, -1))
+    c("at_end", lambda: ss(["abc"], 3, 1))
+    c("int64", lambda: ss(["abc"], tf.constant(1, tf.int64), tf.constant(1, tf.int64)))
+    c("mixed_types", lambda: ss(["abc"], 1, tf.constant(1, tf.int64)))
+    c("bad_unit", lambda: ss(["abc"], 1, 1, unit="X"))
+    c("top_level", lambda: tf.substr([["abcd"]], 1, 2))
+    c.shape("shape_unknown", lambda: ss(tf.placeholder(tf.string), 1, 1))
+    c.shape("shape_partial", lambda: ss(tf.placeholder(tf.string, [None, 2]), [1, 2], [1, 1]))
+    return c.out
+
+
+SECTIONS = ("elementwise", "regex", "number", "reduce", "hash", "unicode", "ngrams",
+            "substr")
 
 
 def program(tf):

@@ -13,8 +13,8 @@ from flowloom.framework import dtypes, errors
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.op_def import defop
 from flowloom.ops.strings.farmhash import fingerprint64
-from flowloom.ops.strings.hash64 import hash64
-from flowloom.ops.strings.siphash import siphash24
+from flowloom.ops.strings.hash64 import hash64_batch
+from flowloom.ops.strings.siphash import siphash24_batch
 
 StringToHashBucketFast = defop("StringToHashBucketFast", inputs=["input: string"],
                                outputs=["output: int64"], attrs={"num_buckets": None})
@@ -40,9 +40,16 @@ StringToHashBucket.shape(lambda op: [op._inputs[0]._shape])
 StringToHashBucket.no_gradient()
 
 
+def _batch_buckets(values, hash_batch, num_buckets):
+    values = np.asarray(values, dtype=object)
+    texts = [s if isinstance(s, bytes) else str(s).encode("utf-8") for s in values.flat]
+    hashes = hash_batch(texts)
+    return (hashes % np.uint64(num_buckets)).astype(np.int64).reshape(values.shape)
+
+
 @StringToHashBucket.kernel
 def _(xp, values, *, num_buckets):
-    return _buckets(values, hash64, num_buckets)
+    return _batch_buckets(values, hash64_batch, num_buckets)
 
 
 StringToHashBucketStrong = defop("StringToHashBucketStrong", inputs=["input: string"],
@@ -57,7 +64,7 @@ def _(xp, values, *, num_buckets, key):
     if len(key) != 2:
         raise errors.InvalidArgumentError(None, None, "Key must have 2 elements")
     k0, k1 = int(key[0]), int(key[1])
-    return _buckets(values, lambda s: siphash24(k0, k1, s), num_buckets)
+    return _batch_buckets(values, lambda texts: siphash24_batch(k0, k1, texts), num_buckets)
 
 
 def _check_buckets(op_type, num_buckets):

@@ -83,14 +83,51 @@ StringToNumber.shape(lambda op: op._inputs[0]._shape)
 NotDifferentiable("StringToNumber")
 
 
+_FLOAT_CHARS, _INT_CHARS = b"0123456789.eE+-", b"0123456789-"
+
+
+def _parse_batch(texts, dtype):
+    """All of `texts` parsed by NumPy's C parser when they hold only the characters of plain
+    decimals (where its grammar and TF's agree), else None: the caller then parses one by
+    one, which also names the string that fails."""
+    joined = b"".join(texts)
+    if not texts or joined.translate(None, _INT_CHARS if dtype.is_integer else _FLOAT_CHARS):
+        return None
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    if lengths.min() == 0 or (not dtype.is_integer and lengths.max() >= _MAX_FLOAT_TEXT):
+        return None
+    try:
+        parsed = np.array(texts, dtype=bytes).astype(np.int64 if dtype.is_integer
+                                                     else np.float64)
+    except (ValueError, OverflowError):
+        return None
+    if dtype == dtypes.int32:
+        low, high = _INT_RANGE[dtype]
+        return parsed.astype(np.int32) if parsed.min() >= low and parsed.max() <= high else None
+    if dtype == dtypes.float32:
+        with np.errstate(over="ignore"):
+            single = parsed.astype(np.float32)
+            toward = np.where(single.astype(np.float64) < parsed, np.float32(np.inf),
+                              np.float32(-np.inf)).astype(np.float32)
+            other = np.nextafter(single, toward)
+        midpoint = (single.astype(np.float64) + other.astype(np.float64)) / 2
+        for i in np.flatnonzero(np.isfinite(other) & (midpoint == parsed)).tolist():
+            single[i] = _parse_float(texts[i], dtype)  # a tie: rounded from the text
+        return single
+    return parsed
+
+
 @StringToNumber.kernel
 def _(xp, values, *, out_type):
-    parse = _parse_int if out_type.is_integer else _parse_float
     values = np.asarray(values, dtype=object)
+    texts = [v if isinstance(v, bytes) else str(v).encode("utf-8") for v in values.flat]
+    fast = _parse_batch(texts, out_type)
+    if fast is not None:
+        return fast.reshape(values.shape)
+    parse = _parse_int if out_type.is_integer else _parse_float
     out = np.empty(values.shape, dtype=out_type.as_numpy_dtype)
     flat = out.reshape(-1)
-    for i, v in enumerate(values.reshape(-1)):
-        text = v if isinstance(v, bytes) else str(v).encode("utf-8")
+    for i, text in enumerate(texts):
         number = parse(text, out_type)
         if number is None:
             raise errors.InvalidArgumentError(

@@ -118,27 +118,27 @@ def regex_full_match(input, pattern, name=None):
     return apply_op("RegexFullMatch", (input, pattern), name=name).outputs[0]
 
 
-def _rewrite(rewrite, match):
-    """RE2's Rewrite: `\\N` is group N (0-9; empty where the pattern has no such group),
-    `\\\\` a backslash. A backslash before anything else, or at the end, ends the rewrite
-    there (RE2 reports it and keeps what came before, as TF 1.15 shows)."""
-    out, i, n = [], 0, len(rewrite)
-    while i < n:
+def _rewrite_pieces(rewrite, groups):
+    """RE2's Rewrite, parsed once: literal bytes and group numbers. `\\N` is group N (0-9;
+    empty where the pattern has no such group), `\\\\` a backslash. A backslash before anything
+    else, or at the end, ends the rewrite there (RE2 reports it and keeps what came before,
+    as TF 1.15 shows)."""
+    pieces, i = [], 0
+    while i < len(rewrite):
         k = rewrite.find(b"\\", i)
         if k < 0:
-            out.append(rewrite[i:])
+            pieces.append(rewrite[i:])
             break
-        out.append(rewrite[i:k])
+        pieces.append(rewrite[i:k])
         code = rewrite[k + 1:k + 2]
         if code == b"\\":
-            out.append(code)
+            pieces.append(code)
         elif code.isdigit():
-            group = int(code)
-            out.append(match.group(group) or b"" if group <= match.re.groups else b"")
+            pieces.append(int(code) if int(code) <= groups else b"")
         else:
             break
         i = k + 2
-    return b"".join(out)
+    return [p for p in pieces if p != b""]
 
 
 def _utf8_step(text, p):
@@ -149,22 +149,44 @@ def _utf8_step(text, p):
         0x80 <= b < 0xC0 for b in text[p + 1:p + n]) else 1
 
 
-def _replace(compiled, text, rewrite, replace_global):
+def _searcher(compiled):
+    """(text, pos) -> the spans of the first match at or after `pos` (group 0 first), or
+    None. The binding's own Match is used where it has one (its `search` wraps it in a
+    generator and a match object, at twice the cost)."""
+    raw, anchor = getattr(compiled, "_regexp", None), getattr(re2, "_Anchor", None)
+    if raw is not None and hasattr(raw, "Match") and anchor is not None:
+        def search(text, pos):
+            spans = raw.Match(anchor.UNANCHORED, text, pos, len(text))
+            return None if spans[0][0] < 0 else spans
+        return search
+
+    def search_public(text, pos):
+        m = compiled.search(text, pos)
+        return None if m is None else [m.span(g) for g in range(compiled.groups + 1)]
+    return search_public
+
+
+def _replace(search, text, pieces, replace_global):
     """RE2's Replace / GlobalReplace: non-overlapping matches left to right; an empty match
     right where the previous match ended is skipped (one UTF-8 character is copied)."""
     out, p, last_end, count = [], 0, -1, 0
     while p <= len(text):
-        m = compiled.search(text, p)
-        if m is None:
+        spans = search(text, p)
+        if spans is None:
             break
-        start, end = m.span()
+        start, end = spans[0]
         out.append(text[p:start])
         if start == end == last_end:
             step = _utf8_step(text, p) if p < len(text) else 1
             out.append(text[p:p + step])
             p += step
             continue
-        out.append(_rewrite(rewrite, m))
+        for piece in pieces:
+            if piece.__class__ is int:
+                s, e = spans[piece]
+                out.append(text[s:e] if s >= 0 else b"")
+            else:
+                out.append(piece)
         p = last_end = end
         count += 1
         if not replace_global:
@@ -176,12 +198,13 @@ def _replace(compiled, text, rewrite, replace_global):
 
 
 def _replace_kernel(values, pattern, rewrite, replace_global):
-    compiled, rewrite = _compiled(pattern), _as_bytes(rewrite)
+    compiled = _compiled(pattern)
+    search, pieces = _searcher(compiled), _rewrite_pieces(_as_bytes(rewrite), compiled.groups)
     values = np.asarray(values, dtype=object)
     out = np.empty(values.shape, dtype=object)
     flat = out.reshape(-1)
     for i, v in enumerate(values.reshape(-1)):
-        flat[i] = _replace(compiled, _as_bytes(v), rewrite, replace_global)
+        flat[i] = _replace(search, _as_bytes(v), pieces, replace_global)
     return out
 
 
@@ -251,26 +274,79 @@ def regex_replace(input, pattern, rewrite, replace_global=True, name=None):  # n
 Substr = defop("Substr", inputs=["input: string", "pos: T", "len: T"],
                outputs=["output: string"], attrs={"unit": "BYTE"},
                allowed_types={"T": (dtypes.int32, dtypes.int64)})
-Substr.shape(lambda op: op._inputs[0]._shape)
+
+
+@Substr.shape
+def _(op):
+    from flowloom.framework.common_shapes import broadcast
+
+    text, pos, length = (t._shape for t in op._inputs)
+    if pos.ndims is not None and length.ndims is not None:
+        if pos.ndims != length.ndims:
+            raise ValueError(f"Shape must be rank {length.ndims} but is rank {pos.ndims}")
+        for a, b in zip(pos.as_list(), length.as_list()):
+            if a is not None and b is not None and a != b:
+                raise ValueError(f"Dimensions must be equal, but are {a} and {b}")
+    return broadcast(text, pos)
+
+
+def _is_trail(byte):
+    return byte & 0xC0 == 0x80
+
+
+def _utf8_forward(s, p, count):
+    """The byte position `count` characters after byte `p` (a character: a byte and the
+    continuation bytes after it, as TF steps)."""
+    for _ in range(count):
+        if p >= len(s):
+            break
+        p += 1
+        while p < len(s) and _is_trail(s[p]):
+            p += 1
+    return p
+
+
+def _utf8_back(s, count):
+    p = len(s)
+    for _ in range(count):
+        if p <= 0:
+            break
+        p -= 1
+        while p > 0 and _is_trail(s[p]):
+            p -= 1
+    return p
+
+
+def _substr(s, p, n, unit, index):
+    if unit == "BYTE":
+        if abs(p) > len(s):
+            raise errors.InvalidArgumentError(
+                None, None, f"pos {p} out of range for string b'{_text(s)}' at index {index}")
+        p = p + len(s) if p < 0 else p
+        return s[p:] if n < 0 else s[p:p + n]  # a negative length runs to the end, as in TF
+    if abs(p) > sum(1 for b in s if not _is_trail(b)):
+        raise errors.InvalidArgumentError(
+            None, None, f"pos {p} out of range for string at index {index}")
+    start = _utf8_back(s, -p) if p < 0 else _utf8_forward(s, 0, p)
+    return s[start:_utf8_forward(s, start, n)]
 
 
 @Substr.kernel
 def _(xp, values, pos, length, *, unit):
-    if unit != "BYTE":
-        raise NotImplementedError(f"Substr with unit={unit!r} (only BYTE)")
     values = np.asarray(values, dtype=object)
-    pos, length = np.broadcast_to(pos, values.shape), np.broadcast_to(length, values.shape)
-    out = np.empty(values.shape, dtype=object)
-    for index in np.ndindex(*values.shape):
-        s = _as_bytes(values[index])
-        p, n = int(pos[index]), int(length[index])
-        if p < 0:
-            p += len(s)
-        if not 0 <= p <= len(s):
-            raise errors.InvalidArgumentError(
-                None, None, f"pos {int(pos[index])} out of range for string b'{s!r}' at index "
-                f"{index}")
-        out[index] = s[p:p + max(n, 0)]
+    pos, length = np.asarray(pos), np.asarray(length)
+    try:
+        shape = np.broadcast_shapes(values.shape, pos.shape, length.shape)
+    except ValueError:
+        raise errors.InvalidArgumentError(
+            None, None, f"Incompatible shapes: {list(values.shape)} vs. {list(pos.shape)}"
+        ) from None
+    out = np.empty(shape, dtype=object)
+    flat = out.reshape(-1)
+    columns = zip(np.broadcast_to(values, shape).flat, np.broadcast_to(pos, shape).flat,
+                  np.broadcast_to(length, shape).flat)
+    for i, (s, p, n) in enumerate(columns):
+        flat[i] = _substr(_as_bytes(s), int(p), int(n), unit, i)
     return out
 
 
@@ -278,5 +354,22 @@ NotDifferentiable("Substr")
 
 
 def substr(input, pos, len, name=None, unit="BYTE"):  # noqa: A002 - TF's argument names
-    """Byte substrings `input[pos:pos + len]` elementwise (`tf.strings.substr`)."""
+    """Substrings `input[pos:pos + len]`, elementwise (`tf.strings.substr`).
+
+    Args:
+      input: a string `Tensor`.
+      pos: int32/int64 start positions; negative ones count from the end.
+      len: lengths, of `pos`'s shape and dtype (negative: to the end, in bytes).
+      name: a name for the op.
+      unit: "BYTE", or "UTF8_CHAR" (positions and lengths count UTF-8 characters).
+
+    Returns:
+      A string `Tensor`: `input` and `pos` broadcast together.
+
+    Raises (at run time):
+      InvalidArgumentError: a position beyond either end of its string.
+    """
+    from flowloom.ops.strings.text_ops import _check_choice
+
+    _check_choice("Substr", "unit", unit, ("BYTE", "UTF8_CHAR"))
     return apply_op("Substr", (input, pos, len), name=name, unit=unit).outputs[0]
