@@ -7,6 +7,7 @@ from flowloom.data.experimental import (AUTOTUNE, Counter, CsvDataset,  # noqa: 
                                         RandomDataset, bucket_by_sequence_length,
                                         choose_from_datasets, enumerate_dataset,
                                         get_single_element, group_by_window, ignore_errors,
+                                        make_saveable_from_iterator,
                                         map_and_batch, parallel_interleave,
                                         sample_from_datasets, scan, shuffle_and_repeat,
                                         unbatch, unique)
@@ -14,7 +15,7 @@ from flowloom.data.experimental import (AUTOTUNE, Counter, CsvDataset,  # noqa: 
 _NOT_IMPLEMENTED = frozenset("""
 CheckpointInputPipelineHook LMDBDataset Optional Reducer SqlDataset TFRecordWriter
 assert_element_shape copy_to_device dense_to_sparse_batch get_next_as_optional
-group_by_reducer make_batched_features_dataset make_csv_dataset make_saveable_from_iterator
+group_by_reducer make_batched_features_dataset make_csv_dataset
 parse_example_dataset prefetch_to_device read_batch_features reduce_dataset rejection_resample
 sliding_window_batch
 """.split())

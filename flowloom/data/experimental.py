@@ -8,6 +8,7 @@ from flowloom.data.dataset import AUTOTUNE, Dataset  # noqa: F401
 _LAZY = {name: "flowloom.data." + module for module, names in {
     "options": "DistributeOptions MapVectorizationOptions OptimizationOptions StatsOptions "
                "ThreadingOptions",
+    "iterator_saveable": "make_saveable_from_iterator",
     "sampling": "RandomDataset choose_from_datasets sample_from_datasets",
     "transformations": "INFINITE_CARDINALITY UNKNOWN_CARDINALITY Counter "
                        "bucket_by_sequence_length cardinality enumerate_dataset "
@@ -20,7 +21,7 @@ CheckpointInputPipelineHook DatasetStructure Optional OptionalStructure RaggedTe
 Reducer SparseTensorStructure SqlDataset StatsAggregator Structure TFRecordWriter
 TensorArrayStructure TensorStructure bytes_produced_stats copy_to_device dense_to_sparse_batch
 from_variant get_next_as_optional get_structure group_by_reducer latency_stats
-make_batched_features_dataset make_csv_dataset make_saveable_from_iterator
+make_batched_features_dataset make_csv_dataset
 map_and_batch_with_legacy_function parse_example_dataset prefetch_to_device
 rejection_resample to_variant
 """.split())

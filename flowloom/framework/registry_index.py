@@ -108,6 +108,8 @@ INDEX = {
         'flowloom.ops.data.iterator_ops':
             'IteratorFromStringHandleV2 IteratorGetNext IteratorToStringHandle IteratorV2 '
             'MakeIterator OneShotIterator',
+        'flowloom.ops.data.iterator_state':
+            'DeserializeIterator SerializeIterator',
         'flowloom.ops.data.queue_ops':
             'FIFOQueueV2 PaddingFIFOQueueV2 PriorityQueueV2 QueueCloseV2 QueueDequeueManyV2 '
             'QueueDequeueUpToV2 QueueDequeueV2 QueueEnqueueManyV2 QueueEnqueueV2 '

@@ -233,7 +233,9 @@ class ShuffleValue(DatasetValue):
     oldest slice (`next() % its size`), swapped with the slice's first element, and the
     slice's start moves on. With `reshuffle` each pass over this dataset (a repeat after it)
     draws its stream's seeds from a generator seeded (seed, seed2); without, every pass uses
-    (seed, seed2) itself (the same order). Seeds (0, 0) mean fresh random seeds.
+    (seed, seed2) itself (the same order). Seeds (0, 0) mean fresh random seeds, drawn when
+    the dataset is made (as TF draws them), so that an iterator's saved state
+    (ops/data/iterator_state.py) can name them.
     """
 
     _MAX_PASSES_IN_BUFFER = 3  # TF's kMaxEpochsInBuffer
@@ -246,23 +248,36 @@ class ShuffleValue(DatasetValue):
                 None, op, f"shuffle buffer_size {buffer_size} is over flowloom's limit of "
                 f"{MAX_BUFFERED_ELEMENTS} elements")
         self.input, self.size, self.count = input_value, buffer_size, count
-        self.seeds = None if seed == 0 and seed2 == 0 else (seed, seed2)
+        if seed == 0 and seed2 == 0:
+            fresh = np.random.SeedSequence().generate_state(2, np.uint64)
+            seed, seed2 = int(fresh[0]), int(fresh[1])
+        self.seeds = (seed, seed2)
         self.reshuffle = reshuffle
         self._seed_generator = None
+        self.seed_draws = 0  # words the reshuffle seed generator has handed out
         self._lock = threading.Lock()
 
     def _generator(self):
         from flowloom.ops.data.shuffle_random import SingleSamplePhilox
 
-        if self.seeds is None:
-            seeds = np.random.SeedSequence().generate_state(2, np.uint64)
-            return SingleSamplePhilox(int(seeds[0]), int(seeds[1]))
         if not self.reshuffle:
             return SingleSamplePhilox(*self.seeds)
         with self._lock:  # each pass: seeds drawn from one generator seeded (seed, seed2)
             if self._seed_generator is None:
                 self._seed_generator = SingleSamplePhilox(*self.seeds)
+                self._seed_generator.take(self.seed_draws)
+            self.seed_draws += 2
             return SingleSamplePhilox(self._seed_generator(), self._seed_generator())
+
+    def random_state(self):
+        """(seed, seed2, seed draws): what a saved iterator records of this shuffle."""
+        with self._lock:
+            return [self.seeds[0], self.seeds[1], self.seed_draws]
+
+    def set_random_state(self, state):
+        seed, seed2, draws = state
+        with self._lock:
+            self.seeds, self.seed_draws, self._seed_generator = (seed, seed2), draws, None
 
     def fused_with_repeat(self, count):
         """What TF 1.15's default tf.data optimization makes of this shuffle directly followed
@@ -273,7 +288,7 @@ class ShuffleValue(DatasetValue):
             return None
         fused = ShuffleValue.__new__(ShuffleValue)
         fused.__dict__.update(self.__dict__, count=count, reshuffle=False,
-                              _seed_generator=None, _lock=threading.Lock())
+                              _seed_generator=None, seed_draws=0, _lock=threading.Lock())
         return fused
 
     def iterate(self):

@@ -155,6 +155,12 @@ class RandomValue(dv.DatasetValue):
             seed, seed2 = int(fresh[0]), int(fresh[1])
         self.seeds = (seed, seed2)
 
+    def random_state(self):
+        return list(self.seeds)
+
+    def set_random_state(self, state):
+        self.seeds = tuple(state)
+
     def iterate(self):
         from flowloom.ops.data.shuffle_random import SingleSamplePhilox
 
