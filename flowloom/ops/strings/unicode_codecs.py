@@ -104,17 +104,28 @@ _PYTHON_CODECS = {"utf8": "utf-8", "utf16be": "utf-16-be", "utf16le": "utf-16-le
 _OUTPUT_CODECS = {"UTF-8": "utf-8", "UTF-16-BE": "utf-16-be", "UTF-32-BE": "utf-32-be"}
 
 
-def transcode_well_formed(data, input_encoding, output_encoding, allow_controls):
-    """`data` re-encoded by Python's codecs when it is well-formed (their strict decoders
-    refuse what `decoder(name)` marks ill-formed) and, unless `allow_controls`, has no C0
-    control; else None."""
-    try:
-        text = data.decode(_PYTHON_CODECS[_key(input_encoding)])
-    except (UnicodeDecodeError, KeyError):
+_CONTROL = re.compile("[\x00-\x1f]")
+
+
+def well_formed_transcoder(input_encoding, output_encoding, allow_controls):
+    """A function re-encoding bytes by Python's codecs when they are well-formed (their
+    strict decoders refuse what `decoder(name)` marks ill-formed) and, unless
+    `allow_controls`, hold no C0 control; it returns None for any other input, or this
+    returns None when Python's codecs do not cover the encodings."""
+    source = _PYTHON_CODECS.get(_key(input_encoding))
+    target = _OUTPUT_CODECS.get(output_encoding)
+    if source is None or target is None:
         return None
-    if not allow_controls and any(c < " " for c in text):
-        return None
-    return text.encode(_OUTPUT_CODECS[output_encoding])
+
+    def transcode(data):
+        try:
+            text = data.decode(source)
+        except UnicodeDecodeError:
+            return None
+        if not allow_controls and _CONTROL.search(text):
+            return None
+        return text.encode(target)
+    return transcode
 
 
 def _key(name):

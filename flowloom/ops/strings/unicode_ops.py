@@ -79,10 +79,11 @@ def _(xp, values, *, input_encoding, output_encoding, errors, replacement_char,
     values = np.asarray(values, dtype=object)
     out = np.empty(values.shape, dtype=object)
     flat = out.reshape(-1)
+    fast_path = unicode_codecs.well_formed_transcoder(input_encoding, output_encoding,
+                                                      not replace_control_characters)
     for i, v in enumerate(values.reshape(-1)):
         data = _as_bytes(v)
-        fast = unicode_codecs.transcode_well_formed(data, input_encoding, output_encoding,
-                                                    not replace_control_characters)
+        fast = None if fast_path is None else fast_path(data)
         if fast is None:
             _, points = _decode(data, decode, errors, replacement_char,
                                 replace_control_characters)
