@@ -26,6 +26,13 @@ class DatasetValue:
     def iterate(self):
         raise NotImplementedError
 
+    def blocks(self):
+        """The elements as runs of consecutive ones (tuples of arrays whose 0th dimension
+        counts elements, possibly views of the dataset's own arrays), or None where this
+        dataset has only `iterate()`. A batch of blocks is one slice and copy per component
+        instead of one array per element and component."""
+        return None
+
 
 class TensorsValue(DatasetValue):
     def __init__(self, components):
@@ -50,6 +57,9 @@ class SlicesValue(DatasetValue):
         for i in range(self.size):
             # `c[i, ...]` is an array even for strings (a 1-D object array's c[i] is bytes).
             yield tuple(c[i, ...] for c in comps)
+
+    def blocks(self):
+        return iter([tuple(self.components)] if self.size else [])
 
 
 class RangeValue(DatasetValue):
@@ -159,6 +169,10 @@ class BatchValue(DatasetValue):
         self.padding_values = padding_values
 
     def iterate(self):
+        blocks = self.input.blocks() if self.padded_shapes is None else None
+        if blocks is not None:
+            yield from self._batches_of(blocks)
+            return
         batch = []
         for elem in self.input.iterate():
             batch.append(elem)
@@ -167,6 +181,23 @@ class BatchValue(DatasetValue):
                 batch = []
         if batch and not self.drop:
             yield self._stack(batch)
+
+    def _batches_of(self, blocks):
+        # The batches of stacking the elements one by one (same order, values and dtypes; a
+        # slices dataset's elements all have one shape), cut from runs of them.
+        parts, have = [], 0
+        for block in blocks:
+            n, start = block[0].shape[0], 0
+            while start < n:
+                take = min(self.size - have, n - start)
+                parts.append(tuple(c[start:start + take] for c in block))
+                start += take
+                have += take
+                if have == self.size:
+                    yield _joined(parts)
+                    parts, have = [], 0
+        if parts and not self.drop:
+            yield _joined(parts)
 
     def _stack(self, batch):
         out = []
@@ -207,6 +238,12 @@ class BatchValue(DatasetValue):
         for k, p in enumerate(parts):
             out[(k,) + tuple(slice(0, s) for s in p.shape)] = p
         return out
+
+
+def _joined(parts):
+    if len(parts) == 1:
+        return tuple(np.array(c, copy=True, order="C") for c in parts[0])
+    return tuple(np.ascontiguousarray(np.concatenate(cs)) for cs in zip(*parts))
 
 
 class UnbatchValue(DatasetValue):
@@ -351,6 +388,22 @@ class RepeatValue(DatasetValue):
             k += 1
             if not produced:
                 return  # an empty dataset repeated forever is empty
+
+    def blocks(self):
+        if self.input.blocks() is None:
+            return None
+        return self._repeated_blocks()
+
+    def _repeated_blocks(self):
+        k = 0
+        while self.count < 0 or k < self.count:
+            produced = False
+            for block in self.input.blocks():
+                produced = produced or block[0].shape[0] > 0
+                yield block
+            k += 1
+            if not produced:
+                return
 
 
 class TakeValue(DatasetValue):
