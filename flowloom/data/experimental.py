@@ -8,6 +8,7 @@ from flowloom.data.dataset import AUTOTUNE, Dataset  # noqa: F401
 _LAZY = {name: "flowloom.data." + module for module, names in {
     "options": "DistributeOptions MapVectorizationOptions OptimizationOptions StatsOptions "
                "ThreadingOptions",
+    "io_datasets": "SqlDataset TFRecordWriter",
     "iterator_saveable": "make_saveable_from_iterator",
     "sampling": "RandomDataset choose_from_datasets sample_from_datasets",
     "transformations": "INFINITE_CARDINALITY UNKNOWN_CARDINALITY Counter "
@@ -18,7 +19,7 @@ _LAZY = {name: "flowloom.data." + module for module, names in {
 # TF 1.15's other tf.data.experimental names.
 NOT_IMPLEMENTED = frozenset("""
 CheckpointInputPipelineHook DatasetStructure Optional OptionalStructure RaggedTensorStructure
-Reducer SparseTensorStructure SqlDataset StatsAggregator Structure TFRecordWriter
+Reducer SparseTensorStructure StatsAggregator Structure
 TensorArrayStructure TensorStructure bytes_produced_stats copy_to_device dense_to_sparse_batch
 from_variant get_next_as_optional get_structure group_by_reducer latency_stats
 make_batched_features_dataset make_csv_dataset

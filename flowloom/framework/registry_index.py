@@ -105,6 +105,8 @@ INDEX = {
             'GroupByWindowDataset RandomDataset ScanDataset TakeWhileDataset UniqueDataset',
         'flowloom.ops.data.file_ops':
             'MatchingFiles ReadFile WriteFile',
+        'flowloom.ops.data.io_dataset_ops':
+            'DatasetToTFRecord SqlDataset',
         'flowloom.ops.data.iterator_ops':
             'IteratorFromStringHandleV2 IteratorGetNext IteratorToStringHandle IteratorV2 '
             'MakeIterator OneShotIterator',

@@ -5,6 +5,10 @@ Each takes `tf` and returns (fetch, inits); the runner pulls elements until OutO
 (at most 60) and records them with the static output shapes.
 """
 
+import os
+import sqlite3
+import tempfile
+
 import numpy as np
 
 from dataset_programs import _plain
@@ -156,6 +160,35 @@ def options_merge(tf):
     assert merged.experimental_optimization.map_fusion is True
     assert merged.experimental_threading.private_threadpool_size == 2
     assert merged.experimental_deterministic is False
+    return ds.make_one_shot_iterator().get_next(), []
+
+
+def _database():
+    path = os.path.join(tempfile.mkdtemp(), "people.sqlite")
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE p (name TEXT, age INTEGER, h REAL, flag INTEGER)")
+    connection.executemany("INSERT INTO p VALUES (?, ?, ?, ?)", [
+        ("ann", 31, 1.5, 1), ("bob", None, 2.25, 0), ("7cy", 12, None, 5),
+        (" -4.5e1x", 2 ** 40, -3.75, None)])
+    connection.commit()
+    connection.close()
+    return path
+
+
+def sql_rows(tf):
+    ds = _x(tf).SqlDataset("sqlite", _database(), "SELECT name, age, h, flag, h, name, age "
+                           "FROM p", (tf.string, tf.int64, tf.float64, tf.bool, tf.int16,
+                                      tf.int32, tf.string))
+    return ds.make_one_shot_iterator().get_next(), []
+
+
+def tfrecord_writer_round_trip(tf):
+    path = os.path.join(tempfile.mkdtemp(), "out.tfrecord.gz")
+    records = tf.data.Dataset.range(5).map(lambda x: tf.as_string(x * 11))
+    write = _x(tf).TFRecordWriter(path, "GZIP").write(records)
+    with tf.Session() as sess:
+        sess.run(write)
+    ds = tf.data.TFRecordDataset(path, compression_type="GZIP")
     return ds.make_one_shot_iterator().get_next(), []
 
 

@@ -114,7 +114,42 @@ def test_options_types_and_merge_conflicts():
 
 
 def test_names_flowloom_lacks_say_so():
-    with pytest.raises(NotImplementedError, match="SqlDataset"):
-        X.SqlDataset
+    with pytest.raises(NotImplementedError, match="StatsAggregator"):
+        X.StatsAggregator
     with pytest.raises(AttributeError):
         X.no_such_name
+
+
+def test_sql_dataset_errors(tmp_path):
+    import sqlite3
+
+    path = str(tmp_path / "db.sqlite")
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE t (a TEXT)")
+    connection.execute("INSERT INTO t VALUES ('x')")
+    connection.commit()
+    connection.close()
+    cases = [("mysql", "SELECT a FROM t", (tf.string,), tf.errors.InvalidArgumentError,
+              "not supported by SqlDataset"),
+             ("sqlite", "SELECT a FROM t", (tf.string, tf.int64),
+              tf.errors.InvalidArgumentError, "number of columns in query \\(1\\)"),
+             ("sqlite", "SELECT a FROM t", (tf.float32,), tf.errors.InvalidArgumentError,
+              "must be one of"),
+             ("sqlite", "SELECT nosuch FROM t", (tf.string,), tf.errors.UnknownError,
+              "no such column"),
+             # the database is opened read-only
+             ("sqlite", "INSERT INTO t VALUES ('y')", (tf.string,), tf.errors.UnknownError,
+              "readonly")]
+    for driver, query, types, error, message in cases:
+        with tf.Graph().as_default():
+            ds = X.SqlDataset(driver, path, query, types)
+            with pytest.raises(error, match=message):
+                _first(ds)
+
+
+def test_tfrecord_writer_needs_scalar_strings():
+    with tf.Graph().as_default():
+        with pytest.raises(TypeError, match="scalar `DT_STRING`"):
+            X.TFRecordWriter("/tmp/x").write(R(3))
+        with pytest.raises(TypeError, match="`tf.data.Dataset`"):
+            X.TFRecordWriter("/tmp/x").write([b"a"])
