@@ -224,9 +224,19 @@ def _outputs(result):
     if isinstance(result, list):
         result = tuple(result)  # TF treats a returned list as a tuple of components
 
+    from flowloom.framework.graph import get_default_graph
+
+    graph = get_default_graph()
+
     def leaf(x):
         if isinstance(x, Dataset):
             return x
+        if isinstance(x, Tensor) and x._op._graph is not graph and hasattr(graph, "_capture"):
+            inner = graph._capture(x)  # an outer tensor returned as it is: captured, as TF
+            if inner is not None:
+                from flowloom.ops.array.array_ops import identity
+
+                return identity(inner)
         return x if isinstance(x, Tensor) else convert_to_tensor(x)
 
     result = nest.map_structure(leaf, result)

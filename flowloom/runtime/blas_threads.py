@@ -111,13 +111,18 @@ STALL_WINDOW = 200
 _backoff = {"calls": 0, "single_until": 0, "last_stall": -(1 << 30)}
 _best_seconds = {}  # (m, k, n) -> [the fastest time seen with all threads, calls timed]
 _WARMUP_CALLS = 20  # a shape's first calls (cold caches, page faults) set its best only
+# OpenBLAS runs a product of at most 65536 * GEMM_MULTITHREAD_THRESHOLD (>= 1) multiply-adds
+# on the calling thread (interface/gemm.c): no thread of it can stall, nothing to watch.
+ONE_THREAD_MACS = 1 << 16
 
 
 def matmul(xp, a, b):
     """`xp.matmul(a, b)`; a small product runs on one BLAS thread while stalls are being
     seen (see above)."""
-    if xp.__name__ != "numpy" or a.ndim != 2 or _state["active"] or \
-            a.shape[0] * a.shape[1] * b.shape[-1] >= SPLIT_MIN_MACS:
+    if xp.__name__ != "numpy" or a.ndim != 2 or _state["active"]:
+        return xp.matmul(a, b)
+    macs = a.shape[0] * a.shape[1] * b.shape[-1]
+    if macs <= ONE_THREAD_MACS or macs >= SPLIT_MIN_MACS:
         return xp.matmul(a, b)
     api = _api[0] if _api else _openblas()
     if api is None:

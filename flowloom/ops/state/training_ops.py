@@ -34,25 +34,9 @@ def _check_same_shape(what, a, b):
 
 
 def _check_scalar(name, x):
-    if np.ndim(x) != 0:
+    if (x.ndim if type(x) is np.ndarray else np.ndim(x)) != 0:
         raise errors.InvalidArgumentError(
             None, None, f"{name} is not a scalar: {_shape_str(np.shape(x))}")
-
-
-class _Lock:
-    """Holds the variable's lock when use_locking is set."""
-
-    def __init__(self, ref, use_locking):
-        self._lock = ref.lock if use_locking else None
-
-    def __enter__(self):
-        if self._lock is not None:
-            self._lock.acquire()
-
-    def __exit__(self, *exc):
-        if self._lock is not None:
-            self._lock.release()
-        return False
 
 
 def _defapply(type_name, slots, scalars, update, extra_attrs=None, sparse=False, after=()):
@@ -70,18 +54,20 @@ def _defapply(type_name, slots, scalars, update, extra_attrs=None, sparse=False,
     od.shape(lambda op: op._inputs[0]._shape)
     n_slots, n_scalars = len(slots), len(scalars)
     extra_names = tuple(extra_attrs or ())
+    scalar_names = list(scalars) + list(after)
 
     def update_refs(var_ref, slot_refs, args, extra):
         scalar_values = args[n_slots:n_slots + n_scalars]
         grad = args[n_slots + n_scalars]
         rest = args[n_slots + n_scalars + 1:]
         indices, after_values = (rest[0], rest[1:]) if sparse else (None, rest)
-        for name, value in zip(scalars + list(after), scalar_values + after_values):
+        for name, value in zip(scalar_names, scalar_values + after_values):
             _check_scalar(name, value)
         var = _value(var_ref)
         slot_values = [_value(r) for r in slot_refs]
         for name, s in zip(slots, slot_values):
-            _check_same_shape(f"var and {name}", var, s)
+            if s.shape != var.shape:
+                _check_same_shape(f"var and {name}", var, s)
         if sparse:
             _sparse_update(update, var, slot_values, scalar_values, grad, after_values,
                            indices, extra)
@@ -90,7 +76,10 @@ def _defapply(type_name, slots, scalars, update, extra_attrs=None, sparse=False,
             update(var, *slot_values, *scalar_values, grad, *after_values, **extra)
 
     def kernel(xp, var_ref, *args, use_locking, **extra):
-        with _Lock(var_ref, use_locking):
+        if not use_locking:
+            update_refs(var_ref, args[:n_slots], args, extra)
+            return var_ref
+        with var_ref.lock:
             update_refs(var_ref, args[:n_slots], args, extra)
         return var_ref
 
@@ -176,15 +165,53 @@ def _momentum(var, accum, lr, grad, momentum, use_nesterov):
         var -= lr * accum
 
 
+def _one(dtype):
+    one = _ONES.get(dtype)
+    if one is None:
+        one = _ONES[dtype] = np.ones((), dtype=dtype)
+        one.flags.writeable = False
+    return one
+
+
+_ONES = {}
+
+
+def _all_of_dtype(dtype, *values):
+    for x in values:
+        if getattr(x, "dtype", None) != dtype:
+            return False
+    return True
+
+
 def _adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, use_nesterov):
-    one = np.ones((), dtype=var.dtype)
+    one = _one(var.dtype)
     lr_t = lr * np.sqrt(one - beta2_power) / (one - beta1_power)
-    m += (grad - m) * (one - beta1)
-    v += (grad * grad - v) * (one - beta2)
+    if not var.ndim or not _all_of_dtype(var.dtype, m, v, grad, beta1, beta2, epsilon, lr_t):
+        m += (grad - m) * (one - beta1)
+        v += (grad * grad - v) * (one - beta2)
+        if use_nesterov:
+            var -= ((grad * (one - beta1) + beta1 * m) * lr_t) / (np.sqrt(v) + epsilon)
+        else:
+            var -= (m * lr_t) / (np.sqrt(v) + epsilon)
+        return
+    # The same operations in the same order and dtype, through two temporaries.
+    t = np.subtract(grad, m)
+    t *= one - beta1
+    m += t
+    np.multiply(grad, grad, out=t)
+    t -= v
+    t *= one - beta2
+    v += t
+    d = np.sqrt(v)
+    d += epsilon
     if use_nesterov:
-        var -= ((grad * (one - beta1) + beta1 * m) * lr_t) / (np.sqrt(v) + epsilon)
+        np.multiply(grad, one - beta1, out=t)
+        t += beta1 * m
+        t *= lr_t
     else:
-        var -= (m * lr_t) / (np.sqrt(v) + epsilon)
+        np.multiply(m, lr_t, out=t)
+    t /= d
+    var -= t
 
 
 def _adagrad(var, accum, lr, grad, update_slots):
@@ -194,7 +221,7 @@ def _adagrad(var, accum, lr, grad, update_slots):
 
 
 def _rms_prop(var, ms, mom, lr, rho, momentum, epsilon, grad):
-    one = np.ones((), dtype=var.dtype)
+    one = _one(var.dtype)
     ms += (grad * grad - ms) * (one - rho)
     mom *= momentum
     mom += lr * grad / np.sqrt(ms + epsilon)
@@ -202,7 +229,7 @@ def _rms_prop(var, ms, mom, lr, rho, momentum, epsilon, grad):
 
 
 def _centered_rms_prop(var, mg, ms, mom, lr, rho, momentum, epsilon, grad):
-    one = np.ones((), dtype=var.dtype)
+    one = _one(var.dtype)
     ms += (grad * grad - ms) * (one - rho)
     mg += (grad - mg) * (one - rho)
     denom = (ms - mg * mg) + epsilon
@@ -212,7 +239,7 @@ def _centered_rms_prop(var, mg, ms, mom, lr, rho, momentum, epsilon, grad):
 
 
 def _adadelta(var, accum, accum_update, lr, rho, epsilon, grad):
-    one = np.ones((), dtype=var.dtype)
+    one = _one(var.dtype)
     accum *= rho
     accum += grad * grad * (one - rho)
     update = np.sqrt(accum_update + epsilon) / np.sqrt(accum + epsilon) * grad
