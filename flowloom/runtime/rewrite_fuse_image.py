@@ -34,8 +34,6 @@ def _same_axes(a, b):
 
 def fuse(order, fetch_tensors, target_ops, placement, fed, placed_as):
     """(new op list, placed_as, {fused op: the graph ops it runs})."""
-    from flowloom.ops.image import fused_standardization  # noqa: F401 - registers the type
-
     walk = OpListPass(order, fetch_tensors, target_ops, placement, fed, placed_as)
     fused_at = {}
 
@@ -79,6 +77,8 @@ def fuse(order, fetch_tensors, target_ops, placement, fed, placed_as):
                     if m._type != "Mean" or t is m._inputs[0]) or \
                 len({walk.device(m) for m in members + ([second] if second else [])}) != 1:
             return op
+        from flowloom.ops.image import fused_standardization  # noqa: F401 - the op type
+
         fused = walk.make("_FusedImageStandardization", op._name,
                           [x, mean._inputs[1], maximum._inputs[1]],
                           {"T": num._dtype, "Tidx": mean._attrs.get("Tidx")},
