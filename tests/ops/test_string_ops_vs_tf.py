@@ -308,3 +308,17 @@ def test_tf1_runs_the_graph_def_with_the_same_values(tmp_path):
             x.decode("latin-1") if isinstance(x, bytes) else x)
 
     assert json.loads(out.stdout.strip().splitlines()[-1]) == plain(_run_fetches(g, count))
+
+
+def test_ngram_widths_from_a_graph_def_are_bounded_before_building():
+    from flowloom.framework.apply_op import apply_op
+
+    with tf.Graph().as_default():
+        data = tf.constant(["a", "b"])
+        splits = tf.constant([0, 2], tf.int64)
+        op = apply_op("StringNGrams", (data, splits), separator=" ", ngram_widths=[2 ** 40],
+                      left_pad="<", right_pad=">", pad_width=-1,
+                      preserve_short_sequences=False)
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.ResourceExhaustedError, match="StringNGrams would"):
+                sess.run(op.outputs[0])

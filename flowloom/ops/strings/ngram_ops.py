@@ -32,6 +32,9 @@ def _(op):
     return [TensorShape([None]), splits if splits.ndims == 1 else TensorShape([None])]
 
 
+_MAX_PIECES = 1 << 28
+
+
 def _as_bytes(value):
     return value if isinstance(value, bytes) else str(value).encode("utf-8")
 
@@ -57,6 +60,13 @@ def _(xp, data, splits, *, separator, ngram_widths, left_pad, right_pad, pad_wid
         raise errors.InvalidArgumentError(
             None, None, f"Invalid data_splits {splits.tolist()[:10]} for {data.size} strings")
     sep, left, right = _as_bytes(separator), _as_bytes(left_pad), _as_bytes(right_pad)
+    lengths = np.diff(splits).tolist()
+    # Widths and pad widths are attrs a GraphDef sets: bound the output before building it.
+    pieces = sum(n * max(0, m + 2 * (n - 1 if pad_width < 0 else min(pad_width, n - 1)) - n + 1)
+                 for m in lengths if m for n in ngram_widths)
+    if pieces > _MAX_PIECES:
+        raise errors.ResourceExhaustedError(
+            None, None, f"StringNGrams would join {pieces} strings (more than {_MAX_PIECES})")
     values, out_splits = [], [0]
     for start, end in zip(splits[:-1].tolist(), splits[1:].tolist()):
         if end > start:

@@ -25,11 +25,12 @@ def _as_bytes(value):
 
 def _map(values, fn, dtype=object):
     values = np.asarray(values, dtype=object)
-    out = np.empty(values.shape, dtype=dtype)
-    flat = out.reshape(-1)
-    for i, v in enumerate(values.reshape(-1)):
-        flat[i] = fn(_as_bytes(v))
-    return out
+    items = [fn(v if v.__class__ is bytes else _as_bytes(v)) for v in values.flat]
+    if dtype is not object:
+        return np.array(items, dtype=dtype).reshape(values.shape)
+    out = np.empty(len(items), dtype=object)
+    out[:] = items
+    return out.reshape(values.shape)
 
 
 def _check_choice(op_type, attr, value, choices):
@@ -40,6 +41,7 @@ def _check_choice(op_type, attr, value, choices):
                          f"{allowed}.")
 
 
+_CONTINUATION_BYTES = bytes(range(0x80, 0xC0))
 StringLength = defop("StringLength", inputs=["input: string"], outputs=["output: int32"],
                      attrs={"unit": "BYTE"})
 StringLength.shape(lambda op: op._inputs[0]._shape)
@@ -50,7 +52,7 @@ def _(xp, values, *, unit):
     if unit == "BYTE":
         return _map(values, len, np.int32)
     # UTF8_CHAR counts the bytes that do not continue a character (as TF: no validation).
-    return _map(values, lambda s: sum(1 for b in s if b & 0xC0 != 0x80), np.int32)
+    return _map(values, lambda s: len(s.translate(None, _CONTINUATION_BYTES)), np.int32)
 
 
 def string_length(input, name=None, unit="BYTE"):  # noqa: A002 - TF's argument name
