@@ -112,6 +112,9 @@ INDEX = {
             'MakeIterator OneShotIterator',
         'flowloom.ops.data.iterator_state':
             'DeserializeIterator SerializeIterator',
+        'flowloom.ops.data.optional_ops':
+            'IteratorGetNextAsOptional OptionalFromValue OptionalGetValue OptionalHasValue '
+            'OptionalNone',
         'flowloom.ops.data.queue_ops':
             'FIFOQueueV2 PaddingFIFOQueueV2 PriorityQueueV2 QueueCloseV2 QueueDequeueManyV2 '
             'QueueDequeueUpToV2 QueueDequeueV2 QueueEnqueueManyV2 QueueEnqueueV2 '

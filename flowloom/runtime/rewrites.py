@@ -21,7 +21,9 @@ switchable with TF's `RewriterConfig` fields and named by `FLOWLOOM_DEBUG=1` whe
   remapping                 MatMul/Conv2D + BiasAdd (+ Relu/Relu6/Elu) run as one fused op
                             that writes in place (runtime/rewrite_remap.py); MaxPoolGrad +
                             ReluGrad as one op (runtime/rewrite_fuse_grad.py); elementwise
-                            chains as one kernel (runtime/rewrite_fuse.py).
+                            chains as one kernel (runtime/rewrite_fuse.py); one
+                            optimizer's updates of several variables as one step
+                            (runtime/rewrite_group_updates.py).
   memory_optimization       elementwise arithmetic, and kernels that offer it (ReluGrad,
                             _FusedMaxPoolGrad),
                             write into a large input's buffer when that input dies there
@@ -91,6 +93,20 @@ def reuse_buffers(config, steps, keep, rewritten):
     if changed:
         rewritten.note("memory_optimization", f"{changed} op(s) write into a dead "
                        "input's buffer")
+    return steps
+
+
+def group_updates(config, steps, keep, rewritten):
+    """A fast-path plan's steps with one optimizer's variable updates as one step
+    (runtime/rewrite_group_updates.py); their `frees` planned again when it acts."""
+    if not enabled(config, "remapping"):
+        return steps
+    from flowloom.runtime import executor, rewrite_group_updates
+
+    steps, made = rewrite_group_updates.group(steps, keep)
+    if made:
+        executor.plan_frees(steps, keep)
+        rewritten.note("remapping", f"{made} group(s) of variable updates run as one step")
     return steps
 
 

@@ -287,6 +287,54 @@ SparseApplyMomentum = _defapply("SparseApplyMomentum", ["accum"], ["lr"], _momen
                                 sparse=True, after=["momentum"])
 ApplyAdam = _defapply("ApplyAdam", ["m", "v"], ["beta1_power", "beta2_power", "lr", "beta1",
                                                "beta2", "epsilon"], _adam, _NESTEROV)
+def _adam_group(ops):
+    """All the ApplyAdam updates of `ops` (one optimizer's: the same scalars and attrs) as one
+    `_adam` over their arrays laid end to end (runtime/rewrite_group_updates.py)."""
+    attrs = ops[0]._attrs
+    if attrs["use_locking"]:
+        return None
+    nesterov = attrs["use_nesterov"]
+
+    def apply_all(*args):
+        n = (len(args) - 6) // 4
+        scalars = args[4 * n:]
+        for x in scalars:
+            if type(x) is not np.ndarray or x.ndim:
+                return False
+        bufs, grads, seen = ([], [], []), [], set()
+        dtype = None
+        for k in range(0, 4 * n, 4):
+            grad = args[k + 3]
+            if type(grad) is not np.ndarray or grad.base is not None or not grad.ndim:
+                return False
+            shape = grad.shape
+            dtype = dtype or grad.dtype
+            for i in range(3):
+                x = args[k + i].value
+                # Arrays of their own (no two of them overlap), of one dtype, writeable.
+                if type(x) is not np.ndarray or x.base is not None or x.shape != shape or \
+                        x.dtype != dtype or not x.flags.writeable:
+                    return False
+                bufs[i].append(x)
+                seen.add(id(x))
+            grads.append(grad)
+        if len(seen) != 3 * n or any(id(g) in seen for g in grads):
+            return False  # a buffer updated twice, or a gradient that is a buffer
+        flat = [np.concatenate(b, axis=None) for b in bufs]
+        _adam(*flat, *scalars, np.concatenate(grads, axis=None), nesterov)
+        start = 0
+        for k, var in enumerate(bufs[0]):
+            stop = start + var.size
+            for b, f in zip(bufs, flat):
+                np.copyto(b[k], f[start:stop].reshape(var.shape))
+            start = stop
+        return True
+    return apply_all
+
+
+ApplyAdam.kernel_fn.group = (range(3, 9), _adam_group)
+
+
 ApplyAdagrad = _defapply("ApplyAdagrad", ["accum"], ["lr"], _adagrad, {"update_slots": True})
 ApplyRMSProp = _defapply("ApplyRMSProp", ["ms", "mom"], ["lr", "rho", "momentum", "epsilon"],
                          _rms_prop)
