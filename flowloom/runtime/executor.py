@@ -202,6 +202,7 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
         keep = set(fetch_slots) | set(feed_slots) | set(constants)
         _plan_frees(steps, keep)
         steps = rewrites.reuse_buffers(session._config, steps, keep, log)
+        steps = rewrites.group_updates(session._config, steps, keep, log)
         plan = Plan(steps, n, feed_slots, fetch_slots, fetch_derefs, target_ops,
                     build_partitioned=lambda: partitioned_of(all_steps))
         if constants:
