@@ -3,8 +3,10 @@ flowloom has (the same objects as in `tf.data.experimental`) and the contrib-onl
 `sloppy_interleave`, `batch_and_drop_remainder` and `padded_batch_and_drop_remainder`.
 TF 1.15's other tf.contrib.data names raise NotImplementedError naming them."""
 
-from flowloom.data.experimental import (AUTOTUNE, Counter, CsvDataset,  # noqa: F401
-                                        RandomDataset, SqlDataset, TFRecordWriter,
+from flowloom.data.experimental import (AUTOTUNE, CheckpointInputPipelineHook,  # noqa: F401
+                                        Counter, CsvDataset,
+                                        Optional, RandomDataset, SqlDataset,
+                                        TFRecordWriter, get_next_as_optional,
                                         bucket_by_sequence_length,
                                         choose_from_datasets, enumerate_dataset,
                                         get_single_element, group_by_window, ignore_errors,
@@ -14,8 +16,8 @@ from flowloom.data.experimental import (AUTOTUNE, Counter, CsvDataset,  # noqa: 
                                         unbatch, unique)
 
 _NOT_IMPLEMENTED = frozenset("""
-CheckpointInputPipelineHook LMDBDataset Optional Reducer
-assert_element_shape copy_to_device dense_to_sparse_batch get_next_as_optional
+LMDBDataset Reducer
+assert_element_shape copy_to_device dense_to_sparse_batch
 group_by_reducer make_batched_features_dataset make_csv_dataset
 parse_example_dataset prefetch_to_device read_batch_features reduce_dataset rejection_resample
 sliding_window_batch

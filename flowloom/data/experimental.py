@@ -6,10 +6,11 @@ from flowloom.data.dataset import AUTOTUNE, Dataset  # noqa: F401
 
 # Loaded on first use (importing tf.data stays cheap): name -> the module defining it.
 _LAZY = {name: "flowloom.data." + module for module, names in {
+    "optional": "Optional get_next_as_optional",
     "options": "DistributeOptions MapVectorizationOptions OptimizationOptions StatsOptions "
                "ThreadingOptions",
     "io_datasets": "SqlDataset TFRecordWriter",
-    "iterator_saveable": "make_saveable_from_iterator",
+    "iterator_saveable": "CheckpointInputPipelineHook make_saveable_from_iterator",
     "sampling": "RandomDataset choose_from_datasets sample_from_datasets",
     "transformations": "INFINITE_CARDINALITY UNKNOWN_CARDINALITY Counter "
                        "bucket_by_sequence_length cardinality enumerate_dataset "
@@ -18,10 +19,10 @@ _LAZY = {name: "flowloom.data." + module for module, names in {
 
 # TF 1.15's other tf.data.experimental names.
 NOT_IMPLEMENTED = frozenset("""
-CheckpointInputPipelineHook DatasetStructure Optional OptionalStructure RaggedTensorStructure
+DatasetStructure OptionalStructure RaggedTensorStructure
 Reducer SparseTensorStructure StatsAggregator Structure
 TensorArrayStructure TensorStructure bytes_produced_stats copy_to_device dense_to_sparse_batch
-from_variant get_next_as_optional get_structure group_by_reducer latency_stats
+from_variant get_structure group_by_reducer latency_stats
 make_batched_features_dataset make_csv_dataset
 map_and_batch_with_legacy_function parse_example_dataset prefetch_to_device
 rejection_resample to_variant

@@ -221,8 +221,11 @@ def _outputs(result):
     from flowloom.data.dataset import Dataset
     from flowloom.framework.ops import Tensor, convert_to_tensor
 
+    from flowloom.data.dataset import _inner_lists_to_tensors
+
     if isinstance(result, list):
         result = tuple(result)  # TF treats a returned list as a tuple of components
+    result = _inner_lists_to_tensors(result)  # and a list inside as one tensor
 
     from flowloom.framework.graph import get_default_graph
 

@@ -112,6 +112,9 @@ INDEX = {
             'MakeIterator OneShotIterator',
         'flowloom.ops.data.iterator_state':
             'DeserializeIterator SerializeIterator',
+        'flowloom.ops.data.optional_ops':
+            'IteratorGetNextAsOptional OptionalFromValue OptionalGetValue OptionalHasValue '
+            'OptionalNone',
         'flowloom.ops.data.queue_ops':
             'FIFOQueueV2 PaddingFIFOQueueV2 PriorityQueueV2 QueueCloseV2 QueueDequeueManyV2 '
             'QueueDequeueUpToV2 QueueDequeueV2 QueueEnqueueManyV2 QueueEnqueueV2 '
@@ -132,6 +135,8 @@ INDEX = {
             'AdjustContrastv2 AdjustHue AdjustSaturation HSVToRGB RGBToHSV',
         'flowloom.ops.image.distort_ops':
             'SampleDistortedBoundingBox SampleDistortedBoundingBoxV2',
+        'flowloom.ops.image.fused_standardization':
+            '_FusedImageStandardization',
         'flowloom.ops.image.resize_ops':
             'ResizeArea ResizeBicubic ResizeBicubicGrad ResizeBilinear ResizeBilinearGrad '
             'ResizeNearestNeighbor ResizeNearestNeighborGrad',

@@ -163,6 +163,20 @@ def options_merge(tf):
     return ds.make_one_shot_iterator().get_next(), []
 
 
+def optional_next(tf):
+    it = tf.data.Dataset.range(3).map(lambda x: (x, [x * 2])).make_initializable_iterator()
+    optional = _x(tf).get_next_as_optional(it)
+    value = tf.cond(optional.has_value(), lambda: optional.get_value()[1],
+                    lambda: tf.constant([-1], tf.int64))
+    return [optional.has_value(), value], [it.initializer], 5
+
+
+def optional_from_value_and_none(tf):
+    some = _x(tf).Optional.from_value({"a": tf.constant([1.5, 2.5]), "b": (tf.constant(3),)})
+    none = _x(tf).Optional.none_from_structure(some.value_structure)
+    return [some.has_value(), some.get_value(), none.has_value()], [], "once"
+
+
 def _database():
     path = os.path.join(tempfile.mkdtemp(), "people.sqlite")
     connection = sqlite3.connect(path)
@@ -204,7 +218,7 @@ def run(tf, name):
     with tf.Session() as sess:
         for op in inits:
             sess.run(op)
-        for _ in range(1 if once else 60):
+        for _ in range(60 if not once else 1 if once[0] == "once" else once[0]):
             try:
                 out.append(_plain(sess.run(fetch)))
             except tf.errors.OutOfRangeError:

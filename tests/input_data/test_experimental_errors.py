@@ -153,3 +153,12 @@ def test_tfrecord_writer_needs_scalar_strings():
             X.TFRecordWriter("/tmp/x").write(R(3))
         with pytest.raises(TypeError, match="`tf.data.Dataset`"):
             X.TFRecordWriter("/tmp/x").write([b"a"])
+
+
+def test_optional_without_a_value_fails_at_get_value():
+    with tf.Graph().as_default():
+        none = X.Optional.none_from_structure(X.Optional.from_value(np.int64(1)).value_structure)
+        with tf.Session() as sess:
+            assert not sess.run(none.has_value())
+            with pytest.raises(tf.errors.InvalidArgumentError, match="does not have a value"):
+                sess.run(none.get_value())

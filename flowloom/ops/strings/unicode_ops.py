@@ -260,7 +260,7 @@ def _one_per_row(points, output_encoding, errors, replacement_char):
     from flowloom.ops.math.math_ops import range_
 
     splits = range_(size(points, out_type=dtypes.int64) + 1)
-    return unicode_encode_op(points, splits, output_encoding, errors, replacement_char)
+    return _encode_rows(points, splits, output_encoding, errors, replacement_char)
 
 
 def unicode_split(input, input_encoding, errors="replace",  # noqa: A002 - TF's name
@@ -284,7 +284,8 @@ def unicode_split_with_offsets(input, input_encoding, errors="replace",  # noqa:
         return _one_per_row(outputs[1], input_encoding, errors, replacement_char), outputs[2]
 
 
-def unicode_encode_op(points, splits, output_encoding, errors, replacement_char):
+def _encode_rows(points, splits, output_encoding, errors, replacement_char):
+    """One UnicodeEncode op: a string per row of `points` delimited by `splits`."""
     _check_choice("UnicodeEncode", "output_encoding", output_encoding, _OUTPUT_ENCODINGS)
     _check_choice("UnicodeEncode", "errors", errors, _ERRORS)
     return apply_op("UnicodeEncode", (points, splits), output_encoding=output_encoding,
@@ -322,7 +323,7 @@ def unicode_encode(input, output_encoding, errors="replace",  # noqa: A002 - TF'
             raise ValueError("input_tensor's rank must be at least 1.")
         if rank == 1:
             splits = cast(stack([0, shape(points, out_type=dtypes.int32)[0]]), dtypes.int64)
-            return reshape(unicode_encode_op(points, splits, output_encoding, errors,
+            return reshape(_encode_rows(points, splits, output_encoding, errors,
                                              replacement_char), [])
         dims = points._shape.as_list()
         outer = dims[:-1] if None not in dims else shape(points)[:-1]
@@ -331,5 +332,5 @@ def unicode_encode(input, output_encoding, errors="replace",  # noqa: A002 - TF'
             shape(points)[:-1])
         flat = reshape(points, [-1])
         splits = cast(range_(rows + 1) * width, dtypes.int64)
-        return reshape(unicode_encode_op(flat, splits, output_encoding, errors,
+        return reshape(_encode_rows(flat, splits, output_encoding, errors,
                                          replacement_char), outer)
