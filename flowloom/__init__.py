@@ -158,9 +158,14 @@ _TABLE = _lazy_names.parse({
     "flowloom.explain": "explain",
     "flowloom.data.accumulators": "ConditionalAccumulator ConditionalAccumulatorBase SparseConditionalAccumulator",
     "flowloom.ops.lookup.tables": "tables_initializer",
-    "flowloom.ops.strings.hash_ops": "as_string string_to_hash_bucket_fast",
+    "flowloom.ops.strings.hash_ops": (
+        "as_string string_to_hash_bucket string_to_hash_bucket_fast "
+        "string_to_hash_bucket_strong"),
+    "flowloom.ops.strings.join_ops": "reduce_join",
+    "flowloom.ops.strings.number_ops": "string_to_number",
     "flowloom.ops.strings.split_ops": "string_split",
-    "flowloom.ops.strings.string_ops": "string_join substr",
+    "flowloom.ops.strings.string_ops": "regex_replace string_join substr",
+    "flowloom.ops.strings.text_ops": "decode_base64 encode_base64 string_strip",
     "flowloom.ops.array.sparse_cross_ops": "sparse_cross sparse_cross_hashed",
     "flowloom.ops.array.sparse_reshape_ops": "sparse_fill_empty_rows sparse_reshape sparse_retain",
     "flowloom.ops.array.data_flow_ops": "dynamic_partition dynamic_stitch",

@@ -14,6 +14,8 @@ import types
 
 _MATH = "flowloom.ops.math.composite_math"
 _LINALG = "flowloom.ops.math.linalg_ops"
+_TEXT = "flowloom.ops.strings.text_ops"
+_UNICODE = "flowloom.ops.strings.unicode_ops"
 _CONFIG = "flowloom.framework.config"
 _SETS = "flowloom.ops.sets.set_ops"
 
@@ -58,14 +60,19 @@ stateless_multinomial=? stateless_normal=? stateless_truncated_normal=? stateles
 truncated_normal uniform=random_uniform uniform_candidate_sampler=nn.uniform_candidate_sampler
 """,
     "strings": """
-as_string bytes_split=? format=flowloom.ops.checks.tensor_format:string_format join=string_join length=? lower=? ngrams=? reduce_join
+as_string bytes_split=%(t)s:bytes_split format=flowloom.ops.checks.tensor_format:string_format
+join=string_join length=%(t)s:string_length lower=%(t)s:lower
+ngrams=flowloom.ops.strings.ngram_ops:ngrams reduce_join
 regex_full_match=flowloom.ops.strings.string_ops:regex_full_match regex_replace
 split=flowloom.ops.strings.split_ops:strings_split
 strip=string_strip substr to_hash_bucket=string_to_hash_bucket
 to_hash_bucket_fast=string_to_hash_bucket_fast to_hash_bucket_strong=string_to_hash_bucket_strong
-to_number=string_to_number unicode_decode=? unicode_decode_with_offsets=? unicode_encode=?
-unicode_script=? unicode_split=? unicode_split_with_offsets=? unicode_transcode=?
-unsorted_segment_join=? upper=?
+to_number=string_to_number unicode_decode=%(u)s:unicode_decode
+unicode_decode_with_offsets=%(u)s:unicode_decode_with_offsets
+unicode_encode=%(u)s:unicode_encode unicode_script=? unicode_split=%(u)s:unicode_split
+unicode_split_with_offsets=%(u)s:unicode_split_with_offsets
+unicode_transcode=%(u)s:unicode_transcode
+unsorted_segment_join=flowloom.ops.strings.join_ops:unsorted_segment_join upper=%(t)s:upper
 """,
     "sparse": """
 SparseConditionalAccumulator SparseTensor add=sparse_add concat=sparse_concat cross=sparse_cross
@@ -136,7 +143,8 @@ batch_to_space_nd gather_nd reshape reverse roll scatter_nd space_to_batch_nd ti
 
 def _parse(text):
     table = {}
-    for item in (text % {"m": _MATH, "l": _LINALG, "c": _CONFIG, "s": _SETS}).split():
+    for item in (text % {"m": _MATH, "l": _LINALG, "c": _CONFIG, "s": _SETS,
+                         "t": _TEXT, "u": _UNICODE}).split():
         name, _, target = item.partition("=")
         table[name] = target or name
     return table

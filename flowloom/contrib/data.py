@@ -1,20 +1,26 @@
-"""`tf.contrib.data`: TF 1.15's contrib names for the tf.data transformations flowloom has
-(`parallel_interleave`, `map_and_batch`, `shuffle_and_repeat`, `unbatch`, `ignore_errors`,
-`CsvDataset`, `AUTOTUNE`, as in `tf.data.experimental`) and the contrib-only `sloppy_interleave`,
-`batch_and_drop_remainder` and `padded_batch_and_drop_remainder`. TF 1.15's other
-tf.contrib.data names raise NotImplementedError naming them."""
+"""`tf.contrib.data`: TF 1.15's contrib names for the tf.data.experimental transformations
+flowloom has (the same objects as in `tf.data.experimental`) and the contrib-only
+`sloppy_interleave`, `batch_and_drop_remainder` and `padded_batch_and_drop_remainder`.
+TF 1.15's other tf.contrib.data names raise NotImplementedError naming them."""
 
-from flowloom.data.experimental import (AUTOTUNE, CsvDataset, ignore_errors,  # noqa: F401
-                                        map_and_batch, parallel_interleave, shuffle_and_repeat,
-                                        unbatch)
+from flowloom.data.experimental import (AUTOTUNE, CheckpointInputPipelineHook,  # noqa: F401
+                                        Counter, CsvDataset,
+                                        Optional, RandomDataset, SqlDataset,
+                                        TFRecordWriter, get_next_as_optional,
+                                        bucket_by_sequence_length,
+                                        choose_from_datasets, enumerate_dataset,
+                                        get_single_element, group_by_window, ignore_errors,
+                                        make_saveable_from_iterator,
+                                        map_and_batch, parallel_interleave,
+                                        sample_from_datasets, scan, shuffle_and_repeat,
+                                        unbatch, unique)
 
 _NOT_IMPLEMENTED = frozenset("""
-CheckpointInputPipelineHook Counter LMDBDataset Optional RandomDataset Reducer
-SqlDataset TFRecordWriter assert_element_shape bucket_by_sequence_length choose_from_datasets
-copy_to_device dense_to_sparse_batch enumerate_dataset get_next_as_optional get_single_element
-group_by_reducer group_by_window make_batched_features_dataset make_csv_dataset
-make_saveable_from_iterator parse_example_dataset prefetch_to_device read_batch_features
-reduce_dataset rejection_resample sample_from_datasets scan sliding_window_batch unique
+LMDBDataset Reducer
+assert_element_shape copy_to_device dense_to_sparse_batch
+group_by_reducer make_batched_features_dataset make_csv_dataset
+parse_example_dataset prefetch_to_device read_batch_features reduce_dataset rejection_resample
+sliding_window_batch
 """.split())
 
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from flowloom.data import structure
 from flowloom.data.functions import GeneratorFunction, TracedFunction
+from flowloom.data.options import Options
 from flowloom.framework import dtypes, nest
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.ops import Tensor, convert_to_tensor
@@ -60,6 +61,8 @@ class Dataset(structure.HasElementSpec):
       output_types, output_shapes, output_classes: the element structure, as TF1 reports it.
     """
 
+    _options = None  # what with_options set, carried to the datasets made from this one
+
     def __init__(self, variant, element_spec):
         self._variant = variant
         self.element_spec = element_spec
@@ -70,7 +73,9 @@ class Dataset(structure.HasElementSpec):
 
     def _apply(self, op_type, inputs, spec, **attrs):
         variant = apply_op(op_type, inputs, **structure.op_attrs(spec), **attrs).outputs[0]
-        return Dataset(variant, spec)
+        out = Dataset(variant, spec)
+        out._options = self._options
+        return out
 
     def __iter__(self):
         raise RuntimeError("dataset.__iter__() is only supported when eager execution is "
@@ -211,7 +216,7 @@ class Dataset(structure.HasElementSpec):
     def batch(self, batch_size, drop_remainder=False):
         """Combines consecutive elements into batches (stacked along a new first axis)."""
         size = _i64(batch_size, "batch_size")
-        spec = _batched(self.element_spec, batch_size if drop_remainder else None)
+        spec = _batched(self.element_spec, _static_size(size) if drop_remainder else None)
         return self._apply("BatchDatasetV2", (self._variant, size, convert_to_tensor(
             drop_remainder, dtype=dtypes.bool_, name="drop_remainder")), spec)
 
@@ -222,18 +227,18 @@ class Dataset(structure.HasElementSpec):
         flat_specs = structure.flatten(self.element_spec)
         flat_shapes = nest.flatten_up_to(self.element_spec, padded_shapes) \
             if nest.is_nested(self.element_spec) else [padded_shapes]
-        shapes = [as_shape(s) for s in flat_shapes]
+        shapes = [_padded_shape(s) for s in flat_shapes]
         if padding_values is None:
             flat_values = [b"" if s.dtype == dtypes.string else 0 for s in flat_specs]
         else:
             flat_values = nest.flatten_up_to(self.element_spec, padding_values) \
                 if nest.is_nested(self.element_spec) else [padding_values]
-        shape_tensors = [convert_to_tensor([-1 if d is None else d for d in s.as_list()],
-                                           dtype=dtypes.int64, name="padded_shapes")
-                         for s in shapes]
+        shape_tensors = [t if t is not None else convert_to_tensor(
+            [-1 if d is None else d for d in s.as_list()], dtype=dtypes.int64,
+            name="padded_shapes") for s, t in zip(shapes, _shape_tensors(flat_shapes))]
         value_tensors = [convert_to_tensor(v, dtype=s.dtype, name="padding_values")
                          for v, s in zip(flat_values, flat_specs)]
-        lead = batch_size if drop_remainder else None
+        lead = _static_size(batch_size) if drop_remainder else None
         spec = structure.pack(self.element_spec, [
             structure.TensorSpec(s.dtype, TensorShape([lead]).concatenate(p))
             for s, p in zip(flat_specs, shapes)])
@@ -333,10 +338,25 @@ class Dataset(structure.HasElementSpec):
         return out
 
     def with_options(self, options):
-        return self
+        """This dataset with `options` (a `tf.data.Options`) merged into its options; no op
+        is added (as in TF 1.15).
+
+        Raises:
+          ValueError: an option set here and in `options` to different values.
+        """
+        if not isinstance(options, Options):
+            raise TypeError(f"`options` must be a `tf.data.Options`, got {options!r}")
+        out = Dataset(self._variant, self.element_spec)
+        out._options = self.options().merge(options)
+        return out
 
     def options(self):
-        return Options()
+        """The options of this dataset (`tf.data.Options`)."""
+        return self._options if self._options is not None else Options()
+
+    def enumerate(self, start=0):
+        """`(index, element)` pairs, the index an int64 counting from `start`."""
+        return Dataset.zip((Dataset.range(start, np.iinfo(np.int64).max), self))
 
     # -- iterators ---------------------------------------------------------------------------
     def make_one_shot_iterator(self):
@@ -375,16 +395,39 @@ def _inner(fn, what):
     return flat[0].element_spec
 
 
+def _static_size(size):
+    """A batch size's value (a number, or a tensor's where it is a constant), else None."""
+    from flowloom.framework.tensor_util import constant_value
+
+    value = constant_value(size) if isinstance(size, Tensor) else size
+    return None if value is None else int(value)
+
+
+def _padded_shape(shape):
+    """The static shape a padded_batch shape gives: a shape, a list of dims (-1 or None
+    for "the longest"), or an int64 vector tensor (its value where it is a constant)."""
+    from flowloom.framework.tensor_util import constant_value_as_shape
+
+    if isinstance(shape, Tensor):
+        return constant_value_as_shape(shape)
+    if isinstance(shape, (list, tuple)):
+        shape = [None if d is not None and not isinstance(d, Tensor) and int(d) == -1 else d
+                 for d in shape]
+    return as_shape(shape)
+
+
+def _shape_tensors(flat_shapes):
+    """The padded_shapes given as tensors (None for the others)."""
+    out = []
+    for s in flat_shapes:
+        out.append(convert_to_tensor(s, dtype=dtypes.int64, name="padded_shapes")
+                   if isinstance(s, Tensor) else None)
+    return out
+
+
 def _batched(spec, size):
     return nest.map_structure(
         lambda s: structure.TensorSpec(s.dtype, TensorShape([size]).concatenate(s.shape)), spec)
-
-
-class Options:
-    """`tf.data.Options`: accepted; flowloom's pipelines have no options to set."""
-
-    def __init__(self):
-        self.experimental_deterministic = None
 
 
 # TF 1.15 names: tf.data.Dataset is the v1 class.

@@ -1,7 +1,45 @@
-"""`tf.data.experimental`: the transformations TF1 code reaches for most."""
+"""`tf.data.experimental`: TF 1.15's names. Those flowloom does not have yet raise
+NotImplementedError naming them (never a silent stand-in)."""
 
 from flowloom.data.csv_dataset import CsvDataset  # noqa: F401
 from flowloom.data.dataset import AUTOTUNE, Dataset  # noqa: F401
+
+# Loaded on first use (importing tf.data stays cheap): name -> the module defining it.
+_LAZY = {name: "flowloom.data." + module for module, names in {
+    "optional": "Optional get_next_as_optional",
+    "options": "DistributeOptions MapVectorizationOptions OptimizationOptions StatsOptions "
+               "ThreadingOptions",
+    "io_datasets": "SqlDataset TFRecordWriter",
+    "iterator_saveable": "CheckpointInputPipelineHook make_saveable_from_iterator",
+    "sampling": "RandomDataset choose_from_datasets sample_from_datasets",
+    "transformations": "INFINITE_CARDINALITY UNKNOWN_CARDINALITY Counter "
+                       "bucket_by_sequence_length cardinality enumerate_dataset "
+                       "get_single_element group_by_window scan take_while unique",
+}.items() for name in names.split()}
+
+# TF 1.15's other tf.data.experimental names.
+NOT_IMPLEMENTED = frozenset("""
+DatasetStructure OptionalStructure RaggedTensorStructure
+Reducer SparseTensorStructure StatsAggregator Structure
+TensorArrayStructure TensorStructure bytes_produced_stats copy_to_device dense_to_sparse_batch
+from_variant get_structure group_by_reducer latency_stats
+make_batched_features_dataset make_csv_dataset
+map_and_batch_with_legacy_function parse_example_dataset prefetch_to_device
+rejection_resample to_variant
+""".split())
+
+
+def __getattr__(name):
+    module = _LAZY.get(name)
+    if module is not None:
+        import importlib
+
+        value = getattr(importlib.import_module(module), name)
+        globals()[name] = value
+        return value
+    if name in NOT_IMPLEMENTED:
+        raise NotImplementedError(f"tf.data.experimental.{name} is not in flowloom yet")
+    raise AttributeError(f"module 'tf.data.experimental' has no attribute '{name}'")
 
 
 def map_and_batch(map_func, batch_size, num_parallel_batches=None, drop_remainder=False,
@@ -90,3 +128,7 @@ def unbatch():
 
 def ignore_errors():
     raise NotImplementedError("tf.data.experimental.ignore_errors is not in flowloom yet")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

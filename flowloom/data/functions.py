@@ -221,12 +221,25 @@ def _outputs(result):
     from flowloom.data.dataset import Dataset
     from flowloom.framework.ops import Tensor, convert_to_tensor
 
+    from flowloom.data.dataset import _inner_lists_to_tensors
+
     if isinstance(result, list):
         result = tuple(result)  # TF treats a returned list as a tuple of components
+    result = _inner_lists_to_tensors(result)  # and a list inside as one tensor
+
+    from flowloom.framework.graph import get_default_graph
+
+    graph = get_default_graph()
 
     def leaf(x):
         if isinstance(x, Dataset):
             return x
+        if isinstance(x, Tensor) and x._op._graph is not graph and hasattr(graph, "_capture"):
+            inner = graph._capture(x)  # an outer tensor returned as it is: captured, as TF
+            if inner is not None:
+                from flowloom.ops.array.array_ops import identity
+
+                return identity(inner)
         return x if isinstance(x, Tensor) else convert_to_tensor(x)
 
     result = nest.map_structure(leaf, result)

@@ -100,11 +100,21 @@ INDEX = {
             'RepeatDataset ShuffleAndRepeatDataset ShuffleDataset SkipDataset TFRecordDataset '
             'TakeDataset TensorDataset TensorSliceDataset TextLineDataset UnbatchDataset '
             'WindowDataset ZipDataset',
+        'flowloom.ops.data.experimental_ops':
+            'DatasetCardinality DatasetToSingleElement DirectedInterleaveDataset '
+            'GroupByWindowDataset RandomDataset ScanDataset TakeWhileDataset UniqueDataset',
         'flowloom.ops.data.file_ops':
             'MatchingFiles ReadFile WriteFile',
+        'flowloom.ops.data.io_dataset_ops':
+            'DatasetToTFRecord SqlDataset',
         'flowloom.ops.data.iterator_ops':
             'IteratorFromStringHandleV2 IteratorGetNext IteratorToStringHandle IteratorV2 '
             'MakeIterator OneShotIterator',
+        'flowloom.ops.data.iterator_state':
+            'DeserializeIterator SerializeIterator',
+        'flowloom.ops.data.optional_ops':
+            'IteratorGetNextAsOptional OptionalFromValue OptionalGetValue OptionalHasValue '
+            'OptionalNone',
         'flowloom.ops.data.queue_ops':
             'FIFOQueueV2 PaddingFIFOQueueV2 PriorityQueueV2 QueueCloseV2 QueueDequeueManyV2 '
             'QueueDequeueUpToV2 QueueDequeueV2 QueueEnqueueManyV2 QueueEnqueueV2 '
@@ -125,6 +135,8 @@ INDEX = {
             'AdjustContrastv2 AdjustHue AdjustSaturation HSVToRGB RGBToHSV',
         'flowloom.ops.image.distort_ops':
             'SampleDistortedBoundingBox SampleDistortedBoundingBoxV2',
+        'flowloom.ops.image.fused_standardization':
+            '_FusedImageStandardization',
         'flowloom.ops.image.resize_ops':
             'ResizeArea ResizeBicubic ResizeBicubicGrad ResizeBilinear ResizeBilinearGrad '
             'ResizeNearestNeighbor ResizeNearestNeighborGrad',
@@ -234,6 +246,8 @@ INDEX = {
             'RandomStandardNormal RandomUniform RandomUniformInt TruncatedNormal',
         'flowloom.ops.random.random_sampling_ops':
             'Multinomial RandomShuffle',
+        'flowloom.ops.random.stateless_ops':
+            'StatelessMultinomial',
         'flowloom.ops.rnn.beam_search_ops':
             'GatherTree',
         'flowloom.ops.script.script_ops':
@@ -277,11 +291,22 @@ INDEX = {
             'SparseApplyFtrl SparseApplyFtrlV2 SparseApplyMomentum '
             'SparseApplyProximalGradientDescent SparseApplyRMSProp',
         'flowloom.ops.strings.hash_ops':
-            'AsString StringToHashBucketFast',
+            'AsString StringToHashBucket StringToHashBucketFast StringToHashBucketStrong',
+        'flowloom.ops.strings.join_ops':
+            'ReduceJoin UnsortedSegmentJoin',
+        'flowloom.ops.strings.ngram_ops':
+            'StringNGrams',
+        'flowloom.ops.strings.number_ops':
+            'StringToNumber',
         'flowloom.ops.strings.split_ops':
             'StringSplit StringSplitV2',
         'flowloom.ops.strings.string_ops':
-            'RegexFullMatch StaticRegexFullMatch StringJoin Substr',
+            'RegexFullMatch RegexReplace StaticRegexFullMatch StaticRegexReplace StringJoin '
+            'Substr',
+        'flowloom.ops.strings.text_ops':
+            'DecodeBase64 EncodeBase64 StringLength StringLower StringStrip StringUpper',
+        'flowloom.ops.strings.unicode_ops':
+            'UnicodeDecode UnicodeDecodeWithOffsets UnicodeEncode UnicodeTranscode',
         'flowloom.ops.summary.summary_ops':
             'AudioSummaryV2 HistogramSummary ImageSummary MergeSummary ScalarSummary '
             'TensorSummaryV2',

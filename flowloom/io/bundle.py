@@ -72,8 +72,34 @@ def _encode_strings(elements):
     return bytes(lengths) + length_checksum + body, checksum
 
 
+def _encode_variants(elements):
+    """Returns (stored bytes, unmasked crc32c) of a variant tensor, framed as TF frames it:
+    per element varint64(length), the serialized VariantTensorDataProto, and the masked
+    crc32c of (length as 8 bytes, proto); the entry's crc32c covers the same."""
+    out = bytearray()
+    checksum = 0
+    for element in elements:
+        body = element.SerializeToString()
+        size = struct.pack("<Q", len(body))
+        element_sum = crc32c.crc32c(body, crc32c.crc32c(size))
+        tail = struct.pack("<I", crc32c.mask(element_sum))
+        checksum = crc32c.crc32c(tail, crc32c.crc32c(body, crc32c.crc32c(size, checksum)))
+        out += encode_varint(len(body)) + body + tail
+    return bytes(out), checksum
+
+
+def _is_variant(array):
+    from flowloom.proto import tensor_pb2
+
+    return array.dtype == object and array.size and all(
+        isinstance(v, tensor_pb2.VariantTensorDataProto) for v in array.reshape(-1))
+
+
 def _encode_tensor(array):
     """Returns (dtype enum, stored bytes, masked crc32c) for one array."""
+    if _is_variant(array):
+        data, checksum = _encode_variants(array.reshape(-1))
+        return types_pb2.DT_VARIANT, data, crc32c.mask(checksum)
     dtype_enum = enum_for_array(array)
     if dtype_enum == types_pb2.DT_STRING:
         data, checksum = _encode_strings(_string_elements(array))
@@ -275,7 +301,7 @@ class BundleReader:
           NotFoundError: if there is no such tensor or data file.
           DataLossError: on a checksum, size or shape mismatch.
           UnimplementedError: for sliced (partitioned) entries and dtypes such
-            as bfloat16 or variant that NumPy cannot hold here.
+            as bfloat16 that NumPy cannot hold here (variants come as VariantTensorDataProtos).
         """
         entry = self.entry(name)
         if entry.slices:
@@ -326,10 +352,10 @@ class BundleReader:
         if any(d < 0 for d in shape):
             raise self._corrupt(f"{name}: bad shape {shape}")
         num_elements = int(np.prod(shape, dtype=object)) if shape else 1
-        if entry.dtype == types_pb2.DT_STRING:
+        if entry.dtype in (types_pb2.DT_STRING, types_pb2.DT_VARIANT):
             if num_elements > entry.size:  # every element needs a length byte
                 raise self._corrupt(
-                    f"{name}: {num_elements} strings cannot fit in {entry.size} bytes"
+                    f"{name}: {num_elements} elements cannot fit in {entry.size} bytes"
                 )
         elif numpy_dtype(entry.dtype) is not None:
             expected = num_elements * numpy_dtype(entry.dtype).itemsize
@@ -345,6 +371,8 @@ class BundleReader:
         data = self._read_data(name, entry)
         if entry.dtype == types_pb2.DT_STRING:
             strings, checksum = self._decode_strings(name, data, num_elements)
+        elif entry.dtype == types_pb2.DT_VARIANT:
+            strings, checksum = self._decode_variants(name, data, num_elements)
         else:
             checksum = crc32c.crc32c(data)
         if crc32c.mask(checksum) != entry.crc32c:
@@ -353,7 +381,7 @@ class BundleReader:
                 None,
                 f"Checksum does not match for tensor {name} in {self._data_path(entry)}",
             )
-        if entry.dtype == types_pb2.DT_STRING:
+        if entry.dtype in (types_pb2.DT_STRING, types_pb2.DT_VARIANT):
             return strings.reshape(shape)
         return np.frombuffer(data, dtype=numpy_dtype(entry.dtype)).reshape(shape).copy()
 
@@ -410,6 +438,43 @@ class BundleReader:
             out[i] = data[pos : pos + length]
             pos += length
         return out, crc32c.crc32c(data[body_start:], checksum)
+
+    def _decode_variants(self, name, data, num_elements):
+        """Returns (object array of VariantTensorDataProto, unmasked entry checksum): the
+        protos are parsed as data (a variant's type name says what it holds; its reader
+        decides whether it can use it)."""
+        from google.protobuf.message import DecodeError
+
+        from flowloom.proto import tensor_pb2
+
+        out = np.empty(num_elements, dtype=object)
+        pos, checksum = 0, 0
+        for i in range(num_elements):
+            try:
+                length, pos = decode_varint(data, pos, what="variant length")
+            except errors.DataLossError as e:
+                raise self._corrupt(f"{name}: {e.message}") from None
+            if pos + length + 4 > len(data):
+                raise self._corrupt(f"{name}: variant element {i} runs past the entry")
+            body = data[pos:pos + length]
+            size = struct.pack("<Q", length)
+            tail = data[pos + length:pos + length + 4]
+            if struct.unpack("<I", tail)[0] != crc32c.mask(crc32c.crc32c(body,
+                                                                         crc32c.crc32c(size))):
+                raise errors.DataLossError(None, None, f"Checksum does not match for variant "
+                                           f"element {i} of tensor {name}")
+            checksum = crc32c.crc32c(tail, crc32c.crc32c(body, crc32c.crc32c(size, checksum)))
+            proto = tensor_pb2.VariantTensorDataProto()
+            try:
+                proto.ParseFromString(body)
+            except DecodeError:
+                raise self._corrupt(f"{name}: variant element {i} is not a "
+                                    "VariantTensorDataProto") from None
+            out[i] = proto
+            pos += length + 4
+        if pos != len(data):
+            raise self._corrupt(f"{name}: variant elements do not add up to the stored size")
+        return out, checksum
 
     def read_all(self):
         """Returns {name: ndarray} for every tensor."""

@@ -15,7 +15,7 @@ import threading
 import time
 
 _lock = threading.Lock()
-_state = {"active": 0, "saved": None}
+_state = {"active": 0, "saved": None, "lowered": False}
 _api = []  # [(get, set)] once looked up; [] → not looked up yet; [None] → not available
 
 _SYMBOLS = [("scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_"),
@@ -58,30 +58,40 @@ def shared_between(partitions):
         yield
 
 
-@contextlib.contextmanager
-def at_most(threads):
+class at_most:  # noqa: N801 - a context manager used as a function
     """While the block runs, BLAS uses at most `threads` threads (0: no limit). Sessions
     apply `ConfigProto.intra_op_parallelism_threads` this way: on a machine whose cores are
     busy with other processes, one BLAS thread per kernel avoids OpenBLAS's statically split
-    matmuls waiting on a descheduled thread."""
-    api = _openblas() if threads > 0 else None
-    if api is None:
-        yield
-        return
-    get, set_ = api
-    with _lock:
-        if _state["active"] == 0:
-            _state["saved"] = get()
-        _state["active"] += 1
-        if threads < _state["saved"]:
-            set_(threads)
-    try:
-        yield
-    finally:
+    matmuls waiting on a descheduled thread. (A class, not a generator: every Session.run
+    enters one.)"""
+
+    __slots__ = ("_threads", "_api")
+
+    def __init__(self, threads):
+        self._threads = threads
+
+    def __enter__(self):
+        threads = self._threads
+        api = self._api = _openblas() if threads > 0 else None
+        if api is None:
+            return self
         with _lock:
-            _state["active"] -= 1
             if _state["active"] == 0:
-                set_(_state["saved"])
+                _state["saved"] = api[0]()
+                _state["lowered"] = False
+            _state["active"] += 1
+            if threads < _state["saved"]:
+                api[1](threads)
+                _state["lowered"] = True
+        return self
+
+    def __exit__(self, *exc):
+        if self._api is not None:
+            with _lock:
+                _state["active"] -= 1
+                if _state["active"] == 0 and _state["lowered"]:
+                    self._api[1](_state["saved"])
+        return False
 
 
 # -- small kernels when the cores are busy ---------------------------------------------------
@@ -101,13 +111,18 @@ STALL_WINDOW = 200
 _backoff = {"calls": 0, "single_until": 0, "last_stall": -(1 << 30)}
 _best_seconds = {}  # (m, k, n) -> [the fastest time seen with all threads, calls timed]
 _WARMUP_CALLS = 20  # a shape's first calls (cold caches, page faults) set its best only
+# OpenBLAS runs a product of at most 65536 * GEMM_MULTITHREAD_THRESHOLD (>= 1) multiply-adds
+# on the calling thread (interface/gemm.c): no thread of it can stall, nothing to watch.
+ONE_THREAD_MACS = 1 << 16
 
 
 def matmul(xp, a, b):
     """`xp.matmul(a, b)`; a small product runs on one BLAS thread while stalls are being
     seen (see above)."""
-    if xp.__name__ != "numpy" or a.ndim != 2 or _state["active"] or \
-            a.shape[0] * a.shape[1] * b.shape[-1] >= SPLIT_MIN_MACS:
+    if xp.__name__ != "numpy" or a.ndim != 2 or _state["active"]:
+        return xp.matmul(a, b)
+    macs = a.shape[0] * a.shape[1] * b.shape[-1]
+    if macs <= ONE_THREAD_MACS or macs >= SPLIT_MIN_MACS:
         return xp.matmul(a, b)
     api = _api[0] if _api else _openblas()
     if api is None:

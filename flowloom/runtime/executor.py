@@ -202,6 +202,7 @@ def compile_plan(session, feed_tensors, fetch_tensors, target_ops):
         keep = set(fetch_slots) | set(feed_slots) | set(constants)
         _plan_frees(steps, keep)
         steps = rewrites.reuse_buffers(session._config, steps, keep, log)
+        steps = rewrites.group_updates(session._config, steps, keep, log)
         plan = Plan(steps, n, feed_slots, fetch_slots, fetch_derefs, target_ops,
                     build_partitioned=lambda: partitioned_of(all_steps))
         if constants:
@@ -276,6 +277,9 @@ def _bind_kernel(session, op, xp):
                   for k, v in kwargs.items()}
     if opdef.kernel_wants_ctx:
         kwargs["ctx"] = KernelContext(session, op)
+        bind = getattr(opdef.kernel_fn, "bind_bound", None)  # the same, given its kwargs
+        if bind is not None:
+            return bind(xp, **kwargs)
     fn = functools.partial(opdef.kernel_fn, xp, **kwargs)
     if opdef.returns_sequence and len(op._outputs) == 1:
         # A list output holding one tensor: the kernel returns `[array]`; its slot holds the array.

@@ -22,8 +22,11 @@ switchable with TF's `RewriterConfig` fields and named by `FLOWLOOM_DEBUG=1` whe
                             that writes in place (runtime/rewrite_remap.py); MaxPoolGrad +
                             ReluGrad as one op (runtime/rewrite_fuse_grad.py); a first conv
                             layer's ReLU output dies at its pooling, whose codes its backward
-                            ops read instead (runtime/rewrite_pool_codes.py); elementwise
-                            chains as one kernel (runtime/rewrite_fuse.py).
+                            ops read instead (runtime/rewrite_pool_codes.py); the ops of
+                            per_image_standardization as one kernel
+                            (runtime/rewrite_fuse_image.py); elementwise chains as one
+                            kernel (runtime/rewrite_fuse.py); one optimizer's updates of
+                            several variables as one step (runtime/rewrite_group_updates.py).
   memory_optimization       elementwise arithmetic, and kernels that offer it (ReluGrad,
                             _FusedMaxPoolGrad),
                             write into a large input's buffer when that input dies there
@@ -93,6 +96,20 @@ def reuse_buffers(config, steps, keep, rewritten):
     if changed:
         rewritten.note("memory_optimization", f"{changed} op(s) write into a dead "
                        "input's buffer")
+    return steps
+
+
+def group_updates(config, steps, keep, rewritten):
+    """A fast-path plan's steps with one optimizer's variable updates as one step
+    (runtime/rewrite_group_updates.py); their `frees` planned again when it acts."""
+    if not enabled(config, "remapping"):
+        return steps
+    from flowloom.runtime import executor, rewrite_group_updates
+
+    steps, made = rewrite_group_updates.group(steps, keep)
+    if made:
+        executor.plan_frees(steps, keep)
+        rewritten.note("remapping", f"{made} group(s) of variable updates run as one step")
     return steps
 
 
@@ -178,6 +195,7 @@ def remap(result, fetch_tensors, target_ops, placement, fed):
                     f"{op._type} '{op._name}'")
     _fuse_pool_grads(result, fetch_tensors, target_ops, placement, fed)
     _pool_codes(result, fetch_tensors, target_ops, placement, fed)
+    _fuse_standardization(result, fetch_tensors, target_ops, placement, fed)
     _fuse_elementwise(result, fetch_tensors, target_ops, placement, fed)
 
 
@@ -202,6 +220,17 @@ def _pool_codes(result, fetch_tensors, target_ops, placement, fed):
     for op, members in made.items():
         result.note("remapping", f"{' + '.join(o._type for o in members)} -> "
                     f"{op._type} '{op._name}'")
+
+
+def _fuse_standardization(result, fetch_tensors, target_ops, placement, fed):
+    from flowloom.runtime import rewrite_fuse_image
+
+    fetches = [result.aliases.get(t, t) for t in fetch_tensors]
+    result.order, result.placed_as, fused = rewrite_fuse_image.fuse(
+        result.order, fetches, target_ops, placement, fed, result.placed_as)
+    for op, members in fused.items():
+        result.note("remapping", f"{' + '.join(o._type for o in members)} -> "
+                    f"{op._type} '{op._name}' (one kernel)")
 
 
 def _fuse_elementwise(result, fetch_tensors, target_ops, placement, fed):

@@ -31,5 +31,5 @@ def test_contrib_data_names_as_tensorflow():
 
 
 def test_contrib_data_names_flowloom_lacks_say_so():
-    with pytest.raises(NotImplementedError, match="tf.contrib.data.SqlDataset"):
-        tf.contrib.data.SqlDataset  # noqa: B018
+    with pytest.raises(NotImplementedError, match="tf.contrib.data.LMDBDataset"):
+        tf.contrib.data.LMDBDataset  # noqa: B018

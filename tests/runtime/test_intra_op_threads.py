@@ -51,6 +51,7 @@ def test_small_matmul_backs_off_to_one_thread_after_stalls(monkeypatch):
     monkeypatch.setattr(blas_threads, "_backoff",
                         {"calls": 0, "single_until": 0, "last_stall": -(1 << 30)})
     monkeypatch.setattr(blas_threads, "_best_seconds", {})
+    monkeypatch.setattr(blas_threads, "ONE_THREAD_MACS", 0)  # watch even this tiny product
     rng = np.random.default_rng(0)
     a, b = rng.standard_normal((8, 5)), rng.standard_normal((5, 3))
     # Idle cores: small products keep every thread while they run near their best time.

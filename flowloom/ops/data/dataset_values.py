@@ -26,6 +26,13 @@ class DatasetValue:
     def iterate(self):
         raise NotImplementedError
 
+    def blocks(self):
+        """The elements as runs of consecutive ones (tuples of arrays whose 0th dimension
+        counts elements, possibly views of the dataset's own arrays), or None where this
+        dataset has only `iterate()`. A batch of blocks is one slice and copy per component
+        instead of one array per element and component."""
+        return None
+
 
 class TensorsValue(DatasetValue):
     def __init__(self, components):
@@ -50,6 +57,9 @@ class SlicesValue(DatasetValue):
         for i in range(self.size):
             # `c[i, ...]` is an array even for strings (a 1-D object array's c[i] is bytes).
             yield tuple(c[i, ...] for c in comps)
+
+    def blocks(self):
+        return iter([tuple(self.components)] if self.size else [])
 
 
 class RangeValue(DatasetValue):
@@ -159,6 +169,10 @@ class BatchValue(DatasetValue):
         self.padding_values = padding_values
 
     def iterate(self):
+        blocks = self.input.blocks() if self.padded_shapes is None else None
+        if blocks is not None:
+            yield from self._batches_of(blocks)
+            return
         batch = []
         for elem in self.input.iterate():
             batch.append(elem)
@@ -167,6 +181,23 @@ class BatchValue(DatasetValue):
                 batch = []
         if batch and not self.drop:
             yield self._stack(batch)
+
+    def _batches_of(self, blocks):
+        # The batches of stacking the elements one by one (same order, values and dtypes; a
+        # slices dataset's elements all have one shape), cut from runs of them.
+        parts, have = [], 0
+        for block in blocks:
+            n, start = block[0].shape[0], 0
+            while start < n:
+                take = min(self.size - have, n - start)
+                parts.append(tuple(c[start:start + take] for c in block))
+                start += take
+                have += take
+                if have == self.size:
+                    yield _joined(parts)
+                    parts, have = [], 0
+        if parts and not self.drop:
+            yield _joined(parts)
 
     def _stack(self, batch):
         out = []
@@ -209,6 +240,12 @@ class BatchValue(DatasetValue):
         return out
 
 
+def _joined(parts):
+    if len(parts) == 1:
+        return tuple(np.array(c, copy=True, order="C") for c in parts[0])
+    return tuple(np.ascontiguousarray(np.concatenate(cs)) for cs in zip(*parts))
+
+
 class UnbatchValue(DatasetValue):
     def __init__(self, input_value, op):
         self.input, self.op = input_value, op
@@ -233,7 +270,9 @@ class ShuffleValue(DatasetValue):
     oldest slice (`next() % its size`), swapped with the slice's first element, and the
     slice's start moves on. With `reshuffle` each pass over this dataset (a repeat after it)
     draws its stream's seeds from a generator seeded (seed, seed2); without, every pass uses
-    (seed, seed2) itself (the same order). Seeds (0, 0) mean fresh random seeds.
+    (seed, seed2) itself (the same order). Seeds (0, 0) mean fresh random seeds, drawn when
+    the dataset is made (as TF draws them), so that an iterator's saved state
+    (ops/data/iterator_state.py) can name them.
     """
 
     _MAX_PASSES_IN_BUFFER = 3  # TF's kMaxEpochsInBuffer
@@ -246,23 +285,36 @@ class ShuffleValue(DatasetValue):
                 None, op, f"shuffle buffer_size {buffer_size} is over flowloom's limit of "
                 f"{MAX_BUFFERED_ELEMENTS} elements")
         self.input, self.size, self.count = input_value, buffer_size, count
-        self.seeds = None if seed == 0 and seed2 == 0 else (seed, seed2)
+        if seed == 0 and seed2 == 0:
+            fresh = np.random.SeedSequence().generate_state(2, np.uint64)
+            seed, seed2 = int(fresh[0]), int(fresh[1])
+        self.seeds = (seed, seed2)
         self.reshuffle = reshuffle
         self._seed_generator = None
+        self.seed_draws = 0  # words the reshuffle seed generator has handed out
         self._lock = threading.Lock()
 
     def _generator(self):
         from flowloom.ops.data.shuffle_random import SingleSamplePhilox
 
-        if self.seeds is None:
-            seeds = np.random.SeedSequence().generate_state(2, np.uint64)
-            return SingleSamplePhilox(int(seeds[0]), int(seeds[1]))
         if not self.reshuffle:
             return SingleSamplePhilox(*self.seeds)
         with self._lock:  # each pass: seeds drawn from one generator seeded (seed, seed2)
             if self._seed_generator is None:
                 self._seed_generator = SingleSamplePhilox(*self.seeds)
+                self._seed_generator.take(self.seed_draws)
+            self.seed_draws += 2
             return SingleSamplePhilox(self._seed_generator(), self._seed_generator())
+
+    def random_state(self):
+        """(seed, seed2, seed draws): what a saved iterator records of this shuffle."""
+        with self._lock:
+            return [self.seeds[0], self.seeds[1], self.seed_draws]
+
+    def set_random_state(self, state):
+        seed, seed2, draws = state
+        with self._lock:
+            self.seeds, self.seed_draws, self._seed_generator = (seed, seed2), draws, None
 
     def fused_with_repeat(self, count):
         """What TF 1.15's default tf.data optimization makes of this shuffle directly followed
@@ -273,7 +325,7 @@ class ShuffleValue(DatasetValue):
             return None
         fused = ShuffleValue.__new__(ShuffleValue)
         fused.__dict__.update(self.__dict__, count=count, reshuffle=False,
-                              _seed_generator=None, _lock=threading.Lock())
+                              _seed_generator=None, seed_draws=0, _lock=threading.Lock())
         return fused
 
     def iterate(self):
@@ -336,6 +388,22 @@ class RepeatValue(DatasetValue):
             k += 1
             if not produced:
                 return  # an empty dataset repeated forever is empty
+
+    def blocks(self):
+        if self.input.blocks() is None:
+            return None
+        return self._repeated_blocks()
+
+    def _repeated_blocks(self):
+        k = 0
+        while self.count < 0 or k < self.count:
+            produced = False
+            for block in self.input.blocks():
+                produced = produced or block[0].shape[0] > 0
+                yield block
+            k += 1
+            if not produced:
+                return
 
 
 class TakeValue(DatasetValue):

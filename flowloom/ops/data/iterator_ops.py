@@ -25,15 +25,31 @@ class IteratorResource:
         self.output_shapes = list(output_shapes or [])
         self._elements = None
         self._lock = threading.Lock()
+        # What a saved state records (ops/data/iterator_state.py): the dataset, the random
+        # state of its parts when this iteration began, the elements handed out since.
+        self.dataset = None
+        self.start_state = None
+        self.produced = 0
 
-    def initialize(self, dataset, op):
+    def initialize(self, dataset, op, produced=0, start_state=None):
+        """Starts iterating `dataset` (after skipping `produced` elements, its random parts
+        set to `start_state` first: a restored state)."""
+        from flowloom.ops.data import iterator_state
         from flowloom.ops.data.dataset_values import DatasetValue
 
         if not isinstance(dataset, DatasetValue):
             raise errors.InvalidArgumentError(None, op, "MakeIterator needs a dataset")
         with self._lock:
+            if start_state is not None:
+                iterator_state.set_random_state(dataset, start_state, op)
             old = self._elements
+            self.dataset, self.start_state = dataset, iterator_state.random_state(dataset)
             self._elements = dataset.iterate()
+            self.produced = 0
+            for _ in range(produced):
+                if next(self._elements, None) is None:
+                    break
+                self.produced += 1
         if old is not None:
             old.close()  # stops its background threads (prefetch, parallel map)
 
@@ -48,6 +64,7 @@ class IteratorResource:
                 element = next(self._elements)
             except StopIteration:
                 raise errors.OutOfRangeError(None, op, "End of sequence") from None
+            self.produced += 1
         if len(element) != len(self.output_types):
             raise errors.InvalidArgumentError(
                 None, op, f"The iterator produced {len(element)} components, expected "

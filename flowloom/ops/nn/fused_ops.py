@@ -76,9 +76,37 @@ def _(op):
 
 
 @_FusedMatMul.kernel
-def _(xp, a, b, *args, transpose_a, transpose_b, fused_ops):
+def _fused_matmul(xp, a, b, *args, transpose_a, transpose_b, fused_ops):
     out = get("MatMul").kernel_fn(xp, a, b, transpose_a=transpose_a, transpose_b=transpose_b)
     return _bias_activation(xp, _own(out, (a, b)), args, fused_ops)
+
+
+def _bind_fused_matmul(xp, op):
+    # On the host, BiasAdd[, Relu] after a product: a product NumPy just made is a buffer of
+    # its own, and one under the pool's threshold is added to in one piece, so the checks
+    # and the row-block call of `_bias_activation` are skipped for it (the same operations).
+    fused_ops = op._attrs["fused_ops"]
+    names = _names(fused_ops)
+    if xp is not np or names not in (["BiasAdd"], ["BiasAdd", "Relu"]) or len(op._inputs) != 3:
+        return None
+    relu = len(names) == 2
+    product = get("MatMul").kernel_fn.bind(np, op)  # (its attrs: transpose_a/b)
+    small = kernel_threads.PARALLEL_MIN_BYTES
+
+    def fused_matmul(a, b, *args):
+        out = product(a, b)
+        if len(args) == 1 and type(out) is np.ndarray and out.base is None and out.ndim and \
+                out.nbytes < small and type(args[0]) is np.ndarray and \
+                args[0].dtype == out.dtype and out.flags.writeable:
+            np.add(out, args[0], out=out)
+            if relu:
+                np.maximum(out, 0, out=out)
+            return out
+        return _bias_activation(np, _own(out, (a, b)), args, fused_ops)
+    return fused_matmul
+
+
+_fused_matmul.bind = _bind_fused_matmul
 
 
 _FusedConv2D = defop("_FusedConv2D", inputs=["input: T", "filter: T", "args: num_args * T"],

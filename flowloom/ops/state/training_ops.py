@@ -34,25 +34,9 @@ def _check_same_shape(what, a, b):
 
 
 def _check_scalar(name, x):
-    if np.ndim(x) != 0:
+    if (x.ndim if type(x) is np.ndarray else np.ndim(x)) != 0:
         raise errors.InvalidArgumentError(
             None, None, f"{name} is not a scalar: {_shape_str(np.shape(x))}")
-
-
-class _Lock:
-    """Holds the variable's lock when use_locking is set."""
-
-    def __init__(self, ref, use_locking):
-        self._lock = ref.lock if use_locking else None
-
-    def __enter__(self):
-        if self._lock is not None:
-            self._lock.acquire()
-
-    def __exit__(self, *exc):
-        if self._lock is not None:
-            self._lock.release()
-        return False
 
 
 def _defapply(type_name, slots, scalars, update, extra_attrs=None, sparse=False, after=()):
@@ -70,18 +54,20 @@ def _defapply(type_name, slots, scalars, update, extra_attrs=None, sparse=False,
     od.shape(lambda op: op._inputs[0]._shape)
     n_slots, n_scalars = len(slots), len(scalars)
     extra_names = tuple(extra_attrs or ())
+    scalar_names = list(scalars) + list(after)
 
     def update_refs(var_ref, slot_refs, args, extra):
         scalar_values = args[n_slots:n_slots + n_scalars]
         grad = args[n_slots + n_scalars]
         rest = args[n_slots + n_scalars + 1:]
         indices, after_values = (rest[0], rest[1:]) if sparse else (None, rest)
-        for name, value in zip(scalars + list(after), scalar_values + after_values):
+        for name, value in zip(scalar_names, scalar_values + after_values):
             _check_scalar(name, value)
         var = _value(var_ref)
         slot_values = [_value(r) for r in slot_refs]
         for name, s in zip(slots, slot_values):
-            _check_same_shape(f"var and {name}", var, s)
+            if s.shape != var.shape:
+                _check_same_shape(f"var and {name}", var, s)
         if sparse:
             _sparse_update(update, var, slot_values, scalar_values, grad, after_values,
                            indices, extra)
@@ -90,7 +76,10 @@ def _defapply(type_name, slots, scalars, update, extra_attrs=None, sparse=False,
             update(var, *slot_values, *scalar_values, grad, *after_values, **extra)
 
     def kernel(xp, var_ref, *args, use_locking, **extra):
-        with _Lock(var_ref, use_locking):
+        if not use_locking:
+            update_refs(var_ref, args[:n_slots], args, extra)
+            return var_ref
+        with var_ref.lock:
             update_refs(var_ref, args[:n_slots], args, extra)
         return var_ref
 
@@ -176,15 +165,53 @@ def _momentum(var, accum, lr, grad, momentum, use_nesterov):
         var -= lr * accum
 
 
+def _one(dtype):
+    one = _ONES.get(dtype)
+    if one is None:
+        one = _ONES[dtype] = np.ones((), dtype=dtype)
+        one.flags.writeable = False
+    return one
+
+
+_ONES = {}
+
+
+def _all_of_dtype(dtype, *values):
+    for x in values:
+        if getattr(x, "dtype", None) != dtype:
+            return False
+    return True
+
+
 def _adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad, use_nesterov):
-    one = np.ones((), dtype=var.dtype)
+    one = _one(var.dtype)
     lr_t = lr * np.sqrt(one - beta2_power) / (one - beta1_power)
-    m += (grad - m) * (one - beta1)
-    v += (grad * grad - v) * (one - beta2)
+    if not var.ndim or not _all_of_dtype(var.dtype, m, v, grad, beta1, beta2, epsilon, lr_t):
+        m += (grad - m) * (one - beta1)
+        v += (grad * grad - v) * (one - beta2)
+        if use_nesterov:
+            var -= ((grad * (one - beta1) + beta1 * m) * lr_t) / (np.sqrt(v) + epsilon)
+        else:
+            var -= (m * lr_t) / (np.sqrt(v) + epsilon)
+        return
+    # The same operations in the same order and dtype, through two temporaries.
+    t = np.subtract(grad, m)
+    t *= one - beta1
+    m += t
+    np.multiply(grad, grad, out=t)
+    t -= v
+    t *= one - beta2
+    v += t
+    d = np.sqrt(v)
+    d += epsilon
     if use_nesterov:
-        var -= ((grad * (one - beta1) + beta1 * m) * lr_t) / (np.sqrt(v) + epsilon)
+        np.multiply(grad, one - beta1, out=t)
+        t += beta1 * m
+        t *= lr_t
     else:
-        var -= (m * lr_t) / (np.sqrt(v) + epsilon)
+        np.multiply(m, lr_t, out=t)
+    t /= d
+    var -= t
 
 
 def _adagrad(var, accum, lr, grad, update_slots):
@@ -194,7 +221,7 @@ def _adagrad(var, accum, lr, grad, update_slots):
 
 
 def _rms_prop(var, ms, mom, lr, rho, momentum, epsilon, grad):
-    one = np.ones((), dtype=var.dtype)
+    one = _one(var.dtype)
     ms += (grad * grad - ms) * (one - rho)
     mom *= momentum
     mom += lr * grad / np.sqrt(ms + epsilon)
@@ -202,7 +229,7 @@ def _rms_prop(var, ms, mom, lr, rho, momentum, epsilon, grad):
 
 
 def _centered_rms_prop(var, mg, ms, mom, lr, rho, momentum, epsilon, grad):
-    one = np.ones((), dtype=var.dtype)
+    one = _one(var.dtype)
     ms += (grad * grad - ms) * (one - rho)
     mg += (grad - mg) * (one - rho)
     denom = (ms - mg * mg) + epsilon
@@ -212,7 +239,7 @@ def _centered_rms_prop(var, mg, ms, mom, lr, rho, momentum, epsilon, grad):
 
 
 def _adadelta(var, accum, accum_update, lr, rho, epsilon, grad):
-    one = np.ones((), dtype=var.dtype)
+    one = _one(var.dtype)
     accum *= rho
     accum += grad * grad * (one - rho)
     update = np.sqrt(accum_update + epsilon) / np.sqrt(accum + epsilon) * grad
@@ -260,6 +287,54 @@ SparseApplyMomentum = _defapply("SparseApplyMomentum", ["accum"], ["lr"], _momen
                                 sparse=True, after=["momentum"])
 ApplyAdam = _defapply("ApplyAdam", ["m", "v"], ["beta1_power", "beta2_power", "lr", "beta1",
                                                "beta2", "epsilon"], _adam, _NESTEROV)
+def _adam_group(ops):
+    """All the ApplyAdam updates of `ops` (one optimizer's: the same scalars and attrs) as one
+    `_adam` over their arrays laid end to end (runtime/rewrite_group_updates.py)."""
+    attrs = ops[0]._attrs
+    if attrs["use_locking"]:
+        return None
+    nesterov = attrs["use_nesterov"]
+
+    def apply_all(*args):
+        n = (len(args) - 6) // 4
+        scalars = args[4 * n:]
+        for x in scalars:
+            if type(x) is not np.ndarray or x.ndim:
+                return False
+        bufs, grads, seen = ([], [], []), [], set()
+        dtype = None
+        for k in range(0, 4 * n, 4):
+            grad = args[k + 3]
+            if type(grad) is not np.ndarray or grad.base is not None or not grad.ndim:
+                return False
+            shape = grad.shape
+            dtype = dtype or grad.dtype
+            for i in range(3):
+                x = args[k + i].value
+                # Arrays of their own (no two of them overlap), of one dtype, writeable.
+                if type(x) is not np.ndarray or x.base is not None or x.shape != shape or \
+                        x.dtype != dtype or not x.flags.writeable:
+                    return False
+                bufs[i].append(x)
+                seen.add(id(x))
+            grads.append(grad)
+        if len(seen) != 3 * n or any(id(g) in seen for g in grads):
+            return False  # a buffer updated twice, or a gradient that is a buffer
+        flat = [np.concatenate(b, axis=None) for b in bufs]
+        _adam(*flat, *scalars, np.concatenate(grads, axis=None), nesterov)
+        start = 0
+        for k, var in enumerate(bufs[0]):
+            stop = start + var.size
+            for b, f in zip(bufs, flat):
+                np.copyto(b[k], f[start:stop].reshape(var.shape))
+            start = stop
+        return True
+    return apply_all
+
+
+ApplyAdam.kernel_fn.group = (range(3, 9), _adam_group)
+
+
 ApplyAdagrad = _defapply("ApplyAdagrad", ["accum"], ["lr"], _adagrad, {"update_slots": True})
 ApplyRMSProp = _defapply("ApplyRMSProp", ["ms", "mom"], ["lr", "rho", "momentum", "epsilon"],
                          _rms_prop)

@@ -1,16 +1,20 @@
-"""String hashing and formatting ops: StringToHashBucketFast (FarmHash) and AsString.
+"""String hashing and formatting ops: StringToHashBucketFast, StringToHashBucket,
+StringToHashBucketStrong and AsString.
 
-`StringToHashBucketFast` gives `Fingerprint64(s) % num_buckets`, TF's rule, so a
-categorical_column_with_hash_bucket puts every string in TF's bucket. `StringToHashBucket`
-(TF's older Hash64) and `StringToHashBucketStrong` (SipHash) are not implemented.
+Each hash is TF's, bit for bit, so every string lands in TF's bucket:
+`StringToHashBucketFast` gives `Fingerprint64(s) % num_buckets` (FarmHash, what
+categorical_column_with_hash_bucket uses), `StringToHashBucket` `Hash64(s) % num_buckets`
+(TF's older MurmurHash64A), `StringToHashBucketStrong` `SipHash-2-4(key, s) % num_buckets`.
 """
 
 import numpy as np
 
-from flowloom.framework import dtypes
+from flowloom.framework import dtypes, errors
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.op_def import defop
 from flowloom.ops.strings.farmhash import fingerprint64
+from flowloom.ops.strings.hash64 import hash64_batch
+from flowloom.ops.strings.siphash import siphash24_batch
 
 StringToHashBucketFast = defop("StringToHashBucketFast", inputs=["input: string"],
                                outputs=["output: int64"], attrs={"num_buckets": None})
@@ -18,12 +22,56 @@ StringToHashBucketFast.shape(lambda op: [op._inputs[0]._shape])
 StringToHashBucketFast.no_gradient()
 
 
-@StringToHashBucketFast.kernel
-def _(xp, values, *, num_buckets):
+def _buckets(values, hash_fn, num_buckets):
     values = np.asarray(values, dtype=object)
-    hashes = np.fromiter((fingerprint64(s if isinstance(s, (bytes, str)) else str(s))
+    hashes = np.fromiter((hash_fn(s if isinstance(s, (bytes, str)) else str(s))
                           for s in values.reshape(-1)), dtype=np.uint64, count=values.size)
     return (hashes % np.uint64(num_buckets)).astype(np.int64).reshape(values.shape)
+
+
+@StringToHashBucketFast.kernel
+def _(xp, values, *, num_buckets):
+    return _buckets(values, fingerprint64, num_buckets)
+
+
+StringToHashBucket = defop("StringToHashBucket", inputs=["string_tensor: string"],
+                           outputs=["output: int64"], attrs={"num_buckets": None})
+StringToHashBucket.shape(lambda op: [op._inputs[0]._shape])
+StringToHashBucket.no_gradient()
+
+
+def _batch_buckets(values, hash_batch, num_buckets):
+    values = np.asarray(values, dtype=object)
+    texts = [s if isinstance(s, bytes) else str(s).encode("utf-8") for s in values.flat]
+    hashes = hash_batch(texts)
+    return (hashes % np.uint64(num_buckets)).astype(np.int64).reshape(values.shape)
+
+
+@StringToHashBucket.kernel
+def _(xp, values, *, num_buckets):
+    return _batch_buckets(values, hash64_batch, num_buckets)
+
+
+StringToHashBucketStrong = defop("StringToHashBucketStrong", inputs=["input: string"],
+                                 outputs=["output: int64"],
+                                 attrs={"num_buckets": None, "key": None})
+StringToHashBucketStrong.shape(lambda op: [op._inputs[0]._shape])
+StringToHashBucketStrong.no_gradient()
+
+
+@StringToHashBucketStrong.kernel
+def _(xp, values, *, num_buckets, key):
+    if len(key) != 2:
+        raise errors.InvalidArgumentError(None, None, "Key must have 2 elements")
+    k0, k1 = int(key[0]), int(key[1])
+    return _batch_buckets(values, lambda texts: siphash24_batch(k0, k1, texts), num_buckets)
+
+
+def _check_buckets(op_type, num_buckets):
+    if int(num_buckets) < 1:
+        raise ValueError(f"Attr 'num_buckets' of '{op_type}' Op passed {num_buckets} less "
+                         "than minimum 1.")
+    return int(num_buckets)
 
 
 def string_to_hash_bucket_fast(input, num_buckets, name=None):  # noqa: A002 - TF's name
@@ -40,10 +88,51 @@ def string_to_hash_bucket_fast(input, num_buckets, name=None):  # noqa: A002 - T
     Raises:
       ValueError: if num_buckets < 1.
     """
-    if int(num_buckets) < 1:
-        raise ValueError(f"num_buckets must be >= 1, got {num_buckets}")
     return apply_op("StringToHashBucketFast", (input,), name=name,
-                    num_buckets=int(num_buckets)).outputs[0]
+                    num_buckets=_check_buckets("StringToHashBucketFast", num_buckets)
+                    ).outputs[0]
+
+
+def string_to_hash_bucket(string_tensor=None, num_buckets=None, name=None,
+                          input=None):  # noqa: A002 - TF's argument name
+    """Hashes each string to an int64 bucket in [0, num_buckets) with TF's Hash64.
+
+    Prefer `tf.strings.to_hash_bucket_fast` (FarmHash) in new programs, as TF does; this is
+    the older op, kept for graphs and programs that use it.
+
+    Args:
+      string_tensor: a string `Tensor` (`input` is its newer name).
+      num_buckets: an int >= 1.
+      name: a name for the op.
+      input: the newer name of `string_tensor`.
+
+    Returns:
+      An int64 `Tensor` of the input's shape.
+    """
+    if input is not None:
+        if string_tensor is not None:
+            raise ValueError("Cannot specify both 'input' and 'string_tensor'")
+        string_tensor = input
+    return apply_op("StringToHashBucket", (string_tensor,), name=name,
+                    num_buckets=_check_buckets("StringToHashBucket", num_buckets)).outputs[0]
+
+
+def string_to_hash_bucket_strong(input, num_buckets, key, name=None):  # noqa: A002
+    """Hashes each string to a bucket in [0, num_buckets) with SipHash-2-4 under `key`.
+
+    Args:
+      input: a string `Tensor`.
+      num_buckets: an int >= 1.
+      key: two ints, the 128-bit SipHash key (an attacker who does not know it cannot pick
+        strings that collide).
+      name: a name for the op.
+
+    Returns:
+      An int64 `Tensor` of `input`'s shape.
+    """
+    return apply_op("StringToHashBucketStrong", (input,), name=name,
+                    num_buckets=_check_buckets("StringToHashBucketStrong", num_buckets),
+                    key=[int(k) for k in key]).outputs[0]
 
 
 AsString = defop("AsString", inputs=["input: T"], outputs=["output: string"],
