@@ -231,6 +231,8 @@ INDEX = {
             'DataFormatDimMap DataFormatVecPermute MaxPoolV2',
         'flowloom.ops.nn.pool_argmax_ops':
             'MaxPoolGradWithArgmax MaxPoolWithArgmax',
+        'flowloom.ops.nn.pool_codes':
+            '_FusedConvPoolCodes _FusedPoolConvGrad _MaxPoolCodes',
         'flowloom.ops.nn.pool_grad_ops':
             'MaxPoolGrad MaxPoolGradGrad MaxPoolGradGradV2 MaxPoolGradV2 MaxPoolV2',
         'flowloom.ops.parsing.decode_ops':
