@@ -33,12 +33,15 @@ class Column:
       present: bool [N], whether the Example has the key (for a dense key: a non-empty one).
       counts: int64 [N], the number of values of each Example (0 where absent).
       values: the values of all Examples in order: float32 or int64 array, or a list of bytes.
+      every: when known, the number of values every Example has (each one present), else
+        None.
     """
 
-    __slots__ = ("present", "counts", "values")
+    __slots__ = ("present", "counts", "values", "every")
 
-    def __init__(self, present, counts, values):
+    def __init__(self, present, counts, values, every=None):
         self.present, self.counts, self.values = present, counts, values
+        self.every = every
 
 
 def _varints(buf, pos, end, bits=32):

@@ -203,7 +203,7 @@ class Template:
                 count = len(where)
                 values = [data[r * self.length + s:r * self.length + e]
                           for r in range(n) for s, e in where]
-            out.append(column(np.ones(n, bool), np.full(n, count, np.int64), values))
+            out.append(column(np.ones(n, bool), np.full(n, count, np.int64), values, count))
         return out
 
 

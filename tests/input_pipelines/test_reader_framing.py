@@ -35,3 +35,38 @@ def test_read_up_to_stops_at_a_bad_record_and_stays_there(tmp_path):
                 assert sess.run([produced, finished]) == [5, 0]
             coord.request_stop()
             coord.join(threads)
+
+
+def test_read_up_to_keys_name_each_record_of_odd_file_names(tmp_path):
+    # TF's keys: the work unit's name, ':', the record's offset, for names holding '%',
+    # digits and non-ASCII characters, across offsets of growing width.
+    records = [bytes([i % 7]) * (i % 3 + 1) for i in range(40)] + [b"z" * 97] * 130
+    raw = b"".join(tfrecord.encode_record(r) for r in records)
+    offsets, at = [], 0
+    for r in records:
+        offsets.append(at)
+        at += 16 + len(r)
+    for name in ("p%d%%s.tfrecord", "9:1.tfrecord", "r\u00e9cords.tfrecord"):
+        path = str(tmp_path / name)
+        with open(path, "wb") as f:
+            f.write(raw)
+        g = tf.Graph()
+        with g.as_default():
+            files = tf.train.string_input_producer([path], num_epochs=1, shuffle=False)
+            keys, values = tf.TFRecordReader().read_up_to(files, 64)
+            with tf.Session() as sess:
+                sess.run(tf.local_variables_initializer())
+                coord = tf.train.Coordinator()
+                threads = tf.train.start_queue_runners(sess, coord)
+                got_keys, got_values = [], []
+                try:
+                    while True:
+                        k, v = sess.run([keys, values])
+                        got_keys += list(k)
+                        got_values += list(v)
+                except tf.errors.OutOfRangeError:
+                    pass
+                coord.request_stop()
+                coord.join(threads)
+        assert got_values == records
+        assert got_keys == [f"{path}:{o}".encode() for o in offsets]

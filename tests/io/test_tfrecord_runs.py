@@ -66,8 +66,10 @@ def _check(tmp_path, raw, chunk):
 
 FUZZ = settings(max_examples=150, deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture])
-# few distinct lengths, so runs of equal-length records are common
-RECORDS = st.lists(st.sampled_from([b"", b"a", b"xyz", b"0123456789", b"q" * 40, b"r" * 40]),
+# few distinct lengths, so runs of equal-length records are common; NULs at either end of
+# a record are its own bytes
+RECORDS = st.lists(st.sampled_from([b"", b"a", b"xyz", b"0123456789", b"q" * 40, b"r" * 40,
+                                    b"\0", b"x\0\0", b"\0yz", b"\0" * 40]),
                    min_size=0, max_size=40)
 
 

@@ -339,3 +339,25 @@ def test_a_template_reused_across_batches_equals_the_general_reader(graphs, seed
             parsed += not isinstance(slow, tuple)
             batches += 1
     assert parsed >= 5 and len(built) < batches  # some batches reused a Template
+
+
+def test_decode_raw_of_one_record_equals_the_batch_path():
+    from flowloom.framework import dtypes as fl_dtypes
+    from flowloom.framework.op_def import get
+
+    kernel = get("DecodeRaw").kernel_fn
+    rng = np.random.RandomState(3)
+    for out_type in (fl_dtypes.uint8, fl_dtypes.int16, fl_dtypes.float32, fl_dtypes.float64,
+                     fl_dtypes.int64):
+        for little in (True, False):
+            for size in (0, 8, 24, 3072):
+                raw = rng.randint(0, 256, size).astype(np.uint8).tobytes()
+                one = kernel(np, np.array(raw, dtype=object), out_type=out_type,
+                             little_endian=little)
+                batch = kernel(np, np.array([raw], dtype=object), out_type=out_type,
+                               little_endian=little)[0]
+                assert one.dtype == batch.dtype and one.shape == batch.shape
+                assert one.tobytes() == batch.tobytes() and one.flags.writeable
+    with pytest.raises(tf.errors.InvalidArgumentError, match="length 5 that is not a multiple"):
+        kernel(np, np.array(b"12345", dtype=object), out_type=fl_dtypes.int16,
+               little_endian=True)

@@ -48,14 +48,25 @@ def _shape_str(shape):
 
 class _Attempt:
     """One waiting enqueue/dequeue/close: `run()` advances it (returns a RunResult, may
-    raise the op's error); `done` once it completed, with `error` set if it failed."""
+    raise the op's error); `done` once it completed, with `error` set if it failed. `cond`:
+    the condition (on the queue's lock) its owner waits on, once it waits; whoever completes
+    the attempt wakes that thread alone."""
 
-    __slots__ = ("run", "done", "error")
+    __slots__ = ("run", "done", "error", "cond")
 
     def __init__(self, run):
         self.run = run
         self.done = False
         self.error = None
+        self.cond = None
+
+    def finish(self, error=None):
+        """Marks the attempt done (failed with `error` if given) and wakes its owner."""
+        if error is not None:
+            self.error = error
+        self.done = True
+        if self.cond is not None:
+            self.cond.notify()
 
 
 def _cancelled(what):
@@ -70,6 +81,7 @@ class Queue:
     def __init__(self, name, dtypes, shapes, capacity, shape_attr=None):
         self.name = name
         self.dtypes = list(dtypes)
+        self._np_dtype_list = None
         # Per component: a tuple of dims (None unknown) or None when no shape was given.
         self.shapes = [tuple(s) if s is not None else None for s in shapes] or [None] * len(dtypes)
         self.specified_shapes = all(s is not None for s in self.shapes)
@@ -77,7 +89,8 @@ class Queue:
         self.shape_attr = (list(shape_attr) if shape_attr is not None else
                            [s for s in self.shapes if s is not None])
         self.capacity = _INT32_MAX if capacity is None or capacity < 0 else int(capacity)
-        self._cond = threading.Condition(threading.Lock())
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
         self._closed = False
         self._cancelled = False  # the session closed
         self._enqueue_line = collections.deque()
@@ -187,18 +200,14 @@ class Queue:
 
     # -- the attempt lines -------------------------------------------------------------------
     def _flush(self):
-        """Runs the heads of both lines until neither moves (TF's FlushUnlocked); wakes the
-        owners of the attempts that completed. Called with the lock held."""
-        changed_any = False
+        """Runs the heads of both lines until neither moves (TF's FlushUnlocked); the owners
+        of the attempts that completed are woken. Called with the lock held."""
         while True:
             changed = self._run_line(self._enqueue_line)
             if self._run_line(self._dequeue_line):
                 changed = True
             if not changed:
                 break
-            changed_any = True
-        if changed_any:
-            self._cond.notify_all()
 
     @staticmethod
     def _run_line(line):
@@ -211,8 +220,8 @@ class Queue:
                 attempt.error = e
                 result = _COMPLETE
             if result == _COMPLETE:
-                attempt.done = True
                 line.popleft()
+                attempt.finish()
                 progress = True
                 continue
             if result == _PROGRESS:
@@ -230,8 +239,9 @@ class Queue:
         line.append(attempt)
         self._flush()
         if not attempt.done:
+            attempt.cond = threading.Condition(self._lock)
             try:
-                blocking.wait_until(self._cond, lambda: attempt.done, timeout_ms)
+                blocking.wait_until(attempt.cond, lambda: attempt.done, timeout_ms)
             except BaseException:
                 if not attempt.done:
                     line.remove(attempt)
@@ -250,35 +260,27 @@ class Queue:
             for line, what in ((self._enqueue_line, "Enqueue"),
                                (self._dequeue_line, "Dequeue")):
                 for attempt in line:
-                    attempt.error = _cancelled(what)
-                    attempt.done = True
+                    attempt.finish(_cancelled(what))
                 line.clear()
-            self._cond.notify_all()
 
     # -- operations -------------------------------------------------------------------------
     def enqueue(self, comps, timeout_ms=-1, many=False):
         """Adds one element (`many`: the rows of `comps`), blocking while the queue is full."""
+        slab = self._slab
+        if slab is not None and not many and slab.fits(comps) and self._put_one_now(comps):
+            return
         if len(comps) == len(self.dtypes):  # strings as objects: bytes kept exactly
-            comps = [np.asarray(c, object) if np.dtype(d) == object and
-                     not isinstance(c, np.ndarray)
-                     else np.asarray(c) for c, d in zip(comps, self._np_dtypes())]
+            self._np_dtypes()
+            comps = [np.asarray(c, object) if is_object and not isinstance(c, np.ndarray)
+                     else np.asarray(c) for c, is_object in zip(comps, self._object_components)]
         else:
             comps = [np.asarray(c) for c in comps]
         n = self._check_element(comps, many)
         total = n if many else 1
         if total == 0:
             return  # TF: an empty batch completes at once, closed queue or not
-        slab = self._slab
-        if slab is not None and not many:
-            with self._cond:
-                # One element and no enqueue waiting before it: what its attempt would do
-                # as the head of the line, without the attempt (a queue runner's run).
-                if not self._enqueue_line and not self._closed and not self._cancelled and \
-                        self._size() < self.capacity:
-                    self._put_rows([slab.put_one(comps)])
-                    if self._dequeue_line:
-                        self._flush()
-                    return
+        if slab is not None and not many and self._put_one_now(comps):
+            return
         if slab is not None:
             rows = comps if many else [c[np.newaxis] for c in comps]
             elements = None
@@ -375,8 +377,11 @@ class Queue:
                 for s, dt in zip(self.shapes, self._np_dtypes())]
 
     def _np_dtypes(self):
-        return [d.as_numpy_dtype if d.as_numpy_dtype is not None else object
-                for d in self.dtypes]
+        if self._np_dtype_list is None:
+            self._np_dtype_list = [d.as_numpy_dtype if d.as_numpy_dtype is not None else object
+                                   for d in self.dtypes]
+            self._object_components = [np.dtype(d) == object for d in self._np_dtype_list]
+        return self._np_dtype_list
 
     def close(self, cancel_pending_enqueues=False):
         """Closes the queue. Without `cancel_pending_enqueues` the close waits in the enqueue
@@ -386,10 +391,8 @@ class Queue:
             if cancel_pending_enqueues:
                 self._closed = True
                 for attempt in self._enqueue_line:
-                    attempt.error = _cancelled("Enqueue")
-                    attempt.done = True
+                    attempt.finish(_cancelled("Enqueue"))
                 self._enqueue_line.clear()
-                self._cond.notify_all()
                 self._flush()
                 return
 
@@ -401,6 +404,19 @@ class Queue:
                 return _COMPLETE
 
             self._submit(_Attempt(run), self._enqueue_line, "Enqueue", -1)
+
+    def _put_one_now(self, comps):
+        """One element into a slab row when no enqueue waits before it and there is room:
+        what its attempt would do as the head of the line, without the attempt (a queue
+        runner's run). False when it has to wait its turn."""
+        with self._cond:
+            if self._enqueue_line or self._closed or self._cancelled or \
+                    self._size() >= self.capacity:
+                return False
+            self._put_rows([self._slab.put_one(comps)])
+            if self._dequeue_line:
+                self._flush()
+            return True
 
     def size(self):
         with self._cond:
@@ -421,6 +437,20 @@ class _Slab:
         self._capacity = capacity
         self._arrays = None
         self._free = []
+        # (shape, dtype) per component when no component holds objects: an element of
+        # exactly these arrays needs no conversion or check (`fits`).
+        self._exact = None if any(np.dtype(d) == object for d in dtypes) else \
+            [(sh, np.dtype(d)) for sh, d in zip(self._shapes, dtypes)]
+
+    def fits(self, comps):
+        """Whether `comps` are arrays of exactly the components' shapes and dtypes."""
+        exact = self._exact
+        if exact is None or len(comps) != len(exact):
+            return False
+        for c, (shape, dtype) in zip(comps, exact):
+            if type(c) is not np.ndarray or c.shape != shape or c.dtype != dtype:
+                return False
+        return True
 
     def _grow(self, need):
         have = 0 if self._arrays is None else len(self._arrays[0])
@@ -437,7 +467,7 @@ class _Slab:
             self._grow(k - len(self._free))
         ids = self._free[-k:][::-1]
         del self._free[-k:]
-        index = np.asarray(ids)
+        index = np.fromiter(ids, np.intp, k)
         for a, c in zip(self._arrays, comps):
             a[index] = c[start:start + k]
         return ids
@@ -455,8 +485,8 @@ class _Slab:
         if single:
             out = [a[ids[0], ...].copy() for a in self._arrays]
         else:
-            index = np.asarray(ids)
-            out = [a[index] for a in self._arrays]
+            index = np.fromiter(ids, np.intp, len(ids))
+            out = [a.take(index, axis=0) for a in self._arrays]  # a[index], in fewer steps
         self._free.extend(ids)
         return out
 

@@ -62,6 +62,10 @@ class _Work:
 class _TFRecordWork(_Work):
     def __init__(self, name, path, compression_type):
         self._prefix = (name + ":").encode("utf-8", "surrogateescape")
+        # The keys of a read come from one formatting, split at the NULs that end each
+        # (a name holding a NUL makes its keys one at a time).
+        self._key_format = (None if b"\0" in self._prefix else
+                            self._prefix.replace(b"%", b"%%") + b"%d\0")
         self._path, self._plain, self._records = path, None, None
         if compression_type:
             self._records = tfrecord.read_records(path, compression_type)
@@ -88,7 +92,12 @@ class _TFRecordWork(_Work):
             error = e
         else:
             error = None
-        keys.extend([b"%s%d" % (prefix, o) for o in offsets])
+        if self._key_format is None or len(offsets) < 2:
+            keys.extend([b"%s%d" % (prefix, o) for o in offsets])
+        else:
+            made = (self._key_format * len(offsets) % tuple(offsets)).split(b"\0")
+            made.pop()  # after the last NUL
+            keys.extend(made)
         return len(offsets), error
 
     def close(self):

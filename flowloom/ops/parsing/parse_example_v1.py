@@ -34,13 +34,34 @@ def _(op):
     return get("ParseExampleV2").shape_fn(_AsV2(op))
 
 
+# The key vectors made from one op's key inputs (scalars), by the keys' values: the same
+# vectors each run, so ParseExampleV2's kernel finds its plan for them by identity.
+_KEY_VECTORS = {}
+
+
+def _key_vectors(keys, Nsparse):
+    values = None
+    if all(isinstance(k, np.ndarray) and k.ndim == 0 for k in keys):
+        values = (Nsparse,) + tuple(k.item() for k in keys)
+        hit = _KEY_VECTORS.get(values)
+        if hit is not None:
+            return hit
+    sparse_keys = np.array([np.asarray(k, dtype=object)[()] for k in keys[:Nsparse]],
+                           dtype=object)
+    dense_keys = np.array([np.asarray(k, dtype=object)[()] for k in keys[Nsparse:]],
+                          dtype=object)
+    vectors = (sparse_keys, dense_keys, np.zeros(0, dtype=object))
+    if values is not None:
+        if len(_KEY_VECTORS) > 1024:
+            _KEY_VECTORS.clear()
+        _KEY_VECTORS[values] = vectors
+    return vectors
+
+
 @ParseExample.kernel
 def _(xp, serialized, names, *rest, Nsparse, Ndense, sparse_types, dense_shapes, Tdense):
-    sparse_keys = np.array([np.asarray(k, dtype=object)[()] for k in rest[:Nsparse]],
-                           dtype=object)
-    dense_keys = np.array([np.asarray(k, dtype=object)[()] for k in rest[Nsparse:Nsparse + Ndense]],
-                          dtype=object)
+    sparse_keys, dense_keys, ragged_keys = _key_vectors(rest[:Nsparse + Ndense], Nsparse)
     defaults = rest[Nsparse + Ndense:]
     return get("ParseExampleV2").kernel_fn(
-        xp, serialized, names, sparse_keys, dense_keys, np.zeros(0, dtype=object), *defaults,
+        xp, serialized, names, sparse_keys, dense_keys, ragged_keys, *defaults,
         num_sparse=Nsparse, sparse_types=sparse_types, dense_shapes=dense_shapes, Tdense=Tdense)

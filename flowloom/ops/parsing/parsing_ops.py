@@ -353,6 +353,8 @@ def _parse_fast(records, plan, required):
         return None
     for k, stride, col in zip(plan.dense_keys, plan.strides, columns[len(plan.sparse_keys):]):
         variable = plan.info[k][1]
+        if not variable and col.every == stride:
+            continue  # every Example has the feature's values
         counts = col.counts
         if not variable and len(counts) and counts[0] == stride and counts.min() == counts.max():
             if k in required and not col.present.all():
@@ -420,7 +422,7 @@ def _dense_output(col, dtype, info, default, batch_size, scalar_input, key):
     npt = _NUMPY[dtype]
     values = _values_array(col.values, dtype)
     if not variable:
-        if batch_size and values.flags.writeable and col.present.all():
+        if batch_size and values.flags.writeable and (col.every or col.present.all()):
             out = values.reshape([batch_size] + shape)  # the reader's own copy
             return out[0] if scalar_input else out
         out = np.empty([batch_size] + shape, dtype=npt)
