@@ -360,3 +360,28 @@ def group_by_reducer(key_func, reducer):
             finalize_fn.output_spec, **{k: fn.attr() for k, fn in fns.items()},
             **{f"T{k}_other_arguments": _types(fn) for k, fn in fns.items()})
     return apply
+
+
+def get_structure(dataset_or_iterator):
+    """The element structure (nested TensorSpecs) of a dataset or iterator.
+
+    Raises:
+      TypeError: the argument is neither.
+    """
+    from flowloom.data.iterator import Iterator
+
+    if not isinstance(dataset_or_iterator, (Dataset, Iterator)):
+        raise TypeError(f"`dataset_or_iterator` must be a Dataset or Iterator object, but got "
+                        f"{type(dataset_or_iterator)}.")
+    return dataset_or_iterator.element_spec
+
+
+def to_variant(dataset):
+    """The dataset's variant tensor (the output of its last dataset op)."""
+    return dataset._variant
+
+
+def from_variant(variant, structure):
+    """A Dataset over `variant` (a dataset's variant tensor) with elements of `structure`
+    (nested TensorSpecs, as `get_structure` gives)."""
+    return Dataset._from_variant(variant, structure)
