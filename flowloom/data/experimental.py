@@ -14,6 +14,7 @@ _LAZY = {name: "flowloom.data." + module for module, names in {
     "sampling": "RandomDataset choose_from_datasets sample_from_datasets",
     "transformations": "INFINITE_CARDINALITY UNKNOWN_CARDINALITY Counter Reducer "
                        "group_by_reducer get_structure to_variant from_variant "
+                       "latency_stats bytes_produced_stats "
                        "bucket_by_sequence_length cardinality enumerate_dataset "
                        "get_single_element group_by_window scan take_while unique",
 }.items() for name in names.split()}
@@ -22,8 +23,7 @@ _LAZY = {name: "flowloom.data." + module for module, names in {
 NOT_IMPLEMENTED = frozenset("""
 DatasetStructure OptionalStructure RaggedTensorStructure
 SparseTensorStructure StatsAggregator Structure
-TensorArrayStructure TensorStructure bytes_produced_stats copy_to_device dense_to_sparse_batch
-latency_stats
+TensorArrayStructure TensorStructure copy_to_device dense_to_sparse_batch
 make_batched_features_dataset make_csv_dataset
 parse_example_dataset prefetch_to_device
 rejection_resample

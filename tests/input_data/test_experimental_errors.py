@@ -188,7 +188,7 @@ def test_every_tf1_name_is_there_or_says_it_is_missing():
             missing.append(name)
     assert sorted(missing) == sorted("""DatasetStructure OptionalStructure RaggedTensorStructure
         SparseTensorStructure StatsAggregator Structure TensorArrayStructure TensorStructure
-        bytes_produced_stats copy_to_device dense_to_sparse_batch latency_stats
+        copy_to_device dense_to_sparse_batch
         make_batched_features_dataset make_csv_dataset parse_example_dataset prefetch_to_device
         rejection_resample""".split())
 
