@@ -360,3 +360,51 @@ def group_by_reducer(key_func, reducer):
             finalize_fn.output_spec, **{k: fn.attr() for k, fn in fns.items()},
             **{f"T{k}_other_arguments": _types(fn) for k, fn in fns.items()})
     return apply
+
+
+def get_structure(dataset_or_iterator):
+    """The element structure (nested TensorSpecs) of a dataset or iterator.
+
+    Raises:
+      TypeError: the argument is neither.
+    """
+    from flowloom.data.iterator import Iterator
+
+    if not isinstance(dataset_or_iterator, (Dataset, Iterator)):
+        raise TypeError(f"`dataset_or_iterator` must be a Dataset or Iterator object, but got "
+                        f"{type(dataset_or_iterator)}.")
+    return dataset_or_iterator.element_spec
+
+
+def to_variant(dataset):
+    """The dataset's variant tensor (the output of its last dataset op)."""
+    return dataset._variant
+
+
+def from_variant(variant, structure):
+    """A Dataset over `variant` (a dataset's variant tensor) with elements of `structure`
+    (nested TensorSpecs, as `get_structure` gives)."""
+    return Dataset._from_variant(variant, structure)
+
+
+def _stats(op_type, tag):
+    def apply(dataset):
+        if dataset.options().experimental_stats.aggregator is not None:
+            raise NotImplementedError("a StatsAggregator (tf.data.experimental.StatsAggregator)"
+                                      " is not in flowloom")
+        return dataset._apply(op_type, (dataset._variant, convert_to_tensor(
+            tag, dtype=dtypes.string)), dataset.element_spec)
+    return apply
+
+
+def latency_stats(tag):
+    """`dataset.apply(latency_stats(tag))`: records each element's latency under `tag` in
+    the dataset's StatsAggregator (op LatencyStatsDataset); the elements are unchanged.
+    flowloom has no StatsAggregator, so nothing is recorded (as in TF without one)."""
+    return _stats("LatencyStatsDataset", tag)
+
+
+def bytes_produced_stats(tag):
+    """`dataset.apply(bytes_produced_stats(tag))`: records each element's size under `tag`
+    (op BytesProducedStatsDataset); the elements are unchanged (see latency_stats)."""
+    return _stats("BytesProducedStatsDataset", tag)

@@ -101,9 +101,9 @@ INDEX = {
             'TakeDataset TensorDataset TensorSliceDataset TextLineDataset UnbatchDataset '
             'WindowDataset ZipDataset',
         'flowloom.ops.data.experimental_ops':
-            'DatasetCardinality DatasetToSingleElement DirectedInterleaveDataset '
-            'ExperimentalGroupByReducerDataset GroupByWindowDataset RandomDataset ScanDataset '
-            'TakeWhileDataset UniqueDataset',
+            'BytesProducedStatsDataset DatasetCardinality DatasetToSingleElement '
+            'DirectedInterleaveDataset ExperimentalGroupByReducerDataset GroupByWindowDataset '
+            'LatencyStatsDataset RandomDataset ScanDataset TakeWhileDataset UniqueDataset',
         'flowloom.ops.data.file_ops':
             'MatchingFiles ReadFile WriteFile',
         'flowloom.ops.data.io_dataset_ops':

@@ -40,6 +40,13 @@ def _flatten_fetch(fetch, graph, flat):
         i = len(flat)
         flat.append(el)
         return lambda vals: vals[i]
+    if type(fetch) is list or type(fetch) is tuple:
+        # (a plain list or tuple is a structure before any registered type, as in TF's
+        # fetch mapper: no conversion lookup for it)
+        builders = [_flatten_fetch(f, graph, flat) for f in fetch]
+        if type(fetch) is tuple:
+            return lambda vals: tuple(b(vals) for b in builders)
+        return lambda vals: [b(vals) for b in builders]
     custom = _custom_fetch(fetch)
     if custom is not None:
         parts, combine = custom

@@ -195,6 +195,12 @@ def group_by_reducer_growing_state(tf):
     return ds.make_one_shot_iterator().get_next(), []
 
 
+def stats_pass_through(tf):
+    ds = tf.data.Dataset.range(4).apply(_x(tf).latency_stats("latency")).apply(
+        _x(tf).bytes_produced_stats("bytes")).map(lambda x: x * 3)
+    return ds.make_one_shot_iterator().get_next(), []
+
+
 def _database():
     path = os.path.join(tempfile.mkdtemp(), "people.sqlite")
     connection = sqlite3.connect(path)

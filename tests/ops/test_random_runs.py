@@ -95,3 +95,31 @@ def test_concurrent_runs_of_one_op_share_its_stream():
     want = [float(philox.uniform(state.key, state.reserve_outputs(1), 1, np.float32)[0])
             for _ in range(len(got))]
     assert sorted(got) == sorted(want)
+
+
+def test_first_runs_racing_make_one_generator(monkeypatch):
+    """Two threads whose first runs of one op overlap (both find no generator yet) still
+    draw from one stream: the generator made second is dropped, none of the values repeat."""
+    made = []
+    barrier = threading.Barrier(2, timeout=10)
+
+    class SlowState(philox.PhiloxState):
+        def __init__(self, *args):
+            made.append(self)
+            if len(made) <= 2:
+                barrier.wait()  # both threads are inside the first-run path together
+            super().__init__(*args)
+
+    monkeypatch.setattr(philox, "PhiloxState", SlowState)
+    with tf.Graph().as_default():
+        x = tf.random_uniform([4], seed=3)
+        with tf.Session() as sess:
+            got = []
+            threads = [threading.Thread(target=lambda: got.append(sess.run(x)))
+                       for _ in range(2)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+    assert len(made) == 2 and len(got) == 2
+    assert not np.array_equal(got[0], got[1])

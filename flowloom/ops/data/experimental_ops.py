@@ -133,3 +133,21 @@ def _(xp, dataset, *rest, output_types, output_shapes, key_func, init_func, redu
         fns.append(_function(ctx, f).bind(rest[pos:pos + len(types)]))
         pos += len(types)
     return ev.GroupByReducerValue(dataset, *fns, ctx.op)
+
+
+# latency_stats / bytes_produced_stats: TF records the statistic into the StatsAggregator
+# that the dataset's options name; without one (flowloom has no StatsAggregator) the
+# elements pass unchanged, as in TF.
+LatencyStatsDataset = _dataset("LatencyStatsDataset", ["input_dataset: variant", "tag: string"])
+BytesProducedStatsDataset = _dataset("BytesProducedStatsDataset",
+                                     ["input_dataset: variant", "tag: string"])
+
+
+@LatencyStatsDataset.kernel
+def _(xp, dataset, tag, *, output_types, output_shapes):
+    return dataset
+
+
+@BytesProducedStatsDataset.kernel
+def _(xp, dataset, tag, *, output_types, output_shapes):
+    return dataset

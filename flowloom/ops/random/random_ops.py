@@ -65,7 +65,9 @@ def philox_state(ctx, seed, seed2):
     """The op's Philox generator for this session (TF keeps one per kernel instance)."""
     state = ctx.state.get("philox")
     if state is None:
-        state = ctx.state["philox"] = philox.PhiloxState(int(seed), int(seed2))
+        # Two threads may run the op's first step at once (two queue runners): setdefault
+        # keeps the first generator made, so both draw from one stream.
+        state = ctx.state.setdefault("philox", philox.PhiloxState(int(seed), int(seed2)))
     return state
 
 
