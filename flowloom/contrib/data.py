@@ -3,7 +3,8 @@ flowloom has (the same objects as in `tf.data.experimental`) and the contrib-onl
 `sloppy_interleave`, `batch_and_drop_remainder` and `padded_batch_and_drop_remainder`.
 TF 1.15's other tf.contrib.data names raise NotImplementedError naming them."""
 
-from flowloom.data.experimental import (AUTOTUNE, Counter, CsvDataset,  # noqa: F401
+from flowloom.data.experimental import (AUTOTUNE, CheckpointInputPipelineHook,  # noqa: F401
+                                        Counter, CsvDataset,
                                         Optional, RandomDataset, SqlDataset,
                                         TFRecordWriter, get_next_as_optional,
                                         bucket_by_sequence_length,
@@ -15,7 +16,7 @@ from flowloom.data.experimental import (AUTOTUNE, Counter, CsvDataset,  # noqa: 
                                         unbatch, unique)
 
 _NOT_IMPLEMENTED = frozenset("""
-CheckpointInputPipelineHook LMDBDataset Reducer
+LMDBDataset Reducer
 assert_element_shape copy_to_device dense_to_sparse_batch
 group_by_reducer make_batched_features_dataset make_csv_dataset
 parse_example_dataset prefetch_to_device read_batch_features reduce_dataset rejection_resample

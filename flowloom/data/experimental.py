@@ -10,7 +10,7 @@ _LAZY = {name: "flowloom.data." + module for module, names in {
     "options": "DistributeOptions MapVectorizationOptions OptimizationOptions StatsOptions "
                "ThreadingOptions",
     "io_datasets": "SqlDataset TFRecordWriter",
-    "iterator_saveable": "make_saveable_from_iterator",
+    "iterator_saveable": "CheckpointInputPipelineHook make_saveable_from_iterator",
     "sampling": "RandomDataset choose_from_datasets sample_from_datasets",
     "transformations": "INFINITE_CARDINALITY UNKNOWN_CARDINALITY Counter "
                        "bucket_by_sequence_length cardinality enumerate_dataset "
@@ -19,7 +19,7 @@ _LAZY = {name: "flowloom.data." + module for module, names in {
 
 # TF 1.15's other tf.data.experimental names.
 NOT_IMPLEMENTED = frozenset("""
-CheckpointInputPipelineHook DatasetStructure OptionalStructure RaggedTensorStructure
+DatasetStructure OptionalStructure RaggedTensorStructure
 Reducer SparseTensorStructure StatsAggregator Structure
 TensorArrayStructure TensorStructure bytes_produced_stats copy_to_device dense_to_sparse_batch
 from_variant get_structure group_by_reducer latency_stats

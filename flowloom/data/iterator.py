@@ -8,6 +8,7 @@ from flowloom.proto import attr_value_pb2
 
 # A one-shot iterator whose dataset cannot be a factory function takes it as an input.
 _NO_FACTORY = attr_value_pb2.AttrValue(func=attr_value_pb2.NameAttrList())
+GLOBAL_ITERATORS = "iterators"
 
 
 class Iterator(structure.HasElementSpec):
@@ -21,6 +22,9 @@ class Iterator(structure.HasElementSpec):
         self._handle = handle
         self._initializer = initializer
         self.element_spec = element_spec
+        # As TF 1.15: every iterator's resource is in the "iterators" collection (where
+        # tf.data.experimental.CheckpointInputPipelineHook finds what to save).
+        handle.graph.add_to_collection(GLOBAL_ITERATORS, handle)
 
     @staticmethod
     def _one_shot(dataset):

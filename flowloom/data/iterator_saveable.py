@@ -13,6 +13,7 @@ from flowloom.framework.apply_op import apply_op
 from flowloom.framework.graph import get_default_graph
 from flowloom.ops.data import iterator_state  # noqa: F401 - registers the ops
 from flowloom.train.saveable_object import SaveableObject, SaveSpec
+from flowloom.train.session_run_hook import SessionRunHook
 
 
 class _IteratorSaveable(SaveableObject):
@@ -42,3 +43,91 @@ def make_saveable_from_iterator(iterator):
     """
     handle = iterator._handle
     return _IteratorSaveable(handle, handle.name)
+
+
+class _LatestFileSaver:
+    """A Saver of `saveables` whose checkpoint state file is `latest_filename`."""
+
+    def __init__(self, saveables, latest_filename):
+        from flowloom.train.saver import Saver
+
+        self._saver = Saver(saveables)
+        self._latest_filename = latest_filename
+
+    @property
+    def saver_def(self):
+        return self._saver.saver_def
+
+    def save(self, sess, save_path, global_step=None, latest_filename=None, **kwargs):
+        return self._saver.save(sess, save_path, global_step=global_step,
+                                latest_filename=latest_filename or self._latest_filename,
+                                **kwargs)
+
+    def restore(self, sess, save_path):
+        return self._saver.restore(sess, save_path)
+
+
+class CheckpointInputPipelineHook(SessionRunHook):
+    """A session hook that checkpoints the graph's iterators (the "iterators" collection)
+    next to an Estimator's model checkpoints, as TF 1.15 does: `input.ckpt-<step>` in the
+    model directory with its own state file `checkpoint_input` (with several workers,
+    `input_<task type>_<task id>`), saved on the estimator's checkpoint schedule; a new
+    session restores the latest one (or saves one first).
+
+        est.train(input_fn, hooks=[tf.data.experimental.CheckpointInputPipelineHook(est)])
+
+    Args:
+      estimator: the Estimator whose `model_dir` and RunConfig schedule are used.
+    """
+
+    def __init__(self, estimator):
+        from flowloom.train.basic_session_run_hooks import CheckpointSaverHook
+
+        config = estimator.config
+        prefix = "input"
+        if config.num_worker_replicas > 1:
+            prefix += f"_{config.task_type}_{config.task_id}"
+        self._saver_hook = CheckpointSaverHook(
+            estimator.model_dir, save_secs=config.save_checkpoints_secs,
+            save_steps=config.save_checkpoints_steps, checkpoint_basename=prefix + ".ckpt")
+        self._latest_filename = "checkpoint_" + prefix
+        self._first_run = True
+
+    def begin(self):
+        from flowloom.data.iterator import GLOBAL_ITERATORS
+
+        hook = self._saver_hook
+        if hook._saver is None and hook._scaffold is None:
+            handles = get_default_graph().get_collection(GLOBAL_ITERATORS)
+            hook._saver = _LatestFileSaver([_IteratorSaveable(h, h.name) for h in handles],
+                                           self._latest_filename)
+        hook.begin()
+
+    def _restore_or_save_initial_ckpt(self, session):
+        from flowloom.train.checkpoint_management import latest_checkpoint
+
+        hook = self._saver_hook
+        latest = latest_checkpoint(hook._checkpoint_dir, latest_filename=self._latest_filename)
+        if latest:
+            hook._get_saver().restore(session, latest)
+        else:
+            step = session.run(hook._global_step_tensor)
+            hook._save(session, step)
+            hook._timer.update_last_triggered_step(step)
+
+    def after_create_session(self, session, coord):
+        if self._first_run:
+            self._restore_or_save_initial_ckpt(session)
+            self._first_run = False
+
+    def before_run(self, run_context):
+        if self._first_run:
+            self._restore_or_save_initial_ckpt(run_context.session)
+            self._first_run = False
+        return self._saver_hook.before_run(run_context)
+
+    def after_run(self, run_context, run_values):
+        self._saver_hook.after_run(run_context, run_values)
+
+    def end(self, session):
+        self._saver_hook.end(session)

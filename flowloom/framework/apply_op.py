@@ -5,6 +5,7 @@ from flowloom.framework import op_def as op_registry
 from flowloom.framework.func_attr import as_func_attr
 from flowloom.framework.graph import _colocation_root, _graph_of, get_default_graph
 from flowloom.framework.ops import Tensor, convert_to_tensor
+from flowloom.framework.tensor_shape import TensorShape
 
 
 def apply_op(op_type, inputs=(), name=None, **attrs):
@@ -18,7 +19,10 @@ def apply_op(op_type, inputs=(), name=None, **attrs):
     if opdef is None:
         raise ValueError(f"Op type not registered '{op_type}'")
     for k, v in attrs.items():  # TF takes bytes for string attrs (get_attr returns them)
-        if v.__class__ is bytes and isinstance(opdef.attr_defaults.get(k), str):
+        cls = v.__class__
+        if cls in _PLAIN_ATTR_CLASSES:
+            continue
+        if cls is bytes and isinstance(opdef.attr_defaults.get(k), str):
             attrs[k] = v.decode("utf-8", "surrogateescape")
         elif hasattr(v, "add_to_graph"):  # a function attr (framework/func_attr.py)
             attrs[k] = as_func_attr(v, get_default_graph())
@@ -63,6 +67,11 @@ def apply_op(op_type, inputs=(), name=None, **attrs):
         return graph._create_op_internal(opdef, flat, out_dtypes, attrs, op_name)
     finally:
         state.name_stack = saved_stack
+
+
+# Attr values that are neither bytes nor function attrs (most attrs an op is given).
+_PLAIN_ATTR_CLASSES = frozenset((bool, int, float, str, type(None), dtypes.DType,
+                                 TensorShape))
 
 
 def _fast_spec(opdef):

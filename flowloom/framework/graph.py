@@ -78,6 +78,10 @@ class Graph:
         self._building_function = False
         self._outer_graph = None  # set by graphs of functions that capture outer tensors
         self._graph_def_versions = None
+        # Read for every op made: instance attributes, which Python reads faster than the
+        # class attributes they shadow.
+        self._default_original_op = None
+        self._container = ""
 
     # -- per-thread construction state ----------------------------------------
     _name_stack = _thread_property("name_stack")
@@ -156,7 +160,9 @@ class Graph:
             name = stack + "/" + name
         key = name.lower()
         in_use = self._names_in_use
-        with self._lock:
+        lock = self._lock
+        lock.acquire()
+        try:
             i = in_use.get(key, 0)
             if mark_as_used:
                 in_use[key] = i + 1
@@ -169,6 +175,8 @@ class Graph:
                 if mark_as_used:
                     in_use[key] = 1
                 name = "%s_%d" % (name, i)
+        finally:
+            lock.release()
         return name
 
     def name_scope(self, name):
@@ -202,20 +210,17 @@ class Graph:
 
     def _create_op_internal(self, opdef, inputs, output_dtypes, attrs, name, op=None, bare=False,
                             devices=True, depth=3):
-        with self._lock:
+        lock = self._lock
+        lock.acquire()
+        try:
             if self._finalized:
                 raise RuntimeError("Graph is finalized and cannot be modified.")
             if name in self._ops_by_name:
                 raise ValueError(f"Duplicate node name in graph: '{name}'")
-            for i, t in enumerate(inputs):
+            for t in inputs:
                 if t._op._graph is not self:
-                    # A function's graph (tf.data) captures tensors of the graphs around it.
-                    captured = self._capture(t) if self._outer_graph is not None else None
-                    if captured is None:
-                        raise ValueError(
-                            f"Tensor {t!r} must be from the same graph as the op being created "
-                            f"({name}).")
-                    inputs[i] = captured
+                    self._capture_inputs(inputs, name)
+                    break
             if self._stack_state_is_thread_local:
                 control_stack = self._control_dependencies_stack
                 colocation_stack = self._colocation_stack
@@ -290,6 +295,19 @@ class Graph:
                 for observer in observers.op_created:
                     observer(op)
             return op
+        finally:
+            lock.release()
+
+    def _capture_inputs(self, inputs, name):
+        for i, t in enumerate(inputs):
+            if t._op._graph is not self:
+                # A function's graph (tf.data) captures tensors of the graphs around it.
+                captured = self._capture(t) if self._outer_graph is not None else None
+                if captured is None:
+                    raise ValueError(
+                        f"Tensor {t!r} must be from the same graph as the op being created "
+                        f"({name}).")
+                inputs[i] = captured
 
     def _discard_op(self, op):
         """Removes the op just created (its name stays used, as in TF)."""

@@ -135,6 +135,8 @@ INDEX = {
             'AdjustContrastv2 AdjustHue AdjustSaturation HSVToRGB RGBToHSV',
         'flowloom.ops.image.distort_ops':
             'SampleDistortedBoundingBox SampleDistortedBoundingBoxV2',
+        'flowloom.ops.image.fused_standardization':
+            '_FusedImageStandardization',
         'flowloom.ops.image.resize_ops':
             'ResizeArea ResizeBicubic ResizeBicubicGrad ResizeBilinear ResizeBilinearGrad '
             'ResizeNearestNeighbor ResizeNearestNeighborGrad',

@@ -15,7 +15,7 @@ import threading
 import time
 
 _lock = threading.Lock()
-_state = {"active": 0, "saved": None}
+_state = {"active": 0, "saved": None, "lowered": False}
 _api = []  # [(get, set)] once looked up; [] → not looked up yet; [None] → not available
 
 _SYMBOLS = [("scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_"),
@@ -58,30 +58,40 @@ def shared_between(partitions):
         yield
 
 
-@contextlib.contextmanager
-def at_most(threads):
+class at_most:  # noqa: N801 - a context manager used as a function
     """While the block runs, BLAS uses at most `threads` threads (0: no limit). Sessions
     apply `ConfigProto.intra_op_parallelism_threads` this way: on a machine whose cores are
     busy with other processes, one BLAS thread per kernel avoids OpenBLAS's statically split
-    matmuls waiting on a descheduled thread."""
-    api = _openblas() if threads > 0 else None
-    if api is None:
-        yield
-        return
-    get, set_ = api
-    with _lock:
-        if _state["active"] == 0:
-            _state["saved"] = get()
-        _state["active"] += 1
-        if threads < _state["saved"]:
-            set_(threads)
-    try:
-        yield
-    finally:
+    matmuls waiting on a descheduled thread. (A class, not a generator: every Session.run
+    enters one.)"""
+
+    __slots__ = ("_threads", "_api")
+
+    def __init__(self, threads):
+        self._threads = threads
+
+    def __enter__(self):
+        threads = self._threads
+        api = self._api = _openblas() if threads > 0 else None
+        if api is None:
+            return self
         with _lock:
-            _state["active"] -= 1
             if _state["active"] == 0:
-                set_(_state["saved"])
+                _state["saved"] = api[0]()
+                _state["lowered"] = False
+            _state["active"] += 1
+            if threads < _state["saved"]:
+                api[1](threads)
+                _state["lowered"] = True
+        return self
+
+    def __exit__(self, *exc):
+        if self._api is not None:
+            with _lock:
+                _state["active"] -= 1
+                if _state["active"] == 0 and _state["lowered"]:
+                    self._api[1](_state["saved"])
+        return False
 
 
 # -- small kernels when the cores are busy ---------------------------------------------------

@@ -24,6 +24,8 @@ step, and its locals hold the step's inputs, so the failure is reported exactly 
 interpreter reports it (`executor.op_error`), at no cost while nothing fails.
 """
 
+import functools
+
 import numpy as np
 
 from flowloom.framework import errors
@@ -118,6 +120,8 @@ def compile_runner(steps, num_feeds, fetch_slots, constants, deref):
                 args[j] = temp
         call = f"{fn}({', '.join(args)})"
         line_steps[first_line + len(body)] = (step, False, list(args))
+        if _passes_input(step):
+            call = args[0]  # (an Identity: its output is its input, no call needed)
         if step.nout == 0:
             body.append(call)
         elif step.nout == 1:
@@ -147,6 +151,15 @@ def compile_runner(steps, num_feeds, fetch_slots, constants, deref):
     exec(code, namespace)  # noqa: S102 - source built from generated identifiers only
     fn = namespace["_make"]([cells[n] for n in cell_names])
     return CompiledRunner(fn, line_steps)
+
+
+def _passes_input(step):
+    # A host kernel that returns its one input (marked `returns_its_input`), bound with no
+    # attrs: the step is an assignment.
+    fn = step.fn
+    return (type(fn) is functools.partial and len(fn.args) == 1 and not fn.keywords and
+            getattr(fn.func, "returns_its_input", False) and step.nout == 1 and
+            len(step.ins) == 1 and not step.derefs)
 
 
 def run_compiled(runner, feed_values, op_error):

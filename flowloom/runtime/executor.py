@@ -277,6 +277,9 @@ def _bind_kernel(session, op, xp):
                   for k, v in kwargs.items()}
     if opdef.kernel_wants_ctx:
         kwargs["ctx"] = KernelContext(session, op)
+        bind = getattr(opdef.kernel_fn, "bind_bound", None)  # the same, given its kwargs
+        if bind is not None:
+            return bind(xp, **kwargs)
     fn = functools.partial(opdef.kernel_fn, xp, **kwargs)
     if opdef.returns_sequence and len(op._outputs) == 1:
         # A list output holding one tensor: the kernel returns `[array]`; its slot holds the array.

@@ -20,10 +20,11 @@ switchable with TF's `RewriterConfig` fields and named by `FLOWLOOM_DEBUG=1` whe
                             outputs are the earlier op's (runtime/rewrite_cse.py).
   remapping                 MatMul/Conv2D + BiasAdd (+ Relu/Relu6/Elu) run as one fused op
                             that writes in place (runtime/rewrite_remap.py); MaxPoolGrad +
-                            ReluGrad as one op (runtime/rewrite_fuse_grad.py); elementwise
-                            chains as one kernel (runtime/rewrite_fuse.py); one
-                            optimizer's updates of several variables as one step
-                            (runtime/rewrite_group_updates.py).
+                            ReluGrad as one op (runtime/rewrite_fuse_grad.py); the ops of
+                            per_image_standardization as one kernel
+                            (runtime/rewrite_fuse_image.py); elementwise chains as one
+                            kernel (runtime/rewrite_fuse.py); one optimizer's updates of
+                            several variables as one step (runtime/rewrite_group_updates.py).
   memory_optimization       elementwise arithmetic, and kernels that offer it (ReluGrad,
                             _FusedMaxPoolGrad),
                             write into a large input's buffer when that input dies there
@@ -191,6 +192,7 @@ def remap(result, fetch_tensors, target_ops, placement, fed):
         result.note("remapping", f"{' + '.join(o._type for o in op.replaces)} -> "
                     f"{op._type} '{op._name}'")
     _fuse_pool_grads(result, fetch_tensors, target_ops, placement, fed)
+    _fuse_standardization(result, fetch_tensors, target_ops, placement, fed)
     _fuse_elementwise(result, fetch_tensors, target_ops, placement, fed)
 
 
@@ -203,6 +205,17 @@ def _fuse_pool_grads(result, fetch_tensors, target_ops, placement, fed):
     for op, members in pairs.items():
         result.note("remapping", f"{' + '.join(o._type for o in members)} -> "
                     f"{op._type} '{op._name}'")
+
+
+def _fuse_standardization(result, fetch_tensors, target_ops, placement, fed):
+    from flowloom.runtime import rewrite_fuse_image
+
+    fetches = [result.aliases.get(t, t) for t in fetch_tensors]
+    result.order, result.placed_as, fused = rewrite_fuse_image.fuse(
+        result.order, fetches, target_ops, placement, fed, result.placed_as)
+    for op, members in fused.items():
+        result.note("remapping", f"{' + '.join(o._type for o in members)} -> "
+                    f"{op._type} '{op._name}' (one kernel)")
 
 
 def _fuse_elementwise(result, fetch_tensors, target_ops, placement, fed):

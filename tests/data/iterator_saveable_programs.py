@@ -77,3 +77,27 @@ def run(tf, name, directory):
         saver.restore(sess, prefix)
         second = read(sess, after)
     return [first, second]
+
+
+def estimator_hook(tf, directory):
+    """Three Estimator.train calls with CheckpointInputPipelineHook: the input continues
+    across them. Returns the last element each call read and the files in the model dir."""
+    def input_fn():
+        return tf.data.Dataset.range(100).shuffle(10, seed=3).map(lambda x: ({"x": x}, x))
+
+    def model_fn(features, labels, mode):
+        last = tf.get_variable("last", [], tf.int64, initializer=tf.zeros_initializer())
+        w = tf.get_variable("w", [], tf.float32)
+        loss = tf.square(w - tf.cast(features["x"], tf.float32))
+        train = tf.group(tf.assign(last, features["x"]),
+                         tf.assign_add(tf.train.get_global_step(), 1))
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train)
+
+    est = tf.estimator.Estimator(model_fn, model_dir=directory,
+                                 config=tf.estimator.RunConfig(save_checkpoints_steps=2))
+    out = []
+    for steps in (5, 3, 4):
+        est.train(input_fn, steps=steps,
+                  hooks=[tf.data.experimental.CheckpointInputPipelineHook(est)])
+        out.append(int(est.get_variable_value("last")))
+    return [out, sorted(f for f in os.listdir(directory) if "input" in f)]

@@ -24,6 +24,8 @@ def main():
     for name in programs.PROGRAMS:
         with tempfile.TemporaryDirectory() as d:
             out["programs"][name] = programs.run(tf, name, d)
+    with tempfile.TemporaryDirectory() as d:
+        out["estimator_hook"] = programs.estimator_hook(tf, d)
     with open(os.path.join(HERE, "iterator_saveable_tf1.json"), "w") as f:
         json.dump(out, f, indent=1, sort_keys=True)
     target = os.path.join(HERE, "iterator_state_tf1")

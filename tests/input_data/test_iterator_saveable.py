@@ -151,3 +151,18 @@ def test_restoring_an_uninitialized_iterator_says_so(tmp_path):
         with tf.Session() as sess:
             with pytest.raises(tf.errors.FailedPreconditionError, match="initializ"):
                 saver.restore(sess, str(tmp_path / "m"))
+
+
+def test_checkpoint_input_pipeline_hook_continues_across_train_calls(tmp_path):
+    """Three Estimator.train calls: each continues the input where the last stopped, and the
+    model dir holds TF's input.ckpt-<step> files and checkpoint_input state file."""
+    with open(os.path.join(DATA, "iterator_saveable_tf1.json")) as f:
+        expected = json.load(f)["estimator_hook"]
+    assert programs.estimator_hook(tf, str(tmp_path)) == expected
+
+
+def test_every_iterator_is_in_the_iterators_collection():
+    with tf.Graph().as_default() as g:
+        a = tf.data.Dataset.range(3).make_one_shot_iterator()
+        b = tf.data.Dataset.range(3).make_initializable_iterator()
+        assert g.get_collection("iterators") == [a._handle, b._handle]

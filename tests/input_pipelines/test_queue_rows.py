@@ -197,3 +197,21 @@ def test_rows_of_many_dtypes_and_layouts_equal_element_storage(monkeypatch):
             assert p.dtype == t and p.shape == q.shape
             np.testing.assert_array_equal(p, q.astype(t))
     np.testing.assert_array_equal(rows[0][0], batches[0][0][:3])
+
+
+def test_elements_that_are_not_exact_arrays_take_the_checked_way():
+    """An element of exactly the components' arrays goes into its row unchecked; anything
+    else (lists, other dtypes, wrong shapes) is converted and checked first, as before."""
+    import pytest
+
+    q = queue_resource.Queue("q", [tf.float32, tf.int32], [(2,), ()], 10)
+    q.enqueue((np.array([1.5, 2.5], np.float32), np.array(3, np.int32)))
+    q.enqueue(([4.0, 5.0], 6))
+    q.enqueue((np.array([7, 8], np.int64), np.array(9.0)))
+    for bad in ((np.zeros(3, np.float32), np.array(1, np.int32)),
+                (np.zeros((2,), np.float32),)):
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            q.enqueue(bad)
+    values, ints = q.dequeue(3)
+    assert values.dtype == np.float32 and ints.dtype == np.int32
+    assert values.tolist() == [[1.5, 2.5], [4.0, 5.0], [7.0, 8.0]] and ints.tolist() == [3, 6, 9]

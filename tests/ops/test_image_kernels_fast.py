@@ -41,3 +41,28 @@ def test_adjust_contrast_equals_the_halving_reference():
             got, want = kernel(np, x, factor), _contrast_reference(x, factor)
         assert got.dtype == want.dtype and got.shape == want.shape
         assert (got.view(np.uint8) == want.view(np.uint8)).all(), (t, shape)
+
+
+def test_adjust_contrast_of_one_image_shape_in_two_threads():
+    # One image's sums run in a buffer per thread (made for the first image of a shape): two
+    # threads at once, and images of other shapes in between, keep each result its own.
+    import threading
+
+    kernel = color_ops.AdjustContrastv2.kernel_fn
+    failures = []
+
+    def work(seed):
+        rng = np.random.RandomState(seed)
+        for t in range(150):
+            shape = (24, 24, 3) if t % 3 else (int(rng.randint(1, 9)), 7, 3)
+            x = (rng.rand(*shape) * 255).astype(np.float32)
+            factor = np.float32(rng.uniform(0.2, 1.8))
+            got = kernel(np, x, factor)
+            if got.tobytes() != _contrast_reference(x, factor).tobytes():
+                failures.append((seed, t))
+    threads = [threading.Thread(target=work, args=(s,)) for s in (1, 2)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not failures

@@ -366,3 +366,25 @@ def test_template_matches_as_the_elementwise_comparison(monkeypatch):
             bad[rng.randint(n), at] ^= 0xFF
             assert t.matches(bad) == (not ((bad & t.mask) != t.row).any()) == (t.mask[at] == 0)
             assert want
+
+
+def test_decode_raw_of_one_record_equals_the_batch_path():
+    from flowloom.framework import dtypes as fl_dtypes
+    from flowloom.framework.op_def import get
+
+    kernel = get("DecodeRaw").kernel_fn
+    rng = np.random.RandomState(3)
+    for out_type in (fl_dtypes.uint8, fl_dtypes.int16, fl_dtypes.float32, fl_dtypes.float64,
+                     fl_dtypes.int64):
+        for little in (True, False):
+            for size in (0, 8, 24, 3072):
+                raw = rng.randint(0, 256, size).astype(np.uint8).tobytes()
+                one = kernel(np, np.array(raw, dtype=object), out_type=out_type,
+                             little_endian=little)
+                batch = kernel(np, np.array([raw], dtype=object), out_type=out_type,
+                               little_endian=little)[0]
+                assert one.dtype == batch.dtype and one.shape == batch.shape
+                assert one.tobytes() == batch.tobytes() and one.flags.writeable
+    with pytest.raises(tf.errors.InvalidArgumentError, match="length 5 that is not a multiple"):
+        kernel(np, np.array(b"12345", dtype=object), out_type=fl_dtypes.int16,
+               little_endian=True)

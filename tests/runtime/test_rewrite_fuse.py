@@ -137,3 +137,16 @@ def test_scalar_chains_stay_separate_ufuncs():
     nodes, _ = _compare([y, w], {x: np.float32(2.5), v: np.array([1, 2], np.float32)})
     assert nodes["add"] in ("Add", "AddV2") and nodes["mul"] == "Mul"
     assert rewrites.ALL_OFF or "_FusedElementwise" in nodes.values()
+
+
+@acts
+def test_an_integer_chain_wraps_around_without_warnings():
+    import warnings
+
+    x = tf.placeholder(tf.int32, [4])
+    y = tf.identity(tf.abs(x * 65536 - 1) * x, name="y")
+    feed = {x: np.array([2**15, -2**15, 7, 2**31 - 1], np.int32)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        nodes, _ = _compare([y], feed)
+    assert "_FusedElementwise" in nodes.values()

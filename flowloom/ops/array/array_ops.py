@@ -246,8 +246,11 @@ Identity.shape(common_shapes.unchanged)
 
 
 @Identity.kernel
-def _(xp, x):
+def _identity(xp, x):
     return x
+
+
+_identity.returns_its_input = True  # (a compiled plan assigns instead of calling it)
 
 
 Identity.gradient(lambda op, grad: grad)

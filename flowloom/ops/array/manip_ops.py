@@ -498,6 +498,31 @@ def _(xp, x, axis):
     return c_order(xp, xp.flip(x, tuple(norm))) if norm else x
 
 
+def _reverse_specialize(op, consts, general):
+    """Constant axes (a random flip's): the reversing index for an input rank is made once
+    the general kernel has accepted the axes for that rank."""
+    if consts[1] is None or consts[0] is not None or not np.size(consts[1]):
+        return None
+    axes = [int(a) for a in np.ravel(consts[1])]
+    by_rank = {}
+
+    def reverse_by_constant_axes(x, axis):
+        if type(x) is np.ndarray:
+            idx = by_rank.get(x.ndim)
+            if idx is not None:
+                return c_order(np, x[idx])
+        r = general(x, axis)
+        if type(x) is np.ndarray and len(by_rank) < 16:
+            norm = {a % x.ndim for a in axes}
+            by_rank[x.ndim] = tuple(_builtin_slice(None, None, -1) if i in norm else
+                                    _builtin_slice(None) for i in range(x.ndim))
+        return r
+    return reverse_by_constant_axes
+
+
+ReverseV2.kernel_fn.specialize = _reverse_specialize
+
+
 @ReverseV2.gradient
 def _(op, grad):
     return [reverse(grad, op._inputs[1]), None]

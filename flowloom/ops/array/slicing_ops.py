@@ -71,6 +71,31 @@ def _(xp, x, begin, size):
     return x[idx]
 
 
+def _slice_specialize(op, consts, general):
+    """A constant size with a computed begin (a random crop): each run checks the begin
+    against the input's dims and slices; anything else runs the general kernel."""
+    size = consts[2]
+    if size is None or consts[1] is not None or np.ndim(size) != 1:
+        return None
+    sizes = np.ravel(size).tolist()
+    rank = len(sizes)
+
+    def slice_to_constant_size(x, begin, size_):
+        if type(x) is not np.ndarray or x.ndim != rank or type(begin) is not np.ndarray or \
+                begin.shape != (rank,):
+            return general(x, begin, size_)
+        idx = []
+        for b, s, d in zip(begin.tolist(), sizes, x.shape):
+            if b < 0 or (s != -1 and b + s > d):
+                return general(x, begin, size_)  # its error
+            idx.append(_builtin_slice(b, None if s == -1 else b + s))
+        return x[tuple(idx)]
+    return slice_to_constant_size
+
+
+Slice.kernel_fn.specialize = _slice_specialize
+
+
 def slice(input_, begin, size, name=None):  # noqa: A001 - TF's name
     return apply_op("Slice", (input_, begin, size), name=name).outputs[0]
 

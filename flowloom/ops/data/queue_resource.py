@@ -266,6 +266,9 @@ class Queue:
     # -- operations -------------------------------------------------------------------------
     def enqueue(self, comps, timeout_ms=-1, many=False):
         """Adds one element (`many`: the rows of `comps`), blocking while the queue is full."""
+        slab = self._slab
+        if slab is not None and not many and slab.fits(comps) and self._put_one_now(comps):
+            return
         if len(comps) == len(self.dtypes):  # strings as objects: bytes kept exactly
             self._np_dtypes()
             comps = [np.asarray(c, object) if is_object and not isinstance(c, np.ndarray)
@@ -276,17 +279,8 @@ class Queue:
         total = n if many else 1
         if total == 0:
             return  # TF: an empty batch completes at once, closed queue or not
-        slab = self._slab
-        if slab is not None and not many:
-            with self._cond:
-                # One element and no enqueue waiting before it: what its attempt would do
-                # as the head of the line, without the attempt (a queue runner's run).
-                if not self._enqueue_line and not self._closed and not self._cancelled and \
-                        self._size() < self.capacity:
-                    self._put_rows([slab.put_one(comps)])
-                    if self._dequeue_line:
-                        self._flush()
-                    return
+        if slab is not None and not many and self._put_one_now(comps):
+            return
         if slab is not None:
             rows = comps if many else [c[np.newaxis] for c in comps]
             elements = None
@@ -411,6 +405,19 @@ class Queue:
 
             self._submit(_Attempt(run), self._enqueue_line, "Enqueue", -1)
 
+    def _put_one_now(self, comps):
+        """One element into a slab row when no enqueue waits before it and there is room:
+        what its attempt would do as the head of the line, without the attempt (a queue
+        runner's run). False when it has to wait its turn."""
+        with self._cond:
+            if self._enqueue_line or self._closed or self._cancelled or \
+                    self._size() >= self.capacity:
+                return False
+            self._put_rows([self._slab.put_one(comps)])
+            if self._dequeue_line:
+                self._flush()
+            return True
+
     def size(self):
         with self._cond:
             return self._size()
@@ -431,6 +438,20 @@ class _Slab:
         self._arrays = None
         self._rows = None  # per array: its rows as one vector of void items, or None
         self._free = []
+        # (shape, dtype) per component when no component holds objects: an element of
+        # exactly these arrays needs no conversion or check (`fits`).
+        self._exact = None if any(np.dtype(d) == object for d in dtypes) else \
+            [(sh, np.dtype(d)) for sh, d in zip(self._shapes, dtypes)]
+
+    def fits(self, comps):
+        """Whether `comps` are arrays of exactly the components' shapes and dtypes."""
+        exact = self._exact
+        if exact is None or len(comps) != len(exact):
+            return False
+        for c, (shape, dtype) in zip(comps, exact):
+            if type(c) is not np.ndarray or c.shape != shape or c.dtype != dtype:
+                return False
+        return True
 
     def _grow(self, need):
         have = 0 if self._arrays is None else len(self._arrays[0])

@@ -1,6 +1,9 @@
 """Colour ops with TF's CPU arithmetic: RGBToHSV, HSVToRGB, AdjustContrastv2, AdjustHue,
 AdjustSaturation (each a float32 pixel formula written out in TF's operation order)."""
 
+import functools
+import threading
+
 import numpy as np
 
 from flowloom.framework import dtypes, errors
@@ -95,26 +98,66 @@ def _(op):
     return _image_3d_shape(op)
 
 
+@functools.lru_cache(maxsize=64)
+def _halvings(pixels):
+    """TF's repeated halving of `pixels` values: (left, right) per pass, the right half
+    added onto the first `right` values of the left."""
+    passes, rest = [], pixels
+    while True:
+        right = rest // 2
+        passes.append((rest - right, right))
+        rest -= right
+        if rest <= 1:
+            return tuple(passes)
+
+
 def _folded_channel_sums(flat, channels):
     """Sums [batch, pixels * channels] over pixels by TF's repeated halving: each pass adds
     the right half of the pixels onto the left half. The pixels are whole runs of
     `channels` values in the flat rows, so every pass is one contiguous add (a
     [batch, pixels, channels] layout would make NumPy loop over runs of 3)."""
-    rest = flat.shape[1] // channels
     c = channels
-    acc = None
-    while True:
-        right = rest // 2
-        left = rest - right
-        if acc is None:
-            acc = flat[:, :left * c].copy()
-            np.add(flat[:, left * c:(left + right) * c], flat[:, :right * c],
-                   out=acc[:, :right * c])
-        else:
-            acc[:, :right * c] += acc[:, left * c:(left + right) * c]
-        rest = left
-        if rest <= 1:
-            return acc[:, :c]
+    if flat.shape[0] == 1:
+        sums = _one_image_sums(flat.reshape(-1), c)
+        if sums is not None:
+            return sums
+    passes = _halvings(flat.shape[1] // c)
+    left, right = passes[0]
+    acc = flat[:, :left * c].copy()
+    np.add(flat[:, left * c:(left + right) * c], flat[:, :right * c], out=acc[:, :right * c])
+    for left, right in passes[1:]:
+        acc[:, :right * c] += acc[:, left * c:(left + right) * c]
+    return acc[:, :c]
+
+
+_scratch = threading.local()  # per thread: {(values, channels): a buffer and its pass views}
+
+
+def _one_image_sums(flat, c):
+    """`_folded_channel_sums` of one image's values (1-D): the passes run in a buffer of
+    this thread whose views were made the first time (a per-example pipeline's images all
+    have one shape); the [1, channels] result is a new array. None past 8 shapes."""
+    plans = getattr(_scratch, "plans", None)
+    if plans is None:
+        plans = _scratch.plans = {}
+    plan = plans.get((flat.shape[0], c))
+    if plan is None:
+        if len(plans) >= 8:
+            return None
+        passes = _halvings(flat.shape[0] // c)
+        left, right = passes[0]
+        acc = np.empty(left * c, _F)
+        views = [(acc[:r * c], acc[lf * c:(lf + r) * c]) for lf, r in passes[1:]]
+        plan = plans[(flat.shape[0], c)] = (acc, left * c, right * c, acc[:right * c], views,
+                                            acc[:c].reshape(1, c))
+    acc, left, right, first, views, sums = plan
+    np.add(flat[left:left + right], flat[:right], out=first)
+    if left > right:
+        acc[right:left] = flat[right:left]
+    add = np.add
+    for part, other in views:
+        add(part, other, out=part)
+    return sums.copy()
 
 
 @AdjustContrastv2.kernel
@@ -126,13 +169,15 @@ def _(xp, images, contrast_factor):
     if images.size == 0:
         return images.copy()
     h, w, c = images.shape[-3:]
-    flat = images.astype(_F).reshape(-1, h * w * c)
+    flat = images.reshape(-1, h * w * c)
+    if flat.dtype != _F:
+        flat = flat.astype(_F)
     mean = _folded_channel_sums(flat, c) * (_F(1.0) / _F(h * w))
     # mean + factor * (x - mean), per value; the channel means laid out as the pixels are
-    means = np.tile(mean, (1, h * w))
-    out = flat - means
-    out *= _F(contrast_factor)
-    out += means
+    means = mean[:, None, :].repeat(h * w, axis=1).reshape(flat.shape)
+    out = np.subtract(flat, means)
+    np.multiply(out, _F(contrast_factor), out=out)
+    np.add(out, means, out=out)
     return out.reshape(images.shape).astype(images.dtype, copy=False)
 
 

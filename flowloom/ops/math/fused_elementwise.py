@@ -138,7 +138,15 @@ def _bind(xp, op):
                 return _run(program, args)
         except Exception as e:  # noqa: BLE001 - names the chain's op that failed
             raise _fail(program, members, args, e) from None
-    return fused
+
+    def fused_integers(*args):
+        # Integer chains (INTEGER_OK ops) raise no floating-point warnings to silence.
+        try:
+            return _run(program, args)
+        except Exception as e:  # noqa: BLE001 - names the chain's op that failed
+            raise _fail(program, members, args, e) from None
+    dtype = op._attrs.get("T")
+    return fused_integers if getattr(dtype, "is_integer", False) else fused
 
 
 @_FusedElementwise.kernel

@@ -2,6 +2,8 @@
 
 
 
+import numpy as np
+
 from flowloom.framework import common_shapes
 from flowloom.framework import errors
 from flowloom.framework.apply_op import apply_op
@@ -53,6 +55,29 @@ def matmul_kernel(xp, a, b, *, transpose_a, transpose_b):
     if kernel_threads.splits_matmul(xp, a, b):  # BLAS on one thread: our workers share it
         return kernel_threads.matmul(a, b)
     return blas_threads.matmul(xp, a, b)
+
+
+def _bind_matmul(xp, op):
+    # On the host, a 2-D product small enough that BLAS runs it on this thread whatever its
+    # thread count (blas_threads.ONE_THREAD_MACS) is NumPy's matmul itself; anything else
+    # goes through the kernel.
+    if xp is not np:
+        return None
+    ta, tb = op._attrs["transpose_a"], op._attrs["transpose_b"]
+    small = blas_threads.ONE_THREAD_MACS
+
+    def matmul_host(a, b):
+        x = a.T if ta else a
+        y = b.T if tb else b
+        if type(x) is np.ndarray and type(y) is np.ndarray and x.ndim == 2 and y.ndim == 2:
+            m, k = x.shape
+            if k == y.shape[0] and m * k * y.shape[1] <= small:
+                return np.matmul(x, y)
+        return matmul_kernel(np, a, b, transpose_a=ta, transpose_b=tb)
+    return matmul_host
+
+
+matmul_kernel.bind = _bind_matmul
 
 
 @MatMul.gradient

@@ -90,12 +90,11 @@ def _bind_fused_matmul(xp, op):
     if xp is not np or names not in (["BiasAdd"], ["BiasAdd", "Relu"]) or len(op._inputs) != 3:
         return None
     relu = len(names) == 2
-    ta, tb = op._attrs["transpose_a"], op._attrs["transpose_b"]
-    product = get("MatMul").kernel_fn
+    product = get("MatMul").kernel_fn.bind(np, op)  # (its attrs: transpose_a/b)
     small = kernel_threads.PARALLEL_MIN_BYTES
 
     def fused_matmul(a, b, *args):
-        out = product(np, a, b, transpose_a=ta, transpose_b=tb)
+        out = product(a, b)
         if len(args) == 1 and type(out) is np.ndarray and out.base is None and out.ndim and \
                 out.nbytes < small and type(args[0]) is np.ndarray and \
                 args[0].dtype == out.dtype and out.flags.writeable:

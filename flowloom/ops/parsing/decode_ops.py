@@ -36,6 +36,12 @@ def _type_string(dtype):
 
 @DecodeRaw.kernel
 def _(xp, data, *, out_type, little_endian):
+    if type(data) is np.ndarray and data.shape == () and data.dtype == object:
+        one = data.item()  # one record (a reader's value): no join, no checks across strings
+        npt = np.dtype(out_type.as_numpy_dtype)
+        if type(one) is bytes and len(one) % npt.itemsize == 0:
+            wire = npt.newbyteorder("<" if little_endian else ">") if npt.itemsize > 1 else npt
+            return np.frombuffer(one, dtype=wire).astype(npt)
     data = np.asarray(data, dtype=object)
     flat = [bytes(x) for x in data.reshape(-1)]
     npt = np.dtype(out_type.as_numpy_dtype)

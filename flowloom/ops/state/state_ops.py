@@ -21,12 +21,28 @@ def _(op):
 
 
 @VariableV2.kernel
-def _(xp, *, shared_name, container, ctx):
+def _variable(xp, *, shared_name, container, ctx):
     key = (container, shared_name or ctx.op._name)
     ref = ctx.resources.get(key)
     if ref is None:
         ref = ctx.resources.setdefault(key, Ref(ctx.op._name))
     return ref
+
+
+def _bind_variable(xp, *, shared_name, container, ctx):
+    # The kernel with its key and container looked up once, when the plan is compiled.
+    key = (container, shared_name or ctx.op._name)
+    resources, name = ctx.resources, ctx.op._name
+
+    def variable():
+        ref = resources.get(key)
+        if ref is None:
+            ref = resources.setdefault(key, Ref(name))
+        return ref
+    return variable
+
+
+_variable.bind_bound = _bind_variable
 
 
 # The legacy variable op (TF's "Variable"): a VariableV2 whose `shape` attr may be unknown.
