@@ -5,20 +5,21 @@ TF 1.15's other tf.contrib.data names raise NotImplementedError naming them."""
 
 from flowloom.data.experimental import (AUTOTUNE, CheckpointInputPipelineHook,  # noqa: F401
                                         Counter, CsvDataset,
-                                        Optional, RandomDataset, SqlDataset,
+                                        Optional, RandomDataset, Reducer, SqlDataset,
                                         TFRecordWriter, get_next_as_optional,
                                         bucket_by_sequence_length,
                                         choose_from_datasets, enumerate_dataset,
-                                        get_single_element, group_by_window, ignore_errors,
+                                        get_single_element, group_by_reducer,
+                                        group_by_window, ignore_errors,
                                         make_saveable_from_iterator,
                                         map_and_batch, parallel_interleave,
                                         sample_from_datasets, scan, shuffle_and_repeat,
                                         unbatch, unique)
 
 _NOT_IMPLEMENTED = frozenset("""
-LMDBDataset Reducer
+LMDBDataset
 assert_element_shape copy_to_device dense_to_sparse_batch
-group_by_reducer make_batched_features_dataset make_csv_dataset
+make_batched_features_dataset make_csv_dataset
 parse_example_dataset prefetch_to_device read_batch_features reduce_dataset rejection_resample
 sliding_window_batch
 """.split())

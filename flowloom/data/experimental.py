@@ -12,7 +12,8 @@ _LAZY = {name: "flowloom.data." + module for module, names in {
     "io_datasets": "SqlDataset TFRecordWriter",
     "iterator_saveable": "CheckpointInputPipelineHook make_saveable_from_iterator",
     "sampling": "RandomDataset choose_from_datasets sample_from_datasets",
-    "transformations": "INFINITE_CARDINALITY UNKNOWN_CARDINALITY Counter "
+    "transformations": "INFINITE_CARDINALITY UNKNOWN_CARDINALITY Counter Reducer "
+                       "group_by_reducer get_structure to_variant from_variant "
                        "bucket_by_sequence_length cardinality enumerate_dataset "
                        "get_single_element group_by_window scan take_while unique",
 }.items() for name in names.split()}
@@ -20,12 +21,12 @@ _LAZY = {name: "flowloom.data." + module for module, names in {
 # TF 1.15's other tf.data.experimental names.
 NOT_IMPLEMENTED = frozenset("""
 DatasetStructure OptionalStructure RaggedTensorStructure
-Reducer SparseTensorStructure StatsAggregator Structure
+SparseTensorStructure StatsAggregator Structure
 TensorArrayStructure TensorStructure bytes_produced_stats copy_to_device dense_to_sparse_batch
-from_variant get_structure group_by_reducer latency_stats
+latency_stats
 make_batched_features_dataset make_csv_dataset
-map_and_batch_with_legacy_function parse_example_dataset prefetch_to_device
-rejection_resample to_variant
+parse_example_dataset prefetch_to_device
+rejection_resample
 """.split())
 
 
@@ -119,6 +120,14 @@ def parallel_interleave(map_func, cycle_length, block_length=1, sloppy=False,
             _i64(prefetch_input, "prefetch_input_elements")), spec, f=fn.attr(),
             Targuments=_types(fn))
     return apply
+
+
+def map_and_batch_with_legacy_function(map_func, batch_size, num_parallel_batches=None,
+                                       drop_remainder=False, num_parallel_calls=None):
+    """`map_and_batch` (TF 1.15 traces `map_func` the legacy way; flowloom traces every
+    dataset function one way, with the same values)."""
+    return map_and_batch(map_func, batch_size, num_parallel_batches, drop_remainder,
+                         num_parallel_calls)
 
 
 def unbatch():

@@ -290,3 +290,98 @@ def cardinality(dataset):
     """The number of elements of `dataset` as a scalar int64 tensor: a count,
     INFINITE_CARDINALITY (-1) or UNKNOWN_CARDINALITY (-2) (op DatasetCardinality)."""
     return apply_op("DatasetCardinality", (dataset._variant,)).outputs[0]
+
+
+class Reducer:
+    """What `group_by_reducer` does per key: `init_func(key)` makes the state,
+    `reduce_func(state, element)` folds an element into it, `finalize_func(state)` makes the
+    output element."""
+
+    def __init__(self, init_func, reduce_func, finalize_func):
+        self._init_func, self._reduce_func = init_func, reduce_func
+        self._finalize_func = finalize_func
+
+    @property
+    def init_func(self):
+        return self._init_func
+
+    @property
+    def reduce_func(self):
+        return self._reduce_func
+
+    @property
+    def finalize_func(self):
+        return self._finalize_func
+
+
+def group_by_reducer(key_func, reducer):
+    """`dataset.apply(group_by_reducer(key_func, reducer))`: one output element per key
+    (`key_func(element)`, a scalar int64), `reducer`'s fold of that key's elements, in
+    ascending key order once the input ends (op ExperimentalGroupByReducerDataset).
+
+    Raises:
+      ValueError: `key_func` does not return a scalar int64.
+      TypeError: `reduce_func`'s new state differs in structure or dtypes from the state.
+    """
+    def apply(dataset):
+        key_fn = trace(lambda *args: convert_to_tensor(key_func(*args), dtype=dtypes.int64),
+                       dataset.element_spec, "group_by_reducer_key_func")
+        if not _is_scalar(key_fn.output_spec, dtypes.int64):
+            raise ValueError(f"`key_func` must return a single tf.int64 tensor. Got type="
+                             f"{structure.types(key_fn.output_spec)} and shape="
+                             f"{structure.shapes(key_fn.output_spec)}")
+        init_fn = trace(reducer.init_func, _scalar_spec(dtypes.int64),
+                        "group_by_reducer_init_func")
+        spec = init_fn.output_spec
+        while True:  # as scan: traced again with the state's shapes relaxed
+            reduce_fn = trace(lambda state, element: reducer.reduce_func(state, element),
+                              (spec, dataset.element_spec), "group_by_reducer_reduce_func")
+            new_spec = reduce_fn.output_spec
+            try:
+                nest.assert_same_structure(spec, new_spec, check_types=False)
+            except (ValueError, TypeError) as e:
+                raise TypeError(f"The element structure of the new state does not match the "
+                                f"initial state: {e}") from None
+            if structure.types(spec) != structure.types(new_spec):
+                raise TypeError(f"The element types for the new state must match the initial "
+                                f"state. Expected {structure.types(spec)}; got "
+                                f"{structure.types(new_spec)}.")
+            relaxed = structure.most_specific_common(spec, new_spec)
+            if [str(s.shape) for s in structure.flatten(relaxed)] == \
+                    [str(s.shape) for s in structure.flatten(spec)]:
+                break
+            spec = relaxed
+        finalize_fn = trace(reducer.finalize_func, spec, "group_by_reducer_finalize_func")
+        fns = {"key_func": key_fn, "init_func": init_fn, "reduce_func": reduce_fn,
+               "finalize_func": finalize_fn}
+        return dataset._apply(
+            "ExperimentalGroupByReducerDataset",
+            (dataset._variant,) + tuple(fn.captured for fn in fns.values()),
+            finalize_fn.output_spec, **{k: fn.attr() for k, fn in fns.items()},
+            **{f"T{k}_other_arguments": _types(fn) for k, fn in fns.items()})
+    return apply
+
+
+def get_structure(dataset_or_iterator):
+    """The element structure (nested TensorSpecs) of a dataset or iterator.
+
+    Raises:
+      TypeError: the argument is neither.
+    """
+    from flowloom.data.iterator import Iterator
+
+    if not isinstance(dataset_or_iterator, (Dataset, Iterator)):
+        raise TypeError(f"`dataset_or_iterator` must be a Dataset or Iterator object, but got "
+                        f"{type(dataset_or_iterator)}.")
+    return dataset_or_iterator.element_spec
+
+
+def to_variant(dataset):
+    """The dataset's variant tensor (the output of its last dataset op)."""
+    return dataset._variant
+
+
+def from_variant(variant, structure):
+    """A Dataset over `variant` (a dataset's variant tensor) with elements of `structure`
+    (nested TensorSpecs, as `get_structure` gives)."""
+    return Dataset._from_variant(variant, structure)

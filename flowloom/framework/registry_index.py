@@ -102,7 +102,8 @@ INDEX = {
             'WindowDataset ZipDataset',
         'flowloom.ops.data.experimental_ops':
             'DatasetCardinality DatasetToSingleElement DirectedInterleaveDataset '
-            'GroupByWindowDataset RandomDataset ScanDataset TakeWhileDataset UniqueDataset',
+            'ExperimentalGroupByReducerDataset GroupByWindowDataset RandomDataset ScanDataset '
+            'TakeWhileDataset UniqueDataset',
         'flowloom.ops.data.file_ops':
             'MatchingFiles ReadFile WriteFile',
         'flowloom.ops.data.io_dataset_ops':

@@ -177,6 +177,24 @@ def optional_from_value_and_none(tf):
     return [some.has_value(), some.get_value(), none.has_value()], [], "once"
 
 
+def group_by_reducer_sum_count(tf):
+    reducer = _x(tf).Reducer(lambda k: tf.constant([0, 0], tf.int64),
+                             lambda s, x: s + tf.stack([x, 1]),
+                             lambda s: (s[0], s[1] * 10))
+    ds = tf.data.Dataset.from_tensor_slices(np.array([5, 3, 8, 2, 7, 3, 9, 4, 1, 6], np.int64))
+    ds = ds.apply(_x(tf).group_by_reducer(lambda x: (x * 7) % 4, reducer))
+    return ds.make_one_shot_iterator().get_next(), []
+
+
+def group_by_reducer_growing_state(tf):
+    reducer = _x(tf).Reducer(lambda k: (tf.constant([], tf.int64), k),
+                             lambda s, e: (tf.concat([s[0], [e[0]]], 0), s[1] + e[1]),
+                             lambda items, total: {"items": items, "total": total})
+    ds = tf.data.Dataset.range(9).map(lambda x: (x * 2, x))
+    ds = ds.apply(_x(tf).group_by_reducer(lambda a, b: b % 3, reducer))
+    return ds.make_one_shot_iterator().get_next(), []
+
+
 def _database():
     path = os.path.join(tempfile.mkdtemp(), "people.sqlite")
     connection = sqlite3.connect(path)

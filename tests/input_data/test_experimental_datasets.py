@@ -53,7 +53,7 @@ print("RESULT" + json.dumps(out))
 """
 
 GRAPH_PROGRAMS = ["scan_running_sum", "group_by_window_fixed", "sample_seeded", "bucket_padded",
-                  "take_while_unique", "counter_enumerate"]
+                  "take_while_unique", "counter_enumerate", "group_by_reducer_sum_count"]
 
 
 @pytest.mark.skipif(tf_reference.tensorflow_python("FLOWLOOM_TF1_PYTHON") is None,

@@ -162,3 +162,45 @@ def test_optional_without_a_value_fails_at_get_value():
             assert not sess.run(none.has_value())
             with pytest.raises(tf.errors.InvalidArgumentError, match="does not have a value"):
                 sess.run(none.get_value())
+
+
+# dir(tf.data.experimental) of TF 1.15.5, public names
+TF1_NAMES = """AUTOTUNE CheckpointInputPipelineHook Counter CsvDataset DatasetStructure
+DistributeOptions INFINITE_CARDINALITY MapVectorizationOptions OptimizationOptions Optional
+OptionalStructure RaggedTensorStructure RandomDataset Reducer SparseTensorStructure SqlDataset
+StatsAggregator StatsOptions Structure TFRecordWriter TensorArrayStructure TensorStructure
+ThreadingOptions UNKNOWN_CARDINALITY bucket_by_sequence_length bytes_produced_stats cardinality
+choose_from_datasets copy_to_device dense_to_sparse_batch enumerate_dataset from_variant
+get_next_as_optional get_single_element get_structure group_by_reducer group_by_window
+ignore_errors latency_stats make_batched_features_dataset make_csv_dataset
+make_saveable_from_iterator map_and_batch map_and_batch_with_legacy_function
+parallel_interleave parse_example_dataset prefetch_to_device rejection_resample sample_from_datasets
+scan shuffle_and_repeat take_while to_variant unbatch unique""".split()
+
+
+def test_every_tf1_name_is_there_or_says_it_is_missing():
+    missing = []
+    for name in TF1_NAMES:
+        try:
+            getattr(X, name)
+        except NotImplementedError as e:
+            assert name in str(e)
+            missing.append(name)
+    assert sorted(missing) == sorted("""DatasetStructure OptionalStructure RaggedTensorStructure
+        SparseTensorStructure StatsAggregator Structure TensorArrayStructure TensorStructure
+        bytes_produced_stats copy_to_device dense_to_sparse_batch latency_stats
+        make_batched_features_dataset make_csv_dataset parse_example_dataset prefetch_to_device
+        rejection_resample""".split())
+
+
+def test_structure_and_variant_round_trip():
+    with tf.Graph().as_default():
+        ds = R(3).map(lambda x: {"a": x, "b": (x, [x])})
+        back = X.from_variant(X.to_variant(ds), X.get_structure(ds))
+        it = back.make_one_shot_iterator()
+        assert X.get_structure(it)["b"][1].shape.as_list() == [1]
+        with tf.Session() as sess:
+            value = sess.run(it.get_next())
+        assert value["a"] == 0 and value["b"][1].tolist() == [0]
+        with pytest.raises(TypeError, match="Dataset or Iterator"):
+            X.get_structure(3)

@@ -322,3 +322,15 @@ def test_ngram_widths_from_a_graph_def_are_bounded_before_building():
         with tf.Session() as sess:
             with pytest.raises(tf.errors.ResourceExhaustedError, match="StringNGrams would"):
                 sess.run(op.outputs[0])
+
+
+def test_batched_fingerprints_match_one_by_one():
+    from flowloom.ops.strings import farmhash
+
+    rng = np.random.default_rng(8)
+    texts = [rng.integers(0, 256, int(rng.integers(0, 140))).astype(np.uint8).tobytes()
+             for _ in range(2000)] + [b"x" * n for n in (0, 1, 3, 4, 8, 16, 17, 32, 33, 64, 65)]
+    want = [farmhash._fingerprint64.__wrapped__(t) for t in texts]
+    assert farmhash.fingerprint64_batch(texts).tolist() == want
+    assert farmhash.fingerprint64_many(texts).tolist() == want
+    assert farmhash.fingerprint64_many(texts[::-1]).tolist() == want[::-1]  # now seen

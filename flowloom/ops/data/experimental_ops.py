@@ -112,3 +112,24 @@ def _(xp, dataset, *, output_types, output_shapes, ctx):
     finally:
         elements.close()
     return list(first)
+
+
+_REDUCER_FUNCTIONS = ("key_func", "init_func", "reduce_func", "finalize_func")
+ExperimentalGroupByReducerDataset = _dataset(
+    "ExperimentalGroupByReducerDataset", ["input_dataset: variant"] + [
+        f"{f}_other_arguments: list(T{f}_other_arguments)" for f in _REDUCER_FUNCTIONS],
+    dict({f: None for f in _REDUCER_FUNCTIONS},
+         **{f"T{f}_other_arguments": [] for f in _REDUCER_FUNCTIONS}))
+
+
+@ExperimentalGroupByReducerDataset.kernel
+def _(xp, dataset, *rest, output_types, output_shapes, key_func, init_func, reduce_func,
+      finalize_func, Tkey_func_other_arguments, Tinit_func_other_arguments,  # noqa: N803
+      Treduce_func_other_arguments, Tfinalize_func_other_arguments, ctx):
+    fns, pos = [], 0
+    for f, types in ((key_func, Tkey_func_other_arguments), (init_func, Tinit_func_other_arguments),
+                     (reduce_func, Treduce_func_other_arguments),
+                     (finalize_func, Tfinalize_func_other_arguments)):
+        fns.append(_function(ctx, f).bind(rest[pos:pos + len(types)]))
+        pos += len(types)
+    return ev.GroupByReducerValue(dataset, *fns, ctx.op)

@@ -229,3 +229,28 @@ def _repeated(n, count):
     if count < 0:
         return INFINITE if n != UNKNOWN else UNKNOWN
     return _finite_product(n, count)
+
+
+class GroupByReducerValue(dv.DatasetValue):
+    """`group_by_reducer`: per key (`key_fn`), a state from `init_fn(key)` folded over the
+    key's elements with `reduce_fn(state..., element...)`; at the end of the input,
+    `finalize_fn(state...)` of each key, in ascending key order (as TF 1.15)."""
+
+    def __init__(self, input_value, key_fn, init_fn, reduce_fn, finalize_fn, op):
+        self.input, self.key_fn, self.init_fn = input_value, key_fn, init_fn
+        self.reduce_fn, self.finalize_fn, self.op = reduce_fn, finalize_fn, op
+
+    def iterate(self):
+        states = {}
+        for elem in self.input.iterate():
+            key = np.asarray(self.key_fn(elem)[0])
+            if key.shape != () or key.dtype != np.int64:
+                raise errors.InvalidArgumentError(
+                    None, self.op, "`key_func` must return a scalar int64.")
+            key = int(key)
+            state = states.get(key)
+            if state is None:
+                state = tuple(self.init_fn((np.array(key, np.int64),)))
+            states[key] = tuple(self.reduce_fn(state + tuple(elem)))
+        for key in sorted(states):
+            yield tuple(self.finalize_fn(states.pop(key)))

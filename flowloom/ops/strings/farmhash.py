@@ -175,3 +175,117 @@ def fingerprint_cat64_array(fp1, fp2):
         result = result * mul
         result = (result ^ (result >> shift)) * mul
         return result ^ (result >> shift)
+
+
+def _rot_columns(v, shift):
+    return (v >> np.uint64(shift)) | (v << np.uint64(64 - shift))
+
+
+def _hash_len16_columns(u, v, mul):
+    shift = np.uint64(47)
+    a = (u ^ v) * mul
+    a ^= a >> shift
+    b = (v ^ a) * mul
+    b ^= b >> shift
+    return b * mul
+
+
+def _load_columns(rows, offsets, width):
+    """The `width`-byte little-endian words at `offsets` of each row of the byte matrix
+    `rows`, as uint64."""
+    picked = rows[np.arange(len(rows))[:, None], offsets[:, None] + np.arange(width)]
+    words = np.ascontiguousarray(picked).view("<u8" if width == 8 else "<u4")[:, 0]
+    return words.astype(np.uint64)
+
+
+def _short_columns(rows, n):
+    """Fingerprint64 of rows of at most 64 bytes, all in one of FarmHash's length classes
+    (n: their lengths, uint64)."""
+    k0, k1, k2 = np.uint64(_K0), np.uint64(_K1), np.uint64(_K2)
+    mul = k2 + n * np.uint64(2)
+    length = int(n.max()) if len(n) else 0
+    if length > 32:
+        a = _load_columns(rows, np.zeros(len(n), np.int64), 8) * k2
+        b = _load_columns(rows, np.full(len(n), 8), 8)
+        c = _load_columns(rows, n.astype(np.int64) - 8, 8) * mul
+        d = _load_columns(rows, n.astype(np.int64) - 16, 8) * k2
+        y = _rot_columns(a + b, 43) + _rot_columns(c, 30) + d
+        z = _hash_len16_columns(y, a + _rot_columns(b + k2, 18) + c, mul)
+        e = _load_columns(rows, np.full(len(n), 16), 8) * mul
+        f = _load_columns(rows, np.full(len(n), 24), 8)
+        g = (y + _load_columns(rows, n.astype(np.int64) - 32, 8)) * mul
+        h = (z + _load_columns(rows, n.astype(np.int64) - 24, 8)) * mul
+        return _hash_len16_columns(_rot_columns(e + f, 43) + _rot_columns(g, 30) + h,
+                                   e + _rot_columns(f + a, 18) + g, mul)
+    if length > 16:
+        a = _load_columns(rows, np.zeros(len(n), np.int64), 8) * k1
+        b = _load_columns(rows, np.full(len(n), 8), 8)
+        c = _load_columns(rows, n.astype(np.int64) - 8, 8) * mul
+        d = _load_columns(rows, n.astype(np.int64) - 16, 8) * k2
+        return _hash_len16_columns(_rot_columns(a + b, 43) + _rot_columns(c, 30) + d,
+                                   a + _rot_columns(b + k2, 18) + c, mul)
+    out = np.full(len(n), k2, dtype=np.uint64)
+    ends = n.astype(np.int64)
+    big = ends >= 8
+    if big.any():
+        r, m = rows[big], mul[big]
+        a = _load_columns(r, np.zeros(int(big.sum()), np.int64), 8) + k2
+        b = _load_columns(r, ends[big] - 8, 8)
+        c = _rot_columns(b, 37) * m + a
+        d = (_rot_columns(a, 25) + b) * m
+        out[big] = _hash_len16_columns(c, d, m)
+    mid = (ends >= 4) & ~big
+    if mid.any():
+        r, m = rows[mid], mul[mid]
+        a = _load_columns(r, np.zeros(int(mid.sum()), np.int64), 4)
+        out[mid] = _hash_len16_columns(n[mid] + (a << np.uint64(3)),
+                                       _load_columns(r, ends[mid] - 4, 4), m)
+    small = (ends > 0) & (ends < 4)
+    if small.any():
+        r, e = rows[small].astype(np.uint64), ends[small]
+        at = np.arange(len(e))
+        y = r[:, 0] + (r[at, e >> 1] << np.uint64(8))
+        z = n[small] + (r[at, e - 1] << np.uint64(2))
+        v = (y * k2) ^ (z * k0)
+        out[small] = (v ^ (v >> np.uint64(47))) * k2
+    return out
+
+
+def fingerprint64_batch(texts):
+    """`fingerprint64` of each byte string of `texts` as a uint64 array: strings of up to 64
+    bytes as NumPy columns per FarmHash length class, longer ones one by one."""
+    out = np.empty(len(texts), dtype=np.uint64)
+    classes = {}
+    for i, t in enumerate(texts):
+        n = len(t)
+        classes.setdefault(0 if n <= 16 else 1 if n <= 32 else 2 if n <= 64 else 3,
+                           []).append(i)
+    for kind, index in classes.items():
+        if kind == 3:
+            out[index] = [_fingerprint64(texts[i]) for i in index]
+            continue
+        width = (16, 32, 64)[kind]
+        rows = np.frombuffer(b"".join(texts[i].ljust(width, b"\0") for i in index),
+                             dtype=np.uint8).reshape(len(index), width)
+        lengths = np.fromiter((len(texts[i]) for i in index), dtype=np.uint64,
+                              count=len(index))
+        out[index] = _short_columns(rows, lengths)
+    return out
+
+
+_SEEN = {}  # bytes -> Fingerprint64: values repeat across steps (vocabulary words, ids)
+_SEEN_LIMIT = 1 << 17
+
+
+def fingerprint64_many(texts):
+    """`fingerprint64` of each byte string of `texts` as a uint64 array: values hashed
+    before are looked up, the rest hashed together by `fingerprint64_batch`."""
+    got = [_SEEN.get(t) for t in texts]
+    missing = [i for i, g in enumerate(got) if g is None]
+    if missing:
+        fresh = fingerprint64_batch([texts[i] for i in missing]).tolist()
+        if len(_SEEN) + len(missing) > _SEEN_LIMIT:
+            _SEEN.clear()
+        for i, value in zip(missing, fresh):
+            got[i] = _SEEN[texts[i]] = value
+    return np.array(got, dtype=np.uint64)

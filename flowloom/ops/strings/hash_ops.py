@@ -12,7 +12,7 @@ import numpy as np
 from flowloom.framework import dtypes, errors
 from flowloom.framework.apply_op import apply_op
 from flowloom.framework.op_def import defop
-from flowloom.ops.strings.farmhash import fingerprint64
+from flowloom.ops.strings.farmhash import fingerprint64_many
 from flowloom.ops.strings.hash64 import hash64_batch
 from flowloom.ops.strings.siphash import siphash24_batch
 
@@ -22,16 +22,9 @@ StringToHashBucketFast.shape(lambda op: [op._inputs[0]._shape])
 StringToHashBucketFast.no_gradient()
 
 
-def _buckets(values, hash_fn, num_buckets):
-    values = np.asarray(values, dtype=object)
-    hashes = np.fromiter((hash_fn(s if isinstance(s, (bytes, str)) else str(s))
-                          for s in values.reshape(-1)), dtype=np.uint64, count=values.size)
-    return (hashes % np.uint64(num_buckets)).astype(np.int64).reshape(values.shape)
-
-
 @StringToHashBucketFast.kernel
 def _(xp, values, *, num_buckets):
-    return _buckets(values, fingerprint64, num_buckets)
+    return _batch_buckets(values, fingerprint64_many, num_buckets)
 
 
 StringToHashBucket = defop("StringToHashBucket", inputs=["string_tensor: string"],
