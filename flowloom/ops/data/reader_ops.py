@@ -438,9 +438,7 @@ def _simple(type_name, inputs, outputs, shapes):
 
 
 def _strings(items):
-    out = np.empty(len(items), dtype=object)
-    out[:] = items
-    return out
+    return np.fromiter(items, object, len(items))
 
 
 ReaderReadV2 = _simple("ReaderReadV2", ["reader_handle: resource", "queue_handle: resource"],
