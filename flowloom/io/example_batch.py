@@ -280,16 +280,15 @@ def decode_batch(serialized, config):
         that does not match, an unsupported Feature); nothing is said about what.
     """
     n_examples = len(serialized)
-    sizes = list(map(len, serialized))
+    lengths = np.fromiter(map(len, serialized), np.int64, n_examples)
     data = b"".join(serialized)
-    if n_examples > 1 and sizes[0] and sizes.count(sizes[0]) == n_examples:
+    if n_examples > 1 and lengths[0] and (lengths == lengths[0]).all():
         # Examples of one layout: read like the first (example_template.py)
         rows = np.frombuffer(data, np.uint8).reshape(n_examples, -1)
         template = example_template.for_rows(rows, serialized[0], config)
         if template is not None:
             return template.read(rows, data, Column)
     buf = np.frombuffer(data + bytes(_PAD), np.uint8)
-    lengths = np.fromiter(sizes, np.int64, n_examples)
     ends = np.cumsum(lengths)
     example, f_at, f_n = _fields(buf, ends - lengths, ends, 0x0A, strict=False)
     region, e_at, e_n = _fields(buf, f_at, f_at + f_n, 0x0A, strict=True)

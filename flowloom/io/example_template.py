@@ -137,11 +137,6 @@ def _values(walk, at, stop, kind):
     return "varints", spans
 
 
-# The most bytes a Template keeps of its masked row repeated (`matches` of larger batches
-# compares elementwise).
-_MAX_REPEATED = 1 << 20
-
-
 class Template:
     """The layout of a batch's first Example; `read` gathers the batch's columns."""
 
@@ -174,7 +169,6 @@ class Template:
         # bit of a varint's byte
         t.mask = np.where(walk.fixed, 0xFF, np.where(walk.ends, 0x80, 0)).astype(np.uint8)
         t.row = row & t.mask
-        t._rows_bytes = None  # the masked row repeated for a batch (`matches`)
         t.layouts = [("varints", _varint_plan(lay[1])) if lay and lay[0] == "varints" else lay
                      for lay in layouts]
         t.kinds = [kind for _, kind, _ in config]
@@ -182,14 +176,7 @@ class Template:
 
     def matches(self, rows):
         """Whether every row (uint8 [N, length]) parses the way the first one does."""
-        # The masked rows' bytes against the template's repeated: two C loops over the bytes
-        # instead of an elementwise comparison and its reduction.
-        size = rows.size
-        if size > _MAX_REPEATED:
-            return not ((rows & self.mask) != self.row).any()
-        if self._rows_bytes is None or len(self._rows_bytes) != size:
-            self._rows_bytes = self.row.tobytes() * len(rows)
-        return np.bitwise_and(rows, self.mask).tobytes() == self._rows_bytes
+        return not ((rows & self.mask) != self.row).any()
 
     def read(self, rows, data, column):
         """The config's columns for the rows (see example_batch.Column)."""

@@ -341,33 +341,6 @@ def test_a_template_reused_across_batches_equals_the_general_reader(graphs, seed
     assert parsed >= 5 and len(built) < batches  # some batches reused a Template
 
 
-def test_template_matches_as_the_elementwise_comparison(monkeypatch):
-    # Template.matches compares the masked rows' bytes with the template's repeated (or,
-    # above the size it keeps, elementwise); either way: every row agrees on the fixed bytes.
-    from flowloom.io import example_wire
-
-    rng = np.random.RandomState(5)
-    record = tf.train.Example(features=tf.train.Features(feature={
-        "x": tf.train.Feature(float_list=tf.train.FloatList(value=np.arange(5.0))),
-        "y": tf.train.Feature(int64_list=tf.train.Int64List(value=[300, 2]))}))
-    record = record.SerializeToString()
-    config = [(b"x", example_wire.FLOAT, True), (b"y", example_wire.INT64, True)]
-    t = example_template.Template.build(record, config)
-    row = np.frombuffer(record, np.uint8)
-    for limit in (1 << 20, 10):
-        monkeypatch.setattr(example_template, "_MAX_REPEATED", limit)
-        for n in (1, 2, 7, 7, 3):
-            rows = np.tile(row, (n, 1))
-            rows[:, t.mask == 0] = rng.randint(0, 256, (n, int((t.mask == 0).sum())))
-            assert t.matches(rows)
-            want = not ((rows & t.mask) != t.row).any()
-            bad = rows.copy()
-            at = rng.randint(len(row))
-            bad[rng.randint(n), at] ^= 0xFF
-            assert t.matches(bad) == (not ((bad & t.mask) != t.row).any()) == (t.mask[at] == 0)
-            assert want
-
-
 def test_decode_raw_of_one_record_equals_the_batch_path():
     from flowloom.framework import dtypes as fl_dtypes
     from flowloom.framework.op_def import get
