@@ -118,6 +118,44 @@ def test_shuffle_dequeue_many_takes_as_single_dequeues():
     assert many._take_many(30, []) == 7  # min_after_dequeue 3 of the 10 left stay
 
 
+def test_shuffle_words_are_philox_in_order_across_refills():
+    """The queue's words, taken in batches (arrays) and one at a time (integers) in any mix,
+    are the Philox stream of its seeds in order, across the blocks computed ahead."""
+    from flowloom.ops.data import shuffle_random
+    from flowloom.ops.random import philox
+
+    state = philox.PhiloxState(11, 5)
+    want = philox.blocks(state.key, state.reserve(3 * shuffle_random._BLOCKS),
+                         3 * shuffle_random._BLOCKS).ravel().tolist()
+    rng = shuffle_random.SingleSamplePhilox(11, 5)
+    got = []
+    sizes = [1, 128, 0, 5000, 3191, 1, 1, 129, 8192, 3000]
+    for k in sizes:
+        if k == 1:
+            got.append(rng())
+            assert type(got[-1]) is int
+        else:
+            words = rng.take(k)
+            assert words.dtype == np.uint32 and words.shape == (k,)
+            got.extend(words.tolist())
+    assert got == want[:sum(sizes)]
+
+
+def test_shuffle_dequeue_many_across_refills_takes_as_single_dequeues():
+    from flowloom.ops.data.queue_resource import RandomShuffleQueue
+
+    many = RandomShuffleQueue("q", [tf.int64], [None], 100000, 0, 3, 4)
+    single = RandomShuffleQueue("q", [tf.int64], [None], 100000, 0, 3, 4)
+    for q in (many, single):
+        for i in range(30000):
+            q._put((i,))
+    for k in (128, 7000, 1, 9000, 128):
+        taken = []
+        assert many._take_many(k, taken) == k
+        assert taken == [single._take() for _ in range(k)]
+    assert many._items == single._items
+
+
 def test_one_element_enqueue_into_room_takes_no_attempt(monkeypatch):
     """A single enqueue with room and nobody waiting before it goes straight into a row (a
     queue runner's run); a dequeue waiting for it is released, and a full queue still

@@ -140,3 +140,22 @@ def test_betainc_against_scipy_where_installed():
     with tf.Graph().as_default(), tf.Session() as sess:
         got = sess.run(tf.betainc(a, b, x))
     np.testing.assert_allclose(got, special.betainc(a, b, x), rtol=1e-9, atol=1e-300)
+
+
+def test_each_value_is_the_same_computed_alone_or_in_any_block():
+    # The kernels iterate whole arrays, masked per element: an element's series or fraction,
+    # and when it stops, must not depend on its neighbours (a kernel split into blocks must
+    # give the same bits).
+    rs = np.random.RandomState(5)
+    a = np.concatenate([rs.uniform(1e-3, 200, 30), rs.uniform(0, 2, 20), [0.1, 1, 0, -1, np.nan]])
+    x = np.concatenate([rs.uniform(0, 300, 30), rs.uniform(0, 3, 20), [1.46e-4, 0, 1, 2, 1]])
+    for fn, args in ((gamma_ops.igamma_values, (a, x)), (gamma_ops.igammac_values, (a, x)),
+                     (gamma_ops.igamma_grad_a_values, (a, x)),
+                     (gamma_ops.zeta_values, (a + 1, x + 0.01)),
+                     (gamma_ops.polygamma_values, (np.floor(a / 20), x + 0.01))):
+        whole = fn(*args)
+        alone = [fn(*(v[i:i + 1] for v in args))[0] for i in range(a.size)]
+        blocks = np.concatenate([fn(*(v[lo:lo + 7] for v in args)) for lo in range(0, a.size, 7)])
+        for got in (np.array(alone), blocks):
+            np.testing.assert_array_equal(got.view(np.int64), whole.view(np.int64),
+                                          err_msg=fn.__name__)

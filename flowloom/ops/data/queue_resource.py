@@ -567,8 +567,9 @@ class RandomShuffleQueue(Queue):
         # k emptied slots at the end go in one step.
         n = len(items)
         append = taken.append
-        for word in self._random.take(k):
-            index = word % n
+        # Draw i picks `word % (n - i)`: all k indices in one step.
+        sizes = np.arange(n, n - k, -1, dtype=np.uint32)
+        for index in (self._random.take(k) % sizes).tolist():
             n -= 1
             append(items[index])
             items[index] = items[n]
