@@ -167,12 +167,18 @@ class VariableScope:
         if use_resource is None:
             use_resource = self._use_resource
         full_name = self._name + "/" + name if self._name else name
-        # Variable names depend on the variable scope only: reset the name scope.
-        with get_default_graph().name_scope(None):
+        # Variable names depend on the variable scope only: reset the name scope (what
+        # `Graph.name_scope(None)` does, without its context object).
+        state = get_default_graph()._thread_local
+        saved = state.name_stack
+        state.name_stack = ""
+        try:
             return var_store.get_variable(
                 full_name, shape, dtype, initializer, regularizer, reuse, trainable,
                 collections, caching_device, partitioner, validate_shape, use_resource,
                 custom_getter, constraint, synchronization, aggregation)
+        finally:
+            state.name_stack = saved
 
 
 class _VariableScopeStore(threading.local):
