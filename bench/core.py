@@ -125,8 +125,10 @@ def measure(python, which, only, root=None):
     root = root or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    # (run in `root`: `python -c` puts the working directory first on sys.path, so a run
+    # started in another checkout would import that checkout's flowloom instead)
     out = subprocess.run([python, "-c", PROGRAM, which, ",".join(only)], capture_output=True,
-                         text=True, env=env)
+                         text=True, env=env, cwd=root)
     if out.returncode:
         raise SystemExit(f"{which} failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
