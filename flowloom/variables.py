@@ -11,6 +11,8 @@ from flowloom.framework.op_construction import register_dense_tensor_like_type
 from flowloom.framework.ops import (Tensor, convert_to_tensor,
                                     register_tensor_conversion_function)
 from flowloom.framework import lazy_registry, tensor_shape
+from flowloom.framework import graph as graph_lib, observers, user_stack
+from flowloom.framework.apply_op import apply_op
 from flowloom.framework.user_stack import pinned_site
 from flowloom.ops.array import array_ops
 from flowloom.ops.state import state_ops
@@ -130,6 +132,11 @@ class Variable(VariableV2):
         collections = self._init_common(initial_value, trainable, collections, constraint,
                                         synchronization, aggregation, name)
         init_from_fn = callable(initial_value)
+        if init_from_fn and caching_device is None and \
+                _build_from_fn(self, initial_value, name, dtype, shape, validate_shape):
+            self._caching_device = None
+            get_default_graph().add_to_collections(collections, self)
+            return
         with pinned_site(), init_scope():
             g = get_default_graph()
             # (an initial value from a function has no graph to look for: the default's
@@ -404,6 +411,85 @@ class Variable(VariableV2):
     def __array__(self, dtype=None):
         raise NotImplementedError(f"Cannot convert a symbolic Variable ({self.name}) to a numpy "
                                   "array.")
+
+
+def _build_from_fn(var, initial_value, name, dtype, shape, validate_shape):
+    """Variable.__init__'s blocks for an initial value from a function and no caching device
+    (what get_variable makes), when init_scope has nothing to lift out of and the name is a
+    valid scope name at the root: the block state is changed in place, without the context
+    objects. The same ops, names, attrs, devices and user sites; False (nothing built) for
+    the other cases, which take the blocks themselves."""
+    g = get_default_graph()
+    stack = graph_lib._default_graph_stack.stack
+    scope_name = "Variable" if name is None else name
+    if g._building_function or (stack and stack[-1] is not g) or \
+            g._control_dependencies_stack or g._control_flow_context is not None or \
+            observers.control_block or scope_name.__class__ is not str or \
+            not scope_name or scope_name[-1] == "/":
+        return False
+    valid = graph_lib._valid_scope_names
+    if scope_name not in valid:  # Graph.name_scope's check (its errors: the general path)
+        if not graph_lib._VALID_OP_NAME.match(scope_name):
+            return False
+        if len(valid) < 65536:
+            valid.add(scope_name)
+    saved_pin = user_stack.pin_site()
+    pushed = not stack  # (init_scope: the default graph is on the graph stack in the block)
+    if pushed:
+        stack.append(g)
+    state = g._thread_local
+    saved_names = state.name_stack
+    try:
+        state.name_stack = true_name = g.unique_name(scope_name)
+        scope = true_name + "/"
+        saved_attrs = g._attr_scope_map
+        attrs = dict(saved_attrs)
+        attrs["_class"] = ["loc:@" + true_name]
+        g._attr_scope_map = attrs
+        devices = g._device_function_stack
+        try:
+            state.name_stack = g.unique_name("Initializer")
+            devices.append(None)  # device(None): no device scope applies to the initializer
+            try:
+                value = initial_value()
+                if isinstance(value, Variable):
+                    value = value.initialized_value()
+                var._initial_value = convert_to_tensor(value, name="initial_value", dtype=dtype)
+            finally:
+                if not devices or devices[-1] is not None:
+                    raise RuntimeError("Exiting device scope without proper scope nesting.")
+                devices.pop()
+        finally:
+            state.name_stack = true_name
+            g._attr_scope_map = saved_attrs
+        initial = var._initial_value
+        check_not_in_control_flow(initial, true_name)
+        init_shape = initial._shape
+        if shape is not None:
+            init_shape = tensor_shape.as_shape(shape)
+        elif not validate_shape:
+            init_shape = tensor_shape.unknown_shape()
+        elif not init_shape.is_fully_defined():
+            raise ValueError(f"initial_value must have a shape specified: {initial}")
+        ref = var._variable = state_ops.variable_op_v2(init_shape, initial._dtype.base_dtype,
+                                                       name=scope)
+        ref._op._attrs.setdefault("_class", ["loc:@" + true_name])
+        colocation = graph_lib._Colocation(g, graph_lib._colocation_root(ref._op), False)
+        colocation.__enter__()
+        try:
+            value = _try_guard_against_uninitialized_dependencies(scope, initial)
+            var._initializer_op = apply_op(
+                "Assign", (ref, value), name="Assign", use_locking=True,
+                validate_shape=True if validate_shape is None else validate_shape)
+            var._snapshot = apply_op("Identity", (ref,), name="read")._outputs[0]
+        finally:
+            colocation.__exit__(None, None, None)
+    finally:
+        state.name_stack = saved_names
+        if pushed:
+            stack.pop()
+        user_stack.unpin_site(saved_pin)
+    return True
 
 
 def check_not_in_control_flow(initial_value, name):

@@ -73,6 +73,20 @@ class pinned_site:  # noqa: N801 - used as a context manager
         return False
 
 
+def pin_site():
+    """pinned_site's entry for its caller's frame, as a call (a variable's constructor):
+    returns what `unpin_site` restores."""
+    state = _pinned
+    saved = (state.frame, state.site)
+    state.site = user_site(2)
+    state.frame = sys._getframe(1)
+    return saved
+
+
+def unpin_site(saved):
+    _pinned.frame, _pinned.site = saved
+
+
 def site_frame(site):
     """The (file, line, function) of a `user_site`."""
     code, lasti = site

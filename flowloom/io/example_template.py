@@ -137,6 +137,11 @@ def _values(walk, at, stop, kind):
     return "varints", spans
 
 
+# The most bytes a Template keeps of its masked row repeated (`matches` of larger batches
+# compares elementwise).
+_MAX_REPEATED = 1 << 20
+
+
 class Template:
     """The layout of a batch's first Example; `read` gathers the batch's columns."""
 
@@ -169,6 +174,7 @@ class Template:
         # bit of a varint's byte
         t.mask = np.where(walk.fixed, 0xFF, np.where(walk.ends, 0x80, 0)).astype(np.uint8)
         t.row = row & t.mask
+        t._rows_bytes = None  # the masked row repeated for a batch (`matches`)
         t.layouts = [("varints", _varint_plan(lay[1])) if lay and lay[0] == "varints" else lay
                      for lay in layouts]
         t.kinds = [kind for _, kind, _ in config]
@@ -176,7 +182,14 @@ class Template:
 
     def matches(self, rows):
         """Whether every row (uint8 [N, length]) parses the way the first one does."""
-        return not ((rows & self.mask) != self.row).any()
+        # The masked rows' bytes against the template's repeated: two C loops over the bytes
+        # instead of an elementwise comparison and its reduction.
+        size = rows.size
+        if size > _MAX_REPEATED:
+            return not ((rows & self.mask) != self.row).any()
+        if self._rows_bytes is None or len(self._rows_bytes) != size:
+            self._rows_bytes = self.row.tobytes() * len(rows)
+        return np.bitwise_and(rows, self.mask).tobytes() == self._rows_bytes
 
     def read(self, rows, data, column):
         """The config's columns for the rows (see example_batch.Column)."""
@@ -204,6 +217,37 @@ class Template:
                 values = [data[r * self.length + s:r * self.length + e]
                           for r in range(n) for s, e in where]
             out.append(column(np.ones(n, bool), np.full(n, count, np.int64), values, count))
+        return out
+
+
+    def dense(self, rows, data, shapes, strides):
+        """The rows' values of each configured key as an array [N] + shape (float32, int64
+        or object), when the template holds exactly stride (the shape's size) values of
+        each; else None (a missing or empty key, or another count: the general path says
+        what follows)."""
+        n = len(rows)
+        out = []
+        for layout, shape, stride in zip(self.layouts, shapes, strides):
+            if layout is None:
+                return None
+            what, where = layout
+            if what == "bytes" and len(where) == 4 * stride and stride:
+                if where[-1] - where[0] == len(where) - 1:  # one packed block
+                    values = rows[:, where[0]:where[-1] + 1].copy()
+                else:
+                    values = np.ascontiguousarray(rows[:, where])
+                values = values.view("<f4")
+                if values.dtype != np.float32:
+                    values = values.astype(np.float32)
+            elif what == "varints" and len(where[0]) == stride and stride:
+                values = _gather_varints(rows, where)
+            elif what == "strings" and len(where) == stride and stride:
+                values = np.empty(n * stride, object)
+                values[:] = [data[r * self.length + s:r * self.length + e]
+                             for r in range(n) for s, e in where]
+            else:
+                return None
+            out.append(values.reshape([n] + shape))
         return out
 
 

@@ -410,6 +410,13 @@ def _unmasked_array(m):
     return (r >> np.uint32(17)) | (r << np.uint32(15))
 
 
+# Runs of at least this many records are checked as one (fewer cost less one at a time)...
+_COMBINED_RUN = 64
+# ...once this many records of their length were read (its tables take ~2 ms to build).
+_COMBINED_AFTER = 8192
+_RUN_RECORDS = {}  # length -> records framed in runs of it, in any file
+
+
 class PlainRecords:
     """The records of an uncompressed TFRecord file, framed from 1 MiB blocks.
 
@@ -424,7 +431,9 @@ class PlainRecords:
     def __init__(self, file, path):
         self._file, self._path = file, path
         self._size = os.fstat(file.fileno()).st_size - file.tell()
-        self._buf, self._pos, self._offset = b"", 0, 0  # offset: the stream offset of pos
+        # One buffer, refilled in place (fresh 1 MiB objects cost their page faults each
+        # time): the bytes [pos, end) are the file's from the stream offset `offset` on.
+        self._buf, self._end, self._pos, self._offset = bytearray(), 0, 0, 0
         self._header_crc = {}  # length -> its masked checksum
 
     def close(self):
@@ -441,10 +450,9 @@ class PlainRecords:
     def take(self, n, offsets, datas):
         got = 0
         while got < n:
-            if len(self._buf) - self._pos < _HEADER.size:
-                self._buf = self._buf[self._pos:] + self._file.read(_BLOCK)
-                self._pos = 0
-                if len(self._buf) < _HEADER.size:
+            if self._end - self._pos < _HEADER.size:
+                self._refill(_BLOCK)
+                if self._end < _HEADER.size:
                     # The end of the file, also inside a header: TF's RecordReader reads a
                     # short header as OutOfRange (a clean end); short data is DataLoss.
                     return got
@@ -461,13 +469,14 @@ class PlainRecords:
         buf, pos = self._buf, self._pos
         length, stored = _HEADER.unpack_from(buf, pos)
         stride = _HEADER.size + length + _FOOTER.size
-        k = min(n, (len(buf) - pos) // stride)
+        k = min(n, (self._end - pos) // stride)
         if k < 2 or not length or not self._header_ok(length, stored):
             return 0
-        lengths = np.ndarray((k,), "<u8", buf, pos, (stride,))
-        headers = np.ndarray((k,), "<u4", buf, pos + 8, (stride,))
-        odd = np.flatnonzero((lengths != length) | (headers != stored))
-        if len(odd):
+        heads = np.ndarray((k, _HEADER.size), np.uint8, buf, pos, (stride, 1)).tobytes()
+        if heads != heads[:_HEADER.size] * k:  # (one comparison of the k headers' bytes)
+            lengths = np.ndarray((k,), "<u8", buf, pos, (stride,))
+            headers = np.ndarray((k,), "<u4", buf, pos + 8, (stride,))
+            odd = np.flatnonzero((lengths != length) | (headers != stored))
             k = int(odd[0])  # that record is framed on its own (and its error said there)
         if k < 2:
             return 0
@@ -475,11 +484,10 @@ class PlainRecords:
         # Each record's bytes as the item of a void array (an item keeps its trailing NULs):
         # one NumPy step instead of a slice per record.
         chunk = np.ndarray((k,), f"V{length}", buf, start, (stride,)).tolist()
-        sums = list(map(crc32c.value, chunk))
         stored = _unmasked_array(np.ndarray((k,), "<u4", buf, start + length, (stride,)))
-        stored = stored.tolist()
         good = k
-        if sums != stored:
+        if not self._all_sums_ok(chunk, stored, length):
+            sums, stored = list(map(crc32c.value, chunk)), stored.tolist()
             good = next(i for i, (a, b) in enumerate(zip(sums, stored)) if a != b)
         offsets.extend(range(self._offset, self._offset + good * stride, stride))
         datas.extend(chunk[:good] if good < k else chunk)
@@ -490,6 +498,43 @@ class PlainRecords:
                 None, None, f"corrupted record at {self._offset + _HEADER.size}")
         return k
 
+    def _refill(self, size):
+        """Moves the unread bytes to the buffer's front and reads on from the file until it
+        holds `size` bytes (fewer only at the end of the file)."""
+        buf, left = self._buf, self._end - self._pos
+        if len(buf) < size or len(buf) > 4 * size:  # (a huge record's buffer is let go)
+            grown = bytearray(size)
+            grown[:left] = buf[self._pos:self._end]
+            buf = self._buf = grown
+        elif left:
+            buf[:left] = buf[self._pos:self._end]
+        self._pos, self._end = 0, left
+        with memoryview(buf) as view:
+            while self._end < size:
+                got = self._file.readinto(view[self._end:size])
+                if not got:
+                    break
+                self._end += got
+
+    def _all_sums_ok(self, chunk, stored, length):
+        """Whether every record of `chunk` (all `length` bytes long) has its CRC32C in
+        `stored` (unmasked). A long run of a length met often is checked as one: the CRC32C
+        of the records joined against the one their stored sums combine to (which finds
+        any single bad record, as the per-record check does; see crc32c.concatenated_value);
+        otherwise (or on a mismatch, which the caller locates) record by record."""
+        k = len(chunk)
+        if k >= _COMBINED_RUN:
+            seen = _RUN_RECORDS.get(length, 0) + k
+            if seen >= _COMBINED_AFTER:
+                top = crc32c.MAX_COMBINED
+                return all(crc32c.value(b"".join(chunk[i:i + top])) ==
+                           crc32c.concatenated_value(stored[i:i + top], length)
+                           for i in range(0, k, top))
+            if len(_RUN_RECORDS) >= 64:
+                _RUN_RECORDS.clear()
+            _RUN_RECORDS[length] = seen
+        return list(map(crc32c.value, chunk)) == stored.tolist()
+
     def _take_one(self, offsets, datas):
         buf, pos, offset, path = self._buf, self._pos, self._offset, self._path
         length, length_crc = _HEADER.unpack_from(buf, pos)
@@ -497,18 +542,19 @@ class PlainRecords:
             raise errors.DataLossError(
                 None, None, f"corrupted record at {offset}")
         total = _HEADER.size + length + _FOOTER.size
-        if pos + total > len(buf):
+        if pos + total > self._end:
             remaining = self._size - offset - _HEADER.size
             if length > remaining:
                 raise _truncated(path, offset, "data", length, remaining)
             if length + _FOOTER.size > remaining:
                 raise _truncated(path, offset, "footer", _FOOTER.size, remaining - length)
-            buf = self._buf = buf[pos:] + self._file.read(max(_BLOCK, total - (len(buf) - pos)))
-            pos = self._pos = 0
-            if len(buf) < total:
-                raise _truncated(path, offset, "data", length, len(buf) - _HEADER.size)
+            self._refill(max(_BLOCK, total))  # bounded by the file's size (just checked)
+            buf, pos = self._buf, 0
+            if self._end < total:
+                raise _truncated(path, offset, "data", length, self._end - _HEADER.size)
         start = pos + _HEADER.size
-        data = buf[start:start + length]
+        with memoryview(buf) as view:
+            data = bytes(view[start:start + length])
         if _masked(crc32c.value(data)) != _FOOTER.unpack_from(buf, start + length)[0]:
             raise errors.DataLossError(
                 None, None, f"corrupted record at {offset + _HEADER.size}")

@@ -94,16 +94,24 @@ class at_most:  # noqa: N801 - a context manager used as a function
         return False
 
 
-# -- small kernels when the cores are busy ---------------------------------------------------
+# -- small kernels when the cores are busy (opt-in) -------------------------------------------
 # OpenBLAS splits a matmul statically between its threads and waits for the slowest. On a
 # machine whose cores also run other work, a thread that loses its core stalls the whole
 # product for a scheduler slice (measured on 2 busy cores: [32,320]x[320,1024] takes 0.18 ms
 # at best with 2 threads but 1-3 ms in one call of ten; 0.32 ms steadily with one). TF's
-# Eigen pool steals work instead and degrades gracefully. So a small product (under
-# SPLIT_MIN_MACS multiply-adds) that takes far longer than its best time counts as a stall;
-# two stalls within STALL_WINDOW small products send the next BACKOFF_CALLS of them to one
-# thread; then all threads are tried again. On idle cores nothing changes. (OpenBLAS's thread count is process-wide, so this is
-# skipped while a multi-device run shares the cores: see `shared_between`.)
+# Eigen pool steals work instead and degrades gracefully. With FLOWLOOM_BLAS_STALL_WATCH=1,
+# a small product (under SPLIT_MIN_MACS multiply-adds) that takes far longer than its best
+# time counts as a stall; two stalls within STALL_WINDOW small products send the next
+# BACKOFF_CALLS of them to one thread; then all threads are tried again. It is off by
+# default because OpenBLAS sums in another order on one thread than on several, so the
+# watch makes a product's last bits depend on timing: one product repeated in one process
+# came out different in most calls under load. Without it the thread count, and so every
+# value, depends on the shapes and the config only (ConfigProto.intra_op_parallelism_threads
+# = 1 is the deterministic way to run on busy cores). The watch also leaves the count alone
+# while a Session.run limits it (`at_most`: intra_op_parallelism_threads, a plan that uses
+# the kernels' pool, a multi-device run sharing the cores): the config then sets the count,
+# and the count is process-wide, so a watch switching it would cut across those limits.
+STALL_WATCH = os.environ.get("FLOWLOOM_BLAS_STALL_WATCH", "0").strip() == "1"
 SPLIT_MIN_MACS = int(os.environ.get("FLOWLOOM_BLAS_SPLIT_MIN_MACS", str(1 << 25)))
 BACKOFF_CALLS = 2000
 _STALL_FACTOR, _STALL_SLACK = 4.0, 2e-4  # slower than 4x best + 0.2 ms: a stall
@@ -117,9 +125,9 @@ ONE_THREAD_MACS = 1 << 16
 
 
 def matmul(xp, a, b):
-    """`xp.matmul(a, b)`; a small product runs on one BLAS thread while stalls are being
-    seen (see above)."""
-    if xp.__name__ != "numpy" or a.ndim != 2 or _state["active"]:
+    """`xp.matmul(a, b)`; with the stall watch on, a small product runs on one BLAS thread
+    while stalls are being seen (see above)."""
+    if not STALL_WATCH or xp.__name__ != "numpy" or a.ndim != 2 or _state["active"]:
         return xp.matmul(a, b)
     macs = a.shape[0] * a.shape[1] * b.shape[-1]
     if macs <= ONE_THREAD_MACS or macs >= SPLIT_MIN_MACS:

@@ -19,6 +19,10 @@ its specialization on them (runtime/kernel_specialize.py). Slots are freed after
 `del`, as the interpreter frees them. Only generated identifiers appear in the source (no
 op name, no attr value), so nothing taken from a graph is ever compiled as code.
 
+A kernel whose op has outputs that no step reads and no fetch returns may be replaced by its
+variant that leaves them uncomputed (`kernel_fn.without_outputs`: a reader's keys when only
+its values are used).
+
 A kernel that raises leaves the function's frame in the traceback: its line number names the
 step, and its locals hold the step's inputs, so the failure is reported exactly as the
 interpreter reports it (`executor.op_error`), at no cost while nothing fails.
@@ -94,6 +98,7 @@ def compile_runner(steps, num_feeds, fetch_slots, constants, deref):
             cells[f"k{slot}"] = value
     body = []
     line_steps = {}
+    read = set(fetch_slots).union(*(step.ins for step in steps))
     # The function starts on line 1 of the source: `def _make(...)`; then the unpacking of
     # the cells (one line), `def run(feeds):`, the feeds' unpacking, then the steps.
     first_line = 4
@@ -109,6 +114,8 @@ def compile_runner(steps, num_feeds, fetch_slots, constants, deref):
         if constants and getattr(step.device, "xp", None) is np and not step.derefs:
             cells[fn] = kernel_specialize.specialize(step.op, step.fn,
                                                      [constants.get(i) for i in step.ins])
+        if cells[fn] is step.fn and step.nout > 1:
+            cells[fn] = _without_unread(step, read)
         if step.derefs:
             op = f"o{k}"
             cells[op] = step.op
@@ -151,6 +158,20 @@ def compile_runner(steps, num_feeds, fetch_slots, constants, deref):
     exec(code, namespace)  # noqa: S102 - source built from generated identifiers only
     fn = namespace["_make"]([cells[n] for n in cell_names])
     return CompiledRunner(fn, line_steps)
+
+
+def _without_unread(step, read):
+    # A kernel may offer a variant that leaves outputs nobody reads uncomputed (their slots
+    # get a placeholder that no step and no fetch sees): `kernel_fn.without_outputs(fn,
+    # unread)` takes the bound kernel and the unread output indices, and returns the
+    # variant or None.
+    fn = step.fn
+    without = getattr(getattr(step.op, "_opdef", None), "kernel_fn", None)
+    without = getattr(without, "without_outputs", None)
+    unread = frozenset(i for i in range(step.nout) if step.out + i not in read)
+    if without is None or not unread:
+        return fn
+    return without(fn, unread) or fn
 
 
 def _passes_input(step):

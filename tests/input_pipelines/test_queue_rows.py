@@ -118,6 +118,44 @@ def test_shuffle_dequeue_many_takes_as_single_dequeues():
     assert many._take_many(30, []) == 7  # min_after_dequeue 3 of the 10 left stay
 
 
+def test_shuffle_words_are_philox_in_order_across_refills():
+    """The queue's words, taken in batches (arrays) and one at a time (integers) in any mix,
+    are the Philox stream of its seeds in order, across the blocks computed ahead."""
+    from flowloom.ops.data import shuffle_random
+    from flowloom.ops.random import philox
+
+    state = philox.PhiloxState(11, 5)
+    want = philox.blocks(state.key, state.reserve(3 * shuffle_random._BLOCKS),
+                         3 * shuffle_random._BLOCKS).ravel().tolist()
+    rng = shuffle_random.SingleSamplePhilox(11, 5)
+    got = []
+    sizes = [1, 128, 0, 5000, 3191, 1, 1, 129, 8192, 3000]
+    for k in sizes:
+        if k == 1:
+            got.append(rng())
+            assert type(got[-1]) is int
+        else:
+            words = rng.take(k)
+            assert words.dtype == np.uint32 and words.shape == (k,)
+            got.extend(words.tolist())
+    assert got == want[:sum(sizes)]
+
+
+def test_shuffle_dequeue_many_across_refills_takes_as_single_dequeues():
+    from flowloom.ops.data.queue_resource import RandomShuffleQueue
+
+    many = RandomShuffleQueue("q", [tf.int64], [None], 100000, 0, 3, 4)
+    single = RandomShuffleQueue("q", [tf.int64], [None], 100000, 0, 3, 4)
+    for q in (many, single):
+        for i in range(30000):
+            q._put((i,))
+    for k in (128, 7000, 1, 9000, 128):
+        taken = []
+        assert many._take_many(k, taken) == k
+        assert taken == [single._take() for _ in range(k)]
+    assert many._items == single._items
+
+
 def test_one_element_enqueue_into_room_takes_no_attempt(monkeypatch):
     """A single enqueue with room and nobody waiting before it goes straight into a row (a
     queue runner's run); a dequeue waiting for it is released, and a full queue still
@@ -155,6 +193,48 @@ def test_one_element_enqueue_into_room_takes_no_attempt(monkeypatch):
             order = [sess.run(take)[1] for _ in range(4)]
             blocked.join(10)
             assert order == [1, 2, 3, 4] and not blocked.is_alive()
+
+
+def _drain_direct(use_slab, monkeypatch, batches):
+    monkeypatch.setattr(queue_resource.Queue, "uses_slab", use_slab)
+    dtypes = [tf.float32, tf.int64, tf.bool, tf.float16, tf.uint8, tf.string]
+    shapes = [(2, 3), (4,), (2, 2), (3,), (), ()]
+    q = queue_resource.Queue("rows", dtypes, shapes, 100)
+    out = []
+    for batch in batches:
+        q.enqueue(batch, many=True)
+        out.append(q.dequeue(3))
+    out.append(q.dequeue(q.size()))
+    return out
+
+
+def test_rows_of_many_dtypes_and_layouts_equal_element_storage(monkeypatch):
+    # Whole rows are copied as single items when a batch's dtype and layout match the
+    # storage's; strided or other-typed batches take the elementwise copy. Both keep values.
+    rng = np.random.RandomState(3)
+
+    def batch(n, strided=False, other_types=False):
+        comps = [rng.rand(2 * n, 2, 3).astype(np.float32), rng.randint(-9, 9, (n, 4)),
+                 rng.rand(n, 2, 2) > 0.5, rng.rand(n, 3).astype(np.float16),
+                 rng.randint(0, 255, n).astype(np.uint8),
+                 np.array([b"s%d\x00" % i for i in range(n)], object)]
+        comps[0] = comps[0][::2] if strided else comps[0][:n]  # a strided view, or rows
+        if other_types:
+            comps[0] = comps[0].astype(np.float64)
+            comps[3] = comps[3].astype(np.float32)
+        return comps
+
+    batches = [batch(5), batch(4, strided=True), batch(6, other_types=True), batch(3)]
+    rows = _drain_direct(True, monkeypatch, batches)
+    elements = _drain_direct(False, monkeypatch, batches)
+    assert len(rows) == len(elements)
+    want_types = [np.float32, np.int64, np.bool_, np.float16, np.uint8, object]
+    for a, b in zip(rows, elements):
+        for p, q, t in zip(a, b, want_types):
+            # rows hold the queue's dtypes (element storage keeps what it was given)
+            assert p.dtype == t and p.shape == q.shape
+            np.testing.assert_array_equal(p, q.astype(t))
+    np.testing.assert_array_equal(rows[0][0], batches[0][0][:3])
 
 
 def test_elements_that_are_not_exact_arrays_take_the_checked_way():

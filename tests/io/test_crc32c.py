@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 
 from flowloom.io import crc32c
@@ -56,3 +57,22 @@ def test_files_are_identical_with_the_python_fallback(monkeypatch, data_path, tm
             writer.write(record)
     with open(data_path("plain.tfrecord"), "rb") as f:
         assert path.read_bytes() == f.read()
+
+
+@pytest.mark.parametrize("length", [0, 1, 3, 4, 37, 300, 4096, 65539])
+def test_concatenated_value_is_the_crc_of_the_joined_records(length):
+    rng = np.random.default_rng(length)
+    records = [rng.bytes(length) for _ in range(crc32c.MAX_COMBINED)]
+    sums = np.array([crc32c.value(r) for r in records], np.uint32)
+    for k in (1, 2, 3, 64, crc32c.MAX_COMBINED - 1, crc32c.MAX_COMBINED):
+        assert crc32c.concatenated_value(sums[:k], length) == crc32c.crc32c(
+            b"".join(records[:k]))
+        if length <= 300:
+            assert crc32c.concatenated_value(sums[-k:], length) == crc32c._extend_python(
+                0, b"".join(records[-k:]))
+
+
+def test_concatenated_value_takes_1_to_max_combined_sums():
+    for k in (0, crc32c.MAX_COMBINED + 1):
+        with pytest.raises(ValueError, match="combines 1 to"):
+            crc32c.concatenated_value(np.zeros(k, np.uint32), 10)

@@ -73,9 +73,20 @@ RECORDS = st.lists(st.sampled_from([b"", b"a", b"xyz", b"0123456789", b"q" * 40,
                    min_size=0, max_size=40)
 
 
+@pytest.fixture(params=["per_record", "combined"])
+def sums(request, monkeypatch):
+    """Data checksums of runs checked record by record, or (every run of two or more) as
+    one CRC32C of the joined records against their combined stored sums."""
+    if request.param == "combined":
+        monkeypatch.setattr(tfrecord, "_COMBINED_RUN", 2)
+        monkeypatch.setattr(tfrecord, "_COMBINED_AFTER", 0)
+    return request.param
+
+
 @FUZZ
 @given(records=RECORDS, chunk=st.integers(1, 50), data=st.data())
-def test_damage_in_runs_is_found_where_the_reference_finds_it(tmp_path, records, chunk, data):
+def test_damage_in_runs_is_found_where_the_reference_finds_it(tmp_path, sums, records, chunk,
+                                                               data):
     raw = bytearray(b"".join(tfrecord.encode_record(r) for r in records))
     if raw and data.draw(st.booleans()):
         raw[data.draw(st.integers(0, len(raw) - 1))] ^= data.draw(st.integers(1, 255))
@@ -85,7 +96,7 @@ def test_damage_in_runs_is_found_where_the_reference_finds_it(tmp_path, records,
 
 
 @pytest.mark.parametrize("what", ["data", "length", "header_crc", "footer"])
-def test_one_bad_record_in_a_long_run(tmp_path, what):
+def test_one_bad_record_in_a_long_run(tmp_path, sums, what):
     records = [bytes([i % 256]) * 300 for i in range(1000)]
     raw = bytearray(b"".join(tfrecord.encode_record(r) for r in records))
     at = 316 * 617
@@ -97,10 +108,37 @@ def test_one_bad_record_in_a_long_run(tmp_path, what):
     assert len(got) == 617 and error == f"corrupted record at {named}"
 
 
-def test_runs_across_block_boundaries(tmp_path):
+def test_runs_across_block_boundaries(tmp_path, sums):
     # records of two lengths alternating in long runs, over several 1 MiB blocks
     records = [(b"a" * 1000 if (i // 700) % 2 else b"b" * 777) for i in range(5000)]
     raw = b"".join(tfrecord.encode_record(r) for r in records)
     assert len(raw) > 3 * (1 << 20)
     _check(tmp_path, raw, 128)
     _check(tmp_path, raw[:-3], 100)
+
+
+def test_every_single_bit_flip_in_a_combined_run_is_found(tmp_path, monkeypatch):
+    # runs of 200 records of 37 bytes (checked as one in pieces of crc32c.MAX_COMBINED):
+    # each flip of one bit of one record's data or stored sum names that record
+    monkeypatch.setattr(tfrecord, "_COMBINED_AFTER", 0)
+    records = [bytes([(i * 7 + j) % 256 for j in range(37)]) for i in range(200)]
+    clean = b"".join(tfrecord.encode_record(r) for r in records)
+    stride = 16 + 37
+    for record in (0, 63, 127, 128, 199):
+        for at in list(range(12, 12 + 37 + 4)):
+            for bit in (0, 5, 7):
+                raw = bytearray(clean)
+                raw[record * stride + at] ^= 1 << bit
+                path = tmp_path / "flip.tfrecord"
+                path.write_bytes(bytes(raw))
+                got, error = _framed(path, 256)
+                assert len(got) == record
+                assert error == f"corrupted record at {record * stride + 12}"
+
+
+def test_records_larger_than_a_block_and_a_buffer_that_shrinks_back(tmp_path):
+    records = [b"s" * 100, b"L" * (3 << 20), b"t" * 100, b"u" * 100, b"M" * ((1 << 20) - 5)]
+    raw = b"".join(tfrecord.encode_record(r) for r in records) * 2
+    _check(tmp_path, raw, 1)
+    _check(tmp_path, raw, 3)
+    _check(tmp_path, raw[:-7], 2)

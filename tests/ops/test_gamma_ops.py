@@ -3,6 +3,7 @@ continued fractions) against TF 1.15.5's values and gradients (tests/data/gamma_
 recorded by tests/data/record_gamma_ops.py), finite differences, and SciPy where installed."""
 
 import json
+import math
 import os
 
 import numpy as np
@@ -49,8 +50,9 @@ def test_dtypes_and_gradients_as_tf():
         with pytest.raises(TypeError, match="DataType int32 not in list of allowed values: "
                            "float32, float64"):
             tf.igamma(tf.constant(1), tf.constant(2))
-        a = tf.constant(np.linspace(0.1, 2, 15).reshape(1, 3, 5))
-        x = tf.constant(np.linspace(0.5, 10, 15).reshape(1, 3, 5))
+        values = {"a": np.linspace(0.1, 2, 15).reshape(1, 3, 5),
+                  "x": np.linspace(0.5, 10, 15).reshape(1, 3, 5)}
+        a, x = tf.constant(values["a"]), tf.constant(values["x"])
         n = tf.constant(np.arange(15.0).reshape(1, 3, 5) % 4)
         with tf.Session():
             for f, inputs in ((tf.igamma, [a, x]), (tf.igammac, [a, x]),
@@ -58,12 +60,35 @@ def test_dtypes_and_gradients_as_tf():
                               (tf.polygamma, [x])):
                 out = f(a if f is not tf.polygamma else n, x)
                 for t in inputs:
+                    # At the constants' values: without x_init_value compute_gradient draws
+                    # random points in [0, 1) (as TF's), and near x = 0 a step of 1e-5 is
+                    # too coarse for x**(a - 1) (see the test below).
+                    point = values["a" if t is a else "x"]
                     theirs, numeric = tf.test.compute_gradient(t, [1, 3, 5], out, [1, 3, 5],
-                                                               delta=1e-5)
+                                                               x_init_value=point, delta=1e-5)
                     np.testing.assert_allclose(theirs, numeric, rtol=1e-4, atol=1e-6)
         z = tf.zeta(x + 1, a)
         assert tf.gradients(z, [x])[0] is None  # TF has no derivative in zeta's x
         assert tf.gradients(tf.polygamma(n, x), [n])[0] is None
+
+
+def test_igamma_x_gradient_near_zero_is_the_closed_form():
+    # A random point of the check above once drew x = 1.4626e-4 (a = 0.1): the gradient
+    # x**-0.9 e**-x / Gamma(0.1) = 297.1627 was right, the central difference with
+    # delta = 1e-5 gave 297.5597 (its error, delta**2 / 6 times the third derivative of P,
+    # is 1.3e-3 of the gradient there).
+    a0, x0 = 0.1, 1.4625571917814545e-4
+    closed = math.exp(-x0 + (a0 - 1) * math.log(x0) - math.lgamma(a0))
+    with tf.Graph().as_default(), tf.Session():
+        x = tf.placeholder(tf.float64, [1])
+        for f, sign in ((tf.igamma, 1), (tf.igammac, -1)):
+            out = f(tf.constant(np.array([a0])), x)
+            _, coarse = tf.test.compute_gradient(x, [1], out, [1], x_init_value=[x0], delta=1e-5)
+            theirs, fine = tf.test.compute_gradient(x, [1], out, [1], x_init_value=[x0],
+                                                    delta=1e-8)
+            np.testing.assert_allclose(theirs[0, 0], sign * closed, rtol=1e-12)
+            np.testing.assert_allclose(fine[0, 0], sign * closed, rtol=1e-6)
+            np.testing.assert_allclose(coarse[0, 0], sign * 297.5596958073, rtol=1e-9)
 
 
 def test_against_scipy_where_installed():
@@ -115,3 +140,22 @@ def test_betainc_against_scipy_where_installed():
     with tf.Graph().as_default(), tf.Session() as sess:
         got = sess.run(tf.betainc(a, b, x))
     np.testing.assert_allclose(got, special.betainc(a, b, x), rtol=1e-9, atol=1e-300)
+
+
+def test_each_value_is_the_same_computed_alone_or_in_any_block():
+    # The kernels iterate whole arrays, masked per element: an element's series or fraction,
+    # and when it stops, must not depend on its neighbours (a kernel split into blocks must
+    # give the same bits).
+    rs = np.random.RandomState(5)
+    a = np.concatenate([rs.uniform(1e-3, 200, 30), rs.uniform(0, 2, 20), [0.1, 1, 0, -1, np.nan]])
+    x = np.concatenate([rs.uniform(0, 300, 30), rs.uniform(0, 3, 20), [1.46e-4, 0, 1, 2, 1]])
+    for fn, args in ((gamma_ops.igamma_values, (a, x)), (gamma_ops.igammac_values, (a, x)),
+                     (gamma_ops.igamma_grad_a_values, (a, x)),
+                     (gamma_ops.zeta_values, (a + 1, x + 0.01)),
+                     (gamma_ops.polygamma_values, (np.floor(a / 20), x + 0.01))):
+        whole = fn(*args)
+        alone = [fn(*(v[i:i + 1] for v in args))[0] for i in range(a.size)]
+        blocks = np.concatenate([fn(*(v[lo:lo + 7] for v in args)) for lo in range(0, a.size, 7)])
+        for got in (np.array(alone), blocks):
+            np.testing.assert_array_equal(got.view(np.int64), whole.view(np.int64),
+                                          err_msg=fn.__name__)

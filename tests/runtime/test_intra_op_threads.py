@@ -38,6 +38,24 @@ def test_intra_op_threads_limit_blas_during_run_and_restore(monkeypatch):
     assert get() == before
 
 
+def _watch_stalls(monkeypatch, get, set_):
+    """A fresh stall watch that sees every product (even tiny ones); the list of the
+    thread counts it sets."""
+    calls = []
+    monkeypatch.setattr(blas_threads, "_api", [(get, lambda n: (calls.append(n), set_(n)))])
+    monkeypatch.setattr(blas_threads, "_backoff",
+                        {"calls": 0, "single_until": 0, "last_stall": -(1 << 30)})
+    monkeypatch.setattr(blas_threads, "_best_seconds", {})
+    monkeypatch.setattr(blas_threads, "ONE_THREAD_MACS", 0)
+    return calls
+
+
+def _stall_every_call(monkeypatch, shape):
+    seen = blas_threads._best_seconds.setdefault(shape, [1e-12, blas_threads._WARMUP_CALLS])
+    seen[0] = 1e-12
+    monkeypatch.setattr(blas_threads, "_STALL_SLACK", 0.0)
+
+
 def test_small_matmul_backs_off_to_one_thread_after_stalls(monkeypatch):
     api = blas_threads._openblas()
     if api is None:
@@ -46,12 +64,8 @@ def test_small_matmul_backs_off_to_one_thread_after_stalls(monkeypatch):
     before = get()
     if before <= 1:
         pytest.skip("one BLAS thread already")
-    calls = []
-    monkeypatch.setattr(blas_threads, "_api", [(get, lambda n: (calls.append(n), set_(n)))])
-    monkeypatch.setattr(blas_threads, "_backoff",
-                        {"calls": 0, "single_until": 0, "last_stall": -(1 << 30)})
-    monkeypatch.setattr(blas_threads, "_best_seconds", {})
-    monkeypatch.setattr(blas_threads, "ONE_THREAD_MACS", 0)  # watch even this tiny product
+    calls = _watch_stalls(monkeypatch, get, set_)
+    monkeypatch.setattr(blas_threads, "STALL_WATCH", True)
     rng = np.random.default_rng(0)
     a, b = rng.standard_normal((8, 5)), rng.standard_normal((5, 3))
     # Idle cores: small products keep every thread while they run near their best time.
@@ -60,8 +74,7 @@ def test_small_matmul_backs_off_to_one_thread_after_stalls(monkeypatch):
     assert calls == []
     # Two stalls close together (every call is one once the best is tiny and there is no
     # slack) send the following small products to one thread, restoring the count after.
-    monkeypatch.setattr(blas_threads, "_STALL_SLACK", 0.0)
-    blas_threads._best_seconds[(8, 5, 3)][0] = 1e-12
+    _stall_every_call(monkeypatch, (8, 5, 3))
     blas_threads.matmul(np, a, b)
     blas_threads.matmul(np, a, b)
     assert calls == []
@@ -72,3 +85,58 @@ def test_small_matmul_backs_off_to_one_thread_after_stalls(monkeypatch):
     monkeypatch.setattr(blas_threads, "SPLIT_MIN_MACS", 10)
     np.testing.assert_array_equal(blas_threads.matmul(np, a, b), a @ b)
     assert calls == []
+
+
+def _stalled_products(monkeypatch, a, b, calls=40):
+    """MatMul's kernel on a @ b, `calls` times, with every call after the warm-up timed as
+    a stall."""
+    from flowloom.ops.math import matmul_ops
+
+    outs = []
+    for i in range(calls):
+        if i == blas_threads._WARMUP_CALLS + 1:
+            _stall_every_call(monkeypatch, (a.shape[0], a.shape[1], b.shape[1]))
+        outs.append(matmul_ops.matmul_kernel(np, a, b, transpose_a=False, transpose_b=False))
+    return outs
+
+
+def test_a_product_has_the_same_bits_however_long_its_calls_take(monkeypatch):
+    # OpenBLAS sums in another order on one thread than on two ([1030,8]x[8,520] float32:
+    # ~14,000 of 535,600 elements differ in their last bits), so a timing-driven switch
+    # of the thread count made one product differ from call to call in one process.
+    api = blas_threads._openblas()
+    if api is None:
+        pytest.skip("NumPy is not linked with OpenBLAS")
+    get, set_ = api
+    if get() <= 1:
+        pytest.skip("one BLAS thread already")
+    calls = _watch_stalls(monkeypatch, get, set_)
+    rng = np.random.RandomState(0)
+    a = rng.standard_normal((1030, 8)).astype(np.float32)
+    b = rng.standard_normal((8, 520)).astype(np.float32)
+    outs = _stalled_products(monkeypatch, a, b)
+    assert calls == []  # the watch is off by default: the count depends on the config only
+    assert all(out.tobytes() == outs[0].tobytes() for out in outs)
+
+
+def test_the_stall_watch_leaves_a_session_limit_alone(monkeypatch):
+    # While a Session.run limits BLAS threads (intra_op_parallelism_threads, a plan using the
+    # kernels' pool, devices sharing the cores), the config sets the count, not the watch.
+    api = blas_threads._openblas()
+    if api is None:
+        pytest.skip("NumPy is not linked with OpenBLAS")
+    get, set_ = api
+    before = get()
+    if before <= 1:
+        pytest.skip("one BLAS thread already")
+    calls = _watch_stalls(monkeypatch, get, set_)
+    monkeypatch.setattr(blas_threads, "STALL_WATCH", True)
+    rng = np.random.RandomState(1)
+    a, b = rng.standard_normal((40, 30)), rng.standard_normal((30, 60))
+    with blas_threads.at_most(before):  # a limit that lowers nothing still holds the count
+        _stalled_products(monkeypatch, a, b)
+    assert calls == [] and get() == before
+    blas_threads._best_seconds.clear()
+    # Outside a limit the same stalls do switch it (the watch is on).
+    _stalled_products(monkeypatch, a, b)
+    assert calls[:2] == [1, before] and get() == before

@@ -6,7 +6,7 @@ import pytest
 
 import flowloom as tf
 from flowloom.framework import errors
-from flowloom.runtime import kernel_specialize
+from flowloom.runtime import kernel_specialize, rewrites
 
 
 
@@ -137,9 +137,13 @@ def test_a_cond_plan_gives_the_same_values_specialized_or_not(monkeypatch):
     monkeypatch.setattr(kernel_specialize, "specialize",
                         lambda op, fn, consts: calls.append(op._type) or real(op, fn, consts))
     on = _runs(True)
-    # (the standardization's Means run inside its fused op)
-    assert {"Reshape", "Transpose", "StridedSlice", "Sum", "FloorMod", "Slice",
-            "RandomUniform", "RandomUniformInt"} <= set(calls)
+    # (the standardization's Means run inside its fused op). Under FLOWLOOM_REWRITES=0
+    # (`dev.py test --rewrites off`) nothing is specialized; the values must still agree.
+    if not rewrites.ALL_OFF:
+        assert {"Reshape", "Transpose", "StridedSlice", "Sum", "FloorMod", "Slice",
+                "RandomUniform", "RandomUniformInt"} <= set(calls)
+    else:
+        assert not calls
     calls.clear()
     assert _runs(False) == on and not calls
 

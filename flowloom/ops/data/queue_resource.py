@@ -436,6 +436,7 @@ class _Slab:
         self._dtypes = dtypes
         self._capacity = capacity
         self._arrays = None
+        self._rows = None  # per array: its rows as one vector of void items, or None
         self._free = []
         # (shape, dtype) per component when no component holds objects: an element of
         # exactly these arrays needs no conversion or check (`fits`).
@@ -460,6 +461,7 @@ class _Slab:
             for a, b in zip(new, self._arrays):
                 a[:have] = b
         self._arrays = new
+        self._rows = [_row_vector(a) for a in new]
         self._free.extend(range(size - 1, have - 1, -1))
 
     def put(self, comps, start, k):
@@ -468,8 +470,13 @@ class _Slab:
         ids = self._free[-k:][::-1]
         del self._free[-k:]
         index = np.fromiter(ids, np.intp, k)
-        for a, c in zip(self._arrays, comps):
-            a[index] = c[start:start + k]
+        for a, rows, c in zip(self._arrays, self._rows, comps):
+            part = c[start:start + k]
+            if rows is not None and part.dtype == a.dtype and part.flags.c_contiguous:
+                # whole rows as single items: one copy each, not an element walk
+                rows[index] = part.reshape(k, -1).view(rows.dtype).reshape(k)
+            else:
+                a[index] = part
         return ids
 
     def put_one(self, comps):
@@ -489,6 +496,14 @@ class _Slab:
             out = [a.take(index, axis=0) for a in self._arrays]  # a[index], in fewer steps
         self._free.extend(ids)
         return out
+
+
+def _row_vector(a):
+    """The rows of `a` ([rows, ...], C order) as a vector of void items sharing its memory, or
+    None for objects, vectors and empty rows."""
+    if a.dtype == object or a.ndim < 2 or a[0].nbytes == 0:
+        return None
+    return a.reshape(len(a), -1).view(f"V{a[0].nbytes}").reshape(len(a))
 
 
 def _compatible(shape, want):
@@ -552,8 +567,9 @@ class RandomShuffleQueue(Queue):
         # k emptied slots at the end go in one step.
         n = len(items)
         append = taken.append
-        for word in self._random.take(k):
-            index = word % n
+        # Draw i picks `word % (n - i)`: all k indices in one step.
+        sizes = np.arange(n, n - k, -1, dtype=np.uint32)
+        for index in (self._random.take(k) % sizes).tolist():
             n -= 1
             append(items[index])
             items[index] = items[n]

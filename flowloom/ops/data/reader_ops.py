@@ -9,6 +9,7 @@ units completed. Keys are TF's: `file:offset` (TFRecord), `file:line` (text, 1-b
 header lines counted), `file:record` (fixed length, 0-based), the file name (whole file).
 """
 
+import functools
 import itertools
 import os
 import threading
@@ -44,7 +45,8 @@ class _Work:
                 record = self.next()
                 if record is None:
                     break
-                keys.append(record[0])
+                if keys is not None:
+                    keys.append(record[0])
                 values.append(record[1])
                 got += 1
         except Exception as e:  # noqa: BLE001 - raised by the caller after counting them
@@ -92,7 +94,9 @@ class _TFRecordWork(_Work):
             error = e
         else:
             error = None
-        if self._key_format is None or len(offsets) < 2:
+        if keys is None:  # nobody reads them
+            pass
+        elif self._key_format is None or len(offsets) < 2:
             keys.extend([b"%s%d" % (prefix, o) for o in offsets])
         else:
             made = (self._key_format * len(offsets) % tuple(offsets)).split(b"\0")
@@ -277,28 +281,29 @@ class Reader:
         self._work = None
         self.work_finished = self.work_started
 
-    def read_up_to(self, queue, n):
+    def read_up_to(self, queue, n, with_keys=True):
         """Up to `n` records of one work unit, as TF's ReaderReadUpTo: fewer when the unit
         ends after some were read (a unit that ends with none gives way to the next one;
-        a closed, drained queue then raises OutOfRangeError)."""
-        keys, values = [], []
+        a closed, drained queue then raises OutOfRangeError). Keys are None unless
+        `with_keys`."""
+        keys, values = [] if with_keys else None, []
         with self._lock:
-            while len(keys) < n:
+            while len(values) < n:
                 if self._work is None:
                     try:
                         self._next_work(queue)
                     except errors.OutOfRangeError:
-                        if keys:
+                        if values:
                             break
                         raise
-                want = n - len(keys)
+                want = n - len(values)
                 got, error = self._work.next_many(want, keys, values)
                 self.num_records_produced += got
                 if error is not None:
                     raise error
                 if got < want or self._work.whole:
                     self._finish_work()
-                    if keys:
+                    if values:
                         break
         return keys, values
 
@@ -438,9 +443,7 @@ def _simple(type_name, inputs, outputs, shapes):
 
 
 def _strings(items):
-    out = np.empty(len(items), dtype=object)
-    out[:] = items
-    return out
+    return np.fromiter(items, object, len(items))
 
 
 ReaderReadV2 = _simple("ReaderReadV2", ["reader_handle: resource", "queue_handle: resource"],
@@ -448,9 +451,27 @@ ReaderReadV2 = _simple("ReaderReadV2", ["reader_handle: resource", "queue_handle
 
 
 @ReaderReadV2.kernel
-def _(xp, reader, queue):
+def _read(xp, reader, queue):
     keys, values = reader.read_up_to(queue, 1)
     return np.array(keys[0], dtype=object), np.array(values[0], dtype=object)
+
+
+def _read_value(reader, queue):
+    return None, np.array(reader.read_up_to(queue, 1, False)[1][0], dtype=object)
+
+
+def _values_only(kernel, variant):
+    # A read whose keys nobody reads (runtime/compiled_plan.py) does not make them.
+    def without_outputs(fn, unread):
+        if unread == {0} and type(fn) is functools.partial and fn.func is kernel and \
+                len(fn.args) == 1 and not fn.keywords:
+            return variant
+        return None
+
+    kernel.without_outputs = without_outputs
+
+
+_values_only(_read, _read_value)
 
 
 ReaderReadUpToV2 = _simple("ReaderReadUpToV2", ["reader_handle: resource",
@@ -459,13 +480,17 @@ ReaderReadUpToV2 = _simple("ReaderReadUpToV2", ["reader_handle: resource",
 
 
 @ReaderReadUpToV2.kernel
-def _(xp, reader, queue, num_records):
+def _read_up_to(xp, reader, queue, num_records, with_keys=True):
     n = int(num_records)
     if n <= 0:
         raise errors.InvalidArgumentError(None, None,
                                           f"num_records must be > 0 but got {n}")
-    keys, values = reader.read_up_to(queue, n)
-    return _strings(keys), _strings(values)
+    keys, values = reader.read_up_to(queue, n, with_keys)
+    return (_strings(keys) if with_keys else None), _strings(values)
+
+
+_values_only(_read_up_to, lambda reader, queue, num_records: _read_up_to(
+    None, reader, queue, num_records, False))
 
 
 ReaderNumRecordsProducedV2 = _simple("ReaderNumRecordsProducedV2", ["reader_handle: resource"],
