@@ -8,7 +8,8 @@ import enum
 import threading
 
 from flowloom.framework import dtypes
-from flowloom.framework.graph import (GraphKeys, get_default_graph, name_scope)
+from flowloom.framework.graph import (_VALID_OP_NAME, GraphKeys, _valid_scope_names,
+                                      get_default_graph, name_scope)
 from flowloom.partitioned_variables import _PartitionInfo  # noqa: F401
 from flowloom.variable_creator import variable_creator_scope  # noqa: F401
 from flowloom.variable_enums import (VariableAggregation,  # noqa: F401
@@ -167,12 +168,18 @@ class VariableScope:
         if use_resource is None:
             use_resource = self._use_resource
         full_name = self._name + "/" + name if self._name else name
-        # Variable names depend on the variable scope only: reset the name scope.
-        with get_default_graph().name_scope(None):
+        # Variable names depend on the variable scope only: reset the name scope (what
+        # `Graph.name_scope(None)` does, without its context object).
+        state = get_default_graph()._thread_local
+        saved = state.name_stack
+        state.name_stack = ""
+        try:
             return var_store.get_variable(
                 full_name, shape, dtype, initializer, regularizer, reuse, trainable,
                 collections, caching_device, partitioner, validate_shape, use_resource,
                 custom_getter, constraint, synchronization, aggregation)
+        finally:
+            state.name_stack = saved
 
 
 class _VariableScopeStore(threading.local):
@@ -441,8 +448,18 @@ class variable_scope:  # noqa: N801 - TF's spelling
                             f"{auxiliary_name_scope}")
         self._stack = []
         self._entered = []  # the VariableScope each open __enter__ made current
+        # A name and nothing else (most scopes a model opens): see _enter_named.
+        self._plain = name_or_scope.__class__ is str and not self._values and \
+            auxiliary_name_scope is True and name_or_scope and name_or_scope[-1] != "/" and \
+            initializer is None and regularizer is None and caching_device is None and \
+            partitioner is None and custom_getter is None and dtype is None and \
+            use_resource is None and constraint is None
 
     def __enter__(self):
+        if self._plain:
+            scope = self._enter_named()
+            if scope is not None:
+                return scope
         exits = []  # the contexts this __enter__ entered, innermost last
         self._stack.append(exits)
         try:
@@ -458,6 +475,34 @@ class variable_scope:  # noqa: N801 - TF's spelling
         except BaseException:
             _exit_all(self._stack.pop())
             raise
+
+    def _enter_named(self):
+        """What the general path does for a plain name (its name scope, then a VariableScope
+        below the current one), the state changed in place; None (nothing done) when the
+        name is not yet known to pass the name-scope check at the root."""
+        name = self._name_or_scope
+        valid = _valid_scope_names
+        if name not in valid:
+            if not _VALID_OP_NAME.match(name):
+                return None  # (the general path checks it, and raises)
+            if len(valid) < 65536:
+                valid.add(name)
+        g = get_default_graph()
+        state = g._thread_local
+        old_name_stack = state.name_stack
+        state.name_stack = ns = g.unique_name(name)
+        store = _get_variable_scope_store()
+        old = store.current_scope
+        new_name = old._name + "/" + name if old._name else name
+        store.open_variable_scope(new_name)
+        scope = VariableScope(self._reuse or old._reuse, new_name, old._initializer,
+                              old._regularizer, old._caching_device, old._partitioner,
+                              old._custom_getter, ns + "/", old._dtype, old._use_resource,
+                              old._constraint)
+        store.current_scope = scope
+        self._stack.append((state, old_name_stack, store, old, new_name))
+        self._entered.append(scope)
+        return scope
 
     def _enter(self, exits):
         if self._name_or_scope is not None:
@@ -498,7 +543,14 @@ class variable_scope:  # noqa: N801 - TF's spelling
             raise RuntimeError("Improper nesting of variable_scope.")
         if self._entered:
             self._entered.pop()
-        _exit_all(self._stack.pop())
+        exits = self._stack.pop()
+        if exits.__class__ is tuple:  # entered by _enter_named: undone innermost first
+            state, old_name_stack, store, old, new_name = exits
+            store.close_variable_subscopes(new_name)
+            store.current_scope = old
+            state.name_stack = old_name_stack
+            return False
+        _exit_all(exits)
         return False
 
 

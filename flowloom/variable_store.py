@@ -79,11 +79,15 @@ class _VariableStore:
             raise ValueError("No partitioner was provided, but a partitioned version of "
                              f"the variable was found: {name}/part_0. Perhaps a variable "
                              "of the same name was already created with partitioning?")
-        with self._lock:
+        lock = self._lock  # (acquire/release: cheaper than `with` on the hot path)
+        lock.acquire()
+        try:
             return self._get_or_create_variable(
                 name, shape, dtype, initializer, regularizer, reuse, trainable, collections,
                 caching_device, validate_shape, constraint, use_resource, synchronization,
                 aggregation)
+        finally:
+            lock.release()
 
     def _get_single_variable(self, *args):
         with self._lock:

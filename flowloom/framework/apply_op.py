@@ -3,7 +3,8 @@
 from flowloom.framework import dtypes
 from flowloom.framework import op_def as op_registry
 from flowloom.framework.func_attr import as_func_attr
-from flowloom.framework.graph import _colocation_root, _graph_of, get_default_graph
+from flowloom.framework.graph import (_colocation_root, _default_graph_stack, _graph_of,
+                                      get_default_graph)
 from flowloom.framework.ops import Tensor, convert_to_tensor
 from flowloom.framework.tensor_shape import TensorShape
 
@@ -121,7 +122,8 @@ def _apply_fast(opdef, fast, inputs, name, attrs):
             graph = t._op._graph
     if bound:
         attrs.update(bound)
-    default = get_default_graph()
+    stack = _default_graph_stack.stack  # (get_default_graph, without its call)
+    default = stack[-1] if stack else get_default_graph()
     if graph is None or (default is not graph and default._outer_graph is not None):
         graph = default  # no inputs, or a function being built captures outer tensors
     for k, v in defaults:

@@ -9,6 +9,11 @@ def unchanged(op):
     return op._inputs[0]._shape
 
 
+# (dims of a, dims of b) -> their broadcast shape: a model broadcasts few distinct pairs
+# (a bias over a batch, a scalar over a weight). Bounded; errors are not kept.
+_broadcasts = {}
+
+
 def broadcast(a, b):
     """The static shape of `a op b` under NumPy/TF broadcasting; ValueError if impossible."""
     if a._dims is None or b._dims is None:
@@ -16,6 +21,16 @@ def broadcast(a, b):
     x, y = a._dims, b._dims
     if x == y and None not in x:
         return a
+    key = (x, y)
+    got = _broadcasts.get(key)
+    if got is None:
+        got = _broadcast_dims(x, y)
+        if len(_broadcasts) < 4096:
+            _broadcasts[key] = got
+    return got
+
+
+def _broadcast_dims(x, y):
     if len(x) < len(y):
         x = (1,) * (len(y) - len(x)) + x
     else:

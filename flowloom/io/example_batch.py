@@ -265,12 +265,13 @@ def _strings(data, buf, at, n):
     return [data[s:s + k] for s, k in zip(start.tolist(), length.tolist())], counts
 
 
-def decode_batch(serialized, config):
+def decode_batch(serialized, config, layout=None):
     """Reads the configured keys of every Example of a batch.
 
     Args:
       serialized: a sequence of N bytes objects.
       config: a list of (key bytes, kind (STRING/FLOAT/INT64), is_dense).
+      layout: `one_layout(serialized, config)` when the caller asked it already, else None.
 
     Returns:
       One `Column` per config entry.
@@ -279,6 +280,12 @@ def decode_batch(serialized, config):
       Fallback: the bytes hold something example_wire rejects (a malformed message, a type
         that does not match, an unsupported Feature); nothing is said about what.
     """
+    if layout is not None:  # one_layout's answer for these Examples
+        if layout:
+            template, rows, data = layout
+            return template.read(rows, data, Column)
+        sizes = list(map(len, serialized))
+        return _decode_general(serialized, config, sizes, b"".join(serialized))
     n_examples = len(serialized)
     sizes = list(map(len, serialized))
     data = b"".join(serialized)
@@ -288,6 +295,33 @@ def decode_batch(serialized, config):
         template = example_template.for_rows(rows, serialized[0], config)
         if template is not None:
             return template.read(rows, data, Column)
+    return _decode_general(serialized, config, sizes, data)
+
+
+def one_layout(serialized, config):
+    """(Template, rows uint8 [N, length], joined bytes) when the N >= 2 Examples (bytes) have
+    one length and all match a Template of the config (example_template.for_rows); False
+    when they do not; None when it was not asked (other objects than bytes: the caller
+    converts them first). decode_batch takes the answer as its `layout`."""
+    n_examples = len(serialized)
+    if n_examples < 2 or type(serialized[0]) is not bytes:
+        return None
+    size = len(serialized[0])
+    try:
+        if not size or list(map(len, serialized)).count(size) != n_examples:
+            return False
+        data = b"".join(serialized)
+    except TypeError:  # not bytes-like
+        return None
+    if len(data) != n_examples * size:  # buffers whose len is not their size in bytes
+        return None
+    rows = np.frombuffer(data, np.uint8).reshape(n_examples, size)
+    template = example_template.for_rows(rows, serialized[0], config)
+    return False if template is None else (template, rows, data)
+
+
+def _decode_general(serialized, config, sizes, data):
+    n_examples = len(serialized)
     buf = np.frombuffer(data + bytes(_PAD), np.uint8)
     lengths = np.fromiter(sizes, np.int64, n_examples)
     ends = np.cumsum(lengths)

@@ -220,6 +220,37 @@ class Template:
         return out
 
 
+    def dense(self, rows, data, shapes, strides):
+        """The rows' values of each configured key as an array [N] + shape (float32, int64
+        or object), when the template holds exactly stride (the shape's size) values of
+        each; else None (a missing or empty key, or another count: the general path says
+        what follows)."""
+        n = len(rows)
+        out = []
+        for layout, shape, stride in zip(self.layouts, shapes, strides):
+            if layout is None:
+                return None
+            what, where = layout
+            if what == "bytes" and len(where) == 4 * stride and stride:
+                if where[-1] - where[0] == len(where) - 1:  # one packed block
+                    values = rows[:, where[0]:where[-1] + 1].copy()
+                else:
+                    values = np.ascontiguousarray(rows[:, where])
+                values = values.view("<f4")
+                if values.dtype != np.float32:
+                    values = values.astype(np.float32)
+            elif what == "varints" and len(where[0]) == stride and stride:
+                values = _gather_varints(rows, where)
+            elif what == "strings" and len(where) == stride and stride:
+                values = np.empty(n * stride, object)
+                values[:] = [data[r * self.length + s:r * self.length + e]
+                             for r in range(n) for s, e in where]
+            else:
+                return None
+            out.append(values.reshape([n] + shape))
+        return out
+
+
 def _dtype(kind):
     return np.float32 if kind == FLOAT else np.int64
 

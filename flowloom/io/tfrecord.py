@@ -472,10 +472,11 @@ class PlainRecords:
         k = min(n, (self._end - pos) // stride)
         if k < 2 or not length or not self._header_ok(length, stored):
             return 0
-        lengths = np.ndarray((k,), "<u8", buf, pos, (stride,))
-        headers = np.ndarray((k,), "<u4", buf, pos + 8, (stride,))
-        odd = np.flatnonzero((lengths != length) | (headers != stored))
-        if len(odd):
+        heads = np.ndarray((k, _HEADER.size), np.uint8, buf, pos, (stride, 1)).tobytes()
+        if heads != heads[:_HEADER.size] * k:  # (one comparison of the k headers' bytes)
+            lengths = np.ndarray((k,), "<u8", buf, pos, (stride,))
+            headers = np.ndarray((k,), "<u4", buf, pos + 8, (stride,))
+            odd = np.flatnonzero((lengths != length) | (headers != stored))
             k = int(odd[0])  # that record is framed on its own (and its error said there)
         if k < 2:
             return 0

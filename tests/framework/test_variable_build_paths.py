@@ -190,3 +190,67 @@ def test_short_path_in_the_global_default_graph(monkeypatch):
         assert _describe(tf.get_default_graph()) == short
     finally:
         tf.reset_default_graph()
+
+
+# -- variable_scope("name"): entered in place (the name scope, then the VariableScope) -----
+def _scope_state():
+    s = tf.get_variable_scope()
+    return (s.name, s.original_name_scope, s.reuse, tf.get_default_graph().get_name_scope())
+
+
+def _scopes():
+    seen = []
+    with tf.variable_scope("a") as a:
+        seen.append(_scope_state())
+        with tf.variable_scope("b", reuse=True):
+            seen.append(_scope_state())
+        with tf.variable_scope("b"):  # name scope b_1, variable scope a/b again
+            seen.append(_scope_state())
+            tf.get_variable("v", [1])
+        with tf.variable_scope(None, default_name="b"):  # b_2 after two opened
+            seen.append(_scope_state())
+        with tf.variable_scope("c", reuse=tf.AUTO_REUSE):
+            tf.get_variable("v", [1])
+            tf.get_variable("v", [1])
+            seen.append(_scope_state())
+    with tf.variable_scope(a):  # the scope object again, below plain scopes
+        seen.append(_scope_state())
+        with tf.variable_scope("d"):
+            seen.append(_scope_state())
+    with tf.name_scope("ns"):
+        with tf.variable_scope("_under"):  # valid only below a name scope
+            seen.append(_scope_state())
+        with tf.variable_scope("e", initializer=tf.ones_initializer()):
+            tf.get_variable("w", [1])
+            seen.append(_scope_state())
+    with tf.variable_scope("a", reuse=True):
+        tf.get_variable("b/v", [1])
+    with tf.variable_scope("a/deep"):
+        seen.append(_scope_state())
+    with pytest.raises(ValueError, match="not a valid scope name"):
+        with tf.variable_scope("a b"):
+            pass
+    with pytest.raises(RuntimeError, match="boom"):
+        with tf.variable_scope("f"):
+            raise RuntimeError("boom")
+    seen.append(_scope_state())
+    outer = tf.variable_scope("g")
+    inner = tf.variable_scope("h")
+    outer.__enter__()
+    inner.__enter__()
+    with pytest.raises(RuntimeError, match="Improper nesting"):
+        outer.__exit__(None, None, None)
+    seen.append(_scope_state())
+    return seen
+
+
+def test_named_scopes_enter_as_the_general_path(monkeypatch):
+    g1 = tf.Graph()
+    with g1.as_default():
+        short = _scopes()
+    monkeypatch.setattr(tf.variable_scope, "_enter_named", lambda self: None)
+    g2 = tf.Graph()
+    with g2.as_default():
+        general = _scopes()
+    assert short == general
+    assert _describe(g1) == _describe(g2)

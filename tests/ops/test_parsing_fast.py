@@ -388,3 +388,55 @@ def test_decode_raw_of_one_record_equals_the_batch_path():
     with pytest.raises(tf.errors.InvalidArgumentError, match="length 5 that is not a multiple"):
         kernel(np, np.array(b"12345", dtype=object), out_type=fl_dtypes.int16,
                little_endian=True)
+
+
+def _full_example(rng, floats_packed, int_values, strings):
+    """An Example holding every key of FIXED_CONFIG (layout chosen by the arguments)."""
+    def entry(key, feature):
+        return _ld(0x0A, _ld(0x0A, key, rng) + _ld(0x12, feature, rng), rng)
+
+    vals = np.array([rng.uniform(-9, 9) for _ in range(6)], "<f4").tobytes()
+    if floats_packed:
+        floats = _ld(0x12, _ld(0x0A, vals, rng), rng)
+    else:
+        floats = _ld(0x12, b"".join(b"\x0d" + vals[i:i + 4] for i in range(0, 24, 4)), rng)
+    ints = _ld(0x1A, _ld(0x0A, b"".join(_varint(v) for v in int_values), rng), rng)
+    text = _ld(0x0A, b"".join(_ld(0x0A, s, rng) for s in strings), rng)
+    return _ld(0x0A, entry(b"f", floats) + entry(b"i", ints) + entry(b"t", text), rng)
+
+
+FIXED_CONFIG = {"f": tf.FixedLenFeature([2, 3], tf.float32),
+                "i": tf.FixedLenFeature([2], tf.int64, default_value=[5, 6]),
+                "t": tf.FixedLenFeature([], tf.string, default_value="d")}
+
+
+@pytest.mark.parametrize("seed", range(SEEDS))
+def test_fixed_shape_batches_of_one_layout_gathered_straight_equal_the_general_reader(
+        seed, monkeypatch):
+    # Only fixed-shape dense keys: a batch of one layout holding them all is gathered into
+    # the outputs (Template.dense); any other batch goes the general way.
+    rng = random.Random(300 + seed)
+    straight = []
+    real = example_template.Template.dense
+    monkeypatch.setattr(example_template.Template, "dense",
+                        lambda *a: straight.append(real(*a)) or straight[-1])
+    with tf.Graph().as_default():
+        batch = tf.placeholder(tf.string, [None])
+        fetch = _flat(tf.parse_example(batch, FIXED_CONFIG))
+        with tf.Session() as sess:
+            for trial in range(30):
+                ints = [rng.choice([0, 1, 127, 128, 300, 2**40, -1]) for _ in range(2)]
+                strings = [b"ab" if trial % 3 else b"", b"c"][:1 if trial % 5 else 2]
+                first = _full_example(rng, trial % 2 == 0, ints, strings)
+                records = [first]
+                for _ in range(rng.choice([3, 4, 7])):
+                    data = bytearray(first)
+                    if rng.random() < 0.3:  # a payload byte or anything at all
+                        data[rng.randrange(len(data))] = rng.randrange(256)
+                    records.append(bytes(data))
+                if trial % 7 == 0:  # another layout in the batch
+                    records[1] = _full_example(rng, trial % 2 == 1, ints, strings)
+                fast, slow = _both_ways(sess, fetch, {batch: records}, monkeypatch)
+                assert _same(fast, slow), (records, fast, slow)
+    gathered = [s for s in straight if s is not None]
+    assert len(gathered) >= 5 and len(gathered) < len(straight), (len(gathered), len(straight))

@@ -211,7 +211,7 @@ def placeholder(dtype, shape=None, name=None):
     """A tensor that must be fed at run time (`feed_dict={p: value}`)."""
     dtype = dtypes.as_dtype(dtype).base_dtype
     shape = tensor_shape.as_shape(shape) if shape is not None else unknown_shape()
-    return apply_op("Placeholder", (), name=name, dtype=dtype, shape=shape).outputs[0]
+    return apply_op("Placeholder", (), name=name, dtype=dtype, shape=shape)._outputs[0]
 
 
 PlaceholderWithDefault = defop("PlaceholderWithDefault", inputs=["input: dtype"],
@@ -292,7 +292,7 @@ def identity(input, name=None):  # noqa: A002
     if hasattr(input, "_as_graph_element") and hasattr(input, "value") and \
             not isinstance(input, Tensor):
         input = input.value()
-    return apply_op("Identity", (input,), name=name).outputs[0]
+    return apply_op("Identity", (input,), name=name)._outputs[0]
 
 
 def _tensors_in(values):
@@ -1241,7 +1241,7 @@ def _(op, grad):
 
 def fill(dims, value, name=None):
     """A tensor of shape `dims` filled with the scalar `value`. Op type `Fill`."""
-    result = apply_op("Fill", (dims, value), name=name).outputs[0]
+    result = apply_op("Fill", (dims, value), name=name)._outputs[0]
     tensor_util.maybe_set_static_shape(result, dims)
     return result
 
@@ -1259,6 +1259,11 @@ def _filled(shape, fill_value, dtype, name):
             return fill(shape_t, constant(fill_value, dtype=dtype), name=scope)
     dims = tensor_shape.as_shape(shape).as_list()
     if math.prod(dims) < 1000:
+        if dtype is not dtypes.string and name.__class__ is str:
+            # The Const constant() makes of this array (it would check and copy it).
+            arr = np.full(dims, fill_value, dtype=dtype.as_numpy_dtype)
+            arr.flags.writeable = False
+            return _const(get_default_graph(), arr, dtype, name or "Const")
         return constant(np.full(dims, fill_value, dtype=dtype.as_numpy_dtype), dtype=dtype,
                         name=name)
     with name_scope(name) as scope:

@@ -682,13 +682,13 @@ def _operator(fn, default_name, py_name=None):
 
 
 def _op_type_fn(op_type):
-    return lambda x, y, name: apply_op(op_type, (x, y), name=name).outputs[0]
+    return lambda x, y, name: apply_op(op_type, (x, y), name=name)._outputs[0]
 
 
 def _add_dispatch(x, y, name):
     # TF 1.15's `+`: Add for strings (AddV2 has no string kernel), AddV2 otherwise.
     op_type = "Add" if x.dtype.base_dtype == dtypes.string else "AddV2"
-    return apply_op(op_type, (x, y), name=name).outputs[0]
+    return apply_op(op_type, (x, y), name=name)._outputs[0]
 
 
 _truediv_operator, _rtruediv_operator = _operator(truediv, "truediv")

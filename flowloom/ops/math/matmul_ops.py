@@ -86,7 +86,7 @@ def _(op, grad):
     t_a, t_b = op._attrs["transpose_a"], op._attrs["transpose_b"]
 
     def mm(x, y, ta=False, tb=False):
-        return apply_op("MatMul", (x, y), transpose_a=ta, transpose_b=tb).outputs[0]
+        return apply_op("MatMul", (x, y), transpose_a=ta, transpose_b=tb)._outputs[0]
     if not t_a and not t_b:
         return mm(grad, b, tb=True), mm(a, grad, ta=True)
     if not t_a and t_b:
@@ -171,7 +171,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         if (ra is not None and ra > 2) or (rb is not None and rb > 2):
             return apply_op("BatchMatMulV2", (a, b), name=scope,
                             adj_x=transpose_a or adjoint_a,
-                            adj_y=transpose_b or adjoint_b).outputs[0]
+                            adj_y=transpose_b or adjoint_b)._outputs[0]
         return apply_op("MatMul", (a, b), name=scope, transpose_a=transpose_a or adjoint_a,
                         transpose_b=transpose_b or adjoint_b).outputs[0]
 

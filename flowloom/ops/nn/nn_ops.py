@@ -79,7 +79,7 @@ def _(op, grad):
 
 def relu(features, name=None):
     """max(features, 0), elementwise."""
-    return apply_op("Relu", (features,), name=name).outputs[0]
+    return apply_op("Relu", (features,), name=name)._outputs[0]
 
 
 BiasAdd = defop("BiasAdd", inputs=["value: T", "bias: T"], outputs=["output: T"],

@@ -58,10 +58,19 @@ def _key_vectors(keys, Nsparse):
     return vectors
 
 
+_V2_KERNEL = []  # ParseExampleV2's kernel, found at the first run
+
+
+def _v2_kernel():
+    if not _V2_KERNEL:
+        _V2_KERNEL.append(get("ParseExampleV2").kernel_fn)
+    return _V2_KERNEL[0]
+
+
 @ParseExample.kernel
 def _(xp, serialized, names, *rest, Nsparse, Ndense, sparse_types, dense_shapes, Tdense):
     sparse_keys, dense_keys, ragged_keys = _key_vectors(rest[:Nsparse + Ndense], Nsparse)
     defaults = rest[Nsparse + Ndense:]
-    return get("ParseExampleV2").kernel_fn(
+    return _v2_kernel()(
         xp, serialized, names, sparse_keys, dense_keys, ragged_keys, *defaults,
         num_sparse=Nsparse, sparse_types=sparse_types, dense_shapes=dense_shapes, Tdense=Tdense)

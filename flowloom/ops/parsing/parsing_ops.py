@@ -165,7 +165,7 @@ def _(xp, serialized, names, sparse_keys, dense_keys, ragged_keys, *dense_defaul
         raise errors.InvalidArgumentError(
             None, None, f"Expected serialized to be a scalar or vector, got shape: "
                         f"{_dims_str(serialized.shape)}")
-    if np.size(ragged_keys):
+    if ragged_keys.size if isinstance(ragged_keys, np.ndarray) else np.size(ragged_keys):
         raise NotImplementedError("parse_example with RaggedFeature")
     batch = serialized.reshape(-1)
     names = np.asarray(names, dtype=object).reshape(-1)
@@ -189,11 +189,19 @@ def _(xp, serialized, names, sparse_keys, dense_keys, ragged_keys, *dense_defaul
         if outputs is not None:
             return outputs
     records = batch.tolist()
+    layout = None  # what example_batch.one_layout found, when it was asked
+    if len(records) >= FAST_BATCH and plan.fixed_shapes is not None:
+        layout = example_batch.one_layout(records, _config(plan))
+        if layout:
+            template, rows, data = layout
+            dense = template.dense(rows, data, plan.fixed_shapes, plan.strides)
+            if dense is not None:
+                return dense  # every key's values gathered straight into its output
     if set(map(type, records)) != {bytes}:
-        records = [bytes(b) for b in records]
+        records, layout = [bytes(b) for b in records], None
     columns = None
     if len(records) >= FAST_BATCH:
-        columns = _parse_fast(records, plan, required)
+        columns = _parse_fast(records, plan, required, layout)
     if columns is None:
         columns = _parse_slow(records, names, sparse_keys, sparse_dtypes, dense_keys,
                               dense_dtypes, dense_info, required)
@@ -247,6 +255,11 @@ class _Plan:
         self.kinds = [_WIRE_KIND[t] for t in self.sparse_dtypes + self.dense_dtypes]
         self.checked_defaults = None  # (the default inputs, as arrays, required keys)
         self.config = None  # the vectorised reader's config (_parse_fast)
+        # only fixed-shape dense keys: their shapes (batches of one layout are gathered
+        # straight into the outputs), else None
+        self.fixed_shapes = None
+        if dense_keys and not sparse_keys and not any(v for _, v in self.info.values()):
+            self.fixed_shapes = [self.info[k][0] for k in dense_keys]
 
 
 _PLANS = {}
@@ -339,16 +352,22 @@ _KIND_OF_FIRST_BYTE = {0x0A: example_wire.STRING, 0x12: example_wire.FLOAT,
                        0x1A: example_wire.INT64}
 
 
-def _parse_fast(records, plan, required):
-    """The vectorised reader's columns, or None when the batch holds anything it (or TF)
-    rejects: the slow path then finds the error and says it in TF's words."""
+def _config(plan):
     config = plan.config
     if config is None:
         config = [(k, _WIRE_KIND[t], False) for k, t in zip(plan.sparse_keys, plan.sparse_dtypes)]
         config += [(k, _WIRE_KIND[t], True) for k, t in zip(plan.dense_keys, plan.dense_dtypes)]
         plan.config = config
+    return config
+
+
+def _parse_fast(records, plan, required, layout=None):
+    """The vectorised reader's columns, or None when the batch holds anything it (or TF)
+    rejects: the slow path then finds the error and says it in TF's words. `layout`: what
+    example_batch.one_layout found for the records, if it was asked."""
+    config = _config(plan)
     try:
-        columns = example_batch.decode_batch(records, config)
+        columns = example_batch.decode_batch(records, config, layout)
     except example_batch.Fallback:
         return None
     for k, stride, col in zip(plan.dense_keys, plan.strides, columns[len(plan.sparse_keys):]):

@@ -275,7 +275,7 @@ def random_uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None
         if dtype.is_integer:
             return apply_op("RandomUniformInt", (shape_t, lo, hi), name=scope,
                             **attrs).outputs[0]
-        rnd = apply_op("RandomUniform", (shape_t,), dtype=dtype, **attrs).outputs[0]
+        rnd = apply_op("RandomUniform", (shape_t,), dtype=dtype, **attrs)._outputs[0]
         if bare:
             return rnd
         if minval_is_zero and seed_rules() == "2":

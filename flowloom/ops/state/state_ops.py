@@ -61,13 +61,13 @@ def variable_op(shape, dtype, name="Variable", set_shape=True, container="", sha
     shape = as_shape(shape) if set_shape else TensorShape(None)
     return apply_op("Variable", (), name=name, shape=shape,
                     dtype=dtypes.as_dtype(dtype).base_dtype, container=container,
-                    shared_name=shared_name).outputs[0]
+                    shared_name=shared_name)._outputs[0]
 
 
 def variable_op_v2(shape, dtype, name="Variable", container="", shared_name=""):
     return apply_op("VariableV2", (), name=name, shape=as_shape(shape),
                     dtype=dtypes.as_dtype(dtype).base_dtype, container=container,
-                    shared_name=shared_name).outputs[0]
+                    shared_name=shared_name)._outputs[0]
 
 
 def _ref_shape(op):
@@ -207,7 +207,7 @@ def assign(ref, value, validate_shape=None, use_locking=None, name=None):
     if use_locking is None:
         use_locking = True
     return apply_op("Assign", (_ref_of(ref), value), name=name, validate_shape=validate_shape,
-                    use_locking=use_locking).outputs[0]
+                    use_locking=use_locking)._outputs[0]
 
 
 def assign_add(ref, value, use_locking=None, name=None):
