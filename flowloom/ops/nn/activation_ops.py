@@ -250,9 +250,40 @@ _LRN_ATTRS = {"depth_radius": 5, "bias": 1.0, "alpha": 1.0, "beta": 0.5}
 
 
 def _window_sum(sq, r):
-    """Sum over channels [c - r, c + r] of the last axis, via a cumulative sum."""
-    c = np.cumsum(np.pad(sq, [(0, 0)] * (sq.ndim - 1) + [(r + 1, r)]), axis=-1)
-    return c[..., 2 * r + 1:] - c[..., :-2 * r - 1]
+    """Sum over channels [c - r, c + r] of the last axis (channels outside the axis count 0).
+
+    Up to 8 neighbours on each side are added as shifted slices of `sq` (no padded copy; a
+    third of the cumulative-sum form's time, and no cancellation); wider windows use a
+    cumulative sum."""
+    depth = sq.shape[-1]
+    r = min(r, depth - 1) if depth else r
+    if r > 8:
+        c = np.cumsum(np.pad(sq, [(0, 0)] * (sq.ndim - 1) + [(r + 1, r)]), axis=-1)
+        return c[..., 2 * r + 1:] - c[..., :-2 * r - 1]
+    out = sq.copy()
+    for k in range(1, r + 1):
+        out[..., k:] += sq[..., :-k]
+        out[..., :-k] += sq[..., k:]
+    return out
+
+
+def _negative_power(norm, beta):
+    """norm ** -beta for positive float64 `norm`, in place: 1/sqrt and 1/x for TF's special
+    cases, square roots for 0.75, exp(-beta log norm) otherwise (each within a few float64
+    ulps of pow, at 0.4-0.7x its time)."""
+    if beta == 0.5:
+        np.sqrt(norm, out=norm)
+        return np.reciprocal(norm, out=norm)
+    if beta == 1.0:
+        return np.reciprocal(norm, out=norm)
+    if beta == 0.75:  # the CIFAR-10 tutorial's and AlexNet's: 1 / (sqrt(n) * sqrt(sqrt(n)))
+        root = np.sqrt(norm)
+        np.sqrt(root, out=norm)
+        norm *= root
+        return np.reciprocal(norm, out=norm)
+    np.log(norm, out=norm)
+    norm *= -beta
+    return np.exp(norm, out=norm)
 
 
 def _check_rank4(x):
@@ -276,8 +307,13 @@ def _(op):
 def _(xp, x, *, depth_radius, bias, alpha, beta):
     _check_rank4(x)
     x64 = x.astype(np.float64)
-    norm = bias + alpha * _window_sum(x64 * x64, depth_radius)
-    return (x64 * norm ** -beta).astype(x.dtype)
+    norm = _window_sum(x64 * x64, depth_radius)
+    norm *= alpha
+    norm += bias
+    if not np.all(norm > 0):
+        return (x64 * norm ** -beta).astype(x.dtype)
+    x64 *= _negative_power(norm, beta)
+    return x64.astype(x.dtype)
 
 
 LRNGrad = defop("LRNGrad", inputs=["input_grads: T", "input_image: T", "output_image: T"],
@@ -289,11 +325,21 @@ LRNGrad.shape(lambda op: TensorShape(op._inputs[1]._shape))
 def _(xp, dy, x, y, *, depth_radius, bias, alpha, beta):
     _check_rank4(x)
     dy64, x64, y64 = (a.astype(np.float64) for a in (dy, x, y))
-    norm = bias + alpha * _window_sum(x64 * x64, depth_radius)
+    norm = _window_sum(x64 * x64, depth_radius)
+    norm *= alpha
+    norm += bias
     # d out_j / d x_i = [i == j] N_j^-beta - 2 alpha beta x_i x_j N_j^(-beta-1) over windows.
-    inner = _window_sum(dy64 * y64 / norm, depth_radius)
-    dx = dy64 * norm ** -beta - 2 * alpha * beta * x64 * inner
-    return dx.astype(x.dtype)
+    y64 *= dy64
+    y64 /= norm
+    inner = _window_sum(y64, depth_radius)
+    if np.all(norm > 0):
+        dy64 *= _negative_power(norm, beta)
+    else:
+        dy64 *= norm ** -beta
+    inner *= x64
+    inner *= 2 * alpha * beta
+    dy64 -= inner
+    return dy64.astype(x.dtype)
 
 
 @LRN.gradient
