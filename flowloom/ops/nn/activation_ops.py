@@ -267,10 +267,20 @@ def _window_sum(sq, r):
     return out
 
 
+def _lrn_norm(x64, depth_radius, bias, alpha):
+    """bias + alpha * (sum of squares over each channel's window), a new float64 array."""
+    norm = _window_sum(x64 * x64, depth_radius)
+    norm *= alpha
+    norm += bias
+    return norm
+
+
 def _negative_power(norm, beta):
-    """norm ** -beta for positive float64 `norm`, in place: 1/sqrt and 1/x for TF's special
-    cases, square roots for 0.75, exp(-beta log norm) otherwise (each within a few float64
-    ulps of pow, at 0.4-0.7x its time)."""
+    """norm ** -beta of a float64 `norm`, in place where every value is positive: 1/sqrt and
+    1/x for TF's special cases, square roots for 0.75, exp(-beta log norm) otherwise (each
+    within a few float64 ulps of pow, at 0.4-0.7x its time); `**` itself otherwise."""
+    if not np.all(norm > 0):
+        return norm ** -beta
     if beta == 0.5:
         np.sqrt(norm, out=norm)
         return np.reciprocal(norm, out=norm)
@@ -307,12 +317,7 @@ def _(op):
 def _(xp, x, *, depth_radius, bias, alpha, beta):
     _check_rank4(x)
     x64 = x.astype(np.float64)
-    norm = _window_sum(x64 * x64, depth_radius)
-    norm *= alpha
-    norm += bias
-    if not np.all(norm > 0):
-        return (x64 * norm ** -beta).astype(x.dtype)
-    x64 *= _negative_power(norm, beta)
+    x64 *= _negative_power(_lrn_norm(x64, depth_radius, bias, alpha), beta)
     return x64.astype(x.dtype)
 
 
@@ -325,17 +330,12 @@ LRNGrad.shape(lambda op: TensorShape(op._inputs[1]._shape))
 def _(xp, dy, x, y, *, depth_radius, bias, alpha, beta):
     _check_rank4(x)
     dy64, x64, y64 = (a.astype(np.float64) for a in (dy, x, y))
-    norm = _window_sum(x64 * x64, depth_radius)
-    norm *= alpha
-    norm += bias
+    norm = _lrn_norm(x64, depth_radius, bias, alpha)
     # d out_j / d x_i = [i == j] N_j^-beta - 2 alpha beta x_i x_j N_j^(-beta-1) over windows.
     y64 *= dy64
     y64 /= norm
     inner = _window_sum(y64, depth_radius)
-    if np.all(norm > 0):
-        dy64 *= _negative_power(norm, beta)
-    else:
-        dy64 *= norm ** -beta
+    dy64 *= _negative_power(norm, beta)
     inner *= x64
     inner *= 2 * alpha * beta
     dy64 -= inner
