@@ -22,6 +22,7 @@ from flowloom.framework import errors
 from flowloom.runtime import blas_threads
 from flowloom.runtime import blocking
 from flowloom.runtime import devices as devices_lib
+from flowloom.runtime import handoff
 from flowloom.runtime.executor import deref, op_error, trace_step, Ref, _DEBUG
 from flowloom.runtime.rendezvous import Rendezvous
 
@@ -43,7 +44,9 @@ class WorkerPool:
             if not start:
                 self._idle -= 1
         if start:
-            threading.Thread(target=self._work, daemon=True, name="flowloom-inter-op").start()
+            # (never from a lowered pipeline thread: the worker would inherit its priority)
+            handoff.start_thread(threading.Thread(target=self._work, daemon=True,
+                                                  name="flowloom-inter-op"))
         self._tasks.put(fn)
 
     def _work(self):

@@ -6,6 +6,7 @@ import weakref
 
 from flowloom.framework import errors
 from flowloom.framework.graph import GraphKeys, add_to_collection, get_collection
+from flowloom.runtime import handoff
 from flowloom.train.queue_runner_def import QueueRunnerDef
 
 _log = logging.getLogger("flowloom")
@@ -110,6 +111,7 @@ class QueueRunner:
 
     def _run(self, sess, enqueue_op, coord=None):
         decremented = False
+        handoff.lower_this_thread()  # the step's threads come first (runtime/handoff.py)
         try:
             run_enqueue = self._enqueue_fn(sess, enqueue_op)
             while True:
@@ -162,9 +164,8 @@ class QueueRunner:
                 return []
             self._runs_per_session[sess] = len(self._enqueue_ops)
             self._exceptions_raised = []
-        from flowloom.runtime.handoff import quick_handoff
-
-        quick_handoff()
+        handoff.quick_handoff()
+        handoff.prepare_lowered_threads()
         # TF's thread names: QueueRunnerThread-<queue>-<enqueue op or tensor name>.
         threads = [threading.Thread(target=self._run, args=(sess, op, coord),
                                     name=f"QueueRunnerThread-{self.name}-{op.name}")

@@ -15,6 +15,7 @@ the number of workers (1: no pool, and BLAS is left alone).
 
 import itertools
 import os
+import threading
 
 import numpy as np
 
@@ -36,7 +37,7 @@ def _pool(workers):
         return None  # (concurrent.futures, with logging and queue, is not even imported)
     from concurrent.futures import ThreadPoolExecutor
 
-    return ThreadPoolExecutor(workers, thread_name_prefix="flowloom_kernels")
+    return ThreadPoolExecutor(workers, thread_name_prefix="flowloom-kernels")
 
 
 WORKERS = _worker_count()
@@ -48,6 +49,27 @@ PARALLEL_MIN_BYTES = 1 << 20
 GROUPS_PER_WORKER = 2
 # Matmuls under this many multiply-adds run whole.
 MATMUL_MIN_MACS = 1 << 21
+
+
+_started = []
+
+
+def start_all():
+    """Starts every worker of the pool now, on behalf of the calling thread: a worker the
+    pool started later, from whichever thread submitted work, would inherit that thread's
+    scheduling priority (runtime/handoff.py). Waits at most a second for busy workers."""
+    if POOL is None or _started:
+        return
+    _started.append(True)
+    barrier = threading.Barrier(WORKERS)
+
+    def meet():
+        try:
+            barrier.wait(timeout=1.0)
+        except threading.BrokenBarrierError:
+            pass
+    for f in [POOL.submit(meet) for _ in range(WORKERS)]:
+        f.result()
 
 
 _uses = [0]  # how many times kernels handed work to the pool (read by Session.run)
