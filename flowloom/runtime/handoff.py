@@ -12,12 +12,16 @@ queue_fed_step.py). It only ever lowers it, once per process; `FLOWLOOM_SWITCH_I
 leaves the interpreter's setting alone.
 
 Queue runner threads also run at a lower OS scheduling priority (`lower_this_thread`): the
-training step's own threads (BLAS's, the kernels' pool) use the cores in bursts, and a
-runner that takes a core from one of them delays the whole statically split matmul; at a
-lower priority the runners get the cores the step leaves idle, and since a starved queue
-blocks the step (whose cores then go idle) they can never be starved for long. On Linux the
-runner raises its own nice value by `FLOWLOOM_PIPELINE_NICE` (default 10; 0 leaves it
-alone); other systems have no per-thread nice value and are left alone. A thread inherits
+training step's own threads (the kernels' pool, BLAS's) use the cores in bursts, and an op
+split between them waits for its last part, so a runner that takes a core from one of them
+delays the whole op; at a lower priority the runners get the cores the step leaves idle
+(measured on the CIFAR-10 step fed by its queue, 2 cores: the kernel threads' wait for a
+core fell from 24 to 16 ms a step, what it is when the step is fed), and a starved queue
+blocks the step, whose cores then go idle for the runners. Other processes busy on the same
+cores are favoured over the runners too: `FLOWLOOM_PIPELINE_NICE=0` leaves them at the
+process's priority, as TF's are. On Linux the runner raises its own nice value by
+`FLOWLOOM_PIPELINE_NICE` (default 10); other systems have no per-thread nice value and are
+left alone. A thread inherits
 its creator's priority and an unprivileged process can never lower a nice value again, so
 the shared workers the step also uses are never started by a lowered thread: the kernels'
 pool is started whole beforehand (`prepare_lowered_threads`), and the inter-op pool starts

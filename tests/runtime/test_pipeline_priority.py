@@ -72,10 +72,10 @@ def test_the_main_thread_is_never_lowered(monkeypatch):
     assert _nice(threading.main_thread()) == base
 
 
-def test_a_thread_a_lowered_thread_starts_itself_inherits_its_priority(monkeypatch):
-    # (why start_thread exists) and start_thread passes the starter's error back
+def _in_a_lowered_thread(monkeypatch, start_child):
+    """Runs a thread that lowers itself and starts a child with `start_child(thread)`;
+    {lowered, again, self, child: nice value, error}."""
     monkeypatch.delenv("FLOWLOOM_PIPELINE_NICE", raising=False)
-    base = _nice(threading.main_thread())
     assert handoff.prepare_lowered_threads()
     got = {}
 
@@ -86,38 +86,32 @@ def test_a_thread_a_lowered_thread_starts_itself_inherits_its_priority(monkeypat
         got["lowered"] = handoff.lower_this_thread()
         got["again"] = handoff.lower_this_thread()  # once per thread
         got["self"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-        plain = threading.Thread(target=child)
-        plain.start()
-        plain.join()
+        t = threading.Thread(target=child)
+        start_child(t)
+        t.join()
         try:
-            handoff.start_thread(plain)  # started twice
+            handoff.start_thread(t)  # started twice
         except RuntimeError as e:
             got["error"] = str(e)
     t = threading.Thread(target=lowered)
     t.start()
     t.join()
+    return got
+
+
+def test_a_thread_a_lowered_thread_starts_itself_inherits_its_priority(monkeypatch):
+    # (why start_thread exists) and start_thread passes the starter's error back
+    base = _nice(threading.main_thread())
+    got = _in_a_lowered_thread(monkeypatch, lambda t: t.start())
     assert got["lowered"] is True and got["again"] is False
     assert got["self"] == got["child"] == min(19, base + 10)
     assert "once" in got["error"]
 
 
 def test_a_child_started_through_the_starter_keeps_the_process_priority(monkeypatch):
-    monkeypatch.delenv("FLOWLOOM_PIPELINE_NICE", raising=False)
     base = _nice(threading.main_thread())
-    assert handoff.prepare_lowered_threads()
-    got = {}
-
-    def child():
-        got["child"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-
-    def lowered():
-        handoff.lower_this_thread()
-        t = threading.Thread(target=child)
-        handoff.start_thread(t)
-        t.join()
-    t = threading.Thread(target=lowered)
-    t.start()
-    t.join()
+    got = _in_a_lowered_thread(monkeypatch, handoff.start_thread)
+    assert got["self"] == min(19, base + 10)
     assert got["child"] == base
 
 
