@@ -21,11 +21,11 @@ blocks the step, whose cores then go idle for the runners. Other processes busy 
 cores are favoured over the runners too: `FLOWLOOM_PIPELINE_NICE=0` leaves them at the
 process's priority, as TF's are. On Linux the runner raises its own nice value by
 `FLOWLOOM_PIPELINE_NICE` (default 10); other systems have no per-thread nice value and are
-left alone. A thread inherits
-its creator's priority and an unprivileged process can never lower a nice value again, so
-the shared workers the step also uses are never started by a lowered thread: the kernels'
-pool is started whole beforehand (`prepare_lowered_threads`), and the inter-op pool starts
-its threads through `start_thread`, which hands the start to a thread at normal priority.
+left alone. A thread inherits its creator's priority and an unprivileged process can never
+lower a nice value again, so the shared workers the step also uses are never started by a
+lowered thread: the kernels' pool is started whole beforehand (`prepare_lowered_threads`,
+once per process), and the inter-op pool starts its threads through `start_thread`, which
+hands the start to a thread at normal priority.
 """
 
 import os

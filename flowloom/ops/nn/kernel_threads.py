@@ -51,16 +51,13 @@ GROUPS_PER_WORKER = 2
 MATMUL_MIN_MACS = 1 << 21
 
 
-_started = []
-
-
 def start_all():
     """Starts every worker of the pool now, on behalf of the calling thread: a worker the
     pool started later, from whichever thread submitted work, would inherit that thread's
-    scheduling priority (runtime/handoff.py). Waits at most a second for busy workers."""
-    if POOL is None or _started:
+    scheduling priority (runtime/handoff.py calls this once per process). Waits at most a
+    second for busy workers."""
+    if POOL is None:
         return
-    _started.append(True)
     barrier = threading.Barrier(WORKERS)
 
     def meet():
