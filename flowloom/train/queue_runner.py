@@ -7,6 +7,7 @@ import weakref
 from flowloom.framework import errors
 from flowloom.framework.graph import GraphKeys, add_to_collection, get_collection
 from flowloom.runtime import handoff
+from flowloom.train import chunked_enqueue
 from flowloom.train.queue_runner_def import QueueRunnerDef
 
 _log = logging.getLogger("flowloom")
@@ -106,8 +107,11 @@ class QueueRunner:
         return self._queue.name
 
     def _enqueue_fn(self, sess, enqueue_op):
-        """What one thread calls, again and again, to run `enqueue_op` in `sess`."""
-        return sess.make_callable(enqueue_op)
+        """What one thread calls, again and again, to run `enqueue_op` in `sess`: a run of
+        several examples at once where that is exact (train/chunked_enqueue.py), else one
+        run of the op."""
+        chunked = chunked_enqueue.build(sess, enqueue_op, len(self._enqueue_ops))
+        return chunked if chunked is not None else sess.make_callable(enqueue_op)
 
     def _run(self, sess, enqueue_op, coord=None):
         decremented = False

@@ -264,8 +264,12 @@ class Queue:
                 line.clear()
 
     # -- operations -------------------------------------------------------------------------
-    def enqueue(self, comps, timeout_ms=-1, many=False):
-        """Adds one element (`many`: the rows of `comps`), blocking while the queue is full."""
+    def enqueue(self, comps, timeout_ms=-1, many=False, one_at_a_time=False):
+        """Adds one element (`many`: the rows of `comps`), blocking while the queue is full.
+
+        `one_at_a_time`: while a dequeue waits, the rows go in one by one and the waiting
+        dequeues run after each, as they would after single enqueues of the rows in turn
+        (train/chunked_enqueue.py); otherwise as many rows as fit go in at once."""
         slab = self._slab
         if slab is not None and not many and slab.fits(comps) and self._put_one_now(comps):
             return
@@ -298,6 +302,8 @@ class Queue:
             k = min(total - pos, self.capacity - self._size())
             if k <= 0:
                 return _NO_PROGRESS
+            if one_at_a_time and self._dequeue_line:
+                k = 1
             if slab is not None:
                 self._put_rows(slab.put(rows, pos, k))
                 pos += k

@@ -307,6 +307,29 @@ class Reader:
                         break
         return keys, values
 
+    def read_some(self, queue, n, with_keys=True):
+        """The records `n` single reads would give, up to the first error: (keys, values,
+        error), where `error` (or None) is what the next single read would raise. As in
+        `read_up_to`, the call stops early where a work unit ends after some records."""
+        keys, values = [] if with_keys else None, []
+        with self._lock:
+            try:
+                while len(values) < n:
+                    if self._work is None:
+                        self._next_work(queue)
+                    want = n - len(values)
+                    got, error = self._work.next_many(want, keys, values)
+                    self.num_records_produced += got
+                    if error is not None:
+                        return keys, values, error
+                    if got < want or self._work.whole:
+                        self._finish_work()
+                        if values:
+                            break
+            except Exception as e:  # noqa: BLE001 - the next single read's error
+                return keys, values, e
+        return keys, values, None
+
     def reset(self):
         with self._lock:
             self._reset()

@@ -168,6 +168,13 @@ def _(xp, images, contrast_factor):
         raise _bad(f"contrast_factor must be scalar: {list(np.shape(contrast_factor))}")
     if images.size == 0:
         return images.copy()
+    return adjust_contrast(images, _F(contrast_factor))
+
+
+def adjust_contrast(images, factors):
+    """AdjustContrastv2's values for images [..., h, w, c] (checked by the caller): `factors`
+    a float32 scalar, or one per image as a [images, 1] array (a stack of examples'
+    images, each with its own factor, as train/chunked_enqueue.py runs them)."""
     h, w, c = images.shape[-3:]
     flat = images.reshape(-1, h * w * c)
     if flat.dtype != _F:
@@ -176,7 +183,7 @@ def _(xp, images, contrast_factor):
     # mean + factor * (x - mean), per value; the channel means laid out as the pixels are
     means = mean[:, None, :].repeat(h * w, axis=1).reshape(flat.shape)
     out = np.subtract(flat, means)
-    np.multiply(out, _F(contrast_factor), out=out)
+    np.multiply(out, factors, out=out)
     np.add(out, means, out=out)
     return out.reshape(images.shape).astype(images.dtype, copy=False)
 

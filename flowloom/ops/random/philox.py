@@ -47,6 +47,7 @@ class PhiloxState:
         self._lock = threading.Lock()
         self._ahead = None  # (first counter, stride, blocks per draw, [words per draw])
         self._next = None   # (counter, stride, blocks) the next draw takes if it repeats
+        self._rows = None   # `_ahead` of reserve_runs: (first counter, stride, blocks, array)
 
     def reserve(self, blocks):
         """Returns the counter to draw from and skips `blocks` 128-bit blocks past it."""
@@ -87,6 +88,27 @@ class PhiloxState:
                 self._ahead = (start, stride, nblocks, rows)
                 return start, rows[0]
         return start, _words_small(self.key, start, nblocks)
+
+    def reserve_runs(self, count, nblocks, runs, multiplier=256):
+        """`runs` reservations of `reserve_outputs(count)` in a row, and the words of the
+        first `nblocks` blocks of each: a uint32 array [runs, 4 * nblocks] (row j: the draw
+        at the j-th counter). The rows of the next AHEAD_DRAWS runs are computed in one
+        NumPy pass and handed out as the runs come (train/chunked_enqueue.py)."""
+        stride = int(count) * multiplier
+        with self._lock:
+            start = self.counter
+            self.counter = (start + runs * stride) & _U128
+            rows = self._rows
+            if rows is not None and rows[1] == stride and rows[2] == nblocks:
+                k, r = divmod((start - rows[0]) & _U128, stride)
+                if not r and k + runs <= len(rows[3]):
+                    return rows[3][k:k + runs]
+            draws = max(int(runs), AHEAD_DRAWS)
+            offsets = (np.arange(draws, dtype=np.uint64) * np.uint64(stride))[:, None] + \
+                np.arange(nblocks, dtype=np.uint64)[None, :]
+            words = blocks_at(self.key, start, offsets).reshape(draws, 4 * nblocks)
+            self._rows = (start, stride, nblocks, words)
+            return words[:runs]
 
 
 # How many repeating small draws `PhiloxState.reserve_words` computes at once.
