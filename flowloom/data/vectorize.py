@@ -20,12 +20,12 @@ import threading
 
 import numpy as np
 
-_UNARY = frozenset([
+UNARY = frozenset([
     "Identity", "StopGradient", "Cast", "Neg", "Abs", "Sqrt", "Rsqrt", "Exp", "Expm1", "Log",
     "Log1p", "Square", "Sign", "Floor", "Ceil", "Rint", "Round", "Tanh", "Sigmoid", "Relu",
     "Relu6", "Softplus", "LogicalNot", "Reciprocal", "Inv", "Sin", "Cos", "IsNan", "IsInf",
     "IsFinite", "Erf"])
-_BINARY = frozenset([
+BINARY = frozenset([
     "Add", "AddV2", "Sub", "Mul", "RealDiv", "Div", "DivNoNan", "FloorDiv", "FloorMod",
     "TruncateDiv", "TruncateMod", "Maximum", "Minimum", "Pow", "SquaredDifference", "Less",
     "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr"])
@@ -129,7 +129,7 @@ def _constant(op, batched):
 # or None when the op is not batch-safe with those inputs.
 RULES = {"ParseExampleV2": _parse_example, "ParseExample": _parse_example,
          "DecodeRaw": _decode_raw, "Reshape": _reshape, "Transpose": _transpose}
-RULES.update({t: _elementwise for t in _UNARY | _BINARY})
+RULES.update({t: _elementwise for t in UNARY | BINARY})
 
 
 class Vectorized:

@@ -9,7 +9,7 @@ import pytest
 
 import flowloom as tf
 from flowloom.framework import errors
-from flowloom.train import chunked_enqueue
+from flowloom.train import chunk_forms, chunked_enqueue
 
 
 def _cifar_files(tmp_path, records=(40, 30), seed=0):
@@ -155,7 +155,7 @@ def test_random_draws_equal_single_runs():
             sess = tf.Session()
             if not chunked:
                 return [np.stack(v) for v in zip(*[sess.run([u, i]) for _ in range(37)])]
-            return [chunked_enqueue._random_draw(sess, t.op)(37) for t in (u, i)]
+            return [chunk_forms.random_draw(sess, t.op)(37) for t in (u, i)]
     got, want = draws(True), draws(False)
     assert got[0].shape == (37, 2, 3) and got[0].dtype == np.float32
     assert got[1].shape == (37, 5) and got[1].dtype == np.int32
@@ -170,7 +170,7 @@ def test_draws_interleave_with_single_runs_of_the_same_op():
         u = tf.random_uniform([], seed=4)
         sess = tf.Session()
         first = sess.run(u)
-        chunk = chunked_enqueue._random_draw(sess, u.op)(5)
+        chunk = chunk_forms.random_draw(sess, u.op)(5)
         after = sess.run(u)
     with tf.Graph().as_default():
         tf.set_random_seed(9)
