@@ -12,6 +12,7 @@ import functools
 import numpy as np
 
 from flowloom.data import vectorize
+from flowloom.framework.tensor_util import constant_value
 
 # Layout. A reduction's result depends on the memory layout of its input (NumPy sums in
 # memory order), and single runs hand some ops views (a Slice, a Transpose) where a chunk
@@ -43,12 +44,6 @@ def unbound(op, **overrides):
     return functools.partial(opdef.kernel_fn, np, **kwargs)
 
 
-def const_value(tensor):
-    from flowloom.framework.tensor_util import constant_value
-
-    return constant_value(tensor)
-
-
 # The elementwise op types (data/vectorize.py): each makes a new C-ordered array.
 ELEMENTWISE = vectorize.UNARY | vectorize.BINARY
 
@@ -73,7 +68,7 @@ def _strided_slice(op, flags):
     a whole first axis in front (every mask moves up by one bit)."""
     if not flags[0] or any(flags[1:]):
         return None
-    specs = [const_value(t) for t in op.inputs[1:]]
+    specs = [constant_value(t) for t in op.inputs[1:]]
     if any(s is None for s in specs):
         return None
     begin, end, strides = (np.concatenate([[0], np.asarray(s).reshape(-1)]).astype(
@@ -96,7 +91,7 @@ def _reverse(op, flags):
     """ReverseV2 of a batched tensor along constant axes (each one further in)."""
     if not flags[0] or flags[1] or op.inputs[0].shape.ndims is None:
         return None
-    axes = const_value(op.inputs[1])
+    axes = constant_value(op.inputs[1])
     if axes is None:
         return None
     rank = op.inputs[0].shape.ndims
@@ -116,7 +111,7 @@ def _mean(op, flags):
     from flowloom.ops.math.reduction_ops import _mean as mean
 
     rank = op.inputs[0].shape.ndims
-    axes = const_value(op.inputs[1])
+    axes = constant_value(op.inputs[1])
     if not flags[0] or flags[1] or not rank or axes is None:
         return None
     axes = [int(a) for a in np.asarray(axes).reshape(-1)]
@@ -155,7 +150,7 @@ def _adjust_contrast(op, flags):
 def _slice(op, flags):
     """Slice of stacked elements at each element's own begin, by a constant size."""
     rank = op.inputs[0].shape.ndims
-    size = const_value(op.inputs[2])
+    size = constant_value(op.inputs[2])
     if not flags[0] or flags[2] or not rank or size is None:
         return None
     size = [int(v) for v in np.asarray(size).reshape(-1)]
@@ -188,7 +183,7 @@ def random_draw(sess, op):
     from flowloom.ops.random.random_ops import philox_state
     from flowloom.runtime.executor import KernelContext
 
-    consts = [const_value(t) for t in op.inputs]
+    consts = [constant_value(t) for t in op.inputs]
     if any(c is None for c in consts):
         return None
     shape = np.asarray(consts[0])

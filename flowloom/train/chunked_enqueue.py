@@ -112,8 +112,6 @@ class _Analysis:
         if ops is None:
             return None
         for op in ops:
-            if op is self.enqueue_op:
-                break
             if not self._add(op):
                 return None
         comps = self.enqueue_op.inputs[1:]
@@ -286,9 +284,11 @@ def _source(tensor):
 
 
 def _topo(enqueue_op):
-    """The ops the enqueue op depends on, each after its inputs (None if one is fed only)."""
+    """The ops the enqueue op's inputs depend on, each after its inputs, or None if one is a
+    placeholder. (Not the graph's creation order: a cond's Switch may be made after the
+    branch op that reads it.)"""
     order, state = [], {}
-    stack = [(enqueue_op, False)]
+    stack = [(t.op, False) for t in reversed(enqueue_op.inputs)]
     while stack:
         op, done = stack.pop()
         if done:

@@ -285,32 +285,16 @@ class Reader:
         """Up to `n` records of one work unit, as TF's ReaderReadUpTo: fewer when the unit
         ends after some were read (a unit that ends with none gives way to the next one;
         a closed, drained queue then raises OutOfRangeError). Keys are None unless
-        `with_keys`."""
-        keys, values = [] if with_keys else None, []
-        with self._lock:
-            while len(values) < n:
-                if self._work is None:
-                    try:
-                        self._next_work(queue)
-                    except errors.OutOfRangeError:
-                        if values:
-                            break
-                        raise
-                want = n - len(values)
-                got, error = self._work.next_many(want, keys, values)
-                self.num_records_produced += got
-                if error is not None:
-                    raise error
-                if got < want or self._work.whole:
-                    self._finish_work()
-                    if values:
-                        break
+        `with_keys`. An error raises, and the records read before it are dropped."""
+        keys, values, error = self.read_some(queue, n, with_keys)
+        if error is not None:
+            raise error
         return keys, values
 
     def read_some(self, queue, n, with_keys=True):
-        """The records `n` single reads would give, up to the first error: (keys, values,
-        error), where `error` (or None) is what the next single read would raise. As in
-        `read_up_to`, the call stops early where a work unit ends after some records."""
+        """`read_up_to` that keeps the records read before an error: (keys, values, error),
+        the records `n` single reads would give and what the next single read would raise
+        (or None)."""
         keys, values = [] if with_keys else None, []
         with self._lock:
             try:
