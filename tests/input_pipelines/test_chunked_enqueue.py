@@ -2,6 +2,8 @@
 (flowloom/train/chunked_enqueue.py) enqueue exactly what single runs of the op would."""
 
 import os
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -10,6 +12,7 @@ import pytest
 import flowloom as tf
 from flowloom.framework import errors
 from flowloom.train import chunk_forms, chunked_enqueue
+from tests import tf_reference
 
 
 def _cifar_files(tmp_path, records=(40, 30), seed=0):
@@ -311,3 +314,58 @@ def test_a_reduction_of_a_view_stays_in_single_runs(tmp_path, fresh):
         with tf.Session() as sess:
             chunked = chunked_enqueue.build(sess, q.enqueue([tf.reduce_mean(x, [0, 1, 2])]))
             assert (chunked is not None) == fresh
+
+
+_LIVE_PROGRAM = r"""
+import sys
+import numpy as np
+if sys.argv[1] == "tf":
+    import tensorflow as tf
+else:
+    import flowloom as tf
+files, out = sys.argv[2].split(","), sys.argv[3]
+tf.set_random_seed(7)
+queue = tf.train.string_input_producer(files, shuffle=False)
+_, value = tf.FixedLengthRecordReader(record_bytes=3073).read(queue)
+record = tf.decode_raw(value, tf.uint8)
+label = tf.cast(tf.strided_slice(record, [0], [1]), tf.int32)
+image = tf.transpose(tf.reshape(tf.strided_slice(record, [1], [3073]), [3, 32, 32]), [1, 2, 0])
+image = tf.random_crop(tf.cast(image, tf.float32), [24, 24, 3], seed=1)
+image = tf.image.random_flip_left_right(image, seed=2)
+image = tf.image.random_brightness(image, max_delta=63, seed=3)
+image = tf.image.random_contrast(image, lower=0.2, upper=1.8, seed=4)
+image.set_shape([24, 24, 3])
+label.set_shape([1])
+images, labels = tf.train.batch([image, label], batch_size=20, num_threads=1, capacity=64)
+with tf.Session() as sess:
+    if sys.argv[1] != "tf":  # the runner does run chunks
+        from flowloom.train import chunked_enqueue
+        runner = tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)[-1]
+        assert chunked_enqueue.build(sess, runner.enqueue_ops[0]) is not None
+    coord = tf.train.Coordinator()
+    threads = tf.train.start_queue_runners(sess, coord)
+    got = [sess.run([images, labels]) for _ in range(4)]
+    coord.request_stop()
+    coord.join(threads)
+np.save(out, np.concatenate([g[0] for g in got]))
+"""
+
+
+@pytest.mark.skipif(not tf_reference.tensorflow_python("FLOWLOOM_TF1_PYTHON"),
+                    reason=tf_reference.skip_reason("FLOWLOOM_TF1_PYTHON"))
+def test_chunked_tutorial_preprocessing_equals_tf_1_15(tmp_path):
+    """The tutorial's random crop, flip, brightness and contrast through a one-thread queue
+    runner: flowloom's chunked runner gives TF 1.15's values bit for bit."""
+    files = ",".join(_cifar_files(tmp_path, records=(50, 30)))
+    program = tmp_path / "program.py"
+    program.write_text(_LIVE_PROGRAM)
+    env = dict(os.environ, FLOWLOOM_RUNNER_CHUNK="16")
+    outs = {}
+    for who, python in (("tf", tf_reference.tensorflow_python("FLOWLOOM_TF1_PYTHON")),
+                        ("flowloom", sys.executable)):
+        outs[who] = str(tmp_path / f"{who}.npy")
+        subprocess.run([python, str(program), who, files, outs[who]], check=True, env=env,
+                       capture_output=True, timeout=300)
+    tf_images, ours = np.load(outs["tf"]), np.load(outs["flowloom"])
+    assert tf_images.shape == ours.shape == (80, 24, 24, 3)
+    assert np.array_equal(tf_images, ours)
