@@ -369,3 +369,35 @@ def test_chunked_tutorial_preprocessing_equals_tf_1_15(tmp_path):
     tf_images, ours = np.load(outs["tf"]), np.load(outs["flowloom"])
     assert tf_images.shape == ours.shape == (80, 24, 24, 3)
     assert np.array_equal(tf_images, ours)
+
+
+def test_tfrecords_parsed_per_example_chunked_equal_single_runs(tmp_path, monkeypatch):
+    """TFRecordReader -> parse_single_example -> decode_raw -> flip and brightness: chunked,
+    and the same values as single runs."""
+    path = str(tmp_path / "images.tfrecords")
+    rng = np.random.RandomState(1)
+    with tf.python_io.TFRecordWriter(path) as writer:
+        for i in range(45):
+            pixels = rng.randint(0, 256, 4 * 4 * 3).astype(np.uint8).tobytes()
+            features = {"image": tf.train.Feature(bytes_list=tf.train.BytesList(value=[pixels])),
+                        "label": tf.train.Feature(int64_list=tf.train.Int64List(value=[i]))}
+            writer.write(tf.train.Example(features=tf.train.Features(
+                feature=features)).SerializeToString())
+
+    def example():
+        queue = tf.train.string_input_producer([path], shuffle=False, num_epochs=1)
+        _, serialized = tf.TFRecordReader().read(queue)
+        parsed = tf.parse_single_example(serialized, {
+            "image": tf.FixedLenFeature([], tf.string),
+            "label": tf.FixedLenFeature([], tf.int64)})
+        image = tf.reshape(tf.decode_raw(parsed["image"], tf.uint8), [4, 4, 3])
+        image = tf.image.random_flip_left_right(tf.cast(image, tf.float32) / 255.0)
+        image = tf.image.random_brightness(image, 0.2)
+        return image, parsed["label"]
+
+    chunked, made = _run_pipeline(monkeypatch, 8, example, 10, batch_size=10)
+    assert isinstance(made[0], chunked_enqueue.ChunkedEnqueue) and made[0]._fallbacks == 0
+    single, _ = _run_pipeline(monkeypatch, 1, example, 10, batch_size=10)
+    _same(chunked, single)
+    assert [len(b[1]) for b in chunked] == [10, 10, 10, 10, 5]
+    assert np.array_equal(np.concatenate([b[1] for b in chunked]), np.arange(45))
