@@ -353,7 +353,7 @@ class _Plan:
         self.const_steps = const
         self.steps = [st for st in self.steps if st not in const]
         self._const_values = None
-        self.with_keys = any(c for c in self.read_op.outputs[0].consumers())
+        self.with_keys = bool(self.read_op.outputs[0].consumers())
 
     def handle_value(self, tensor):
         return self.handles[tensor]()
@@ -369,9 +369,10 @@ class _Plan:
             self._const_values = values
         return self._const_values
 
-    def compute(self, keys, records, draws, n):
+    def compute(self, handles, keys, records, draws, n):
+        """The enqueue's components for n examples; `handles`: this call's resources."""
         values = dict(self._constants())
-        values.update((t, fn()) for t, fn in self.handles.items())
+        values.update(handles)
         key_t, value_t = self.read_op.outputs
         values[value_t] = records
         values[key_t] = keys
@@ -427,8 +428,9 @@ class ChunkedEnqueue:
             return self._single_run()
         plan = self._plan
         with blocking.run_scope(0), blas_threads.at_most(sess._intra_op):
-            reader = plan.handles[plan.read_op.inputs[0]]()
-            queue_in = plan.handles[plan.read_op.inputs[1]]()
+            handles = {t: fn() for t, fn in plan.handles.items()}
+            reader = handles[plan.read_op.inputs[0]]
+            queue_in = handles[plan.read_op.inputs[1]]
             keys, records, read_error = reader.read_some(queue_in, self.chunk, plan.with_keys)
             n = len(records)
             if read_error is not None:
@@ -443,7 +445,7 @@ class ChunkedEnqueue:
                 key_array = np.empty(n, object)
                 key_array[:] = keys
             try:
-                comps = plan.compute(key_array, record_array, draws, n)
+                comps = plan.compute(handles, key_array, record_array, draws, n)
                 self._queue._check_element(comps, True)
             except Exception:  # noqa: BLE001 - redone element by element, which raises
                 comps = None
